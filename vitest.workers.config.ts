@@ -1,0 +1,26 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+/** Tests that run inside workerd with real D1 and Durable Objects (storage isolated per test file). */
+export default defineConfig({
+  plugins: [
+    cloudflareTest(async () => ({
+      main: "./workers/index.ts",
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, "migrations")),
+          ENVIRONMENT: "test",
+          ADMIN_EMAIL: "root@example.test",
+          ADMIN_PASSWORD: "root-password-for-tests",
+          BRIDGE_TOKEN: "test-bridge-token",
+        },
+      },
+    })),
+  ],
+  test: {
+    include: ["test/workers/**/*.test.ts"],
+    setupFiles: ["./test/workers/apply-migrations.ts"],
+  },
+});

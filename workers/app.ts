@@ -1,0 +1,79 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import { apiKeyRoutes } from "./auth/api-key";
+import { requireAuthentication } from "./auth/middleware";
+import { userRoutes } from "./auth/users";
+import { webSessionRoutes } from "./auth/web-session";
+import type { AppEnv } from "./env";
+import { renderDocsPage } from "./http/docs-page";
+import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
+import { createRouter } from "./http/openapi";
+import { systemRoutes } from "./system";
+
+/** JSON bodies above 1 MiB answer 413 before any handler reads them. */
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export const OPENAPI_CONFIG = {
+  openapi: "3.1.0",
+  info: {
+    title: "Switchboard API",
+    version: "0.1.0",
+    description:
+      "Messaging gateway (WhatsApp sessions, messages, webhooks) and control plane for companies of AI agents. " +
+      "Authenticate with `X-API-Key` or the `web-auth.session-token` cookie (plus `X-CSRF-Token` on cookie " +
+      "requests that change state).",
+  },
+};
+
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = createRouter();
+
+  app.use("*", requestId());
+  app.use("*", secureHeaders());
+  app.use("/api/*", async (c, next) => {
+    await next();
+    c.header("Cache-Control", "no-store");
+  });
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: JSON_BODY_LIMIT_BYTES,
+      onError: (c) =>
+        renderError(
+          c,
+          new ApiError(413, titleOf(413), `Request body exceeds ${JSON_BODY_LIMIT_BYTES} bytes`),
+        ),
+    }),
+  );
+  app.use("/api/*", requireAuthentication);
+
+  app.route("/api", systemRoutes);
+  app.route("/api/auth", webSessionRoutes);
+  app.route("/api/users", userRoutes);
+  app.route("/api/user/api-key", apiKeyRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "SessionCookie", {
+    type: "apiKey",
+    in: "cookie",
+    name: "web-auth.session-token",
+  });
+  app.doc31("/api/openapi.json", OPENAPI_CONFIG);
+  app.get("/api/docs", (c) => {
+    c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    return c.html(
+      renderDocsPage(app.getOpenAPI31Document(OPENAPI_CONFIG) as unknown as Record<string, unknown>),
+    );
+  });
+  app.get("/", (c) => c.redirect("/api/docs"));
+
+  app.notFound(handleNotFound);
+  app.onError(handleError);
+  return app;
+}

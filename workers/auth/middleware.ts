@@ -1,0 +1,69 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { database } from "../db/client";
+import type { Role } from "../db/schema";
+import type { AppEnv } from "../env";
+import { forbidden, unauthorized } from "../http/errors";
+import { principalFromApiKey } from "./api-key-store";
+import type { Principal } from "./principal";
+import { isValidCsrfToken, principalFromSessionToken, SESSION_COOKIE } from "./session-store";
+
+export const API_KEY_HEADER = "X-API-Key";
+export const CSRF_HEADER = "X-CSRF-Token";
+
+/** Routes reachable without credentials. Everything else under /api needs a key or a cookie. */
+const PUBLIC_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
+  { method: "GET", path: /^\/api\/health$/ },
+  { method: "GET", path: /^\/api\/openapi\.json$/ },
+  { method: "GET", path: /^\/api\/docs$/ },
+  { method: "POST", path: /^\/api\/auth\/login$/ },
+  { method: "POST", path: /^\/api\/auth\/logout$/ },
+];
+
+export function isPublicRoute(method: string, path: string): boolean {
+  const normalisedMethod = method === "HEAD" ? "GET" : method;
+  return PUBLIC_ROUTES.some((route) => route.method === normalisedMethod && route.path.test(path));
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Resolves the caller from `X-API-Key` (tried first, and exclusively when present) or the session
+ * cookie. API-key requests need no CSRF token; cookie requests that change state must send the
+ * token from GET /api/auth/csrf in `X-CSRF-Token`.
+ */
+export async function resolvePrincipal(c: Context<AppEnv>): Promise<Principal | null> {
+  const db = database(c.env.DB);
+  const presentedKey = c.req.header(API_KEY_HEADER);
+  if (presentedKey !== undefined) {
+    const found = await principalFromApiKey(db, presentedKey.trim());
+    if (found?.touch) c.executionCtx.waitUntil(found.touch.catch(() => undefined));
+    return found?.principal ?? null;
+  }
+  const token = getCookie(c, SESSION_COOKIE);
+  return token ? principalFromSessionToken(db, token) : null;
+}
+
+export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (isPublicRoute(c.req.method, c.req.path)) return next();
+  const principal = await resolvePrincipal(c);
+  if (!principal) throw unauthorized();
+  if (principal.via === "cookie" && !SAFE_METHODS.has(c.req.method)) {
+    const valid = await isValidCsrfToken(principal.webSession.token, c.req.header(CSRF_HEADER));
+    if (!valid)
+      throw forbidden(
+        `Missing or invalid CSRF token: send the token from GET /api/auth/csrf in ${CSRF_HEADER}`,
+      );
+  }
+  c.set("principal", principal);
+  return next();
+};
+
+export function requireRole(...roles: Role[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!roles.includes(c.get("principal").user.role)) {
+      throw forbidden(`This operation requires the role ${roles.join(" or ")}`);
+    }
+    return next();
+  };
+}

@@ -1,0 +1,29 @@
+import type { BridgeFleet } from "../durable-objects/fleet";
+import type { IssueDO } from "../durable-objects/issue";
+import type { SessionDO } from "../durable-objects/session";
+import type { Principal } from "./auth/principal";
+
+/** Bindings declared in wrangler.toml, plus secrets from `wrangler secret put` (or .dev.vars locally). */
+export interface Env {
+  DB: D1Database;
+  SESSION: DurableObjectNamespace<SessionDO>;
+  ISSUE: DurableObjectNamespace<IssueDO>;
+  FLEET: DurableObjectNamespace<BridgeFleet>;
+  /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */
+  ENVIRONMENT: string;
+  ADMIN_EMAIL?: string;
+  ADMIN_PASSWORD?: string;
+  BRIDGE_TOKEN?: string;
+}
+
+export type Variables = {
+  requestId: string;
+  /** Set by the authentication middleware on every non-public /api route. */
+  principal: Principal;
+};
+
+export type AppEnv = { Bindings: Env; Variables: Variables };
+
+export function isProduction(env: Env): boolean {
+  return env.ENVIRONMENT !== "development" && env.ENVIRONMENT !== "test";
+}

@@ -1,0 +1,55 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { rejectInvalidInput } from "./validation";
+
+/** Every router is built here so all of them share the validation hook and the OpenAPI registry. */
+export function createRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({ defaultHook: rejectInvalidInput });
+}
+
+export const GatewayErrorSchema = z
+  .object({
+    status: z.literal(false),
+    message: z.string().openapi({ example: "Unauthorized" }),
+    error: z.string().openapi({ example: "Missing or invalid credentials" }),
+  })
+  .openapi("GatewayError");
+
+export const ControlErrorSchema = z
+  .object({
+    error: z.string(),
+    details: z.unknown().optional(),
+    code: z.string().optional(),
+  })
+  .openapi("ControlError");
+
+/** `{status: true, message, data}` around a data schema. */
+export function gatewayOk<T extends z.ZodType>(data: T) {
+  return z.object({ status: z.literal(true), message: z.string(), data });
+}
+
+export function json<T extends z.ZodType>(schema: T, description: string) {
+  return { content: { "application/json": { schema } }, description };
+}
+
+/** A required, strictly validated JSON body. Unknown keys are a 400, never silently dropped. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { body: { content: { "application/json": { schema } }, required: true } };
+}
+
+const gatewayErrorResponse = (description: string) => json(GatewayErrorSchema, description);
+
+/** The error responses most gateway routes share, for the OpenAPI document. */
+export const gatewayErrors = {
+  400: gatewayErrorResponse("Invalid request parameters: malformed JSON, wrong types or unknown fields"),
+  401: gatewayErrorResponse("Missing or invalid API key or session cookie"),
+  403: gatewayErrorResponse(
+    "Authenticated, but not allowed (role, or a missing CSRF token on a cookie request)",
+  ),
+  413: gatewayErrorResponse("Body larger than the documented limit"),
+} as const;
+
+export const errorResponse = gatewayErrorResponse;
+
+/** Security requirement for routes that accept either credential. */
+export const authenticated: Array<Record<string, string[]>> = [{ ApiKey: [] }, { SessionCookie: [] }];

@@ -1,0 +1,15 @@
+import { createApp } from "./app";
+import type { Env } from "./env";
+
+export { BridgeFleet } from "../durable-objects/fleet";
+export { IssueDO } from "../durable-objects/issue";
+export { SessionDO } from "../durable-objects/session";
+
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+  async scheduled(_controller: ScheduledController, _env: Env, _ctx: ExecutionContext): Promise<void> {
+    // Routine triggers and heartbeat timers are wired in with the control-plane automation issue.
+  },
+} satisfies ExportedHandler<Env>;
