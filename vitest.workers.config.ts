@@ -15,6 +15,8 @@ export default defineConfig({
           ADMIN_EMAIL: "root@example.test",
           ADMIN_PASSWORD: "root-password-for-tests",
           BRIDGE_TOKEN: "test-bridge-token",
+          SIMULATOR: "1",
+          FLEET_GRACE_MS: "300",
         },
       },
     })),

@@ -1,9 +1,352 @@
 import { DurableObject } from "cloudflare:workers";
+import {
+  BridgeToSessionSchema,
+  CLOSE,
+  type CommandName,
+  parseFrame,
+  type SessionEvent,
+  type SessionToBridge,
+} from "../bridge/src/protocol";
+import type { SessionState } from "../workers/db/schema";
 import type { Env } from "../workers/env";
+import { applyEvent, RESTING_STATES, statusOf } from "./session-lifecycle";
+import { type SessionRecord, SessionStorage } from "./session-storage";
+
+/** How long the edge waits for a bridge to answer a command. */
+const COMMAND_TIMEOUT_MS = 15_000;
+
+export type Outcome<T = null> = { ok: true; data: T } | { ok: false; status: 400 | 409 | 503; error: string };
+
+export interface SessionSnapshot {
+  state: SessionState;
+  status: ReturnType<typeof statusOf>;
+  qr: string | null;
+  qrImage: string | null;
+  me: SessionRecord["me"];
+  connectedAt: number | null;
+  lastDisconnect: string | null;
+  /** A bridge holds the lease and its link is up. */
+  hasInstance: boolean;
+  epoch: number;
+}
+
+interface LinkAttachment {
+  bridge: string;
+  epoch: number;
+}
+
+type PendingCommand = { resolve: (outcome: Outcome<unknown>) => void; timer: ReturnType<typeof setTimeout> };
+
+const notReady = (detail: string): Outcome<never> => ({ ok: false, status: 503, error: detail });
 
 /**
- * The Durable Object for one messaging session: lifecycle, QR, bridge lease, Baileys auth state and per-session data.
- * Declared in wrangler.toml from the start so its SQLite storage class never has to be migrated;
- * its behaviour lands with the issue that owns it (see docs/decisions.md).
+ * One messaging session: its lifecycle, current QR, the lease that lets exactly one bridge hold its
+ * WhatsApp socket, the Baileys auth state, and the event cursor. Every bridge frame is validated;
+ * events are applied once (by seq) and acknowledged after they are stored: the output gate holds
+ * the ack until the write is durable. See docs/sessions.md for the lifecycle and the protocol.
  */
-export class SessionDO extends DurableObject<Env> {}
+export class SessionDO extends DurableObject<Env> {
+  private storage: SessionStorage;
+  private readonly pending = new Map<string, PendingCommand>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.storage = new SessionStorage(ctx.storage.sql);
+  }
+
+  // ── RPC from the Worker ────────────────────────────────────────────────────────────────────
+
+  async snapshot(sessionId: string): Promise<SessionSnapshot> {
+    this.bind(sessionId);
+    const record = this.storage.read();
+    return {
+      state: record.state,
+      status: statusOf(record.state),
+      qr: record.qr,
+      qrImage: record.qrImage,
+      me: record.me,
+      connectedAt: record.connectedAt,
+      lastDisconnect: record.lastDisconnect,
+      hasInstance: this.liveLink() !== null,
+      epoch: record.leaseEpoch,
+    };
+  }
+
+  async start(sessionId: string): Promise<Outcome<SessionSnapshot>> {
+    this.bind(sessionId);
+    const record = this.storage.read();
+    this.storage.write({ desired: "running" });
+    const link = this.liveLink();
+    if (link) {
+      if (!RESTING_STATES.has(record.state) && record.state !== "reconnecting") return this.snapshotOutcome();
+      await this.changeState({ state: "starting", lastDisconnect: null });
+      const started = await this.command("start", {});
+      return started.ok ? this.snapshotOutcome() : started;
+    }
+    // Set before the first await: concurrent starts see it and do not ask the fleet again.
+    if (record.assigning) return this.snapshotOutcome();
+    this.storage.write({ assigning: true });
+    try {
+      if (RESTING_STATES.has(record.state))
+        await this.changeState({ state: "starting", lastDisconnect: null });
+      await this.env.FLEET.getByName("global").assign(sessionId);
+    } finally {
+      this.storage.write({ assigning: false });
+    }
+    return this.snapshotOutcome();
+  }
+
+  async stop(sessionId: string): Promise<Outcome<SessionSnapshot>> {
+    this.bind(sessionId);
+    this.storage.write({ desired: "stopped" });
+    if (this.liveLink()) await this.command("stop", {});
+    await this.release();
+    await this.changeState({ state: "stopped", qr: null, qrImage: null, connectedAt: null });
+    return this.snapshotOutcome();
+  }
+
+  async restart(sessionId: string): Promise<Outcome<SessionSnapshot>> {
+    await this.stop(sessionId);
+    return this.start(sessionId);
+  }
+
+  /** Unlinks the device. Without a live bridge the credentials are still discarded here. */
+  async logout(sessionId: string): Promise<Outcome<SessionSnapshot>> {
+    this.bind(sessionId);
+    this.storage.write({ desired: "stopped" });
+    if (this.liveLink()) await this.command("logout", {});
+    this.storage.clearAuth();
+    await this.release();
+    await this.changeState({ state: "logged_out", qr: null, qrImage: null, me: null, connectedAt: null });
+    return this.snapshotOutcome();
+  }
+
+  async pair(sessionId: string, phoneNumber: string): Promise<Outcome<{ pairingCode: string }>> {
+    this.bind(sessionId);
+    if (this.storage.read().state === "connected")
+      return { ok: false, status: 400, error: "Already connected" };
+    const result = await this.command("pair", { phoneNumber });
+    if (!result.ok) return result;
+    const code = (result.data as { code?: unknown } | null)?.code;
+    return typeof code === "string"
+      ? { ok: true, data: { pairingCode: code } }
+      : notReady("The bridge returned no pairing code");
+  }
+
+  /** Drives the simulated WhatsApp network (only routed when SIMULATOR=1). */
+  async simulate(
+    sessionId: string,
+    name: "sim.scan" | "sim.disconnect",
+    code?: number,
+  ): Promise<Outcome<unknown>> {
+    this.bind(sessionId);
+    return this.command(name, code === undefined ? {} : { code });
+  }
+
+  /** Logs out if possible and erases every trace of the session in this object. */
+  async destroy(sessionId: string): Promise<void> {
+    this.bind(sessionId);
+    if (this.liveLink()) await this.command("logout", {});
+    await this.release();
+    await this.ctx.storage.deleteAll();
+    this.storage = new SessionStorage(this.ctx.storage.sql);
+  }
+
+  // ── RPC from the BridgeFleet ───────────────────────────────────────────────────────────────
+
+  /** Hands the session to `bridge` under a new epoch; any other bridge's link is cut. */
+  async grantLease(sessionId: string, bridge: string): Promise<number> {
+    this.bind(sessionId);
+    const record = this.storage.read();
+    const epoch = record.leaseEpoch + 1;
+    this.storage.write({ leaseBridge: bridge, leaseEpoch: epoch, lastSeq: 0, stateBeforeLinkLoss: null });
+    this.closeLinks(CLOSE.LEASE_LOST, "lease moved to another bridge");
+    if (record.desired === "running" && !RESTING_STATES.has(record.state)) {
+      await this.changeState({ state: this.storage.hasCreds() ? "reconnecting" : "starting" });
+    }
+    return epoch;
+  }
+
+  /** No bridge can hold the session right now; it waits for one. */
+  async revokeLease(sessionId: string): Promise<void> {
+    this.bind(sessionId);
+    this.storage.write({ leaseBridge: null });
+    this.closeLinks(CLOSE.LEASE_LOST, "lease revoked");
+    const record = this.storage.read();
+    if (record.desired === "running" && record.state !== "starting")
+      await this.changeState({ state: "reconnecting" });
+  }
+
+  // ── The bridge's session socket ────────────────────────────────────────────────────────────
+
+  /** WebSocket upgrade from a bridge; the Worker has already checked its token. */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const bridge = url.searchParams.get("bridge") ?? "";
+    this.bind(decodeURIComponent(url.pathname.split("/").pop() ?? ""));
+    const record = this.storage.read();
+    if (!record.leaseBridge || record.leaseBridge !== bridge) {
+      return new Response("Another bridge holds this session, or none is assigned", { status: 409 });
+    }
+    // The same bridge redialling: its previous link is stale.
+    this.closeLinks(1000, "replaced by a new link");
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server, [bridge]);
+    server.serializeAttachment({ bridge, epoch: record.leaseEpoch } satisfies LinkAttachment);
+    this.send(server, {
+      type: "welcome",
+      epoch: record.leaseEpoch,
+      desired: record.desired,
+      auth: this.storage.readAuth(),
+      lastSeq: record.lastSeq,
+    });
+    if (record.stateBeforeLinkLoss && record.state === "reconnecting") {
+      await this.changeState({ state: record.stateBeforeLinkLoss, stateBeforeLinkLoss: null });
+    }
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    const text = typeof message === "string" ? message : new TextDecoder().decode(message);
+    const frame = parseFrame(BridgeToSessionSchema, text);
+    const record = this.storage.read();
+    const link = ws.deserializeAttachment() as LinkAttachment | null;
+    if (!frame || !link || link.epoch !== record.leaseEpoch || frame.epoch !== record.leaseEpoch) {
+      ws.close(CLOSE.BAD_FRAME, frame ? "stale epoch" : "invalid frame");
+      return;
+    }
+    if (frame.type === "result") {
+      this.settle(
+        frame.id,
+        frame.ok ? { ok: true, data: frame.data ?? null } : notReady(frame.error ?? "failed"),
+      );
+      return;
+    }
+    if (frame.seq <= record.lastSeq) {
+      this.send(ws, { type: "ack", seq: frame.seq }); // a replay of something already applied
+      return;
+    }
+    await this.applyBridgeEvent(record, frame.event, frame.seq, ws);
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    try {
+      ws.close(code, reason); // reciprocate, or the bridge sees 1006 under hibernation
+    } catch {
+      // already closed
+    }
+    await this.onLinkLost(ws);
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    await this.onLinkLost(ws);
+  }
+
+  // ── internals ──────────────────────────────────────────────────────────────────────────────
+
+  private async applyBridgeEvent(record: SessionRecord, event: SessionEvent, seq: number, ws: WebSocket) {
+    const patch = applyEvent(record, event, Date.now());
+    if (event.kind === "auth") this.storage.writeAuth(event.creds, event.keys);
+    if (patch.state === "logged_out") this.storage.clearAuth();
+    this.storage.write({ ...patch, lastSeq: seq, stateBeforeLinkLoss: null });
+    this.send(ws, { type: "ack", seq }); // held by the output gate until the writes above are durable
+    if (patch.state !== undefined) await this.mirror();
+    if (patch.state !== undefined && RESTING_STATES.has(patch.state)) await this.release();
+  }
+
+  private async onLinkLost(ws: WebSocket): Promise<void> {
+    const link = ws.deserializeAttachment() as LinkAttachment | null;
+    const record = this.storage.read();
+    if (!link || link.epoch !== record.leaseEpoch || this.liveLink(ws)) return;
+    for (const id of this.pending.keys()) this.settle(id, notReady("The bridge link dropped"));
+    if (
+      record.desired === "running" &&
+      !RESTING_STATES.has(record.state) &&
+      record.state !== "reconnecting"
+    ) {
+      await this.changeState({ state: "reconnecting", stateBeforeLinkLoss: record.state });
+    }
+  }
+
+  /** The open link of the current lease holder (ignoring `except`, a socket that is closing). */
+  private liveLink(except?: WebSocket): WebSocket | null {
+    const { leaseBridge, leaseEpoch } = this.storage.read();
+    if (!leaseBridge) return null;
+    for (const ws of this.ctx.getWebSockets(leaseBridge)) {
+      const link = ws.deserializeAttachment() as LinkAttachment | null;
+      if (ws !== except && ws.readyState === WebSocket.OPEN && link?.epoch === leaseEpoch) return ws;
+    }
+    return null;
+  }
+
+  private async command(name: CommandName, args: Record<string, string | number>): Promise<Outcome<unknown>> {
+    const ws = this.liveLink();
+    if (!ws) return notReady("Session not ready: no bridge holds this session right now");
+    const id = crypto.randomUUID();
+    const result = new Promise<Outcome<unknown>>((resolve) => {
+      const timer = setTimeout(
+        () => this.settle(id, notReady("The bridge did not answer in time")),
+        COMMAND_TIMEOUT_MS,
+      );
+      this.pending.set(id, { resolve, timer });
+    });
+    this.send(ws, { type: "command", id, name, args, deadline: Date.now() + COMMAND_TIMEOUT_MS });
+    return result;
+  }
+
+  private settle(id: string, outcome: Outcome<unknown>): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.pending.delete(id);
+    pending.resolve(outcome);
+  }
+
+  /** Gives the session back to the fleet and cuts the link: nothing runs until the next start. */
+  private async release(): Promise<void> {
+    const { sessionId } = this.storage.read();
+    this.storage.write({ leaseBridge: null, stateBeforeLinkLoss: null });
+    this.closeLinks(CLOSE.RELEASED, "session released");
+    if (sessionId) await this.env.FLEET.getByName("global").release(sessionId);
+  }
+
+  private closeLinks(code: number, reason: string): void {
+    for (const ws of this.ctx.getWebSockets()) {
+      try {
+        ws.close(code, reason);
+      } catch {
+        // already closing
+      }
+    }
+  }
+
+  private async changeState(patch: Partial<SessionRecord>): Promise<void> {
+    this.storage.write(patch);
+    await this.mirror();
+  }
+
+  /** Copies the lifecycle into the D1 directory row so listings need no call to each object. */
+  private async mirror(): Promise<void> {
+    const { sessionId, state, me } = this.storage.read();
+    if (!sessionId) return;
+    await this.env.DB.prepare(
+      "UPDATE sessions SET status = ?, state = ?, me = ?, updated_at = ? WHERE id = ?",
+    )
+      .bind(statusOf(state), state, me ? JSON.stringify(me) : null, Date.now(), sessionId)
+      .run();
+  }
+
+  private snapshotOutcome(): Promise<Outcome<SessionSnapshot>> {
+    const { sessionId } = this.storage.read();
+    return this.snapshot(sessionId ?? "").then((data) => ({ ok: true as const, data }));
+  }
+
+  private send(ws: WebSocket, frame: SessionToBridge): void {
+    ws.send(JSON.stringify(frame));
+  }
+
+  /** Records which session this object is, the first time anyone names it. */
+  private bind(sessionId: string): void {
+    if (sessionId && !this.storage.read().sessionId) this.storage.write({ sessionId });
+  }
+}

@@ -6,7 +6,12 @@ import { apiKeyRoutes } from "./auth/api-key";
 import { requireAuthentication } from "./auth/middleware";
 import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
+import { bridgeLinkRoutes } from "./bridge-link";
 import type { AppEnv } from "./env";
+import { botConfigRoutes } from "./gateway/bot-config";
+import { sessionSharingRoutes } from "./gateway/session-sharing";
+import { sessionRoutes } from "./gateway/sessions";
+import { simulatorRoutes } from "./gateway/simulator-control";
 import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
 import { createRouter } from "./http/openapi";
@@ -53,6 +58,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/api/auth", webSessionRoutes);
   app.route("/api/users", userRoutes);
   app.route("/api/user/api-key", apiKeyRoutes);
+  // Specific session sub-resources first: `POST /{id}/{action}` would otherwise claim them.
+  app.route("/api/sessions", botConfigRoutes);
+  app.route("/api/sessions", sessionSharingRoutes);
+  app.route("/api/sessions", simulatorRoutes);
+  app.route("/api/sessions", sessionRoutes);
+  app.route("/bridge/v1", bridgeLinkRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

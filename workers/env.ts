@@ -14,6 +14,10 @@ export interface Env {
   ADMIN_EMAIL?: string;
   ADMIN_PASSWORD?: string;
   BRIDGE_TOKEN?: string;
+  /** Milliseconds a bridge may stay away before its sessions move (default 15000). */
+  FLEET_GRACE_MS?: string;
+  /** "1" enables the simulator control routes (`/api/sessions/{id}/simulate/*`). Never in production. */
+  SIMULATOR?: string;
 }
 
 export type Variables = {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * D1 schema. Timestamps are integer milliseconds since the epoch; responses render them as ISO-8601.
@@ -67,3 +67,88 @@ export const loginThrottle = sqliteTable("login_throttle", {
 });
 
 export type UserRow = typeof users.$inferSelect;
+
+// ── Messaging sessions (directory rows; per-session data lives in each SessionDO) ─────────────
+
+/** The spec's coarse status; `state` carries the finer lifecycle (see docs/sessions.md). */
+export const SESSION_STATUSES = ["Connected", "Disconnected", "Connecting"] as const;
+export const SESSION_STATES = [
+  "stopped",
+  "starting",
+  "scan_qr",
+  "connected",
+  "reconnecting",
+  "logged_out",
+  "failed",
+] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+export type SessionState = (typeof SESSION_STATES)[number];
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    /** Internal id; also names the session's Durable Object. */
+    id: text("id").primaryKey(),
+    /** Public, URL-safe identifier used in paths (`/messages/{sessionId}/…`). */
+    sessionId: text("session_id").notNull().unique(),
+    name: text("name").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Mirror of the SessionDO's lifecycle, written by the DO, for listings without a DO call each. */
+    status: text("status", { enum: SESSION_STATUSES }).notNull(),
+    state: text("state", { enum: SESSION_STATES }).notNull(),
+    /** JSON of the linked account (`{id, name}`) once connected. */
+    me: text("me"),
+    /** JSON of the session settings (readReceipts, rejectCalls, …). */
+    config: text("config").notNull().default("{}"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+/** Sessions shared with users other than the owner. */
+export const sessionAccess = sqliteTable(
+  "session_access",
+  {
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.userId] }), index("session_access_user_idx").on(t.userId)],
+);
+
+export const ACCESS_MODES = ["OWNER", "SPECIFIC", "BLACKLIST", "ALL"] as const;
+
+export const botConfigs = sqliteTable("bot_configs", {
+  id: text("id").primaryKey(),
+  sessionId: text("session_id")
+    .notNull()
+    .unique()
+    .references(() => sessions.id, { onDelete: "cascade" }),
+  enabled: integer("enabled", { mode: "boolean" }).notNull(),
+  botMode: text("bot_mode", { enum: ACCESS_MODES }).notNull(),
+  botAllowedJids: text("bot_allowed_jids", { mode: "json" }).$type<string[]>().notNull(),
+  botBlockedJids: text("bot_blocked_jids", { mode: "json" }).$type<string[]>().notNull(),
+  autoReplyMode: text("auto_reply_mode", { enum: ACCESS_MODES }).notNull(),
+  autoReplyAllowedJids: text("auto_reply_allowed_jids", { mode: "json" }).$type<string[]>().notNull(),
+  autoReplyBlockedJids: text("auto_reply_blocked_jids", { mode: "json" }).$type<string[]>().notNull(),
+  botName: text("bot_name").notNull(),
+  prefix: text("prefix").notNull(),
+  enableSticker: integer("enable_sticker", { mode: "boolean" }).notNull(),
+  enableVideoSticker: integer("enable_video_sticker", { mode: "boolean" }).notNull(),
+  maxStickerDuration: integer("max_sticker_duration").notNull(),
+  enablePing: integer("enable_ping", { mode: "boolean" }).notNull(),
+  enableUptime: integer("enable_uptime", { mode: "boolean" }).notNull(),
+  removeBgApiKey: text("remove_bg_api_key"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export type SessionRow = typeof sessions.$inferSelect;
+export type BotConfigRow = typeof botConfigs.$inferSelect;
