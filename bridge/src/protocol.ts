@@ -48,7 +48,10 @@ export const SessionEventSchema = z.discriminatedUnion("kind", [
     kind: z.literal("qr"),
     qr: z.string().min(1).max(1024),
     /** PNG data URL of the QR, rendered by the bridge (Node has `qrcode`'s PNG encoder). */
-    image: z.string().startsWith("data:image/png;base64,").max(64 * 1024),
+    image: z
+      .string()
+      .startsWith("data:image/png;base64,")
+      .max(64 * 1024),
   }),
   z.object({ kind: z.literal("connecting") }),
   z.object({ kind: z.literal("connected"), me: MeSchema }),

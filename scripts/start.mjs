@@ -1,0 +1,298 @@
+#!/usr/bin/env node
+// `npm start`: prepares local state and runs the whole local stack until Ctrl-C.
+//
+// Environment: PORT (default 8787), LOG_LEVEL (default info), STATE_DIR (optional; where wrangler
+// keeps the local D1 database and Durable Object storage, default .wrangler/state).
+//
+// Every long-running child is a "service" (see serviceDefinitions). Each runs in its own process
+// group, so stopping a service also stops the processes it started (wrangler dev runs workerd).
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
+const HOST = "127.0.0.1";
+const READY_TIMEOUT_MS = 60_000;
+const READY_POLL_INTERVAL_MS = 250;
+const STOP_GRACE_MS = 5_000;
+const STOP_KILL_WAIT_MS = 2_000;
+
+/** Quiet, offline-friendly wrangler: no telemetry, no banner (and so no update check). */
+const WRANGLER_ENV = {
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+};
+
+/** @typedef {{ port: number, logLevel: string, stateDir: string | undefined }} Config */
+/** @typedef {{ name: string, command: string, args: string[], env?: Record<string, string> }} Service */
+/** @typedef {{ name: string, child: import("node:child_process").ChildProcess, exited: Promise<void>, exitCode: number | null }} Running */
+
+/** @type {Running[]} Children in start order; an exited one stays until its whole process group is gone. */
+const running = [];
+let stopping = false;
+
+function log(message) {
+  console.log(`[start] ${message}`);
+}
+
+function fail(message) {
+  console.error(`[start] ERROR: ${message}`);
+}
+
+/** @returns {Config} */
+function readConfig() {
+  const port = Number(process.env.PORT ?? 8787);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) {
+    throw new Error(`PORT must be a TCP port number, got ${JSON.stringify(process.env.PORT)}`);
+  }
+  const stateDir = process.env.STATE_DIR ? path.resolve(process.env.STATE_DIR) : undefined;
+  return { port, logLevel: process.env.LOG_LEVEL ?? "info", stateDir };
+}
+
+function persistArgs(config) {
+  return config.stateDir ? ["--persist-to", config.stateDir] : [];
+}
+
+function ensureDevVars() {
+  const devVars = path.join(ROOT, ".dev.vars");
+  if (existsSync(devVars)) return;
+  copyFileSync(path.join(ROOT, ".dev.vars.example"), devVars);
+  log("created .dev.vars from .dev.vars.example (local development values)");
+}
+
+/** @returns {Record<string, string>} */
+function readDevVars() {
+  const vars = {};
+  for (const line of readFileSync(path.join(ROOT, ".dev.vars"), "utf8").split("\n")) {
+    const match = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (match) vars[match[1]] = match[2].replace(/^(["'])(.*)\1$/, "$2");
+  }
+  return vars;
+}
+
+/** Binds port 0 on the loopback interface and returns the port the OS picked. */
+function findFreePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Keeps an exited child on the stop list while processes of its group (e.g. workerd) remain. */
+function forgetIfGroupGone(entry) {
+  const index = running.indexOf(entry);
+  if (index >= 0 && (entry.child.pid === undefined || !groupIsAlive(entry.child.pid))) {
+    running.splice(index, 1);
+  }
+}
+
+/** Spawns a command in its own process group, with stdin closed and output passed through. */
+function spawnInGroup(name, command, args, env = {}) {
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+    detached: true,
+  });
+  /** @type {Running} */
+  const entry = { name, child, exitCode: null, exited: Promise.resolve() };
+  entry.exited = new Promise((resolve) => {
+    child.once("error", (error) => {
+      fail(`${name} could not be started: ${error.message}`);
+      entry.exitCode = 1;
+      resolve();
+    });
+    child.once("exit", (code, signal) => {
+      entry.exitCode = code ?? (signal ? 128 : 1);
+      resolve();
+    });
+  });
+  running.push(entry);
+  entry.exited.then(() => forgetIfGroupGone(entry));
+  return entry;
+}
+
+async function applyMigrations(config) {
+  log(`applying D1 migrations locally${config.stateDir ? ` (state in ${config.stateDir})` : ""}`);
+  const args = ["d1", "migrations", "apply", "DB", "--local", ...persistArgs(config)];
+  const env = { ...WRANGLER_ENV, WRANGLER_LOG: config.logLevel };
+  const migration = spawnInGroup("d1 migrations", WRANGLER, args, env);
+  await migration.exited;
+  if (stopping) return;
+  if (migration.exitCode !== 0) {
+    throw new Error(`wrangler d1 migrations apply failed (exit code ${migration.exitCode})`);
+  }
+}
+
+/** @returns {Service} */
+function workerService(config, inspectorPort) {
+  return {
+    name: "wrangler dev",
+    command: WRANGLER,
+    args: [
+      "dev",
+      "--ip",
+      HOST,
+      "--port",
+      String(config.port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--log-level",
+      config.logLevel,
+      "--show-interactive-dev-session=false",
+      ...persistArgs(config),
+    ],
+    env: WRANGLER_ENV,
+  };
+}
+
+/**
+ * The long-running children, started in this order and stopped in reverse order.
+ * @returns {Promise<Service[]>}
+ */
+async function serviceDefinitions(config) {
+  return [
+    workerService(config, await findFreePort()),
+    // BRIDGE SERVICE HOOK: the Node bridge goes here, as one more entry, e.g.
+    //   { name: "bridge", command: path.join(ROOT, "node_modules", ".bin", "tsx"),
+    //     args: ["bridge/src/main.ts"], env: { EDGE_URL: `http://${HOST}:${config.port}` } },
+    // Nothing else is started for now.
+  ];
+}
+
+/** A service that exits on its own takes the whole stack down (exit code 1). */
+function startService(service) {
+  log(`starting ${service.name}`);
+  const entry = spawnInGroup(service.name, service.command, service.args, service.env);
+  entry.exited.then(() => {
+    if (stopping) return;
+    fail(`${service.name} exited unexpectedly (exit code ${entry.exitCode}); stopping everything`);
+    void shutdown(1);
+  });
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function isHealthy(url) {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForHealth(url) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (stopping) return false;
+    if (await isHealthy(url)) return true;
+    await sleep(READY_POLL_INTERVAL_MS);
+  }
+  return false;
+}
+
+function printReadyLine(baseUrl) {
+  const vars = readDevVars();
+  const email = vars.ADMIN_EMAIL ?? "admin@example.com";
+  const password = vars.ADMIN_PASSWORD ?? "<ADMIN_PASSWORD from .dev.vars>";
+  const body = JSON.stringify({ email, password });
+  console.log(
+    `[start] READY ${baseUrl}  |  docs: ${baseUrl}/api/docs  |  log in: ` +
+      `curl -i -X POST ${baseUrl}/api/auth/login -H 'Content-Type: application/json' -d '${body}'`,
+  );
+}
+
+/** True while any process of the group still exists (zombies included). */
+function groupIsAlive(pid) {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signalGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+async function waitForGroupExit(entry, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  await Promise.race([entry.exited, sleep(timeoutMs)]);
+  while (groupIsAlive(entry.child.pid) && Date.now() < deadline) await sleep(100);
+  return !groupIsAlive(entry.child.pid);
+}
+
+/** SIGTERM to the whole process group, SIGKILL if anything is left after the grace period. */
+async function stopChild(entry) {
+  const pid = entry.child.pid;
+  if (pid === undefined || !groupIsAlive(pid)) return;
+  signalGroup(pid, "SIGTERM");
+  if (await waitForGroupExit(entry, STOP_GRACE_MS)) return;
+  fail(`${entry.name} did not stop within ${STOP_GRACE_MS / 1000} s; sending SIGKILL`);
+  signalGroup(pid, "SIGKILL");
+  if (!(await waitForGroupExit(entry, STOP_KILL_WAIT_MS))) {
+    fail(`process group ${pid} (${entry.name}) still has processes (possibly unreaped zombies)`);
+  }
+}
+
+async function stopAllChildren() {
+  for (const entry of [...running].reverse()) await stopChild(entry);
+}
+
+async function shutdown(exitCode) {
+  if (stopping) return;
+  stopping = true;
+  if (running.length > 0) log("stopping all services");
+  await stopAllChildren();
+  process.exit(exitCode);
+}
+
+function installSignalHandlers() {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, () => {
+      log(`received ${signal}`);
+      void shutdown(0);
+    });
+  }
+}
+
+async function main() {
+  installSignalHandlers();
+  const config = readConfig();
+  ensureDevVars();
+  await applyMigrations(config);
+  if (stopping) return;
+  for (const service of await serviceDefinitions(config)) startService(service);
+
+  const baseUrl = `http://${HOST}:${config.port}`;
+  if (await waitForHealth(`${baseUrl}/api/health`)) {
+    printReadyLine(baseUrl);
+  } else if (!stopping) {
+    fail(`${baseUrl}/api/health did not answer 200 within ${READY_TIMEOUT_MS / 1000} s`);
+    await shutdown(1);
+  }
+}
+
+main().catch(async (error) => {
+  fail(error instanceof Error ? error.message : String(error));
+  await shutdown(1);
+});

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// `npm test`: typecheck, lint, then every vitest suite, in order, stopping at the first failure.
+// The last line printed is always the summary `N passed, N failed[, N skipped]`.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const RESULTS_DIR = path.join(ROOT, ".test-results");
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+const VITEST = path.join(ROOT, "node_modules", ".bin", "vitest");
+
+/** @typedef {{ name: string, command: string, args: string[], resultFile?: string }} Step */
+
+/** @returns {Step} */
+function vitestStep(name, config) {
+  const resultFile = path.join(RESULTS_DIR, `${name}.json`);
+  return {
+    name: `vitest ${name} (${config})`,
+    command: VITEST,
+    args: [
+      "run",
+      "--config",
+      config,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile=${path.relative(ROOT, resultFile)}`,
+    ],
+    resultFile,
+  };
+}
+
+/** @type {Step[]} */
+const STEPS = [
+  { name: "typecheck", command: NPM, args: ["run", "typecheck"] },
+  { name: "lint", command: NPM, args: ["run", "lint"] },
+  vitestStep("workers", "vitest.workers.config.ts"),
+  vitestStep("bridge", "vitest.bridge.config.ts"),
+  vitestStep("e2e", "vitest.e2e.config.ts"),
+];
+
+function announce(step, index) {
+  console.log(`\n=== [${index + 1}/${STEPS.length}] ${step.name} ===`);
+}
+
+/** Resolves to the exit code (1 if the command could not be started or was killed). */
+function runStep(step) {
+  return new Promise((resolve) => {
+    const child = spawn(step.command, step.args, { cwd: ROOT, stdio: "inherit" });
+    child.once("error", (error) => {
+      console.error(`could not run ${step.command}: ${error.message}`);
+      resolve(1);
+    });
+    child.once("exit", (code) => resolve(code ?? 1));
+  });
+}
+
+function clearOldResults() {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  for (const step of STEPS) if (step.resultFile) rmSync(step.resultFile, { force: true });
+}
+
+/** @returns {{ passed: number, failed: number, skipped: number }} */
+function readCounts(resultFile) {
+  if (!existsSync(resultFile)) return { passed: 0, failed: 0, skipped: 0 };
+  let report;
+  try {
+    report = JSON.parse(readFileSync(resultFile, "utf8"));
+  } catch (error) {
+    console.error(`could not read ${path.relative(ROOT, resultFile)}: ${error.message}`);
+    return { passed: 0, failed: 0, skipped: 0 };
+  }
+  return {
+    passed: Number(report.numPassedTests ?? 0),
+    failed: Number(report.numFailedTests ?? 0),
+    skipped: Number(report.numPendingTests ?? 0),
+  };
+}
+
+function summaryLine() {
+  const total = { passed: 0, failed: 0, skipped: 0 };
+  for (const step of STEPS) {
+    if (!step.resultFile) continue;
+    const counts = readCounts(step.resultFile);
+    total.passed += counts.passed;
+    total.failed += counts.failed;
+    total.skipped += counts.skipped;
+  }
+  const skipped = total.skipped > 0 ? `, ${total.skipped} skipped` : "";
+  return `${total.passed} passed, ${total.failed} failed${skipped}`;
+}
+
+async function main() {
+  clearOldResults();
+  let failedStep;
+  for (const [index, step] of STEPS.entries()) {
+    announce(step, index);
+    const code = await runStep(step);
+    if (code !== 0) {
+      failedStep = { step, code };
+      break;
+    }
+  }
+  console.log("");
+  if (failedStep) {
+    console.error(`FAILED: step "${failedStep.step.name}" exited with code ${failedStep.code}`);
+  }
+  console.log(summaryLine());
+  process.exitCode = failedStep ? 1 : 0;
+}
+
+await main();

@@ -1,0 +1,157 @@
+// Boots the real local stack (`node scripts/start.mjs`) for end-to-end suites: a free port, a fresh
+// state directory (empty D1 database), and a stop() that proves every child process is gone.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface Stack {
+  /** e.g. http://127.0.0.1:41234 (no trailing slash). */
+  readonly baseUrl: string;
+  readonly port: number;
+  /** SIGTERM to start.mjs, wait for it to exit, check the port is closed, remove the state dir. */
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Extra environment for start.mjs (PORT, STATE_DIR and LOG_LEVEL are set by the helper). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** How long to wait for GET /api/health to answer 200. */
+  readonly readyTimeoutMs?: number;
+}
+
+const HOST = "127.0.0.1";
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const START_SCRIPT = path.join(REPO_ROOT, "scripts", "start.mjs");
+const DEFAULT_READY_TIMEOUT_MS = 90_000;
+/** start.mjs gives its children 5 s before SIGKILL, plus a little to reap them. */
+const STOP_TIMEOUT_MS = 15_000;
+const OUTPUT_TAIL_CHARS = 8_000;
+
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error("could not find a free port"))));
+    });
+  });
+}
+
+/** Resolves true if something accepts a TCP connection on 127.0.0.1:port. */
+export function isPortOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: HOST, port });
+    socket.setTimeout(1_000);
+    const settle = (open: boolean): void => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.once("connect", () => settle(true));
+    socket.once("timeout", () => settle(false));
+    socket.once("error", () => settle(false));
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function isHealthy(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** Keeps the last few kilobytes of the child's output for error messages. */
+function captureOutput(child: ChildProcess): () => string {
+  let tail = "";
+  const append = (chunk: Buffer): void => {
+    tail = (tail + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stdout?.on("data", append);
+  child.stderr?.on("data", append);
+  return () => tail;
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+}
+
+async function waitUntilHealthy(
+  baseUrl: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  output: () => string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `start.mjs exited early (code ${child.exitCode}, signal ${child.signalCode}):\n${output()}`,
+      );
+    }
+    if (await isHealthy(baseUrl)) return;
+    await sleep(250);
+  }
+  throw new Error(`${baseUrl}/api/health did not answer 200 within ${timeoutMs} ms:\n${output()}`);
+}
+
+async function stopProcess(child: ChildProcess, output: () => string): Promise<void> {
+  const exited = exitOf(child);
+  child.kill("SIGTERM");
+  const timedOut = Symbol("timed out");
+  const result = await Promise.race([exited, sleep(STOP_TIMEOUT_MS).then(() => timedOut)]);
+  if (result === timedOut) {
+    child.kill("SIGKILL");
+    await exited;
+    throw new Error(`start.mjs did not exit within ${STOP_TIMEOUT_MS} ms of SIGTERM:\n${output()}`);
+  }
+  if (result !== 0) throw new Error(`start.mjs exited with code ${String(result)} on SIGTERM:\n${output()}`);
+}
+
+async function assertPortClosed(port: number): Promise<void> {
+  if (await isPortOpen(port)) {
+    throw new Error(`port ${port} still accepts connections after start.mjs stopped: a child survived`);
+  }
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const port = await findFreePort();
+  const stateDir = await mkdtemp(path.join(tmpdir(), "switchboard-e2e-"));
+  const baseUrl = `http://${HOST}:${port}`;
+  const child = spawn(process.execPath, [START_SCRIPT], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...options.env, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = captureOutput(child);
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      try {
+        await stopProcess(child, output);
+        await assertPortClosed(port);
+      } finally {
+        await rm(stateDir, { recursive: true, force: true });
+      }
+    })();
+    return stopped;
+  };
+
+  try {
+    await waitUntilHealthy(baseUrl, child, options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS, output);
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  return { baseUrl, port, stop };
+}
