@@ -1,5 +1,6 @@
 import type { BridgeFleet } from "../durable-objects/fleet";
 import type { IssueDO } from "../durable-objects/issue";
+import type { Keyring } from "../durable-objects/keyring";
 import type { SessionDO } from "../durable-objects/session";
 import type { Principal } from "./auth/principal";
 
@@ -9,6 +10,7 @@ export interface Env {
   SESSION: DurableObjectNamespace<SessionDO>;
   ISSUE: DurableObjectNamespace<IssueDO>;
   FLEET: DurableObjectNamespace<BridgeFleet>;
+  KEYRING: DurableObjectNamespace<Keyring>;
   /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */
   ENVIRONMENT: string;
   ADMIN_EMAIL?: string;

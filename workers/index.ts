@@ -3,6 +3,7 @@ import type { Env } from "./env";
 
 export { BridgeFleet } from "../durable-objects/fleet";
 export { IssueDO } from "../durable-objects/issue";
+export { Keyring } from "../durable-objects/keyring";
 export { SessionDO } from "../durable-objects/session";
 
 const app = createApp();

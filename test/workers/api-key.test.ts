@@ -25,7 +25,7 @@ describe("the user's API key", () => {
     );
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ apiKeySet: true, hidden: false });
-    expect(created.body.data.apiKey).toMatch(/^swb_[0-9A-Za-z]{49}$/);
+    expect(created.body.data.apiKey).toMatch(/^swb_[0-9A-Za-z]{51}$/);
 
     const after = await call("GET", "/api/user/api-key", { headers: asKey(created.body.data.apiKey) });
     expect(after.body).toMatchObject({ data: { apiKey: null, apiKeySet: true, hidden: true } });

@@ -45,6 +45,23 @@ describe("/api/users role checks", () => {
 });
 
 describe("/api/users as SUPERADMIN", () => {
+  it("applies role and e-mail changes to API-key callers at once (no stale cached principal)", async () => {
+    const root = await rootSession();
+    const admin = await createUser("SUPERADMIN", root);
+    const key = await generateKey(admin);
+    expect((await call("GET", "/api/users", { headers: asKey(key) })).status).toBe(200); // now cached
+    const newEmail = uniqueEmail("renamed");
+    const demoted = await call("PATCH", `/api/users/${admin.userId}`, {
+      body: { role: "STAFF", email: newEmail },
+      headers: asSession(root),
+    });
+    expect(demoted.status).toBe(200);
+    expect((await call("GET", "/api/users", { headers: asKey(key) })).status).toBe(403);
+    const me = await call<{ user: { email: string; role: string } }>("GET", "/api/auth/session", {
+      headers: asKey(key),
+    });
+    expect(me.body.user).toMatchObject({ email: newEmail, role: "STAFF" });
+  });
   it("creates, lists, updates and deletes users; never returns password hashes", async () => {
     const root = await rootSession();
     const email = uniqueEmail("crud");

@@ -1,13 +1,16 @@
-import { crc32, randomBytes, sha256Hex, toBase62 } from "./crypto";
+import { crc32, randomBytes, sha256, sha256Hex, toBase62 } from "./crypto";
 
 /**
- * User API keys look like `swb_<43 base62 chars of 32 random bytes><6 base62 chars of CRC32>`.
+ * User API keys look like `swb_<tag:2><43 base62 chars of 32 random bytes><6 base62 chars of CRC32>`.
  * The prefix makes leaked keys recognisable to secret scanners; the checksum lets us reject
- * look-alikes (typos, truncation) without touching the database.
+ * look-alikes (typos, truncation) without any lookup; the tag names the Keyring shard that owns
+ * the user's keys (derived from the user id, so all of one user's keys share a shard).
  */
 export const API_KEY_PREFIX = "swb_";
-const BODY_LENGTH = 43;
+const TAG_LENGTH = 2;
+const RANDOM_LENGTH = 43;
 const CHECKSUM_LENGTH = 6;
+const BODY_LENGTH = TAG_LENGTH + RANDOM_LENGTH;
 const KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}}$`);
 
 function checksum(body: string): string {
@@ -18,6 +21,16 @@ function checksum(body: string): string {
   );
 }
 
+/** One of 256 shard tags, stable per user. */
+export async function keyringTagFor(userId: string): Promise<string> {
+  const digest = await sha256(userId);
+  return toBase62(digest.subarray(0, 1), TAG_LENGTH);
+}
+
+/** The shard tag of a well-formed key. */
+export const keyringTagOf = (key: string): string =>
+  key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + TAG_LENGTH);
+
 export interface GeneratedKey {
   key: string;
   hash: string;
@@ -25,8 +38,8 @@ export interface GeneratedKey {
   last4: string;
 }
 
-export async function generateApiKey(): Promise<GeneratedKey> {
-  const body = toBase62(randomBytes(32), BODY_LENGTH);
+export async function generateApiKey(userId: string): Promise<GeneratedKey> {
+  const body = `${await keyringTagFor(userId)}${toBase62(randomBytes(32), RANDOM_LENGTH)}`;
   const key = `${API_KEY_PREFIX}${body}${checksum(body)}`;
   return { key, hash: await sha256Hex(key), displayPrefix: key.slice(0, 12), last4: key.slice(-4) };
 }

@@ -39,7 +39,7 @@ apiKeyRoutes.openapi(
     },
   }),
   async (c) => {
-    const { key } = await regenerateApiKey(database(c.env.DB), c.get("principal").user.id);
+    const { key } = await regenerateApiKey(c.env, database(c.env.DB), c.get("principal").user.id);
     return c.json(
       ok("API key generated; store it now, it is not shown again", {
         apiKey: key,
@@ -65,7 +65,7 @@ apiKeyRoutes.openapi(
     },
   }),
   async (c) => {
-    const revoked = await revokeApiKey(database(c.env.DB), c.get("principal").user.id);
+    const revoked = await revokeApiKey(c.env, database(c.env.DB), c.get("principal").user.id);
     return c.json(
       ok(revoked ? "API key revoked" : "No API key was set", {
         apiKey: null,

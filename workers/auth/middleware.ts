@@ -36,7 +36,7 @@ export async function resolvePrincipal(c: Context<AppEnv>): Promise<Principal | 
   const db = database(c.env.DB);
   const presentedKey = c.req.header(API_KEY_HEADER);
   if (presentedKey !== undefined) {
-    const found = await principalFromApiKey(db, presentedKey.trim());
+    const found = await principalFromApiKey(c.env, db, presentedKey.trim());
     if (found?.touch) c.executionCtx.waitUntil(found.touch.catch(() => undefined));
     return found?.principal ?? null;
   }

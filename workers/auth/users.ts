@@ -11,6 +11,7 @@ import {
   json,
   jsonBody,
 } from "../http/openapi";
+import { credentialsChanged } from "./api-key-store";
 import { requireRole } from "./middleware";
 import { CreateUserBodySchema, PatchUserBodySchema, UserIdParamsSchema, UserSchema } from "./schemas";
 import { deleteUser, insertUser, listUsers, patchUser, toUserResource } from "./user-store";
@@ -89,6 +90,7 @@ userRoutes.openapi(
     }
     if (outcome.kind === "not_found") throw userNotFound();
     if (outcome.kind === "last_superadmin") throw lastSuperadmin();
+    await credentialsChanged(c.env, outcome.row.id);
     return c.json(ok("User updated", toUserResource(outcome.row)), 200);
   },
 );
@@ -109,9 +111,11 @@ userRoutes.openapi(
     },
   }),
   async (c) => {
-    const outcome = await deleteUser(database(c.env.DB), c.req.valid("param").id);
+    const { id } = c.req.valid("param");
+    const outcome = await deleteUser(database(c.env.DB), id);
     if (outcome === "not_found") throw userNotFound();
     if (outcome === "last_superadmin") throw lastSuperadmin();
+    await credentialsChanged(c.env, id);
     return c.json(ok("User deleted", null), 200);
   },
 );
