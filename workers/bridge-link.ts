@@ -28,6 +28,19 @@ bridgeLinkRoutes.use("*", async (c, next) => {
   return next();
 });
 
+/**
+ * A Durable Object's response has immutable headers; the app's middleware (request id, security
+ * headers) adds to every response, so upgrades are re-wrapped with a mutable copy.
+ */
+async function relayUpgrade(pending: Promise<Response>): Promise<Response> {
+  const response = await pending;
+  return new Response(response.body, {
+    status: response.status,
+    headers: new Headers(response.headers),
+    webSocket: response.webSocket,
+  });
+}
+
 function queryOrReject<T>(schema: z.ZodType<T>, query: Record<string, string>): T {
   const parsed = schema.safeParse(query);
   if (!parsed.success)
@@ -37,7 +50,7 @@ function queryOrReject<T>(schema: z.ZodType<T>, query: Record<string, string>): 
 
 bridgeLinkRoutes.get("/fleet", (c) => {
   queryOrReject(FleetQuerySchema, c.req.query());
-  return c.env.FLEET.getByName("global").fetch(c.req.raw);
+  return relayUpgrade(c.env.FLEET.getByName("global").fetch(c.req.raw));
 });
 
 bridgeLinkRoutes.get("/sessions/:sessionId", async (c) => {
@@ -45,5 +58,5 @@ bridgeLinkRoutes.get("/sessions/:sessionId", async (c) => {
   const sessionId = c.req.param("sessionId");
   const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?").bind(sessionId).first();
   if (!exists) throw notFound("Session not found");
-  return c.env.SESSION.getByName(sessionId).fetch(c.req.raw);
+  return relayUpgrade(c.env.SESSION.getByName(sessionId).fetch(c.req.raw));
 });

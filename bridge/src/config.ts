@@ -1,0 +1,52 @@
+/** The bridge's settings, from the environment, validated once at start. */
+import { hostname } from "node:os";
+import { z } from "zod";
+
+const EnvSchema = z.object({
+  EDGE_URL: z
+    .string({ error: "EDGE_URL is required (the edge's http(s):// or ws(s):// address)" })
+    .trim()
+    .pipe(z.url({ protocol: /^(https?|wss?)$/, error: "EDGE_URL must be an http, https, ws or wss URL" })),
+  BRIDGE_TOKEN: z.string({ error: "BRIDGE_TOKEN is required" }).min(1, "BRIDGE_TOKEN is required"),
+  BRIDGE_ID: z.string().trim().min(1).max(128).optional(),
+  BRIDGE_CAPACITY: z.coerce.number().int().min(1).max(100_000).default(1000),
+  SIMULATOR: z.string().optional(),
+});
+
+export interface BridgeConfig {
+  /** ws:// or wss:// origin (and path prefix, if any) of the edge, without a trailing slash. */
+  edgeUrl: string;
+  token: string;
+  bridgeId: string;
+  capacity: number;
+  /** Use the in-memory WhatsApp simulator instead of Baileys (tests, demos). */
+  simulator: boolean;
+}
+
+/** The WebSocket address for an edge given as http(s): same host, ws(s) scheme. */
+export function toWebSocketUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.protocol === "http:") parsed.protocol = "ws:";
+  else if (parsed.protocol === "https:") parsed.protocol = "wss:";
+  parsed.search = "";
+  parsed.hash = "";
+  return parsed.toString().replace(/\/+$/, "");
+}
+
+/** Throws an Error listing every problem (without echoing values: one of them is a secret). */
+export function loadConfig(env: Record<string, string | undefined>): BridgeConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(
+      `invalid bridge configuration: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
+    );
+  }
+  const { EDGE_URL, BRIDGE_TOKEN, BRIDGE_ID, BRIDGE_CAPACITY, SIMULATOR } = parsed.data;
+  return {
+    edgeUrl: toWebSocketUrl(EDGE_URL),
+    token: BRIDGE_TOKEN,
+    bridgeId: BRIDGE_ID ?? `${hostname()}-${process.pid}`,
+    capacity: BRIDGE_CAPACITY,
+    simulator: SIMULATOR === "1",
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The bridge process: `tsx bridge/src/main.ts`. Holds the WhatsApp sockets the edge assigns to it.
+ * On SIGTERM/SIGINT it closes WhatsApp WITHOUT logging out (the next bridge reuses the creds) and the
+ * fleet link with 1001 so the edge reassigns at once, then exits 0.
+ */
+import { loadConfig } from "./config.ts";
+import { FleetLink } from "./fleet-link.ts";
+import { errorMessage, jsonLog } from "./log.ts";
+import type { WhatsAppNetwork } from "./seam.ts";
+import { simulatorNetwork } from "./simulator.ts";
+
+/** A stuck close must not keep an orchestrator waiting: exit anyway after this long. */
+const SHUTDOWN_GRACE_MS = 4_000;
+
+const log = jsonLog();
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  // Baileys loads only when it is used: the simulator starts fast and never touches it.
+  const network: WhatsAppNetwork = config.simulator
+    ? simulatorNetwork()
+    : (await import("./whatsapp.ts")).baileysNetwork();
+  const fleet = new FleetLink({ ...config, network, log });
+
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log("info", "signal received", { signal });
+    setTimeout(() => {
+      log("warn", "shutdown grace period over; exiting");
+      process.exit(0);
+    }, SHUTDOWN_GRACE_MS).unref();
+    fleet.shutdown().then(
+      () => {
+        log("info", "bridge stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log("error", "shutdown failed", { error: errorMessage(error) });
+        process.exit(0);
+      },
+    );
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+  fleet.start();
+}
+
+main().catch((error: unknown) => {
+  log("error", "bridge failed to start", { error: errorMessage(error) });
+  process.exit(1);
+});

@@ -1,0 +1,55 @@
+import { hostname } from "node:os";
+import { describe, expect, it } from "vitest";
+import { backoffDelay, LINK_BACKOFF } from "../../bridge/src/backoff.ts";
+import { loadConfig, toWebSocketUrl } from "../../bridge/src/config.ts";
+
+describe("backoff", () => {
+  it("is full jitter under an exponential ceiling capped at 10 s", () => {
+    expect(backoffDelay(0, LINK_BACKOFF, () => 0.999)).toBe(249);
+    expect(backoffDelay(3, LINK_BACKOFF, () => 0.5)).toBe(1000);
+    expect(backoffDelay(30, LINK_BACKOFF, () => 0.999)).toBe(9990);
+    expect(backoffDelay(5, LINK_BACKOFF, () => 0)).toBe(0);
+  });
+});
+
+describe("config", () => {
+  const base = { EDGE_URL: "http://127.0.0.1:8787/", BRIDGE_TOKEN: "secret-token" };
+
+  it("turns an http edge into ws and applies defaults", () => {
+    const config = loadConfig(base);
+    expect(config.edgeUrl).toBe("ws://127.0.0.1:8787");
+    expect(config.capacity).toBe(1000);
+    expect(config.simulator).toBe(false);
+    expect(config.bridgeId).toBe(`${hostname()}-${process.pid}`);
+  });
+
+  it("keeps ws(s), converts https, reads capacity, id and SIMULATOR", () => {
+    expect(toWebSocketUrl("https://edge.example.com/prefix/")).toBe("wss://edge.example.com/prefix");
+    const config = loadConfig({
+      ...base,
+      EDGE_URL: "wss://edge.example.com",
+      BRIDGE_ID: "b1",
+      BRIDGE_CAPACITY: "5",
+      SIMULATOR: "1",
+    });
+    expect(config).toEqual({
+      edgeUrl: "wss://edge.example.com",
+      token: "secret-token",
+      bridgeId: "b1",
+      capacity: 5,
+      simulator: true,
+    });
+  });
+
+  it("refuses a missing token, a bad URL and a bad capacity without echoing the token", () => {
+    expect(() => loadConfig({ EDGE_URL: "http://x" })).toThrow(/BRIDGE_TOKEN is required/);
+    expect(() => loadConfig({ ...base, EDGE_URL: "ftp://x" })).toThrow(/EDGE_URL/);
+    expect(() => loadConfig({ BRIDGE_TOKEN: "secret-token" })).toThrow(/EDGE_URL is required/);
+    expect(() => loadConfig({ ...base, BRIDGE_CAPACITY: "0" })).toThrow(/invalid bridge configuration/);
+    try {
+      loadConfig({ ...base, EDGE_URL: "nope" });
+    } catch (error) {
+      expect(String(error)).not.toContain("secret-token");
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/** Starts a FleetLink (the whole bridge minus main.ts) against a fake edge, with fast backoffs. */
+import { toWebSocketUrl } from "../../../bridge/src/config.ts";
+import { FleetLink } from "../../../bridge/src/fleet-link.ts";
+import type { Log, LogLevel } from "../../../bridge/src/log.ts";
+import type { SocketHandlers, WhatsAppNetwork, WhatsAppSocket } from "../../../bridge/src/seam.ts";
+import { type SimulatorOptions, simulatorNetwork } from "../../../bridge/src/simulator.ts";
+import type { FakeEdge } from "./fake-edge.ts";
+import { waitFor } from "./wait.ts";
+
+export interface LogLine {
+  level: LogLevel;
+  msg: string;
+  fields: Record<string, unknown>;
+}
+
+export interface TestBridge<N extends WhatsAppNetwork> {
+  fleet: FleetLink;
+  network: N;
+  logs: LogLine[];
+  /** Assigns `sessionId` through the fleet socket and waits until its session link is accepted. */
+  assign(sessionId: string): Promise<void>;
+}
+
+export interface TestBridgeOptions {
+  token?: string;
+  capacity?: number;
+  slowRetryMs?: number;
+}
+
+export async function startBridge<N extends WhatsAppNetwork>(
+  edge: FakeEdge,
+  network: N,
+  options: TestBridgeOptions = {},
+): Promise<TestBridge<N>> {
+  const logs: LogLine[] = [];
+  const log: Log = (level, msg, fields = {}) => logs.push({ level, msg, fields });
+  const fleet = new FleetLink({
+    edgeUrl: toWebSocketUrl(edge.url),
+    token: options.token ?? edge.token,
+    bridgeId: "test-bridge",
+    capacity: options.capacity ?? 1000,
+    network,
+    log,
+    linkBackoff: { baseMs: 20, factor: 2, capMs: 200 },
+    whatsappBackoff: { baseMs: 20, factor: 2, capMs: 200 },
+    slowRetryMs: options.slowRetryMs ?? 60_000,
+  });
+  const hellos = () => edge.fleet.frames.filter((frame) => frame.type === "hello").length;
+  const hellosBefore = hellos();
+  fleet.start();
+  const assign = async (sessionId: string) => {
+    // This bridge's own hello: the fleet socket the edge holds is this bridge's.
+    await waitFor(() => hellos() > hellosBefore && edge.fleet.socket, "fleet hello");
+    const before = edge.session(sessionId).connections;
+    edge.sendFleet({ type: "assign", session: sessionId });
+    await waitFor(() => edge.session(sessionId).connections > before, `session ${sessionId} link`);
+  };
+  return { fleet, network, logs, assign };
+}
+
+export function startSimulatedBridge(
+  edge: FakeEdge,
+  options: TestBridgeOptions & { simulator?: SimulatorOptions } = {},
+) {
+  return startBridge(edge, simulatorNetwork(options.simulator), options);
+}
+
+/** A network that hands its handlers to the test, so the test plays Baileys by hand. */
+export function captureNetwork(simulated = false) {
+  const sockets: Array<{ handlers: SocketHandlers; closed: boolean }> = [];
+  const network: WhatsAppNetwork = {
+    simulated,
+    open({ handlers }): WhatsAppSocket {
+      const entry = { handlers, closed: false };
+      sockets.push(entry);
+      return {
+        requestPairingCode: async () => "ABCD1234",
+        logout: async () => {
+          entry.closed = true;
+        },
+        close: () => {
+          entry.closed = true;
+        },
+      };
+    },
+  };
+  return { network, sockets };
+}

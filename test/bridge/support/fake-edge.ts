@@ -1,0 +1,265 @@
+/**
+ * A stand-in for the edge's bridge endpoints over real WebSockets on 127.0.0.1: the fleet socket and one
+ * session socket per session, with the bearer check, `welcome`, acks (which a test can withhold), commands
+ * and close codes. It records every frame so tests can assert on exactly what the bridge sent.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { WebSocket, WebSocketServer } from "ws";
+import {
+  type AuthState,
+  type BridgeToFleet,
+  BridgeToFleetSchema,
+  type BridgeToSession,
+  BridgeToSessionSchema,
+  CLOSE,
+  type CommandName,
+  type FleetToBridge,
+  parseFrame,
+  type SessionEvent,
+  type SessionToBridge,
+} from "../../../bridge/src/protocol.ts";
+import type { Json } from "../../../bridge/src/seam.ts";
+
+type EventFrame = Extract<BridgeToSession, { type: "event" }>;
+export type ResultFrame = Extract<BridgeToSession, { type: "result" }>;
+
+/**
+ * How the fake DO treats events: `auto` stores and acks; `store-only` stores but the acks are "lost"
+ * (not sent); `none` neither stores nor acks (as if the DO never got them).
+ */
+export type AckMode = "auto" | "store-only" | "none";
+
+export interface FakeSession {
+  readonly id: string;
+  epoch: number;
+  desired: "running" | "stopped";
+  auth: AuthState;
+  /** Highest seq stored in the current epoch (sent as `welcome.lastSeq`). */
+  lastSeq: number;
+  ackMode: AckMode;
+  /** When set, upgrades for this session are refused with this HTTP status. */
+  refuseWith: number | null;
+  /** Events stored, in order, without duplicates. */
+  readonly stored: SessionEvent[];
+  /** Every event frame received, duplicates included. */
+  readonly eventFrames: EventFrame[];
+  readonly results: ResultFrame[];
+  /** Session sockets accepted so far. */
+  connections: number;
+  /** Frames whose epoch was not the current one (the real DO closes 4400 on those). */
+  staleFrames: number;
+  socket: WebSocket | null;
+  /** Close codes of this session's sockets, as seen by the edge. */
+  readonly closes: number[];
+}
+
+export interface FakeFleet {
+  readonly frames: BridgeToFleet[];
+  connections: number;
+  socket: WebSocket | null;
+  query: URLSearchParams | null;
+  readonly closes: number[];
+}
+
+export interface FakeEdge {
+  /** http://127.0.0.1:<port>, as EDGE_URL would be given. */
+  readonly url: string;
+  readonly token: string;
+  readonly fleet: FakeFleet;
+  /** Upgrades refused for a bad or missing bearer token. */
+  readonly unauthorized: { count: number };
+  /** Frames from the bridge that failed the protocol schema (should stay empty). */
+  readonly protocolErrors: string[];
+  session(id: string): FakeSession;
+  sendFleet(frame: FleetToBridge): void;
+  /** Sends a command; returns its id. */
+  sendCommand(sessionId: string, name: CommandName, args?: Record<string, Json>, deadline?: number): string;
+  /** Sends a command and waits for its result. */
+  command(sessionId: string, name: CommandName, args?: Record<string, Json>): Promise<ResultFrame>;
+  /** Stores and acks everything received but not yet acked. */
+  ackAll(sessionId: string): void;
+  closeSession(sessionId: string, code: number, reason?: string): void;
+  /** Drops the TCP connection without a close frame. */
+  terminateSession(sessionId: string): void;
+  close(): Promise<void>;
+}
+
+function newSession(id: string): FakeSession {
+  return {
+    id,
+    epoch: 1,
+    desired: "running",
+    auth: { creds: null, keys: {} },
+    lastSeq: 0,
+    ackMode: "auto",
+    refuseWith: null,
+    stored: [],
+    eventFrames: [],
+    results: [],
+    connections: 0,
+    staleFrames: 0,
+    socket: null,
+    closes: [],
+  };
+}
+
+function applyAuth(auth: AuthState, event: Extract<SessionEvent, { kind: "auth" }>): void {
+  if (event.creds !== undefined) auth.creds = event.creds;
+  for (const [key, value] of Object.entries(event.keys ?? {})) {
+    if (value === null) delete auth.keys[key];
+    else auth.keys[key] = value;
+  }
+}
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEdge> {
+  const sessions = new Map<string, FakeSession>();
+  const fleet: FakeFleet = { frames: [], connections: 0, socket: null, query: null, closes: [] };
+  const unauthorized = { count: 0 };
+  const protocolErrors: string[] = [];
+  const waiting = new Map<string, (result: ResultFrame) => void>();
+  const server = createServer((_req, res) => res.writeHead(404).end());
+  const wss = new WebSocketServer({ noServer: true });
+
+  const session = (id: string): FakeSession => {
+    let found = sessions.get(id);
+    if (!found) {
+      found = newSession(id);
+      sessions.set(id, found);
+    }
+    return found;
+  };
+
+  const store = (state: FakeSession, frame: EventFrame): void => {
+    if (frame.seq <= state.lastSeq) return; // duplicate: already stored
+    state.lastSeq = frame.seq;
+    state.stored.push(frame.event);
+    if (frame.event.kind === "auth") applyAuth(state.auth, frame.event);
+  };
+
+  const send = (ws: WebSocket | null, frame: SessionToBridge | FleetToBridge): void => {
+    if (ws?.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
+  };
+
+  const onSessionSocket = (state: FakeSession, ws: WebSocket): void => {
+    state.connections++;
+    state.socket = ws;
+    send(ws, {
+      type: "welcome",
+      epoch: state.epoch,
+      desired: state.desired,
+      auth: state.auth,
+      lastSeq: state.lastSeq,
+    });
+    ws.on("message", (data) => {
+      const frame = parseFrame(BridgeToSessionSchema, data.toString());
+      if (!frame) {
+        protocolErrors.push(data.toString());
+        return ws.close(CLOSE.BAD_FRAME, "bad frame");
+      }
+      if (frame.epoch !== state.epoch) {
+        state.staleFrames++;
+        return;
+      }
+      if (frame.type === "result") {
+        state.results.push(frame);
+        waiting.get(frame.id)?.(frame);
+        waiting.delete(frame.id);
+        return;
+      }
+      state.eventFrames.push(frame);
+      if (state.ackMode === "none") return;
+      store(state, frame);
+      if (state.ackMode === "auto") send(ws, { type: "ack", seq: frame.seq });
+    });
+    ws.on("close", (code) => {
+      state.closes.push(code);
+      if (state.socket === ws) state.socket = null;
+    });
+  };
+
+  const onFleetSocket = (ws: WebSocket, query: URLSearchParams): void => {
+    fleet.connections++;
+    fleet.socket = ws;
+    fleet.query = query;
+    ws.on("message", (data) => {
+      const frame = parseFrame(BridgeToFleetSchema, data.toString());
+      if (!frame) {
+        protocolErrors.push(data.toString());
+        return ws.close(CLOSE.BAD_FRAME, "bad frame");
+      }
+      fleet.frames.push(frame);
+    });
+    ws.on("close", (code) => {
+      fleet.closes.push(code);
+      if (fleet.socket === ws) fleet.socket = null;
+    });
+  };
+
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (request.headers.authorization !== `Bearer ${token}`) {
+      unauthorized.count++;
+      return refuse(socket, 401, "Unauthorized");
+    }
+    const url = new URL(request.url ?? "/", "http://edge");
+    if (url.pathname === "/bridge/v1/fleet") {
+      return wss.handleUpgrade(request, socket, head, (ws) => onFleetSocket(ws, url.searchParams));
+    }
+    const match = /^\/bridge\/v1\/sessions\/([^/]+)$/.exec(url.pathname);
+    if (!match?.[1] || !url.searchParams.get("bridge")) return refuse(socket, 400, "Bad Request");
+    const state = session(decodeURIComponent(match[1]));
+    if (state.refuseWith !== null) return refuse(socket, state.refuseWith, "Refused");
+    wss.handleUpgrade(request, socket, head, (ws) => onSessionSocket(state, ws));
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const sendCommand = (
+    sessionId: string,
+    name: CommandName,
+    args: Record<string, Json> = {},
+    deadline = Date.now() + 30_000,
+  ): string => {
+    const id = randomUUID();
+    send(session(sessionId).socket, { type: "command", id, name, args, deadline });
+    return id;
+  };
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token,
+    fleet,
+    unauthorized,
+    protocolErrors,
+    session,
+    sendFleet: (frame) => send(fleet.socket, frame),
+    sendCommand,
+    command: (sessionId, name, args = {}) =>
+      new Promise((resolve) => waiting.set(sendCommand(sessionId, name, args), resolve)),
+    ackAll(sessionId) {
+      const state = session(sessionId);
+      for (const frame of state.eventFrames) store(state, frame);
+      if (state.lastSeq > 0) send(state.socket, { type: "ack", seq: state.lastSeq });
+    },
+    closeSession(sessionId, code, reason = "") {
+      session(sessionId).socket?.close(code, reason);
+    },
+    terminateSession(sessionId) {
+      session(sessionId).socket?.terminate();
+    },
+    async close() {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export { CLOSE };
