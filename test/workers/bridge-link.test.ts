@@ -36,7 +36,7 @@ async function startAndHold(bridge: FakeBridge, key: string, session: { id: stri
   await bridge.waitForAssign(session.id);
   const held = await bridge.hold(session.id);
   if (!("link" in held)) throw new Error(`hold failed: ${held.status}`);
-  return held as { link: Link; welcome: { epoch: number; desired: string; auth: unknown; lastSeq: number } };
+  return held;
 }
 
 describe("bridge authentication", () => {
