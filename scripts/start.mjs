@@ -27,7 +27,7 @@ const WRANGLER_ENV = {
   WRANGLER_HIDE_BANNER: "true",
 };
 
-/** @typedef {{ port: number, logLevel: string, stateDir: string | undefined }} Config */
+/** @typedef {{ port: number, logLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, fleetGraceMs: string | undefined }} Config */
 /** @typedef {{ name: string, command: string, args: string[], env?: Record<string, string> }} Service */
 /** @typedef {{ name: string, child: import("node:child_process").ChildProcess, exited: Promise<void>, exitCode: number | null }} Running */
 
@@ -50,7 +50,16 @@ function readConfig() {
     throw new Error(`PORT must be a TCP port number, got ${JSON.stringify(process.env.PORT)}`);
   }
   const stateDir = process.env.STATE_DIR ? path.resolve(process.env.STATE_DIR) : undefined;
-  return { port, logLevel: process.env.LOG_LEVEL ?? "info", stateDir };
+  return {
+    port,
+    logLevel: process.env.LOG_LEVEL ?? "info",
+    stateDir,
+    // SIMULATOR=1: WhatsApp is the bridge's in-memory simulator, and the edge exposes its controls.
+    simulator: process.env.SIMULATOR === "1",
+    // BRIDGE=0 runs the edge alone (tests that start their own bridges).
+    bridge: process.env.BRIDGE !== "0",
+    fleetGraceMs: process.env.FLEET_GRACE_MS,
+  };
 }
 
 function persistArgs(config) {
@@ -151,8 +160,34 @@ function workerService(config, inspectorPort) {
       config.logLevel,
       "--show-interactive-dev-session=false",
       ...persistArgs(config),
+      ...workerVars(config),
     ],
     env: WRANGLER_ENV,
+  };
+}
+
+/** Worker variables that follow the environment of `npm start` (`--var NAME:value`). */
+function workerVars(config) {
+  const vars = [];
+  if (config.simulator) vars.push("--var", "SIMULATOR:1");
+  if (config.fleetGraceMs) vars.push("--var", `FLEET_GRACE_MS:${config.fleetGraceMs}`);
+  return vars;
+}
+
+/** @returns {Service} */
+function bridgeService(config) {
+  const devVars = readDevVars();
+  return {
+    name: "bridge",
+    command: path.join(ROOT, "node_modules", ".bin", "tsx"),
+    args: ["bridge/src/main.ts"],
+    env: {
+      EDGE_URL: `http://${HOST}:${config.port}`,
+      BRIDGE_TOKEN: process.env.BRIDGE_TOKEN ?? devVars.BRIDGE_TOKEN ?? "",
+      // A stable id lets a restarted local bridge take its sessions back within the grace period.
+      BRIDGE_ID: process.env.BRIDGE_ID ?? "local-bridge",
+      SIMULATOR: config.simulator ? "1" : "0",
+    },
   };
 }
 
@@ -161,13 +196,7 @@ function workerService(config, inspectorPort) {
  * @returns {Promise<Service[]>}
  */
 async function serviceDefinitions(config) {
-  return [
-    workerService(config, await findFreePort()),
-    // BRIDGE SERVICE HOOK: the Node bridge goes here, as one more entry, e.g.
-    //   { name: "bridge", command: path.join(ROOT, "node_modules", ".bin", "tsx"),
-    //     args: ["bridge/src/main.ts"], env: { EDGE_URL: `http://${HOST}:${config.port}` } },
-    // Nothing else is started for now.
-  ];
+  return [workerService(config, await findFreePort()), ...(config.bridge ? [bridgeService(config)] : [])];
 }
 
 /** A service that exits on its own takes the whole stack down (exit code 1). */
