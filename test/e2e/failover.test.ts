@@ -1,0 +1,74 @@
+// Kill -9 the bridge that holds 20 connected sessions while a second bridge runs: every session
+// comes back Connected on the second bridge, with its stored credentials (no new QR).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiClient, adminClient, eventually } from "../support/api";
+import { type BridgeProcess, startBridgeProcess } from "../support/bridge-process";
+import { type Stack, startStack } from "../support/stack";
+
+type Detail = { state: string; me: { id: string } | null; hasInstance: boolean };
+type Envelope<T> = { data: T };
+const SESSIONS = 20;
+
+let stack: Stack;
+let api: ApiClient;
+const bridges: BridgeProcess[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({ env: { SIMULATOR: "1", BRIDGE: "0", FLEET_GRACE_MS: "1500" } });
+  api = await adminClient(stack.baseUrl);
+});
+
+afterAll(async () => {
+  for (const bridge of bridges) await bridge.kill("SIGTERM");
+  await stack?.stop();
+});
+
+const detail = async (id: string) =>
+  (await api.call<Envelope<Detail>>("GET", `/api/sessions/${id}`)).body.data;
+
+async function connectOn(id: string): Promise<Detail> {
+  expect((await api.call("POST", "/api/sessions", { name: id, sessionId: id })).status).toBe(200);
+  expect((await api.call("POST", `/api/sessions/${id}/start`)).status).toBe(200);
+  await eventually(async () =>
+    (await api.call("GET", `/api/sessions/${id}/qr`)).status === 200 ? true : undefined,
+  );
+  expect((await api.call("POST", `/api/sessions/${id}/simulate/scan`)).status).toBe(200);
+  return eventually(async () => {
+    const d = await detail(id);
+    return d.state === "connected" ? d : undefined;
+  });
+}
+
+describe("bridge failover", () => {
+  it("moves 20 connected sessions from a killed bridge to the live one without new QRs", async () => {
+    const first = startBridgeProcess(stack.baseUrl, "bridge-a");
+    bridges.push(first);
+    const ids = Array.from({ length: SESSIONS }, (_, i) => `fo-${i}`);
+    const accounts = new Map<string, string>();
+    for (const id of ids) accounts.set(id, (await connectOn(id)).me?.id ?? "");
+
+    const second = startBridgeProcess(stack.baseUrl, "bridge-b");
+    bridges.push(second);
+    await eventually(
+      async () => (second.lines.some((l) => l.includes("fleet link open")) ? true : undefined),
+      20_000,
+      "bridge-b to join",
+    );
+
+    await first.kill("SIGKILL");
+
+    for (const id of ids) {
+      const back = await eventually(
+        async () => {
+          const d = await detail(id);
+          return d.state === "connected" && d.hasInstance ? d : undefined;
+        },
+        30_000,
+        `${id} to reconnect on bridge-b`,
+      );
+      expect(back.me?.id).toBe(accounts.get(id)); // the same linked account: credentials survived the kill
+    }
+    const qrsOnSecond = second.lines.filter((line) => line.includes('"whatsapp qr"'));
+    expect(qrsOnSecond).toEqual([]);
+  });
+});
