@@ -1,9 +1,9 @@
 // Kill -9 the bridge that holds 20 connected sessions while a second bridge runs: every session
 // comes back Connected on the second bridge, with its stored credentials (no new QR).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiClient, adminClient, eventually } from "../support/api";
-import { type BridgeProcess, startBridgeProcess } from "../support/bridge-process";
-import { type Stack, startStack } from "../support/stack";
+import { type ApiClient, adminClient, eventually } from "../support/api.ts";
+import { type BridgeProcess, startBridgeProcess } from "../support/bridge-process.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 type Detail = { state: string; me: { id: string } | null; hasInstance: boolean };
 type Envelope<T> = { data: T };

@@ -1,9 +1,9 @@
 // The session lifecycle through real processes: `SIMULATOR=1 npm start` (wrangler dev + one bridge
 // on the simulated WhatsApp network), driven over HTTP as a user would.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiClient, adminClient, eventually } from "../support/api";
-import { decodePngDataUrl } from "../support/png";
-import { type Stack, startStack } from "../support/stack";
+import { type ApiClient, adminClient, eventually } from "../support/api.ts";
+import { decodePngDataUrl } from "../support/png.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 type Detail = { status: string; state: string; me: { id: string } | null; hasInstance: boolean };
 type Envelope<T> = { status: boolean; message: string; data: T };
