@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { dial, emit, FakeBridge, type Link, QR_IMAGE } from "./fake-bridge";
+import { dial, emit, FakeBridge, QR_IMAGE } from "./fake-bridge";
 import { asKey, call, createUser, generateKey } from "./helpers";
 
 type Envelope<T> = { status: boolean; message: string; data: T };
