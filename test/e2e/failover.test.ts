@@ -39,6 +39,33 @@ async function connectOn(id: string): Promise<Detail> {
   });
 }
 
+describe("one socket per session", () => {
+  it("50 concurrent starts open exactly one WhatsApp socket on a real bridge", async () => {
+    const bridge = startBridgeProcess(stack.baseUrl, "bridge-solo");
+    bridges.push(bridge);
+    await eventually(async () =>
+      bridge.lines.some((l) => l.includes("fleet link open")) ? true : undefined,
+    );
+    const created = await api.call<Envelope<{ id: string }>>("POST", "/api/sessions", {
+      name: "race",
+      sessionId: "race",
+    });
+    const starts = await Promise.all(
+      Array.from({ length: 50 }, () => api.call("POST", "/api/sessions/race/start")),
+    );
+    expect(starts.every((r) => r.status === 200)).toBe(true);
+    await eventually(async () => ((await detail("race")).state === "scan_qr" ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const opens = bridge.lines.filter(
+      (l) => l.includes('"whatsapp opening"') && l.includes(created.body.data.id),
+    );
+    expect(opens).toHaveLength(1);
+    await api.call("DELETE", "/api/sessions/race/settings");
+    await bridge.kill("SIGTERM");
+    bridges.splice(bridges.indexOf(bridge), 1);
+  });
+});
+
 describe("bridge failover", () => {
   it("moves 20 connected sessions from a killed bridge to the live one without new QRs", async () => {
     const first = startBridgeProcess(stack.baseUrl, "bridge-a");
