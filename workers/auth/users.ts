@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { database, isUniqueViolation } from "../db/client";
+import { database } from "../db/client";
 import { ok } from "../http/envelope";
-import { conflict, notFound } from "../http/errors";
+import { conflict, conflictOnDuplicate, notFound } from "../http/errors";
 import {
   authenticated,
   createRouter,
@@ -22,6 +22,7 @@ userRoutes.use("*", requireRole("SUPERADMIN"));
 
 const tags = ["Users"];
 const userNotFound = () => notFound("User not found");
+const DUPLICATE_EMAIL = "A user with this e-mail already exists";
 const lastSuperadmin = () => conflict("The last SUPERADMIN cannot be deleted or demoted");
 
 userRoutes.openapi(
@@ -54,13 +55,11 @@ userRoutes.openapi(
     },
   }),
   async (c) => {
-    try {
-      const row = await insertUser(database(c.env.DB), c.req.valid("json"));
-      return c.json(ok("User created", toUserResource(row)), 201);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw conflict("A user with this e-mail already exists");
-      throw error;
-    }
+    const row = await conflictOnDuplicate(
+      insertUser(database(c.env.DB), c.req.valid("json")),
+      DUPLICATE_EMAIL,
+    );
+    return c.json(ok("User created", toUserResource(row)), 201);
   },
 );
 
@@ -81,13 +80,10 @@ userRoutes.openapi(
     },
   }),
   async (c) => {
-    let outcome: Awaited<ReturnType<typeof patchUser>>;
-    try {
-      outcome = await patchUser(database(c.env.DB), c.req.valid("param").id, c.req.valid("json"));
-    } catch (error) {
-      if (isUniqueViolation(error)) throw conflict("A user with this e-mail already exists");
-      throw error;
-    }
+    const outcome = await conflictOnDuplicate(
+      patchUser(database(c.env.DB), c.req.valid("param").id, c.req.valid("json")),
+      DUPLICATE_EMAIL,
+    );
     if (outcome.kind === "not_found") throw userNotFound();
     if (outcome.kind === "last_superadmin") throw lastSuperadmin();
     await credentialsChanged(c.env, outcome.row.id);

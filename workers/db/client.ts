@@ -10,9 +10,3 @@ export function database(d1: D1Database) {
 export const newId = (): string => crypto.randomUUID();
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
-
-/** D1 reports a violated UNIQUE index as an error whose message names the constraint. */
-export function isUniqueViolation(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);
-  return text.includes("UNIQUE constraint failed");
-}

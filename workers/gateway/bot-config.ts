@@ -2,20 +2,13 @@ import { createRoute } from "@hono/zod-openapi";
 import { database, newId } from "../db/client";
 import { botConfigs } from "../db/schema";
 import { ok } from "../http/envelope";
-import {
-  authenticated,
-  createRouter,
-  errorResponse,
-  gatewayErrors,
-  gatewayOk,
-  json,
-  jsonBody,
-} from "../http/openapi";
+import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
 import {
   BOT_CONFIG_DEFAULTS,
   BotConfigBodySchema,
   BotConfigSchema,
   SessionIdParamsSchema,
+  sessionErrorResponses,
   toBotConfigResource,
 } from "./session-schemas";
 import { findBotConfig, loadAccessibleSession } from "./session-store";
@@ -23,11 +16,7 @@ import { findBotConfig, loadAccessibleSession } from "./session-store";
 /** Per-session bot configuration. Allow/block lists hold whole JIDs and match whole JIDs only. */
 export const botConfigRoutes = createRouter();
 const tags = ["Sessions"];
-const errors = {
-  ...gatewayErrors,
-  403: errorResponse("Forbidden - Cannot access this session"),
-  404: errorResponse("Session not found"),
-};
+const errors = sessionErrorResponses;
 
 botConfigRoutes.openapi(
   createRoute({

@@ -7,6 +7,7 @@ import {
   SESSION_STATUSES,
   type SessionRow,
 } from "../db/schema";
+import { errorResponse, gatewayErrors } from "../http/openapi";
 
 /** `<digits>@s.whatsapp.net` (a person) or `<digits>@g.us` / `<digits>-<digits>@g.us` (a group). */
 export const JidSchema = z
@@ -226,3 +227,10 @@ export const AccessGrantSchema = z
     createdAt: z.string(),
   })
   .openapi("SessionAccess");
+
+/** The error responses every route on one session documents. */
+export const sessionErrorResponses = {
+  ...gatewayErrors,
+  403: errorResponse("Forbidden - Cannot access this session"),
+  404: errorResponse("Session not found"),
+};

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq } from "drizzle-orm";
 import { findUserByEmail } from "../auth/user-store";
-import { database, iso, isUniqueViolation } from "../db/client";
+import { database, iso } from "../db/client";
 import { sessionAccess, users } from "../db/schema";
 import { ok } from "../http/envelope";
-import { badRequest, conflict, notFound } from "../http/errors";
+import { badRequest, conflictOnDuplicate, notFound } from "../http/errors";
 import {
   authenticated,
   createRouter,
@@ -84,12 +84,10 @@ sessionSharingRoutes.openapi(
     if (target.id === session.userId) throw badRequest("The owner already has access");
     if (target.role === "SUPERADMIN") throw badRequest("A SUPERADMIN already has access to every session");
     const createdAt = Date.now();
-    try {
-      await db.insert(sessionAccess).values({ sessionId: session.id, userId: target.id, createdAt });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw conflict("The session is already shared with this user");
-      throw error;
-    }
+    await conflictOnDuplicate(
+      db.insert(sessionAccess).values({ sessionId: session.id, userId: target.id, createdAt }),
+      "The session is already shared with this user",
+    );
     const grant = {
       sessionId: session.sessionId,
       userId: target.id,

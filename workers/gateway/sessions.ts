@@ -2,11 +2,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { SessionSnapshot } from "../../durable-objects/session";
-import { database, isUniqueViolation } from "../db/client";
+import { database } from "../db/client";
 import { sessions } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ok } from "../http/envelope";
-import { ApiError, badRequest, conflict } from "../http/errors";
+import { ApiError, badRequest, conflictOnDuplicate } from "../http/errors";
 import {
   authenticated,
   createRouter,
@@ -27,6 +27,7 @@ import {
   SessionIdParamsSchema,
   SessionSchema,
   SessionSettingsSchema,
+  sessionErrorResponses,
   toSessionResource,
 } from "./session-schemas";
 import {
@@ -39,11 +40,7 @@ import {
 
 export const sessionRoutes = createRouter();
 const tags = ["Sessions"];
-const sessionErrors = {
-  ...gatewayErrors,
-  403: errorResponse("Forbidden - Cannot access this session"),
-  404: errorResponse("Session not found"),
-};
+const sessionErrors = sessionErrorResponses;
 
 const stubFor = (c: Context<AppEnv>, internalId: string) => c.env.SESSION.getByName(internalId);
 
@@ -85,17 +82,11 @@ sessionRoutes.openapi(
   async (c) => {
     const { name, sessionId } = c.req.valid("json");
     const db = database(c.env.DB);
-    try {
-      const row = await insertSession(db, {
-        name,
-        sessionId: sessionId ?? generateSlug(),
-        userId: c.get("principal").user.id,
-      });
-      return c.json(ok("Session created", toSessionResource(row, null)), 200);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw conflict("This sessionId is already in use");
-      throw error;
-    }
+    const row = await conflictOnDuplicate(
+      insertSession(db, { name, sessionId: sessionId ?? generateSlug(), userId: c.get("principal").user.id }),
+      "This sessionId is already in use",
+    );
+    return c.json(ok("Session created", toSessionResource(row, null)), 200);
   },
 );
 

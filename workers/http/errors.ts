@@ -48,6 +48,22 @@ export const forbidden = (detail: string, message = titleOf(403)) => new ApiErro
 export const notFound = (message = titleOf(404), detail?: string) => new ApiError(404, message, detail);
 export const conflict = (detail: string) => new ApiError(409, titleOf(409), detail);
 
+/** D1 reports a violated UNIQUE index as an error whose message names the constraint. */
+function isUniqueViolation(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);
+  return text.includes("UNIQUE constraint failed");
+}
+
+/** Runs a write; a UNIQUE violation becomes a 409 saying `detail`, anything else is rethrown. */
+export async function conflictOnDuplicate<T>(write: Promise<T>, detail: string): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(detail);
+    throw error;
+  }
+}
+
 /** Renders an error in the envelope of the API family the path belongs to. */
 export function renderError(c: Context<AppEnv>, error: ApiError): Response {
   const body =
