@@ -1,0 +1,930 @@
+// Session start-up and bridge memory at scale, on the simulated WhatsApp network: one stack
+// (SIMULATOR=1, BRIDGE=0) and two real bridge processes (`tsx bridge/src/main.ts`, ids bench-a and
+// bench-b), as the e2e failover suite runs them.
+//
+//   node bench/sessions.mjs          (or `npm run bench`, which also writes bench/results/latest.json)
+//   BENCH_SESSIONS=1,100 node bench/sessions.mjs
+//
+// Measured, for each N in BENCH_SESSIONS (default 1,100,1000):
+// - warm start: sessions linked once before (creds stored) and then stopped; `POST .../start` of all N
+//   (32 requests in flight) until GET /api/sessions lists each one "connected" (polled every 100 ms);
+// - cold path (N = 1 and 100 only): create + start -> GET .../qr answers 200 -> simulated scan ->
+//   listed "connected" (the 515 restart after the scan included);
+// - bridge resident memory (VmRSS of each bridge's node process) with 0 sessions and with the largest
+//   N connected, per connected session; and, unless BENCH_SINGLE_BRIDGE=0 or time ran out, the same
+//   with a single fresh bridge holding all of the largest N.
+// Every latency is also printed against the p50 of the trivial GET /api/health on the same stack.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { bootStack, createAdminApiKey } from "./lib.mjs";
+
+export const name = "sessions";
+export const TARGET_SESSIONS_PER_BRIDGE = 1000;
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const TSX = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
+const DEFAULT_SESSIONS = [1, 100, 1000];
+const COLD_SESSIONS = [1, 100];
+/** Requests in flight at once for starts, stops and the cold path. */
+const CONCURRENCY = 32;
+/**
+ * The untimed setup links sessions with more in flight (each spends most of its time waiting for
+ * its QR and its "connected"), and watches the listing less often: it is the longest phase.
+ */
+const SETUP_CONCURRENCY = Number(process.env.BENCH_SETUP_CONCURRENCY ?? 128);
+const SETUP_POLL_INTERVAL_MS = Number(process.env.BENCH_SETUP_POLL_MS ?? 250);
+/** GET /api/sessions is polled at most this often (one poll in flight at a time). */
+const POLL_INTERVAL_MS = 100;
+const BASELINE_REQUESTS = 200;
+const BASELINE_WARMUP = 20;
+const BRIDGE_CAPACITY = 5000;
+const BRIDGE_JOIN_TIMEOUT_MS = 30_000;
+const BRIDGE_STOP_TIMEOUT_MS = 8_000;
+const RELEASE_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** The single-bridge variant is skipped when the bench has already run longer than this. */
+const SINGLE_BRIDGE_DEADLINE_MS = Number(process.env.BENCH_SINGLE_BRIDGE_DEADLINE_MS ?? 180_000);
+
+/**
+ * Public sessionId -> internal id. The fleet and the bridges know a session by its internal id (the
+ * name of its Durable Object), so bridge log lines carry that one.
+ */
+const internalIds = new Map();
+const internalId = (sessionId) => internalIds.get(sessionId) ?? sessionId;
+
+const loadedAt = performance.now();
+/** Progress on stderr, with the seconds since this module loaded. */
+const progress = (...args) =>
+  console.error(`[sessions +${((performance.now() - loadedAt) / 1000).toFixed(1)} s]`, ...args);
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => performance.now();
+
+/** Generous per-phase limits: a stuck session fails its phase instead of hanging the bench. */
+const phaseTimeoutMs = (sessions) => 30_000 + 80 * sessions;
+
+function sessionCounts() {
+  const raw = process.env.BENCH_SESSIONS;
+  if (!raw) return DEFAULT_SESSIONS;
+  const counts = raw.split(",").map((part) => Number(part.trim()));
+  if (counts.length === 0 || counts.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new Error(`BENCH_SESSIONS must be a comma-separated list of positive integers, got ${raw}`);
+  }
+  return [...new Set(counts)].sort((a, b) => a - b);
+}
+
+function percentile(values, p) {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function stats(values) {
+  return {
+    count: values.length,
+    p50: percentile(values, 50),
+    p99: percentile(values, 99),
+    max: values.length ? Math.max(...values) : Number.NaN,
+  };
+}
+
+const ms = (value) => (Number.isFinite(value) ? `${value.toFixed(1)} ms` : "n/a");
+const times = (value, baseline) => (Number.isFinite(value) ? (value / baseline).toFixed(1) : "n/a");
+
+/** Runs `task` over `items` with at most `limit` in flight. */
+async function pool(items, limit, task) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await task(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+// ── HTTP ───────────────────────────────────────────────────────────────────────────────────────
+
+/** Counts every answer by status so a phase can tell whether it measured what it claims to. */
+class Api {
+  constructor(baseUrl, key) {
+    this.baseUrl = baseUrl;
+    this.key = key;
+    this.failures = [];
+  }
+
+  async call(method, route, body) {
+    try {
+      const response = await fetch(`${this.baseUrl}${route}`, {
+        method,
+        headers: {
+          "X-API-Key": this.key,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      const text = await response.text();
+      let json = null;
+      try {
+        json = text ? JSON.parse(text) : null;
+      } catch {
+        json = { raw: text.slice(0, 300) };
+      }
+      return { status: response.status, body: json };
+    } catch (error) {
+      return { status: 0, body: { error: error instanceof Error ? error.message : String(error) } };
+    }
+  }
+
+  /** A call that must answer `expected`; anything else is recorded as a failure of the phase. */
+  async expect(phase, method, route, body, expected = 200) {
+    const result = await this.call(method, route, body);
+    if (result.status !== expected) {
+      this.failures.push({
+        phase,
+        request: `${method} ${route}`,
+        status: result.status,
+        body: JSON.stringify(result.body).slice(0, 300),
+      });
+    }
+    return result;
+  }
+}
+
+/**
+ * Polls GET /api/sessions while anyone waits for a state, and resolves each waiter with the time the
+ * first listing showing that state arrived (a poll sent before `notBefore` does not count), or with
+ * null once its deadline (performance.now() time) passed.
+ */
+class ListingWatcher {
+  constructor(api) {
+    this.api = api;
+    this.waiters = new Map();
+    this.lastState = new Map();
+    this.polls = [];
+    this.pollErrors = [];
+    this.intervalMs = POLL_INTERVAL_MS;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  waitFor(sessionId, state, notBefore, deadline) {
+    return new Promise((resolve) => {
+      const list = this.waiters.get(sessionId) ?? [];
+      list.push({ state, notBefore, deadline, resolve });
+      this.waiters.set(sessionId, list);
+    });
+  }
+
+  /** Resolves the waiters of one id with null (its request failed: nothing to wait for). */
+  cancel(sessionId) {
+    for (const waiter of this.waiters.get(sessionId) ?? []) waiter.resolve(null);
+    this.waiters.delete(sessionId);
+  }
+
+  /** Resolves with `value` the waiters of `sessionId` that `pick` selects; keeps the others. */
+  settle(sessionId, pick, value) {
+    const list = this.waiters.get(sessionId);
+    if (!list) return;
+    const remaining = list.filter((waiter) => {
+      if (!pick(waiter)) return true;
+      waiter.resolve(value);
+      return false;
+    });
+    if (remaining.length) this.waiters.set(sessionId, remaining);
+    else this.waiters.delete(sessionId);
+  }
+
+  expire(at, everything = false) {
+    for (const id of [...this.waiters.keys()]) this.settle(id, (w) => everything || w.deadline < at, null);
+  }
+
+  async run() {
+    while (this.running) {
+      this.expire(now());
+      if (this.waiters.size === 0) {
+        await sleep(10);
+        continue;
+      }
+      const sentAt = now();
+      const result = await this.api.call("GET", "/api/sessions");
+      const receivedAt = now();
+      this.polls.push({ sentAt, ms: receivedAt - sentAt });
+      if (result.status !== 200 || !Array.isArray(result.body?.data)) {
+        this.pollErrors.push({ status: result.status, body: JSON.stringify(result.body).slice(0, 300) });
+      } else {
+        for (const row of result.body.data) {
+          this.lastState.set(row.sessionId, row.state);
+          internalIds.set(row.sessionId, row.id);
+          this.settle(row.sessionId, (w) => w.state === row.state && sentAt >= w.notBefore, receivedAt);
+        }
+      }
+      await sleep(Math.max(0, this.intervalMs - (now() - sentAt)));
+    }
+  }
+
+  /** Waits for every id to be listed in `state`; returns id -> arrival time (null if it never came). */
+  async waitAll(ids, state, notBefore, deadline) {
+    const arrivals = new Map();
+    await Promise.all(
+      ids.map(async (id) => arrivals.set(id, await this.waitFor(id, state, notBefore, deadline))),
+    );
+    return arrivals;
+  }
+
+  async stop() {
+    this.running = false;
+    this.expire(now(), true);
+    await this.loop;
+  }
+}
+
+// ── Bridge processes ───────────────────────────────────────────────────────────────────────────
+
+function devVarsToken() {
+  const text = readFileSync(path.join(REPO_ROOT, ".dev.vars"), "utf8");
+  return /^BRIDGE_TOKEN=(.*)$/m.exec(text)?.[1]?.trim() ?? "";
+}
+
+function groupAlive(pid) {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signalGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Live bridge process groups, SIGKILLed if this process exits without stopping them. */
+const liveBridgeGroups = new Set();
+process.on("exit", () => {
+  for (const pid of liveBridgeGroups) signalGroup(pid, "SIGKILL");
+});
+
+/** `tsx bridge/src/main.ts` in its own process group, its JSON log lines kept in memory. */
+function startBridge(baseUrl, id) {
+  const child = spawn(TSX, ["bridge/src/main.ts"], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      EDGE_URL: baseUrl,
+      BRIDGE_TOKEN: devVarsToken(),
+      BRIDGE_ID: id,
+      SIMULATOR: "1",
+      BRIDGE_CAPACITY: String(BRIDGE_CAPACITY),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  liveBridgeGroups.add(child.pid);
+  const bridge = { id, child, lines: [], exit: null };
+  const collector = () => {
+    let partial = "";
+    return (chunk) => {
+      const parts = (partial + chunk.toString("utf8")).split("\n");
+      partial = parts.pop() ?? "";
+      for (const line of parts) if (line) bridge.lines.push(parsedLine(line));
+    };
+  };
+  child.stdout.on("data", collector());
+  child.stderr.on("data", collector());
+  // "close": the process exited and its output was read to the end.
+  child.once("exit", (code, signal) => {
+    bridge.exit = { code, signal };
+  });
+  bridge.exited = new Promise((resolve) => child.once("close", () => resolve()));
+  return bridge;
+}
+
+function parsedLine(line) {
+  try {
+    const value = JSON.parse(line);
+    return typeof value === "object" && value !== null ? value : { msg: line };
+  } catch {
+    return { msg: line };
+  }
+}
+
+const isUp = (bridge) => bridge.exit === null;
+
+/** How a stopped bridge went: tsx's CLI exits with its child's code (143 if it had to kill it). */
+const bridgeExit = (bridge) => ({
+  bridge: bridge.id,
+  stopMs: bridge.stopMs ?? null,
+  exit: bridge.exit,
+  loggedStopped: bridge.lines.some((line) => line.msg === "bridge stopped"),
+});
+
+/**
+ * SIGTERM to the bridge's own node process (not to tsx's CLI: on SIGTERM it re-sends the signal and
+ * SIGKILLs a child that does not acknowledge it within a few tens of ms, which a busy bridge cannot),
+ * then SIGKILL to the whole group if anything is left after BRIDGE_STOP_TIMEOUT_MS.
+ */
+async function stopBridge(bridge) {
+  const pid = bridge.child.pid;
+  const started = now();
+  if (groupAlive(pid)) {
+    try {
+      process.kill(bridge.nodePid ?? pid, "SIGTERM");
+    } catch {
+      signalGroup(pid, "SIGTERM");
+    }
+    const deadline = Date.now() + BRIDGE_STOP_TIMEOUT_MS;
+    while (groupAlive(pid) && Date.now() < deadline) await sleep(50);
+    if (groupAlive(pid)) {
+      progress(`bridge ${bridge.id} did not stop within ${BRIDGE_STOP_TIMEOUT_MS} ms; sending SIGKILL`);
+      signalGroup(pid, "SIGKILL");
+      while (groupAlive(pid)) await sleep(50);
+    }
+    bridge.stopMs ??= now() - started;
+  }
+  liveBridgeGroups.delete(pid);
+  await Promise.race([bridge.exited, sleep(1_000)]);
+}
+
+async function waitForFleetLink(bridge) {
+  const deadline = Date.now() + BRIDGE_JOIN_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (!isUp(bridge)) throw new Error(`bridge ${bridge.id} exited: ${JSON.stringify(bridge.exit)}`);
+    if (bridge.lines.some((line) => line.msg === "fleet link open")) {
+      bridge.nodePid = bridgeNodePid(bridge);
+      return;
+    }
+    await sleep(50);
+  }
+  throw new Error(`bridge ${bridge.id}: no "fleet link open" within ${BRIDGE_JOIN_TIMEOUT_MS} ms`);
+}
+
+/** The node process that runs the bridge: tsx's CLI runs it as its only child process. */
+function bridgeNodePid(bridge) {
+  let pid = bridge.child.pid;
+  for (let depth = 0; depth < 3; depth++) {
+    let children;
+    try {
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
+    } catch {
+      return pid;
+    }
+    if (children.length !== 1) return pid;
+    pid = Number(children[0]);
+  }
+  return pid;
+}
+
+/** VmRSS of the bridge's node process, in KiB. */
+function bridgeRssKib(bridge) {
+  const pid = bridge.nodePid ?? bridgeNodePid(bridge);
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return { pid, kib: Number(match[1]) };
+}
+
+/** Distinct sessions each bridge logged "whatsapp connected" for, among `ids`, since `marks`. */
+function connectedSplit(bridges, marks, ids) {
+  const wanted = new Set(ids.map(internalId));
+  return Object.fromEntries(
+    bridges.map((bridge) => {
+      const seen = new Set();
+      for (const line of bridge.lines.slice(marks.get(bridge) ?? 0)) {
+        if (line.msg === "whatsapp connected" && wanted.has(line.session)) seen.add(line.session);
+      }
+      return [bridge.id, seen.size];
+    }),
+  );
+}
+
+const markLines = (bridges) => new Map(bridges.map((bridge) => [bridge, bridge.lines.length]));
+
+/** Log lines at warn or error since the marks, for the report. */
+function bridgeProblems(bridges, marks) {
+  const problems = [];
+  for (const bridge of bridges) {
+    for (const line of bridge.lines.slice(marks.get(bridge) ?? 0)) {
+      if (line.level === "warn" || line.level === "error" || line.level === undefined) {
+        problems.push({ bridge: bridge.id, ...line });
+      }
+    }
+  }
+  return problems;
+}
+
+/** Waits until a bridge logged letting go of each of `ids` (unassigned, or dropped on release). */
+async function waitForRelease(bridges, marks, ids) {
+  const pending = new Set(ids.map(internalId));
+  const deadline = Date.now() + RELEASE_TIMEOUT_MS;
+  const cursors = new Map(marks);
+  while (pending.size > 0 && Date.now() < deadline) {
+    for (const bridge of bridges) {
+      const lines = bridge.lines;
+      for (let i = cursors.get(bridge) ?? 0; i < lines.length; i++) {
+        const { msg, session } = lines[i];
+        if (msg === "session unassigned" || (typeof msg === "string" && msg.startsWith("dropping session"))) {
+          pending.delete(session);
+        }
+      }
+      cursors.set(bridge, lines.length);
+    }
+    if (pending.size > 0) await sleep(50);
+  }
+  return pending.size;
+}
+
+/** Writes every bridge's log lines (JSONL) to a new directory under the OS temp dir; returns it. */
+function dumpBridgeLogs(bridges) {
+  const dir = mkdtempSync(path.join(tmpdir(), "switchboard-bench-sessions-"));
+  for (const bridge of bridges) {
+    writeFileSync(
+      path.join(dir, `${bridge.id}.jsonl`),
+      bridge.lines.map((l) => JSON.stringify(l)).join("\n"),
+    );
+  }
+  return dir;
+}
+
+// ── Phases ─────────────────────────────────────────────────────────────────────────────────────
+
+/** 200 sequential GET /api/health (after 20 discarded), with the same HTTP client as every phase. */
+async function measureBaseline(baseUrl) {
+  const latencies = [];
+  let non2xx = 0;
+  for (let i = 0; i < BASELINE_WARMUP + BASELINE_REQUESTS; i++) {
+    const started = now();
+    const response = await fetch(`${baseUrl}/api/health`, {
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    await response.arrayBuffer();
+    if (i >= BASELINE_WARMUP) {
+      latencies.push(now() - started);
+      if (response.status !== 200) non2xx++;
+    }
+  }
+  return { route: "GET /api/health", requests: BASELINE_REQUESTS, non2xx, ...stats(latencies) };
+}
+
+/** Polls GET .../qr until it answers 200; returns the arrival time, or null at the deadline. */
+async function waitForQr(api, id, deadline) {
+  while (now() < deadline) {
+    const result = await api.call("GET", `/api/sessions/${id}/qr`);
+    if (result.status === 200) return now();
+    if (result.status !== 404) {
+      api.failures.push({ phase: "qr", request: `GET /api/sessions/${id}/qr`, status: result.status });
+    }
+    await sleep(POLL_INTERVAL_MS);
+  }
+  return null;
+}
+
+/** POST .../simulate/scan, retried a few times on 503 (the QR can be between bridge and edge). */
+async function scan(api, phase, id) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const result = await api.call("POST", `/api/sessions/${id}/simulate/scan`);
+    if (result.status === 200) return true;
+    if (result.status !== 503 || attempt === 4) {
+      api.failures.push({
+        phase,
+        request: `POST /api/sessions/${id}/simulate/scan`,
+        status: result.status,
+        body: JSON.stringify(result.body).slice(0, 300),
+      });
+      return false;
+    }
+    await sleep(100);
+  }
+  return false;
+}
+
+/**
+ * Create + start + QR + scan of each id until listed "connected". Timed per session from the create
+ * request: to the QR (GET .../qr 200) and to "connected".
+ */
+async function linkSessions(api, watcher, phase, ids, timed = true) {
+  const started = now();
+  const deadline = started + phaseTimeoutMs(ids.length);
+  const toQr = [];
+  const toConnected = [];
+  const failed = [];
+  const fail = (id, stage) => failed.push({ id, internalId: internalId(id), stage });
+  await pool(ids, timed ? CONCURRENCY : SETUP_CONCURRENCY, async (id) => {
+    const t0 = now();
+    const created = await api.expect(phase, "POST", "/api/sessions", { name: id, sessionId: id });
+    if (created.status !== 200) return fail(id, "create");
+    internalIds.set(id, created.body?.data?.id ?? id);
+    const start = await api.expect(phase, "POST", `/api/sessions/${id}/start`);
+    if (start.status !== 200) return fail(id, "start");
+    // Timed runs ask GET .../qr like a client would; the untimed setup watches the listing instead.
+    const qrAt = timed
+      ? await waitForQr(api, id, deadline)
+      : await watcher.waitFor(id, "scan_qr", t0, deadline);
+    if (qrAt === null) return fail(id, timed ? "no QR (GET .../qr never 200)" : "never listed scan_qr");
+    toQr.push(qrAt - t0);
+    const connected = watcher.waitFor(id, "connected", now(), deadline);
+    if (!(await scan(api, phase, id))) {
+      watcher.cancel(id);
+      return fail(id, "scan");
+    }
+    const connectedAt = await connected;
+    if (connectedAt === null) return fail(id, "never listed connected after the scan");
+    toConnected.push(connectedAt - t0);
+  });
+  if (failed.length) progress(`${phase}: ${failed.length} sessions failed`, failed.slice(0, 10));
+  return {
+    sessions: ids.length,
+    connected: toConnected.length,
+    failed: failed.slice(0, 20).map((f) => ({ ...f, lastListedState: watcher.lastState.get(f.id) ?? null })),
+    wallMs: now() - started,
+    toQr: stats(toQr),
+    toConnected: stats(toConnected),
+  };
+}
+
+/** POST .../stop of each id, then waits for the listing to say "stopped" and the bridges to let go. */
+async function stopSessions(api, watcher, bridges, ids) {
+  const marks = markLines(bridges);
+  const sentAt = now();
+  await pool(ids, CONCURRENCY, (id) => api.expect("stop", "POST", `/api/sessions/${id}/stop`));
+  const arrivals = await watcher.waitAll(ids, "stopped", sentAt, sentAt + phaseTimeoutMs(ids.length));
+  const notStopped = ids.filter((id) => arrivals.get(id) === null);
+  const notReleased = await waitForRelease(bridges, marks, ids);
+  const result = { sessions: ids.length, notStopped: notStopped.length, notReleased, wallMs: now() - sentAt };
+  progress(
+    `stopped ${ids.length - notStopped.length}/${ids.length} in ${ms(result.wallMs)}` +
+      (notReleased ? `; ${notReleased} not let go by a bridge within ${RELEASE_TIMEOUT_MS} ms` : ""),
+  );
+  return result;
+}
+
+/** Starts every id (already linked, now stopped) and times each until it is listed "connected". */
+async function warmStart(api, watcher, bridges, ids) {
+  const marks = markLines(bridges);
+  const startedAt = new Map();
+  const arrivals = new Map();
+  const waits = [];
+  const t0 = now();
+  const deadline = t0 + phaseTimeoutMs(ids.length);
+  await pool(ids, CONCURRENCY, async (id) => {
+    const sentAt = now();
+    startedAt.set(id, sentAt);
+    waits.push(watcher.waitFor(id, "connected", sentAt, deadline).then((at) => arrivals.set(id, at)));
+    const result = await api.expect(`warm start ${ids.length}`, "POST", `/api/sessions/${id}/start`);
+    if (result.status !== 200) watcher.cancel(id);
+  });
+  await Promise.all(waits);
+  const latencies = [];
+  const stuck = [];
+  for (const id of ids) {
+    const at = arrivals.get(id);
+    if (at === null || at === undefined) stuck.push(id);
+    else latencies.push(at - startedAt.get(id));
+  }
+  const lastConnected = Math.max(...ids.map((id) => arrivals.get(id) ?? 0));
+  const wallMs = (stuck.length ? now() : lastConnected) - t0;
+  const stuckStates = {};
+  for (const id of stuck) {
+    const state = watcher.lastState.get(id) ?? "unlisted";
+    stuckStates[state] = (stuckStates[state] ?? 0) + 1;
+  }
+  const polls = watcher.polls.filter((poll) => poll.sentAt >= t0).map((poll) => poll.ms);
+  return {
+    sessions: ids.length,
+    connected: latencies.length,
+    listingPolls: { count: polls.length, p50: percentile(polls, 50), max: Math.max(0, ...polls) },
+    stuck: stuck.length,
+    stuckStates,
+    stuckExamples: stuck.slice(0, 5),
+    ...stats(latencies),
+    wallMs,
+    sessionsPerSec: latencies.length / (wallMs / 1000),
+    split: connectedSplit(bridges, marks, ids),
+    bridgesUp: bridges.every(isUp),
+    problems: bridgeProblems(bridges, marks).slice(0, 20),
+  };
+}
+
+function memoryReport(bridges, before, after, split) {
+  return bridges.map((bridge) => {
+    const held = split[bridge.id] ?? 0;
+    const deltaKib = after.get(bridge).kib - before.get(bridge).kib;
+    return {
+      bridge: bridge.id,
+      pid: after.get(bridge).pid,
+      rssBeforeKib: before.get(bridge).kib,
+      rssAfterKib: after.get(bridge).kib,
+      sessions: held,
+      kibPerSession: held ? deltaKib / held : Number.NaN,
+    };
+  });
+}
+
+const readRss = (bridges) => new Map(bridges.map((bridge) => [bridge, bridgeRssKib(bridge)]));
+
+// ── Report ─────────────────────────────────────────────────────────────────────────────────────
+
+function printReport(summary) {
+  const base = summary.baseline.p50;
+  console.log(
+    `\nbaseline: GET /api/health p50 ${ms(base)}, p99 ${ms(summary.baseline.p99)} ` +
+      `(${summary.baseline.requests} sequential requests, ${summary.baseline.non2xx} non-2xx)`,
+  );
+  console.log('\nwarm start (linked before, creds stored): POST .../start -> listed "connected"');
+  console.table(
+    [...summary.warm, ...(summary.singleBridge?.warm ? [summary.singleBridge.warm] : [])].map((run) => ({
+      bridges: run.bridges,
+      sessions: run.sessions,
+      connected: run.connected,
+      "p50 ms": run.p50.toFixed(1),
+      "p99 ms": run.p99.toFixed(1),
+      "max ms": run.max.toFixed(1),
+      "p50 × health": times(run.p50, base),
+      "p99 × health": times(run.p99, base),
+      "wall ms": run.wallMs.toFixed(0),
+      "sessions/s": run.sessionsPerSec.toFixed(1),
+      "listing p50 ms": run.listingPolls.p50.toFixed(0),
+      split: Object.entries(run.split)
+        .map(([id, n]) => `${id}:${n}`)
+        .join(" "),
+    })),
+  );
+  for (const run of summary.warm) {
+    console.log(
+      `start-to-connected p50 at N=${run.sessions} = ${ms(run.p50)} = ${times(run.p50, base)} × the trivial route's p50`,
+    );
+  }
+  if (summary.cold.length) {
+    console.log('\ncold path: create + start -> QR -> simulated scan -> listed "connected"');
+    console.table(
+      summary.cold.map((run) => ({
+        sessions: run.sessions,
+        connected: run.connected,
+        "to QR p50 ms": run.toQr.p50.toFixed(1),
+        "to QR p99 ms": run.toQr.p99.toFixed(1),
+        "connected p50 ms": run.toConnected.p50.toFixed(1),
+        "connected p99 ms": run.toConnected.p99.toFixed(1),
+        "p50 × health": times(run.toConnected.p50, base),
+        "p99 × health": times(run.toConnected.p99, base),
+        "wall ms": run.wallMs.toFixed(0),
+      })),
+    );
+    for (const run of summary.cold) {
+      console.log(
+        `cold create-to-connected p50 at N=${run.sessions} = ${ms(run.toConnected.p50)} = ` +
+          `${times(run.toConnected.p50, base)} × the trivial route's p50`,
+      );
+    }
+  }
+  const memoryRows = [
+    ...(summary.memory ?? []).map((row) => ({ variant: "two bridges", ...row })),
+    ...(summary.singleBridge?.memory ?? []).map((row) => ({ variant: "one bridge", ...row })),
+  ];
+  if (memoryRows.length) {
+    console.log("\nbridge resident memory (VmRSS of the bridge's node process)");
+    console.table(
+      memoryRows.map((row) => ({
+        variant: row.variant,
+        bridge: row.bridge,
+        "RSS before MiB": (row.rssBeforeKib / 1024).toFixed(1),
+        "RSS after MiB": (row.rssAfterKib / 1024).toFixed(1),
+        "connected sessions": row.sessions,
+        "KiB / session": Number.isFinite(row.kibPerSession) ? row.kibPerSession.toFixed(1) : "n/a",
+      })),
+    );
+  }
+  if (summary.memory) {
+    console.log(
+      "two bridges: RSS before = just after joining; after = the largest N connected, so the delta also holds\n" +
+        "whatever the process kept from the earlier phases (cold path, setup, QR rendering). one bridge: a fresh\n" +
+        "process that only ever did the warm start (no GC forced in either case).",
+    );
+  }
+  for (const run of [...summary.warm, ...(summary.singleBridge?.warm ? [summary.singleBridge.warm] : [])]) {
+    if (run.stuck || run.problems.length) {
+      console.log(
+        `warm start of ${run.sessions} on ${run.bridges} bridge(s): ${run.stuck} never listed "connected" ` +
+          `(last listed states ${JSON.stringify(run.stuckStates)}, e.g. ${run.stuckExamples.join(", ")}); ` +
+          `bridge warnings/errors: ${JSON.stringify(run.problems.slice(0, 5))}`,
+      );
+    }
+  }
+  for (const run of summary.cold) {
+    if (run.failed.length) console.log(`cold path of ${run.sessions}: failed ${JSON.stringify(run.failed)}`);
+  }
+  console.log(
+    `\nlisting polls: ${summary.polls.count}, GET /api/sessions p50 ${ms(summary.polls.p50)}, ` +
+      `max ${ms(summary.polls.max)}. Latencies above are upper bounds: the arrival of the first listing that\n` +
+      `showed the state; one poll in flight, at most every ${POLL_INTERVAL_MS} ms, so the resolution is about the\n` +
+      "listing's own latency (column 'listing p50 ms').",
+  );
+  for (const stop of summary.stops) {
+    if (stop.notStopped || stop.notReleased) {
+      console.log(
+        `stop of ${stop.sessions}: ${stop.notStopped} never listed "stopped", ${stop.notReleased} not let go by a bridge`,
+      );
+    }
+  }
+  for (const shutdown of summary.bridgeShutdowns) {
+    console.log(
+      `bridge ${shutdown.bridge} shut down in ${ms(shutdown.stopMs)}, exit ${JSON.stringify(shutdown.exit)}` +
+        `${shutdown.loggedStopped ? "" : ' (never logged "bridge stopped")'}`,
+    );
+  }
+  if (summary.failures.length) {
+    console.error(`\n${summary.failures.length} unexpected HTTP answers; first ones:`);
+    console.error(summary.failures.slice(0, 10));
+  }
+  console.log(`\n${summary.target.line}`);
+  console.log(`  ${summary.target.detail}`);
+}
+
+function targetVerdict(summary, largest) {
+  const single = summary.singleBridge;
+  if (single?.warm) {
+    const run = single.warm;
+    const met = run.sessions >= TARGET_SESSIONS_PER_BRIDGE && run.connected === run.sessions && run.bridgesUp;
+    return {
+      met,
+      line: `target: >= ${TARGET_SESSIONS_PER_BRIDGE} sessions per bridge process — ${met ? "met" : "not met"}`,
+      detail:
+        `one bridge process (${single.bridge}) held ${run.connected}/${run.sessions} connected sessions` +
+        `, process ${run.bridgesUp ? "stayed up" : "EXITED"}; two bridges held ` +
+        `${largest ? `${largest.connected}/${largest.sessions} (${JSON.stringify(largest.split)})` : "n/a"}`,
+    };
+  }
+  const met = false;
+  return {
+    met,
+    line: `target: >= ${TARGET_SESSIONS_PER_BRIDGE} sessions per bridge process — not met (not measured)`,
+    detail:
+      `the single-bridge variant did not run (${single?.skipped ?? "no sessions"}); two bridges held ` +
+      `${largest ? `${largest.connected}/${largest.sessions} (${JSON.stringify(largest.split)})` : "n/a"}, ` +
+      "so no single process was shown to hold the target",
+  };
+}
+
+// ── Run ────────────────────────────────────────────────────────────────────────────────────────
+
+async function bootSimulatorStack() {
+  const saved = { SIMULATOR: process.env.SIMULATOR, BRIDGE: process.env.BRIDGE };
+  process.env.SIMULATOR = "1";
+  process.env.BRIDGE = "0";
+  try {
+    return await bootStack();
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
+
+/** Runs the whole benchmark on a fresh stack and returns its summary (clean: nothing failed). */
+export async function run() {
+  const benchStarted = Date.now();
+  const counts = sessionCounts();
+  const largest = counts[counts.length - 1];
+  const coldCounts = COLD_SESSIONS.filter((n) => n <= largest);
+  const stack = await bootSimulatorStack();
+  const bridges = [];
+  let watcher;
+  let summary;
+  let keepLogs = process.env.BENCH_KEEP_LOGS === "1";
+  try {
+    const api = new Api(stack.baseUrl, await createAdminApiKey(stack.baseUrl));
+    watcher = new ListingWatcher(api);
+    for (const id of ["bench-a", "bench-b"]) bridges.push(startBridge(stack.baseUrl, id));
+    await Promise.all(bridges.map(waitForFleetLink));
+    progress(`bridges joined: ${bridges.map((b) => `${b.id} (pid ${b.nodePid})`).join(", ")}`);
+    await sleep(500);
+    const rssBefore = readRss(bridges);
+
+    progress(`measuring the baseline: ${BASELINE_REQUESTS} sequential GET /api/health`);
+    const baseline = await measureBaseline(stack.baseUrl);
+
+    // Cold path; these sessions are then part of the pool of linked sessions.
+    const linked = [];
+    const cold = [];
+    for (const n of coldCounts) {
+      const ids = Array.from({ length: n }, (_, i) => `cold-${n}-${i}`);
+      progress(`cold path: ${n} sessions (create, start, QR, scan, connected)`);
+      const result = await linkSessions(api, watcher, `cold ${n}`, ids);
+      cold.push(result);
+      linked.push(...ids.filter((id) => watcher.lastState.get(id) === "connected"));
+    }
+    const missing = Math.max(0, largest - linked.length);
+    if (missing) {
+      progress(`setup (not timed): linking ${missing} more sessions`);
+      const ids = Array.from({ length: missing }, (_, i) => `warm-${i}`);
+      watcher.intervalMs = SETUP_POLL_INTERVAL_MS;
+      const setup = await linkSessions(api, watcher, "setup", ids, false);
+      watcher.intervalMs = POLL_INTERVAL_MS;
+      progress(`setup: ${setup.connected}/${missing} connected in ${setup.wallMs.toFixed(0)} ms`);
+      linked.push(...ids.filter((id) => watcher.lastState.get(id) === "connected"));
+    }
+    progress(`stopping ${linked.length} linked sessions`);
+    const stops = [await stopSessions(api, watcher, bridges, linked)];
+
+    const warm = [];
+    let memory = null;
+    for (const n of counts) {
+      const ids = linked.slice(0, n);
+      progress(`warm start: ${ids.length} sessions`);
+      const result = { bridges: 2, ...(await warmStart(api, watcher, bridges, ids)) };
+      warm.push(result);
+      progress(
+        `${result.connected}/${result.sessions} connected, p50 ${ms(result.p50)}, wall ${ms(result.wallMs)}`,
+      );
+      if (n === largest) {
+        await sleep(1_000);
+        memory = memoryReport(bridges, rssBefore, readRss(bridges), result.split);
+      }
+      stops.push(await stopSessions(api, watcher, bridges, ids));
+    }
+
+    let singleBridge = { skipped: "BENCH_SINGLE_BRIDGE=0" };
+    const elapsed = Date.now() - benchStarted;
+    if (process.env.BENCH_SINGLE_BRIDGE !== "0" && elapsed > SINGLE_BRIDGE_DEADLINE_MS) {
+      singleBridge = { skipped: `out of time (${(elapsed / 1000).toFixed(0)} s elapsed)` };
+    } else if (process.env.BENCH_SINGLE_BRIDGE !== "0") {
+      progress(`single-bridge variant: stopping both bridges, one fresh bridge holds ${largest}`);
+      for (const bridge of bridges) await stopBridge(bridge);
+      const solo = startBridge(stack.baseUrl, "bench-solo");
+      bridges.push(solo);
+      await waitForFleetLink(solo);
+      await sleep(500);
+      const soloBefore = readRss([solo]);
+      const ids = linked.slice(0, largest);
+      const result = { bridges: 1, ...(await warmStart(api, watcher, [solo], ids)) };
+      await sleep(1_000);
+      const soloMemory = memoryReport([solo], soloBefore, readRss([solo]), result.split);
+      progress(`${result.connected}/${result.sessions} connected on ${solo.id}, p50 ${ms(result.p50)}`);
+      // Not stopped: the bridge shuts down holding them (WhatsApp closed without logging out).
+      await stopBridge(solo);
+      progress(`${solo.id} shut down holding ${result.connected} sessions in ${ms(solo.stopMs)}`);
+      singleBridge = { bridge: solo.id, warm: result, memory: soloMemory, shutdown: bridgeExit(solo) };
+    }
+
+    const polls = stats(watcher.polls.map((poll) => poll.ms));
+    summary = {
+      name,
+      baseline,
+      warm,
+      cold,
+      memory,
+      singleBridge,
+      polls,
+      pollErrors: watcher.pollErrors.slice(0, 10),
+      stops,
+      bridgeShutdowns: bridges.filter((bridge) => bridge.stopMs !== undefined).map(bridgeExit),
+      failures: api.failures,
+      concurrency: CONCURRENCY,
+      pollIntervalMs: POLL_INTERVAL_MS,
+    };
+    summary.target = targetVerdict(
+      summary,
+      warm.find((run) => run.sessions === largest),
+    );
+    summary.meetsTarget = summary.target.met;
+    summary.clean =
+      baseline.non2xx === 0 &&
+      api.failures.length === 0 &&
+      watcher.pollErrors.length === 0 &&
+      stops.every((stop) => stop.notStopped === 0) &&
+      cold.every((run) => run.connected === run.sessions) &&
+      warm.every((run) => run.connected === run.sessions && run.bridgesUp) &&
+      (!singleBridge.warm || singleBridge.warm.connected === singleBridge.warm.sessions);
+    printReport(summary);
+    if (!summary.clean)
+      console.error("\nsessions bench NOT clean: see the failures and stuck sessions above");
+    return summary;
+  } catch (error) {
+    keepLogs = true;
+    throw error;
+  } finally {
+    await watcher?.stop();
+    for (const bridge of bridges) await stopBridge(bridge);
+    if (keepLogs || summary?.clean === false) {
+      console.error(`bridge logs written to ${dumpBridgeLogs(bridges)}`);
+    }
+    await stack.stop();
+  }
+}
+
+const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) {
+  const summary = await run();
+  if (!summary.clean) process.exitCode = 1;
+}
