@@ -70,15 +70,19 @@ export class FleetLink {
 
   /**
    * Closes every WhatsApp socket WITHOUT logging out (another bridge carries on with the same creds),
-   * every session link, then the fleet link with 1001 so the edge reassigns at once.
+   * then the fleet link with 1001 so the edge reassigns at once, then the session links.
+   * `runner.stop()` ends its WhatsApp socket synchronously, before its first await, so no account is
+   * ever open on two bridges; the fleet link goes next because waiting for 1,000 session-link close
+   * handshakes first outlasted the shutdown budget and left the edge waiting out its grace period.
    */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     const runners = [...this.runners.values()];
     this.runners.clear();
     this.options.log("info", "bridge shutting down", { sessions: runners.length });
-    await Promise.all(runners.map((runner) => runner.stop(1001, "bridge shutting down")));
+    const stopping = runners.map((runner) => runner.stop(1001, "bridge shutting down"));
     await this.link.close(1001, "bridge shutting down");
+    await Promise.all(stopping);
   }
 
   private send(frame: BridgeToFleet): void {
