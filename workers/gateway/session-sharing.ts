@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq } from "drizzle-orm";
 import { findUserByEmail } from "../auth/user-store";
 import { database, iso } from "../db/client";
-import { sessionAccess, users } from "../db/schema";
+import { sessionAccess, type UserRow, users } from "../db/schema";
 import { ok } from "../http/envelope";
 import { badRequest, conflictOnDuplicate, notFound } from "../http/errors";
 import {
@@ -26,6 +26,16 @@ const errors = {
   404: errorResponse("Session or user not found"),
 };
 
+type GrantedUser = Pick<UserRow, "id" | "name" | "email" | "role">;
+
+/** The access grant as responses show it: the public session id and the grantee, never more of the user. */
+const toGrantResource = (publicSessionId: string, user: GrantedUser, createdAt: number) => ({
+  sessionId: publicSessionId,
+  userId: user.id,
+  user: { id: user.id, name: user.name, email: user.email, role: user.role },
+  createdAt: iso(createdAt),
+});
+
 const grantsOf = async (db: ReturnType<typeof database>, sessionId: string, publicSessionId: string) => {
   const rows = await db
     .select({ grant: sessionAccess, user: users })
@@ -33,12 +43,7 @@ const grantsOf = async (db: ReturnType<typeof database>, sessionId: string, publ
     .innerJoin(users, eq(users.id, sessionAccess.userId))
     .where(eq(sessionAccess.sessionId, sessionId))
     .orderBy(asc(sessionAccess.createdAt));
-  return rows.map(({ grant, user }) => ({
-    sessionId: publicSessionId,
-    userId: user.id,
-    user: { id: user.id, name: user.name, email: user.email, role: user.role },
-    createdAt: iso(grant.createdAt),
-  }));
+  return rows.map(({ grant, user }) => toGrantResource(publicSessionId, user, grant.createdAt));
 };
 
 sessionSharingRoutes.openapi(
@@ -88,13 +93,7 @@ sessionSharingRoutes.openapi(
       db.insert(sessionAccess).values({ sessionId: session.id, userId: target.id, createdAt }),
       "The session is already shared with this user",
     );
-    const grant = {
-      sessionId: session.sessionId,
-      userId: target.id,
-      user: { id: target.id, name: target.name, email: target.email, role: target.role },
-      createdAt: iso(createdAt),
-    };
-    return c.json(ok("Access granted", grant), 201);
+    return c.json(ok("Access granted", toGrantResource(session.sessionId, target, createdAt)), 201);
   },
 );
 
