@@ -14,18 +14,40 @@
 //   N connected, per connected session; and, unless BENCH_SINGLE_BRIDGE=0 or time ran out, the same
 //   with a single fresh bridge holding all of the largest N.
 // Every latency is also printed against the p50 of the trivial GET /api/health on the same stack.
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { bootStack, createAdminApiKey } from "./lib.mjs";
+import {
+  bridgeExit,
+  bridgeProblems,
+  bridgeRssKib,
+  connectedSplit,
+  dumpBridgeLogs,
+  isUp,
+  markLines,
+  RELEASE_TIMEOUT_MS,
+  startBridge,
+  stopBridge,
+  waitForFleetLink,
+  waitForRelease,
+} from "./support/bridge-processes.mjs";
+import {
+  internalId,
+  internalIds,
+  ms,
+  now,
+  percentile,
+  pool,
+  progress,
+  sleep,
+  stats,
+  times,
+} from "./support/common.mjs";
+import { Api, ListingWatcher, POLL_INTERVAL_MS, REQUEST_TIMEOUT_MS } from "./support/session-api.mjs";
 
 export const name = "sessions";
 export const TARGET_SESSIONS_PER_BRIDGE = 1000;
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const TSX = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
 const DEFAULT_SESSIONS = [1, 100, 1000];
 const COLD_SESSIONS = [1, 100];
 /** Requests in flight at once for starts, stops and the cold path. */
@@ -36,32 +58,10 @@ const CONCURRENCY = 32;
  */
 const SETUP_CONCURRENCY = Number(process.env.BENCH_SETUP_CONCURRENCY ?? 128);
 const SETUP_POLL_INTERVAL_MS = Number(process.env.BENCH_SETUP_POLL_MS ?? 250);
-/** GET /api/sessions is polled at most this often (one poll in flight at a time). */
-const POLL_INTERVAL_MS = 100;
 const BASELINE_REQUESTS = 200;
 const BASELINE_WARMUP = 20;
-const BRIDGE_CAPACITY = 5000;
-const BRIDGE_JOIN_TIMEOUT_MS = 30_000;
-const BRIDGE_STOP_TIMEOUT_MS = 8_000;
-const RELEASE_TIMEOUT_MS = 30_000;
-const REQUEST_TIMEOUT_MS = 30_000;
 /** The single-bridge variant is skipped when the bench has already run longer than this. */
 const SINGLE_BRIDGE_DEADLINE_MS = Number(process.env.BENCH_SINGLE_BRIDGE_DEADLINE_MS ?? 180_000);
-
-/**
- * Public sessionId -> internal id. The fleet and the bridges know a session by its internal id (the
- * name of its Durable Object), so bridge log lines carry that one.
- */
-const internalIds = new Map();
-const internalId = (sessionId) => internalIds.get(sessionId) ?? sessionId;
-
-const loadedAt = performance.now();
-/** Progress on stderr, with the seconds since this module loaded. */
-const progress = (...args) =>
-  console.error(`[sessions +${((performance.now() - loadedAt) / 1000).toFixed(1)} s]`, ...args);
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const now = () => performance.now();
 
 /** Generous per-phase limits: a stuck session fails its phase instead of hanging the bench. */
 const phaseTimeoutMs = (sessions) => 30_000 + 80 * sessions;
@@ -74,387 +74,6 @@ function sessionCounts() {
     throw new Error(`BENCH_SESSIONS must be a comma-separated list of positive integers, got ${raw}`);
   }
   return [...new Set(counts)].sort((a, b) => a - b);
-}
-
-function percentile(values, p) {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-function stats(values) {
-  return {
-    count: values.length,
-    p50: percentile(values, 50),
-    p99: percentile(values, 99),
-    max: values.length ? Math.max(...values) : Number.NaN,
-  };
-}
-
-const ms = (value) => (Number.isFinite(value) ? `${value.toFixed(1)} ms` : "n/a");
-const times = (value, baseline) => (Number.isFinite(value) ? (value / baseline).toFixed(1) : "n/a");
-
-/** Runs `task` over `items` with at most `limit` in flight. */
-async function pool(items, limit, task) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      await task(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-// ── HTTP ───────────────────────────────────────────────────────────────────────────────────────
-
-/** Counts every answer by status so a phase can tell whether it measured what it claims to. */
-class Api {
-  constructor(baseUrl, key) {
-    this.baseUrl = baseUrl;
-    this.key = key;
-    this.failures = [];
-  }
-
-  async call(method, route, body) {
-    try {
-      const response = await fetch(`${this.baseUrl}${route}`, {
-        method,
-        headers: {
-          "X-API-Key": this.key,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-      const text = await response.text();
-      let json = null;
-      try {
-        json = text ? JSON.parse(text) : null;
-      } catch {
-        json = { raw: text.slice(0, 300) };
-      }
-      return { status: response.status, body: json };
-    } catch (error) {
-      return { status: 0, body: { error: error instanceof Error ? error.message : String(error) } };
-    }
-  }
-
-  /** A call that must answer `expected`; anything else is recorded as a failure of the phase. */
-  async expect(phase, method, route, body, expected = 200) {
-    const result = await this.call(method, route, body);
-    if (result.status !== expected) {
-      this.failures.push({
-        phase,
-        request: `${method} ${route}`,
-        status: result.status,
-        body: JSON.stringify(result.body).slice(0, 300),
-      });
-    }
-    return result;
-  }
-}
-
-/**
- * Polls GET /api/sessions while anyone waits for a state, and resolves each waiter with the time the
- * first listing showing that state arrived (a poll sent before `notBefore` does not count), or with
- * null once its deadline (performance.now() time) passed.
- */
-class ListingWatcher {
-  constructor(api) {
-    this.api = api;
-    this.waiters = new Map();
-    this.lastState = new Map();
-    this.polls = [];
-    this.pollErrors = [];
-    this.intervalMs = POLL_INTERVAL_MS;
-    this.running = true;
-    this.loop = this.run();
-  }
-
-  waitFor(sessionId, state, notBefore, deadline) {
-    return new Promise((resolve) => {
-      const list = this.waiters.get(sessionId) ?? [];
-      list.push({ state, notBefore, deadline, resolve });
-      this.waiters.set(sessionId, list);
-    });
-  }
-
-  /** Resolves the waiters of one id with null (its request failed: nothing to wait for). */
-  cancel(sessionId) {
-    for (const waiter of this.waiters.get(sessionId) ?? []) waiter.resolve(null);
-    this.waiters.delete(sessionId);
-  }
-
-  /** Resolves with `value` the waiters of `sessionId` that `pick` selects; keeps the others. */
-  settle(sessionId, pick, value) {
-    const list = this.waiters.get(sessionId);
-    if (!list) return;
-    const remaining = list.filter((waiter) => {
-      if (!pick(waiter)) return true;
-      waiter.resolve(value);
-      return false;
-    });
-    if (remaining.length) this.waiters.set(sessionId, remaining);
-    else this.waiters.delete(sessionId);
-  }
-
-  expire(at, everything = false) {
-    for (const id of [...this.waiters.keys()]) this.settle(id, (w) => everything || w.deadline < at, null);
-  }
-
-  async run() {
-    while (this.running) {
-      this.expire(now());
-      if (this.waiters.size === 0) {
-        await sleep(10);
-        continue;
-      }
-      const sentAt = now();
-      const result = await this.api.call("GET", "/api/sessions");
-      const receivedAt = now();
-      this.polls.push({ sentAt, ms: receivedAt - sentAt });
-      if (result.status !== 200 || !Array.isArray(result.body?.data)) {
-        this.pollErrors.push({ status: result.status, body: JSON.stringify(result.body).slice(0, 300) });
-      } else {
-        for (const row of result.body.data) {
-          this.lastState.set(row.sessionId, row.state);
-          internalIds.set(row.sessionId, row.id);
-          this.settle(row.sessionId, (w) => w.state === row.state && sentAt >= w.notBefore, receivedAt);
-        }
-      }
-      await sleep(Math.max(0, this.intervalMs - (now() - sentAt)));
-    }
-  }
-
-  /** Waits for every id to be listed in `state`; returns id -> arrival time (null if it never came). */
-  async waitAll(ids, state, notBefore, deadline) {
-    const arrivals = new Map();
-    await Promise.all(
-      ids.map(async (id) => arrivals.set(id, await this.waitFor(id, state, notBefore, deadline))),
-    );
-    return arrivals;
-  }
-
-  async stop() {
-    this.running = false;
-    this.expire(now(), true);
-    await this.loop;
-  }
-}
-
-// ── Bridge processes ───────────────────────────────────────────────────────────────────────────
-
-function devVarsToken() {
-  const text = readFileSync(path.join(REPO_ROOT, ".dev.vars"), "utf8");
-  return /^BRIDGE_TOKEN=(.*)$/m.exec(text)?.[1]?.trim() ?? "";
-}
-
-function groupAlive(pid) {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function signalGroup(pid, signal) {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-/** Live bridge process groups, SIGKILLed if this process exits without stopping them. */
-const liveBridgeGroups = new Set();
-process.on("exit", () => {
-  for (const pid of liveBridgeGroups) signalGroup(pid, "SIGKILL");
-});
-
-/** `tsx bridge/src/main.ts` in its own process group, its JSON log lines kept in memory. */
-function startBridge(baseUrl, id) {
-  const child = spawn(TSX, ["bridge/src/main.ts"], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      EDGE_URL: baseUrl,
-      BRIDGE_TOKEN: devVarsToken(),
-      BRIDGE_ID: id,
-      SIMULATOR: "1",
-      BRIDGE_CAPACITY: String(BRIDGE_CAPACITY),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  liveBridgeGroups.add(child.pid);
-  const bridge = { id, child, lines: [], exit: null };
-  const collector = () => {
-    let partial = "";
-    return (chunk) => {
-      const parts = (partial + chunk.toString("utf8")).split("\n");
-      partial = parts.pop() ?? "";
-      for (const line of parts) if (line) bridge.lines.push(parsedLine(line));
-    };
-  };
-  child.stdout.on("data", collector());
-  child.stderr.on("data", collector());
-  // "close": the process exited and its output was read to the end.
-  child.once("exit", (code, signal) => {
-    bridge.exit = { code, signal };
-  });
-  bridge.exited = new Promise((resolve) => child.once("close", () => resolve()));
-  return bridge;
-}
-
-function parsedLine(line) {
-  try {
-    const value = JSON.parse(line);
-    return typeof value === "object" && value !== null ? value : { msg: line };
-  } catch {
-    return { msg: line };
-  }
-}
-
-const isUp = (bridge) => bridge.exit === null;
-
-/** How a stopped bridge went: tsx's CLI exits with its child's code (143 if it had to kill it). */
-const bridgeExit = (bridge) => ({
-  bridge: bridge.id,
-  stopMs: bridge.stopMs ?? null,
-  exit: bridge.exit,
-  loggedStopped: bridge.lines.some((line) => line.msg === "bridge stopped"),
-});
-
-/**
- * SIGTERM to the bridge's own node process (not to tsx's CLI: on SIGTERM it re-sends the signal and
- * SIGKILLs a child that does not acknowledge it within a few tens of ms, which a busy bridge cannot),
- * then SIGKILL to the whole group if anything is left after BRIDGE_STOP_TIMEOUT_MS.
- */
-async function stopBridge(bridge) {
-  const pid = bridge.child.pid;
-  const started = now();
-  if (groupAlive(pid)) {
-    try {
-      process.kill(bridge.nodePid ?? pid, "SIGTERM");
-    } catch {
-      signalGroup(pid, "SIGTERM");
-    }
-    const deadline = Date.now() + BRIDGE_STOP_TIMEOUT_MS;
-    while (groupAlive(pid) && Date.now() < deadline) await sleep(50);
-    if (groupAlive(pid)) {
-      progress(`bridge ${bridge.id} did not stop within ${BRIDGE_STOP_TIMEOUT_MS} ms; sending SIGKILL`);
-      signalGroup(pid, "SIGKILL");
-      while (groupAlive(pid)) await sleep(50);
-    }
-    bridge.stopMs ??= now() - started;
-  }
-  liveBridgeGroups.delete(pid);
-  await Promise.race([bridge.exited, sleep(1_000)]);
-}
-
-async function waitForFleetLink(bridge) {
-  const deadline = Date.now() + BRIDGE_JOIN_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (!isUp(bridge)) throw new Error(`bridge ${bridge.id} exited: ${JSON.stringify(bridge.exit)}`);
-    if (bridge.lines.some((line) => line.msg === "fleet link open")) {
-      bridge.nodePid = bridgeNodePid(bridge);
-      return;
-    }
-    await sleep(50);
-  }
-  throw new Error(`bridge ${bridge.id}: no "fleet link open" within ${BRIDGE_JOIN_TIMEOUT_MS} ms`);
-}
-
-/** The node process that runs the bridge: tsx's CLI runs it as its only child process. */
-function bridgeNodePid(bridge) {
-  let pid = bridge.child.pid;
-  for (let depth = 0; depth < 3; depth++) {
-    let children;
-    try {
-      children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
-        .trim()
-        .split(/\s+/)
-        .filter(Boolean);
-    } catch {
-      return pid;
-    }
-    if (children.length !== 1) return pid;
-    pid = Number(children[0]);
-  }
-  return pid;
-}
-
-/** VmRSS of the bridge's node process, in KiB. */
-function bridgeRssKib(bridge) {
-  const pid = bridge.nodePid ?? bridgeNodePid(bridge);
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return { pid, kib: Number(match[1]) };
-}
-
-/** Distinct sessions each bridge logged "whatsapp connected" for, among `ids`, since `marks`. */
-function connectedSplit(bridges, marks, ids) {
-  const wanted = new Set(ids.map(internalId));
-  return Object.fromEntries(
-    bridges.map((bridge) => {
-      const seen = new Set();
-      for (const line of bridge.lines.slice(marks.get(bridge) ?? 0)) {
-        if (line.msg === "whatsapp connected" && wanted.has(line.session)) seen.add(line.session);
-      }
-      return [bridge.id, seen.size];
-    }),
-  );
-}
-
-const markLines = (bridges) => new Map(bridges.map((bridge) => [bridge, bridge.lines.length]));
-
-/** Log lines at warn or error since the marks, for the report. */
-function bridgeProblems(bridges, marks) {
-  const problems = [];
-  for (const bridge of bridges) {
-    for (const line of bridge.lines.slice(marks.get(bridge) ?? 0)) {
-      if (line.level === "warn" || line.level === "error" || line.level === undefined) {
-        problems.push({ bridge: bridge.id, ...line });
-      }
-    }
-  }
-  return problems;
-}
-
-/** Waits until a bridge logged letting go of each of `ids` (unassigned, or dropped on release). */
-async function waitForRelease(bridges, marks, ids) {
-  const pending = new Set(ids.map(internalId));
-  const deadline = Date.now() + RELEASE_TIMEOUT_MS;
-  const cursors = new Map(marks);
-  while (pending.size > 0 && Date.now() < deadline) {
-    for (const bridge of bridges) {
-      const lines = bridge.lines;
-      for (let i = cursors.get(bridge) ?? 0; i < lines.length; i++) {
-        const { msg, session } = lines[i];
-        if (msg === "session unassigned" || (typeof msg === "string" && msg.startsWith("dropping session"))) {
-          pending.delete(session);
-        }
-      }
-      cursors.set(bridge, lines.length);
-    }
-    if (pending.size > 0) await sleep(50);
-  }
-  return pending.size;
-}
-
-/** Writes every bridge's log lines (JSONL) to a new directory under the OS temp dir; returns it. */
-function dumpBridgeLogs(bridges) {
-  const dir = mkdtempSync(path.join(tmpdir(), "switchboard-bench-sessions-"));
-  for (const bridge of bridges) {
-    writeFileSync(
-      path.join(dir, `${bridge.id}.jsonl`),
-      bridge.lines.map((l) => JSON.stringify(l)).join("\n"),
-    );
-  }
-  return dir;
 }
 
 // ── Phases ─────────────────────────────────────────────────────────────────────────────────────

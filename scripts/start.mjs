@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { groupIsAlive, signalGroup } from "./process-group.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
@@ -243,24 +244,6 @@ function printReadyLine(baseUrl) {
     `[start] READY ${baseUrl}  |  docs: ${baseUrl}/api/docs  |  log in: ` +
       `curl -i -X POST ${baseUrl}/api/auth/login -H 'Content-Type: application/json' -d '${body}'`,
   );
-}
-
-/** True while any process of the group still exists (zombies included). */
-function groupIsAlive(pid) {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function signalGroup(pid, signal) {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
 }
 
 async function waitForGroupExit(entry, timeoutMs) {
