@@ -6,7 +6,7 @@ import { POLL_INTERVAL_MS } from "./session-api.mjs";
 /** The target the verdict is about: one bridge process holding this many connected sessions. */
 export const TARGET_SESSIONS_PER_BRIDGE = 1000;
 
-function _printReport(summary) {
+export function printReport(summary) {
   const base = summary.baseline.p50;
   console.log(
     `\nbaseline: GET /api/health p50 ${ms(base)}, p99 ${ms(summary.baseline.p99)} ` +
@@ -121,7 +121,7 @@ function _printReport(summary) {
   console.log(`  ${summary.target.detail}`);
 }
 
-function _targetVerdict(summary, largest) {
+export function targetVerdict(summary, largest) {
   const single = summary.singleBridge;
   if (single?.warm) {
     const run = single.warm;
