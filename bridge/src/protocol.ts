@@ -13,6 +13,7 @@
  *    (bridge → DO, each acknowledged once durable) and commands (DO → bridge, each answered once).
  */
 import { z } from "zod";
+import { NetworkEventSchema } from "./messaging-protocol.ts";
 
 export const BRIDGE_PROTOCOL_VERSION = 1;
 
@@ -43,7 +44,7 @@ export const NEXT_STATES = ["reconnecting", "stopped", "logged_out", "failed"] a
 
 // ── Session socket: bridge → SessionDO ──────────────────────────────────────────────────────────
 
-export const SessionEventSchema = z.discriminatedUnion("kind", [
+const LifecycleEventSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("qr"),
     qr: z.string().min(1).max(1024),
@@ -71,6 +72,12 @@ export const SessionEventSchema = z.discriminatedUnion("kind", [
     keys: z.record(z.string().max(256), Json.nullable()).optional(),
   }),
 ]);
+
+/** Lifecycle events (above) and what the network reports about messages, chats and groups. */
+export const SessionEventSchema = z.discriminatedUnion("kind", [
+  ...LifecycleEventSchema.options,
+  ...NetworkEventSchema.options,
+]);
 export type SessionEvent = z.infer<typeof SessionEventSchema>;
 
 export const BridgeToSessionSchema = z.discriminatedUnion("type", [
@@ -88,13 +95,19 @@ export const BridgeToSessionSchema = z.discriminatedUnion("type", [
     ok: z.boolean(),
     data: Json.optional(),
     error: z.string().max(1024).optional(),
+    /** For a failed `wa` operation: the HTTP-like status the edge answers with (operations.ts). */
+    status: z.number().int().min(400).max(599).optional(),
   }),
 ]);
 export type BridgeToSession = z.infer<typeof BridgeToSessionSchema>;
 
 // ── Session socket: SessionDO → bridge ──────────────────────────────────────────────────────────
 
-export const COMMAND_NAMES = ["start", "stop", "logout", "pair", "sim.scan", "sim.disconnect"] as const;
+/**
+ * `wa` carries a WhatsApp operation (operations.ts) as its args; `sim` drives the simulated network
+ * (its args say what to do) and is refused by a bridge on real WhatsApp.
+ */
+export const COMMAND_NAMES = ["start", "stop", "logout", "pair", "wa", "sim", "sim.scan", "sim.disconnect"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export const SessionToBridgeSchema = z.discriminatedUnion("type", [

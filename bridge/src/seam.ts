@@ -3,6 +3,8 @@
  * Baileys, the only file that imports it) and `simulator.ts` (an in-memory network for tests and demos).
  * Everything here is plain data so the simulator never pulls Baileys in.
  */
+import type { NetworkEvent } from "./messaging-protocol.ts";
+import type { Operation, OperationFailureStatus } from "./operations.ts";
 import type { AuthState, Me } from "./protocol.ts";
 
 /** A JSON value, as the wire protocol carries it (the output type of zod's `z.json()`). */
@@ -37,6 +39,32 @@ export interface SocketHandlers {
   onClose(info: CloseInfo): void;
   /** Resolves only once the write is durable at the edge: Baileys must not move on before that. */
   persistAuth(update: AuthUpdate): Promise<void>;
+  /** Messages, receipts, edits, deletes, contacts, groups and calls, in the order the network saw them. */
+  onNetworkEvent(event: NetworkEvent): void;
+}
+
+/** Media bytes ready to send (fetched, and for stickers already WebP), or downloaded. */
+export interface PreparedMedia {
+  bytes: Uint8Array;
+  mimetype: string;
+  fileName?: string;
+}
+
+/** What an operation answered: JSON for the edge, plus the bytes for `media.download`. */
+export interface PerformResult {
+  data?: Json;
+  media?: PreparedMedia;
+}
+
+/** A refusal with the HTTP-like status the edge passes on (operations.ts). */
+export class OperationError extends Error {
+  constructor(
+    readonly status: OperationFailureStatus,
+    message: string,
+  ) {
+    super(message);
+    this.name = "OperationError";
+  }
 }
 
 export interface WhatsAppSocket {
@@ -46,12 +74,20 @@ export interface WhatsAppSocket {
   logout(): Promise<void>;
   /** Closes the connection WITHOUT logging out: the creds stay valid for the next socket. */
   close(): void;
+  /**
+   * Performs a WhatsApp operation on the open connection. `media` carries the prepared bytes of the
+   * operation's media source (send of image/video/audio/document/sticker, picture.set), else null.
+   * Throws OperationError for refusals the caller should see as 4xx.
+   */
+  perform(operation: Operation, media: PreparedMedia | null): Promise<PerformResult>;
   /** Present only on simulated sockets: the test's hands on the "phone". */
   simulate?: {
     /** Links the phone to the QR that is showing. */
     scan(): void;
     /** Drops the connection as WhatsApp would with `code`. */
     disconnect(code: number): void;
+    /** Everything else a test does to the simulated world (see simulator.ts for the actions). */
+    control(args: Record<string, Json>): Promise<Json>;
   };
 }
 
