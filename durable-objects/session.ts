@@ -3,19 +3,27 @@ import {
   BridgeToSessionSchema,
   CLOSE,
   type CommandName,
+  LIFECYCLE_KINDS,
+  type LifecycleEvent,
   parseFrame,
   type SessionEvent,
   type SessionToBridge,
 } from "../bridge/src/protocol";
+import type { NetworkEvent } from "../bridge/src/messaging-protocol";
+import type { Json } from "../bridge/src/seam";
 import type { SessionState } from "../workers/db/schema";
 import type { Env } from "../workers/env";
+import { BridgeCommands, failureStatusOf } from "./bridge-commands";
+import { failure, type Outcome } from "./messaging/context";
+import type { StoredMedia } from "./messaging/media-store";
+import { readMedia } from "./messaging/media-store";
+import { counts } from "./messaging/message-store";
+import type { SessionConfigCopy } from "./messaging/session-config";
 import { applyEvent, RESTING_STATES, statusOf } from "./session-lifecycle";
+import { SessionMessaging } from "./session-messaging";
 import { type SessionRecord, SessionStorage } from "./session-storage";
 
-/** How long the edge waits for a bridge to answer a command. */
-const COMMAND_TIMEOUT_MS = 15_000;
-
-export type Outcome<T = null> = { ok: true; data: T } | { ok: false; status: 400 | 409 | 503; error: string };
+export type { Outcome };
 
 export interface SessionSnapshot {
   state: SessionState;
@@ -28,6 +36,7 @@ export interface SessionSnapshot {
   /** A bridge holds the lease and its link is up. */
   hasInstance: boolean;
   epoch: number;
+  messageCount: number;
 }
 
 interface LinkAttachment {
@@ -35,9 +44,7 @@ interface LinkAttachment {
   epoch: number;
 }
 
-type PendingCommand = { resolve: (outcome: Outcome<unknown>) => void; timer: ReturnType<typeof setTimeout> };
-
-const notReady = (detail: string): Outcome<never> => ({ ok: false, status: 503, error: detail });
+const notReady = (detail: string): Outcome<never> => failure(503, detail);
 
 /**
  * One messaging session: its lifecycle, current QR, the lease that lets exactly one bridge hold its
@@ -47,11 +54,65 @@ const notReady = (detail: string): Outcome<never> => ({ ok: false, status: 503, 
  */
 export class SessionDO extends DurableObject<Env> {
   private storage: SessionStorage;
-  private readonly pending = new Map<string, PendingCommand>();
+  private readonly commands = new BridgeCommands();
+  private messaging: SessionMessaging;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.storage = new SessionStorage(ctx.storage.sql);
+    this.messaging = this.createMessaging();
+  }
+
+  private createMessaging(): SessionMessaging {
+    return new SessionMessaging({
+      state: this.ctx,
+      env: this.env,
+      sessionId: () => this.storage.read().sessionId ?? "",
+      isConnected: () => this.storage.read().state === "connected" && this.liveLink() !== null,
+      runOperation: (operation) => this.command("wa", operation),
+    });
+  }
+
+  // ── Messaging RPC from the Worker (handlers in session-api.ts) ─────────────────────────────
+
+  /** Runs a named messaging handler; the Worker calls it through `callSession` (typed). */
+  async call(sessionId: string, name: string, input: unknown): Promise<Outcome<unknown>> {
+    this.bind(sessionId);
+    return this.messaging.call(name, input);
+  }
+
+  /** The Worker pushes settings and bot configuration here whenever they change. */
+  async configure(sessionId: string, copy: SessionConfigCopy): Promise<void> {
+    this.bind(sessionId);
+    this.messaging.configure(copy);
+  }
+
+  /** Media the bridge fetches (an upload to send). */
+  async media(sessionId: string, ref: string): Promise<StoredMedia | null> {
+    this.bind(sessionId);
+    return readMedia(this.ctx.storage.sql, ref);
+  }
+
+  /** Media the bridge downloaded for a received message. */
+  async putMedia(
+    sessionId: string,
+    ref: string,
+    bytes: Uint8Array,
+    mimetype: string,
+    fileName: string | null,
+  ): Promise<void> {
+    this.bind(sessionId);
+    this.messaging.putDownloadedMedia(ref, bytes, mimetype, fileName);
+  }
+
+  /** Drives the simulated world (only routed when SIMULATOR=1). */
+  async simulateWorld(sessionId: string, args: Record<string, Json>): Promise<Outcome<unknown>> {
+    this.bind(sessionId);
+    return this.command("sim", args);
+  }
+
+  override async alarm(): Promise<void> {
+    await this.messaging.alarm();
   }
 
   // ── RPC from the Worker ────────────────────────────────────────────────────────────────────
@@ -69,6 +130,7 @@ export class SessionDO extends DurableObject<Env> {
       lastDisconnect: record.lastDisconnect,
       hasInstance: this.liveLink() !== null,
       epoch: record.leaseEpoch,
+      messageCount: counts(this.ctx.storage.sql).messages,
     };
   }
 
@@ -148,8 +210,10 @@ export class SessionDO extends DurableObject<Env> {
     this.bind(sessionId);
     if (this.liveLink()) await this.command("logout", {});
     await this.release();
+    await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.storage = new SessionStorage(this.ctx.storage.sql);
+    this.messaging = this.createMessaging();
   }
 
   // ── RPC from the BridgeFleet ───────────────────────────────────────────────────────────────
@@ -216,9 +280,11 @@ export class SessionDO extends DurableObject<Env> {
       return;
     }
     if (frame.type === "result") {
-      this.settle(
+      this.commands.settle(
         frame.id,
-        frame.ok ? { ok: true, data: frame.data ?? null } : notReady(frame.error ?? "failed"),
+        frame.ok
+          ? { ok: true, data: frame.data ?? null }
+          : failure(failureStatusOf(frame.status, 503), frame.error ?? "failed"),
       );
       return;
     }
@@ -245,10 +311,18 @@ export class SessionDO extends DurableObject<Env> {
   // ── internals ──────────────────────────────────────────────────────────────────────────────
 
   private async applyBridgeEvent(record: SessionRecord, event: SessionEvent, seq: number, ws: WebSocket) {
-    const patch = applyEvent(record, event, Date.now());
+    if (!LIFECYCLE_KINDS.has(event.kind)) {
+      const followUps = await this.messaging.apply(event as NetworkEvent);
+      this.storage.write({ lastSeq: seq, stateBeforeLinkLoss: null });
+      this.send(ws, { type: "ack", seq });
+      this.messaging.runFollowUps(followUps);
+      return;
+    }
+    const patch = applyEvent(record, event as LifecycleEvent, Date.now());
     if (event.kind === "auth") this.storage.writeAuth(event.creds, event.keys);
     if (patch.state === "logged_out") this.storage.clearAuth();
     this.storage.write({ ...patch, lastSeq: seq, stateBeforeLinkLoss: null });
+    this.emitConnectionChange(record);
     this.send(ws, { type: "ack", seq }); // held by the output gate until the writes above are durable
     if (patch.state !== undefined) await this.mirror();
     if (patch.state !== undefined && RESTING_STATES.has(patch.state)) await this.release();
@@ -258,7 +332,7 @@ export class SessionDO extends DurableObject<Env> {
     const link = ws.deserializeAttachment() as LinkAttachment | null;
     const record = this.storage.read();
     if (!link || link.epoch !== record.leaseEpoch || this.liveLink(ws)) return;
-    for (const id of this.pending.keys()) this.settle(id, notReady("The bridge link dropped"));
+    this.commands.failAll("The bridge link dropped");
     if (
       record.desired === "running" &&
       !RESTING_STATES.has(record.state) &&
@@ -279,27 +353,8 @@ export class SessionDO extends DurableObject<Env> {
     return null;
   }
 
-  private async command(name: CommandName, args: Record<string, string | number>): Promise<Outcome<unknown>> {
-    const ws = this.liveLink();
-    if (!ws) return notReady("Session not ready: no bridge holds this session right now");
-    const id = crypto.randomUUID();
-    const result = new Promise<Outcome<unknown>>((resolve) => {
-      const timer = setTimeout(
-        () => this.settle(id, notReady("The bridge did not answer in time")),
-        COMMAND_TIMEOUT_MS,
-      );
-      this.pending.set(id, { resolve, timer });
-    });
-    this.send(ws, { type: "command", id, name, args, deadline: Date.now() + COMMAND_TIMEOUT_MS });
-    return result;
-  }
-
-  private settle(id: string, outcome: Outcome<unknown>): void {
-    const pending = this.pending.get(id);
-    if (!pending) return;
-    clearTimeout(pending.timer);
-    this.pending.delete(id);
-    pending.resolve(outcome);
+  private command(name: CommandName, args: object): Promise<Outcome<unknown>> {
+    return this.commands.send(this.liveLink(), name, args as Record<string, unknown>);
   }
 
   /** Gives the session back to the fleet and cuts the link: nothing runs until the next start. */
@@ -321,8 +376,23 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   private async changeState(patch: Partial<SessionRecord>): Promise<void> {
+    const before = this.storage.read();
     this.storage.write(patch);
+    this.emitConnectionChange(before);
     await this.mirror();
+  }
+
+  /** `connection.update` for webhooks whenever the public status or the state moves. */
+  private emitConnectionChange(before: SessionRecord): void {
+    const after = this.storage.read();
+    if (after.state === before.state) return;
+    this.messaging.emit("connection.update", {
+      status: statusOf(after.state),
+      state: after.state,
+      previousState: before.state,
+      me: after.me,
+      lastDisconnect: after.lastDisconnect,
+    });
   }
 
   /** Copies the lifecycle into the D1 directory row so listings need no call to each object. */

@@ -8,7 +8,18 @@ import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
 import type { AppEnv } from "./env";
+import { MEDIA_MAX_BYTES } from "../bridge/src/messaging-protocol";
+import { autoRepliesRoutes } from "./gateway/auto-replies";
 import { botConfigRoutes } from "./gateway/bot-config";
+import { broadcastsRoutes } from "./gateway/broadcasts";
+import { chatsRoutes } from "./gateway/chats";
+import { contactsRoutes } from "./gateway/contacts";
+import { deprecatedRoutes } from "./gateway/deprecated";
+import { groupsRoutes } from "./gateway/groups";
+import { labelsRoutes } from "./gateway/labels";
+import { messagesRoutes } from "./gateway/messages";
+import { profileRoutes } from "./gateway/profile";
+import { schedulerRoutes } from "./gateway/scheduler";
 import { sessionSharingRoutes } from "./gateway/session-sharing";
 import { sessionRoutes } from "./gateway/sessions";
 import { simulatorRoutes } from "./gateway/simulator-control";
@@ -19,6 +30,17 @@ import { systemRoutes } from "./system";
 
 /** JSON bodies above 1 MiB answer 413 before any handler reads them. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+/** Multipart uploads (media, pictures) may carry a whole media file plus form overhead. */
+export const UPLOAD_BODY_LIMIT_BYTES = MEDIA_MAX_BYTES + 64 * 1024;
+const UPLOAD_PATH = /\/(media|picture)$/;
+
+const limitBody = (maxSize: number) =>
+  bodyLimit({
+    maxSize,
+    onError: (c) => renderError(c, new ApiError(413, titleOf(413), `Request body exceeds ${maxSize} bytes`)),
+  });
+const jsonLimit = limitBody(JSON_BODY_LIMIT_BYTES);
+const uploadLimit = limitBody(UPLOAD_BODY_LIMIT_BYTES);
 
 export const OPENAPI_CONFIG = {
   openapi: "3.1.0",
@@ -41,17 +63,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     await next();
     c.header("Cache-Control", "no-store");
   });
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: JSON_BODY_LIMIT_BYTES,
-      onError: (c) =>
-        renderError(
-          c,
-          new ApiError(413, titleOf(413), `Request body exceeds ${JSON_BODY_LIMIT_BYTES} bytes`),
-        ),
-    }),
-  );
+  app.use("/api/*", (c, next) => (UPLOAD_PATH.test(c.req.path) ? uploadLimit : jsonLimit)(c, next));
   app.use("/api/*", requireAuthentication);
 
   app.route("/api", systemRoutes);
@@ -63,6 +75,17 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/api/sessions", sessionSharingRoutes);
   app.route("/api/sessions", simulatorRoutes);
   app.route("/api/sessions", sessionRoutes);
+  // Messaging. Deprecated single-segment paths first (`/messages/poll` is not a `{sessionId}`).
+  app.route("/api", deprecatedRoutes);
+  app.route("/api/messages", broadcastsRoutes);
+  app.route("/api/messages", messagesRoutes);
+  app.route("/api", chatsRoutes);
+  app.route("/api/contacts", contactsRoutes);
+  app.route("/api/groups", groupsRoutes);
+  app.route("/api", labelsRoutes);
+  app.route("/api", profileRoutes);
+  app.route("/api/scheduler", schedulerRoutes);
+  app.route("/api/autoreplies", autoRepliesRoutes);
   app.route("/bridge/v1", bridgeLinkRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {

@@ -4,11 +4,13 @@
  * nothing (the first run answers), and a command past its deadline is not run at all.
  */
 import { errorMessage, type Log } from "./log.ts";
+import type { OperationFailureStatus } from "./operations.ts";
 import type { SessionToBridge } from "./protocol.ts";
 import type { Json } from "./seam.ts";
 
 export type CommandFrame = Extract<SessionToBridge, { type: "command" }>;
-export type Outcome = { ok: true; data?: Json } | { ok: false; error: string };
+/** `status` (failed `wa` operations): the HTTP-like status the edge answers its caller with. */
+export type Outcome = { ok: true; data?: Json } | { ok: false; error: string; status?: OperationFailureStatus };
 export type ResultBody = { id: string } & Outcome;
 
 /** Results remembered so a command delivered twice (after a reconnect) is answered, not run, again. */
@@ -18,8 +20,9 @@ export function ok(data?: Json): Outcome {
   return data === undefined ? { ok: true } : { ok: true, data };
 }
 
-export function fail(error: string): Outcome {
-  return { ok: false, error: error.slice(0, 1024) };
+export function fail(error: string, status?: OperationFailureStatus): Outcome {
+  const outcome: Outcome = { ok: false, error: error.slice(0, 1024) };
+  return status === undefined ? outcome : { ...outcome, status };
 }
 
 export class CommandLedger {
@@ -51,7 +54,7 @@ export class CommandLedger {
       command: command.name,
       id: command.id,
       ok: outcome.ok,
-      ...(outcome.ok ? {} : { error: outcome.error }),
+      ...(outcome.ok ? {} : { error: outcome.error, status: outcome.status }),
     });
     return result;
   }

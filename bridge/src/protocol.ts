@@ -73,6 +73,9 @@ const LifecycleEventSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 
+export type LifecycleEvent = z.infer<typeof LifecycleEventSchema>;
+export const LIFECYCLE_KINDS: ReadonlySet<string> = new Set(LifecycleEventSchema.options.map((o) => o.shape.kind.value));
+
 /** Lifecycle events (above) and what the network reports about messages, chats and groups. */
 export const SessionEventSchema = z.discriminatedUnion("kind", [
   ...LifecycleEventSchema.options,

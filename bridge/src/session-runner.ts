@@ -9,6 +9,8 @@ import { type Backoff, LINK_BACKOFF, WHATSAPP_BACKOFF } from "./backoff.ts";
 import { type CommandFrame, CommandLedger, type Outcome, ok, type ResultBody } from "./command-ledger.ts";
 import { EventQueue } from "./event-queue.ts";
 import { errorMessage, type Log } from "./log.ts";
+import { type EdgeMedia, httpOrigin } from "./media.ts";
+import { runOperation } from "./operation-command.ts";
 import {
   type BridgeToSession,
   CLOSE,
@@ -57,12 +59,14 @@ export class SessionRunner {
   /** Links in a row that ended in 4400; while > 0, a welcome does not count as a healthy link. */
   private refusedLinks = 0;
   private heldResults: ResultBody[] = [];
+  private readonly media: EdgeMedia;
 
   constructor(private readonly options: SessionRunnerOptions) {
     this.sessionId = options.sessionId;
     const sid = options.sessionId;
     this.log = (level, msg, fields) => options.log(level, msg, { session: sid, ...fields });
     this.ledger = new CommandLedger(this.log);
+    this.media = { origin: httpOrigin(options.edgeUrl), token: options.token, sessionId: sid };
     this.events = new EventQueue(
       ({ seq, event }) => this.sendFrame({ type: "event", epoch: this.epoch ?? 1, seq, event }),
       () => this.welcomed,
@@ -251,6 +255,9 @@ export class SessionRunner {
         return ok();
       case "pair":
         return this.whatsapp.pair(command.args);
+      case "wa":
+        return runOperation(command.args, { edge: this.media, socket: () => this.whatsapp.connectedSocket });
+      case "sim":
       case "sim.scan":
       case "sim.disconnect":
         return this.whatsapp.simulate(command);

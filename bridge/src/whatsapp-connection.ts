@@ -1,8 +1,8 @@
 /**
  * The life of one session's WhatsApp socket through the seam: opening it with the session's auth
  * state, QR codes, the reconnect policy on every close, logout, pairing and the simulator's
- * controls. Everything it learns goes to the edge as events on the session's queue; auth writes
- * resolve only once the edge has stored them.
+ * controls. Everything it learns (lifecycle and network events alike) goes to the edge as events on the
+ * session's queue; auth writes resolve only once the edge has stored them.
  *
  * Independent of the edge link on purpose (see session-runner.ts): a blip there must not touch this.
  */
@@ -13,10 +13,19 @@ import { type Backoff, backoffDelay } from "./backoff.ts";
 import { type CommandFrame, fail, type Outcome, ok } from "./command-ledger.ts";
 import type { EventQueue } from "./event-queue.ts";
 import { errorMessage, type Log } from "./log.ts";
+import { type NetworkEvent, NetworkEventSchema } from "./messaging-protocol.ts";
 import type { AuthState, Me } from "./protocol.ts";
 import { QrGate } from "./qr-gate.ts";
 import { decideReconnect } from "./reconnect-policy.ts";
-import type { AuthUpdate, CloseInfo, Json, SocketHandlers, WhatsAppNetwork, WhatsAppSocket } from "./seam.ts";
+import {
+  type AuthUpdate,
+  type CloseInfo,
+  type Json,
+  OperationError,
+  type SocketHandlers,
+  type WhatsAppNetwork,
+  type WhatsAppSocket,
+} from "./seam.ts";
 
 export interface WhatsAppConnectionOptions {
   sessionId: string;
@@ -47,6 +56,8 @@ export class WhatsAppConnection {
   private generation = 0;
   /** Auth writes from sockets up to this generation arrive after a logout cleared the creds: dropped. */
   private authClearedAt = 0;
+  /** The generation whose socket reported `open`: operations need a connected socket, not a QR. */
+  private connectedGeneration = -1;
   private retryTimer: NodeJS.Timeout | null = null;
   private whatsappAttempt = 0;
   private badSessionRetries = 0;
@@ -65,6 +76,11 @@ export class WhatsAppConnection {
   /** A socket is open (its writes are the newest truth about the account). */
   get isOpen(): boolean {
     return this.socket !== null;
+  }
+
+  /** The socket while WhatsApp is connected (opened and not closed since), else null. */
+  get connectedSocket(): WhatsAppSocket | null {
+    return this.connectedGeneration === this.generation ? this.socket : null;
   }
 
   /** The `start` command: WhatsApp may run again, and opens now unless it already is. */
@@ -129,10 +145,21 @@ export class WhatsAppConnection {
     return ok({ code: await socket.requestPairingCode(parsed.data.phoneNumber) });
   }
 
-  simulate(command: CommandFrame): Outcome {
+  async simulate(command: CommandFrame): Promise<Outcome> {
     const socket = this.socket;
-    if (!this.options.network.simulated) return fail("simulator only");
-    if (!socket?.simulate) return fail("WhatsApp is not connected: start the session first");
+    const sim = command.name === "sim";
+    // `sim` is a newer command whose failures carry a status; sim.scan/sim.disconnect answer as before.
+    if (!this.options.network.simulated) return fail("simulator only", sim ? 400 : undefined);
+    if (!socket?.simulate) {
+      return fail("WhatsApp is not connected: start the session first", sim ? 503 : undefined);
+    }
+    if (sim) {
+      try {
+        return ok(await socket.simulate.control(command.args));
+      } catch (error) {
+        return fail(errorMessage(error), error instanceof OperationError ? error.status : 500);
+      }
+    }
     if (command.name === "sim.scan") {
       socket.simulate.scan();
       return ok();
@@ -162,6 +189,9 @@ export class WhatsAppConnection {
         if (current()) this.onWhatsAppClosed(info);
       },
       persistAuth: (update) => this.persistAuth(generation, update),
+      onNetworkEvent: (event) => {
+        if (current()) this.onNetworkEvent(event);
+      },
     };
     try {
       const socket = this.options.network.open({
@@ -204,11 +234,30 @@ export class WhatsAppConnection {
   }
 
   private onWhatsAppOpen(me: Me): void {
+    this.connectedGeneration = this.generation;
     this.whatsappAttempt = 0;
     this.badSessionRetries = 0;
     this.qr.set(false);
     this.log("info", "whatsapp connected");
     this.events.push({ kind: "connected", me });
+  }
+
+  /**
+   * Checked against the protocol before queueing: the edge closes the link on a frame it cannot parse,
+   * and a replayed bad event would then refuse every reconnect. One odd message is dropped instead.
+   */
+  private onNetworkEvent(event: NetworkEvent): void {
+    const parsed = NetworkEventSchema.safeParse(event);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      this.log("warn", "network event outside the protocol dropped", {
+        kind: event.kind,
+        path: issue?.path.join(".") ?? null,
+        error: issue?.message ?? null,
+      });
+      return;
+    }
+    this.events.push(parsed.data);
   }
 
   private onWhatsAppClosed(info: CloseInfo): void {

@@ -11,6 +11,7 @@ import {
   sessionErrorResponses,
   toBotConfigResource,
 } from "./session-schemas";
+import { pushSessionConfig } from "./session-call";
 import { findBotConfig, loadAccessibleSession } from "./session-store";
 
 /** Per-session bot configuration. Allow/block lists hold whole JIDs and match whole JIDs only. */
@@ -68,6 +69,7 @@ botConfigRoutes.openapi(
       })
       .onConflictDoUpdate({ target: botConfigs.sessionId, set: { ...patch, updatedAt: now } })
       .returning();
+    await pushSessionConfig(c.env, session.id);
     return c.json(ok("Bot config updated", toBotConfigResource(session, row)), 200);
   },
 );

@@ -16,6 +16,7 @@ import {
   json,
   jsonBody,
 } from "../http/openapi";
+import { pushSessionConfig } from "./session-call";
 import { unwrap } from "./session-outcome";
 import {
   ActionParamsSchema,
@@ -111,11 +112,12 @@ sessionRoutes.openapi(
     return c.json(
       ok("Session retrieved", {
         ...resource,
+        _count: { ...resource._count, messages: live.messageCount },
         status: live.status,
         state: live.state,
         me: live.me,
         uptime: live.connectedAt ? Math.floor((Date.now() - live.connectedAt) / 1000) : 0,
-        messageCount: resource._count.messages,
+        messageCount: live.messageCount,
         hasInstance: live.hasInstance,
         lastDisconnect: live.lastDisconnect,
       }),
@@ -200,6 +202,7 @@ sessionRoutes.openapi(
       .where(eq(sessions.id, session.id))
       .returning();
     if (!updated) throw new ApiError(404, "Session not found");
+    await pushSessionConfig(c.env, session.id);
     return c.json(
       ok("Settings updated", { ...toSessionResource(updated, null), config: JSON.parse(updated.config) }),
       200,

@@ -80,3 +80,31 @@ simulatorRoutes.openapi(
     return c.json(ok(`Simulated disconnect ${code}`, result ?? null), 200);
   },
 );
+
+simulatorRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/{id}/simulate/world",
+    tags,
+    summary: "Act in the simulated WhatsApp world: a peer writes, acks, calls, adds the account to a group …",
+    description:
+      "The body is `{action, …}` as the bridge simulator defines it (bridge/src/simulator.ts): inbox, " +
+      "receive, phone.send, ack, edit, revoke, contact, group.add, group.peer-update, call, state.",
+    security: authenticated,
+    request: {
+      params: SessionIdParamsSchema,
+      ...jsonBody(z.object({ action: z.string().min(1).max(64) }).catchall(z.json())),
+    },
+    responses: { 200: json(gatewayOk(z.unknown()), "What the simulator answered"), ...errors },
+  }),
+  async (c) => {
+    const session = await loadAccessibleSession(
+      database(c.env.DB),
+      c.get("principal").user,
+      c.req.valid("param").id,
+    );
+    const args = c.req.valid("json");
+    const result = unwrap(await c.env.SESSION.getByName(session.id).simulateWorld(session.id, args));
+    return c.json(ok(`Simulator: ${args.action}`, result ?? null), 200);
+  },
+);

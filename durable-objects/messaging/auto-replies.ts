@@ -1,0 +1,3 @@
+/** Keyword auto-reply rules (placeholder until implemented). */
+export const AUTO_REPLIES_SCHEMA: readonly string[] = [];
+export const autoRepliesApi = {};

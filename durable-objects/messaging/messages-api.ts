@@ -1,0 +1,182 @@
+import type { OutgoingContent } from "../../bridge/src/messaging-protocol";
+import { DownloadResultSchema } from "../../bridge/src/operations";
+import { failure, type Outcome, type SessionContext, success } from "./context";
+import { newMediaRef, putMedia, readMedia, type StoredMedia } from "./media-store";
+import {
+  attachMedia,
+  findMessage,
+  findMessageById,
+  hasMedia,
+  markDeleted,
+  markEdited,
+  type MessageType,
+  refOf,
+  type SearchQuery,
+  search,
+  setStarred,
+} from "./message-store";
+import { type MessageResource, newMessageId, toMessageResource } from "./message-view";
+import { recordSent, type SendRequest, sendMessage } from "./sending";
+
+/** Sending and acting on single messages. Each handler is one SessionDO RPC (see session-api.ts). */
+
+interface MessageTarget {
+  chat: string;
+  messageId: string;
+}
+
+const notFoundMessage = failure(404, "Message not found in this chat");
+
+function target(ctx: SessionContext, { chat, messageId }: MessageTarget) {
+  return findMessage(ctx.sql, chat, messageId);
+}
+
+export interface MediaUpload {
+  to: string;
+  kind: "image" | "video" | "audio" | "voice" | "document" | "sticker";
+  bytes: Uint8Array;
+  mimetype: string;
+  fileName: string;
+  caption?: string;
+}
+
+function uploadContent(upload: MediaUpload, ref: string): OutgoingContent {
+  const media = { upload: ref };
+  switch (upload.kind) {
+    case "image":
+    case "video":
+      return { type: upload.kind, media, ...(upload.caption ? { caption: upload.caption } : {}) };
+    case "audio":
+    case "voice":
+      return { type: "audio", media, ptt: upload.kind === "voice" };
+    case "document":
+      return {
+        type: "document",
+        media,
+        fileName: upload.fileName,
+        mimetype: upload.mimetype,
+        ...(upload.caption ? { caption: upload.caption } : {}),
+      };
+    case "sticker":
+      return { type: "sticker", media };
+  }
+}
+
+export const messagesApi = {
+  "message.send": (ctx: SessionContext, request: SendRequest) => sendMessage(ctx, request),
+
+  /** Holds the upload in the object until the bridge has fetched and sent it. */
+  "message.sendUpload": async (ctx: SessionContext, upload: MediaUpload): Promise<Outcome<MessageResource>> => {
+    if (!ctx.isConnected()) return failure(503, "Session not ready: WhatsApp is not connected");
+    const ref = newMediaRef();
+    putMedia(ctx.sql, ref, "upload", upload.bytes, upload.mimetype, upload.fileName, ctx.now());
+    return sendMessage(ctx, { to: upload.to, content: uploadContent(upload, ref) });
+  },
+
+  "message.forward": async (
+    ctx: SessionContext,
+    input: { fromJid: string; messageId: string; toJids: string[] },
+  ): Promise<Outcome<{ forwarded: MessageResource[] }>> => {
+    const original = findMessage(ctx.sql, input.fromJid, input.messageId);
+    if (!original) return notFoundMessage;
+    const forwarded: MessageResource[] = [];
+    for (const to of input.toJids) {
+      const result = await ctx.wa({ op: "forward", to, messageId: newMessageId(), message: refOf(original) });
+      if (!result.ok) return result;
+      const stored = await recordSent(ctx, result.data);
+      if (!stored.ok) return stored;
+      forwarded.push(stored.data);
+    }
+    return success({ forwarded });
+  },
+
+  "message.react": async (ctx: SessionContext, input: MessageTarget & { emoji: string }): Promise<Outcome> => {
+    const row = target(ctx, input);
+    if (!row) return notFoundMessage;
+    const result = await ctx.wa({ op: "react", target: refOf(row), emoji: input.emoji });
+    return result.ok ? success(null) : result;
+  },
+
+  "message.star": async (ctx: SessionContext, input: MessageTarget & { star: boolean }): Promise<Outcome> => {
+    const row = target(ctx, input);
+    if (!row) return notFoundMessage;
+    const result = await ctx.wa({ op: "star", target: refOf(row), star: input.star });
+    if (!result.ok) return result;
+    setStarred(ctx.sql, row, input.star);
+    return success(null);
+  },
+
+  "message.delete": async (ctx: SessionContext, input: MessageTarget): Promise<Outcome> => {
+    const row = target(ctx, input);
+    if (!row) return notFoundMessage;
+    if (row.from_me !== 1 && !input.chat.endsWith("@g.us"))
+      return failure(400, "Only your own messages can be deleted for everyone in a direct chat");
+    const result = await ctx.wa({ op: "delete", target: refOf(row) });
+    if (!result.ok) return result;
+    const { settings, slug } = await ctx.config();
+    if (markDeleted(ctx.sql, row.chat, row.id, ctx.now(), settings.antiDelete)) {
+      ctx.emit("message.deleted", { keyId: row.id, remoteJid: row.chat, fromMe: row.from_me === 1, session: slug });
+    }
+    return success(null);
+  },
+
+  "message.edit": async (
+    ctx: SessionContext,
+    input: MessageTarget & { text: string },
+  ): Promise<Outcome<MessageResource>> => {
+    const row = target(ctx, input);
+    if (!row) return notFoundMessage;
+    if (row.from_me !== 1) return failure(400, "Only your own messages can be edited");
+    const result = await ctx.wa({ op: "edit", target: refOf(row), text: input.text });
+    if (!result.ok) return result;
+    markEdited(ctx.sql, row.chat, row.id, input.text, ctx.now());
+    ctx.emit("message.edited", { keyId: row.id, remoteJid: row.chat, fromMe: true, newContent: input.text });
+    const { slug } = await ctx.config();
+    const edited = findMessage(ctx.sql, row.chat, row.id);
+    return edited ? success(toMessageResource(edited, slug)) : notFoundMessage;
+  },
+
+  "message.search": async (
+    ctx: SessionContext,
+    query: SearchQuery,
+  ): Promise<Outcome<{ items: MessageResource[]; total: number }>> => {
+    const { slug } = await ctx.config();
+    const { items, total } = search(ctx.sql, query);
+    return success({ items: items.map((row) => toMessageResource(row, slug)), total });
+  },
+
+  /**
+   * The media of a stored message: from the object's own copy, or fetched by the bridge once (it
+   * needs WhatsApp connected for that) and kept for the next download.
+   */
+  "media.download": async (ctx: SessionContext, input: { messageId: string }): Promise<Outcome<StoredMedia>> => {
+    const row = findMessageById(ctx.sql, input.messageId);
+    if (!row || row.deleted_at !== null) return failure(404, "Message not found");
+    if (!hasMedia(JSON.parse(row.content))) return failure(404, "This message has no media");
+    if (row.media_ref) {
+      const stored = readMedia(ctx.sql, row.media_ref);
+      if (stored) return success(stored);
+    }
+    const ref = newMediaRef();
+    const result = await ctx.wa({ op: "media.download", message: refOf(row), ref });
+    if (!result.ok) return result;
+    if (!DownloadResultSchema.safeParse(result.data).success) return failure(500, "Bad download answer");
+    const stored = readMedia(ctx.sql, ref);
+    if (!stored) return failure(500, "The bridge did not deliver the media");
+    attachMedia(ctx.sql, row, ref);
+    return success(stored);
+  },
+};
+
+/** The media store write the bridge makes after `media.download` (PUT /bridge/v1/…/media/{ref}). */
+export function storeDownloadedMedia(
+  ctx: SessionContext,
+  ref: string,
+  bytes: Uint8Array,
+  mimetype: string,
+  fileName: string | null,
+): void {
+  putMedia(ctx.sql, ref, "download", bytes, mimetype, fileName, ctx.now());
+}
+
+export type { MessageType };

@@ -1,0 +1,66 @@
+import {
+  type OutgoingContent,
+  STATUS_JID,
+  type WireMessage,
+  WireMessageSchema,
+} from "../../bridge/src/messaging-protocol";
+import { failure, type Outcome, type SessionContext } from "./context";
+import { deleteMedia } from "./media-store";
+import { findMessage, refOf, upsertMessage } from "./message-store";
+import { type MessageResource, newMessageId, toMessageResource } from "./message-view";
+
+/**
+ * The one way a message leaves this session, whoever asks (API, broadcast, scheduler, bot): the
+ * bridge performs the send, then the message is stored and handed to the outbox exactly once.
+ */
+export interface SendRequest {
+  to: string;
+  content: OutgoingContent;
+  /** A message in the same chat to quote. */
+  quotedId?: string;
+  /** Chosen by the caller when a retry must be the same message (broadcast, scheduler). */
+  messageId?: string;
+  /** Status posts only. */
+  statusJidList?: string[];
+  backgroundColor?: string;
+  font?: number;
+}
+
+export async function sendMessage(ctx: SessionContext, request: SendRequest): Promise<Outcome<MessageResource>> {
+  const quoted = request.quotedId ? findMessage(ctx.sql, request.to, request.quotedId) : null;
+  if (request.quotedId && !quoted) return failure(404, "Quoted message not found in this chat");
+  const result = await ctx.wa({
+    op: "send",
+    to: request.to,
+    messageId: request.messageId ?? newMessageId(),
+    content: request.content,
+    ...(quoted ? { quoted: refOf(quoted) } : {}),
+    ...(request.statusJidList ? { statusJidList: request.statusJidList } : {}),
+    ...(request.backgroundColor ? { backgroundColor: request.backgroundColor } : {}),
+    ...(request.font !== undefined ? { font: request.font } : {}),
+  });
+  if (!result.ok) return result;
+  const upload = uploadRefOf(request.content);
+  if (upload) deleteMedia(ctx.sql, upload);
+  return recordSent(ctx, result.data);
+}
+
+/** Stores what the bridge says it sent; an answer outside the protocol is a 500, never stored. */
+export async function recordSent(ctx: SessionContext, answer: unknown): Promise<Outcome<MessageResource>> {
+  const parsed = WireMessageSchema.safeParse(answer);
+  if (!parsed.success) return failure(500, "The bridge answered with a message outside the protocol");
+  return { ok: true, data: await storeOwnMessage(ctx, parsed.data) };
+}
+
+export async function storeOwnMessage(ctx: SessionContext, message: WireMessage): Promise<MessageResource> {
+  const { slug } = await ctx.config();
+  const { inserted, row } = upsertMessage(ctx.sql, message, false);
+  const resource = toMessageResource(row, slug);
+  if (inserted) ctx.emit(message.chat === STATUS_JID ? "status.update" : "message.sent", resource);
+  return resource;
+}
+
+function uploadRefOf(content: OutgoingContent): string | null {
+  if (!("media" in content)) return null;
+  return "upload" in content.media ? content.media.upload : null;
+}

@@ -1,0 +1,88 @@
+import type { BotConfigInput } from "../../workers/gateway/session-schemas";
+import { BOT_CONFIG_DEFAULTS } from "../../workers/gateway/session-schemas";
+
+/**
+ * The SessionDO's copy of the session settings and bot configuration. The Worker owns them (D1) and
+ * pushes every change here (SessionDO.configure); the object reads D1 only when it has no copy yet,
+ * so an incoming message never waits on D1.
+ */
+export interface SessionSettings {
+  readReceipts: boolean;
+  rejectCalls: boolean;
+  antiDelete: boolean;
+  alwaysOnline: boolean;
+}
+
+export type BotConfigValues = Required<BotConfigInput>;
+
+export interface SessionConfigCopy {
+  /** The public session id (slug): webhooks and bot replies name the session by it. */
+  slug: string;
+  settings: SessionSettings;
+  bot: BotConfigValues;
+}
+
+export const DEFAULT_SETTINGS: SessionSettings = {
+  readReceipts: false,
+  rejectCalls: false,
+  antiDelete: false,
+  alwaysOnline: false,
+};
+
+const SCHEMA = "CREATE TABLE IF NOT EXISTS config (k INTEGER PRIMARY KEY CHECK (k = 1), value TEXT NOT NULL)";
+
+export function readConfigCopy(sql: SqlStorage): SessionConfigCopy | null {
+  sql.exec(SCHEMA);
+  const row = sql.exec<{ value: string }>("SELECT value FROM config WHERE k = 1").toArray()[0];
+  return row ? (JSON.parse(row.value) as SessionConfigCopy) : null;
+}
+
+export function writeConfigCopy(sql: SqlStorage, copy: SessionConfigCopy): void {
+  sql.exec(SCHEMA);
+  sql.exec("INSERT OR REPLACE INTO config (k, value) VALUES (1, ?)", JSON.stringify(copy));
+}
+
+type BotRow = Record<string, unknown>;
+
+const BOOLEAN_COLUMNS = new Set([
+  "enabled",
+  "enable_sticker",
+  "enable_video_sticker",
+  "enable_ping",
+  "enable_uptime",
+]);
+const JSON_COLUMNS = new Set([
+  "bot_allowed_jids",
+  "bot_blocked_jids",
+  "auto_reply_allowed_jids",
+  "auto_reply_blocked_jids",
+]);
+
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+function botFromRow(row: BotRow | null): BotConfigValues {
+  const bot: Record<string, unknown> = { ...BOT_CONFIG_DEFAULTS };
+  if (!row) return bot as BotConfigValues;
+  for (const [column, value] of Object.entries(row)) {
+    const key = camel(column);
+    if (!(key in BOT_CONFIG_DEFAULTS)) continue;
+    if (BOOLEAN_COLUMNS.has(column)) bot[key] = value === 1;
+    else if (JSON_COLUMNS.has(column)) bot[key] = JSON.parse(String(value));
+    else bot[key] = value;
+  }
+  return bot as BotConfigValues;
+}
+
+/** Builds the copy from D1 (used once per object, or after the copy was lost). */
+export async function loadConfigFromD1(db: D1Database, sessionId: string): Promise<SessionConfigCopy> {
+  const session = await db
+    .prepare("SELECT session_id, config FROM sessions WHERE id = ?")
+    .bind(sessionId)
+    .first<{ session_id: string; config: string }>();
+  const bot = await db.prepare("SELECT * FROM bot_configs WHERE session_id = ?").bind(sessionId).first<BotRow>();
+  return {
+    slug: session?.session_id ?? sessionId,
+    settings: { ...DEFAULT_SETTINGS, ...(session ? (JSON.parse(session.config) as Partial<SessionSettings>) : {}) },
+    bot: botFromRow(bot),
+  };
+}

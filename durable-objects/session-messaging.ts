@@ -1,0 +1,120 @@
+import type { NetworkEvent } from "../bridge/src/messaging-protocol";
+import type { Operation } from "../bridge/src/operations";
+import type { Json } from "../bridge/src/seam";
+import type { Env } from "../workers/env";
+import { failure, type Outcome, type SessionContext, type WebhookEvent } from "./messaging/context";
+import { storeDownloadedMedia } from "./messaging/messages-api";
+import { applyNetworkEvent, type FollowUp } from "./messaging/network-events";
+import { appendToOutbox } from "./messaging/outbox";
+import { ensureSchema } from "./messaging/schema";
+import {
+  loadConfigFromD1,
+  readConfigCopy,
+  type SessionConfigCopy,
+  writeConfigCopy,
+} from "./messaging/session-config";
+import { handlerFor, SESSION_SCHEMAS, TIMED_WORK } from "./session-api";
+
+export interface MessagingHost {
+  readonly state: DurableObjectState;
+  readonly env: Env;
+  sessionId(): string;
+  isConnected(): boolean;
+  /** Sends the `wa` command to the bridge holding the session. */
+  runOperation(operation: Operation): Promise<Outcome<unknown>>;
+}
+
+/**
+ * The messaging side of a SessionDO: the context every messaging module runs with, the RPC
+ * dispatcher, network events, and the alarm. Kept apart from session.ts, which owns the lifecycle,
+ * the lease and the bridge link.
+ */
+export class SessionMessaging {
+  private readonly sql: SqlStorage;
+
+  constructor(private readonly host: MessagingHost) {
+    this.sql = host.state.storage.sql;
+    ensureSchema(this.sql, SESSION_SCHEMAS);
+  }
+
+  context(): SessionContext {
+    const host = this.host;
+    return {
+      sql: this.sql,
+      env: host.env,
+      sessionId: host.sessionId(),
+      now: () => Date.now(),
+      isConnected: () => host.isConnected(),
+      wa: async (operation) => {
+        if (!host.isConnected()) return failure(503, "Session not ready: WhatsApp is not connected");
+        return (await host.runOperation(operation)) as Outcome<Json>;
+      },
+      emit: (event: WebhookEvent, data: object) => appendToOutbox(this.sql, event, data, Date.now()),
+      wake: (at) => this.wake(at),
+      config: () => this.config(),
+    };
+  }
+
+  async call(name: string, input: unknown): Promise<Outcome<unknown>> {
+    const handler = handlerFor(name);
+    if (!handler) return failure(400, `Unknown session operation ${name}`);
+    return handler(this.context(), input);
+  }
+
+  /** Applies one network event; the returned follow-ups run after the event is acknowledged. */
+  apply(event: NetworkEvent): Promise<FollowUp[]> {
+    return applyNetworkEvent(this.context(), event);
+  }
+
+  runFollowUps(followUps: FollowUp[]): void {
+    for (const followUp of followUps) {
+      followUp().catch((error: unknown) => {
+        console.error(JSON.stringify({ msg: "session follow-up failed", error: String(error) }));
+      });
+    }
+  }
+
+  putDownloadedMedia(ref: string, bytes: Uint8Array, mimetype: string, fileName: string | null): void {
+    storeDownloadedMedia(this.context(), ref, bytes, mimetype, fileName);
+  }
+
+  configure(copy: SessionConfigCopy): void {
+    writeConfigCopy(this.sql, copy);
+  }
+
+  /** The settings copy; read from D1 once, with no other event interleaving while it loads. */
+  async config(): Promise<SessionConfigCopy> {
+    const copy = readConfigCopy(this.sql);
+    if (copy) return copy;
+    return this.host.state.blockConcurrencyWhile(async () => {
+      const loaded = readConfigCopy(this.sql) ?? (await loadConfigFromD1(this.host.env.DB, this.host.sessionId()));
+      writeConfigCopy(this.sql, loaded);
+      return loaded;
+    });
+  }
+
+  emit(event: WebhookEvent, data: object): void {
+    appendToOutbox(this.sql, event, data, Date.now());
+  }
+
+  async alarm(): Promise<void> {
+    const ctx = this.context();
+    for (const work of TIMED_WORK) {
+      const next = work.next(ctx);
+      if (next !== null && next <= Date.now()) await work.run(ctx);
+    }
+    await this.rescheduleAlarm();
+  }
+
+  async rescheduleAlarm(): Promise<void> {
+    const ctx = this.context();
+    const times = TIMED_WORK.map((work) => work.next(ctx)).filter((at): at is number => at !== null);
+    if (times.length === 0) await this.host.state.storage.deleteAlarm();
+    else await this.host.state.storage.setAlarm(Math.min(...times));
+  }
+
+  private async wake(at: number): Promise<void> {
+    const current = await this.host.state.storage.getAlarm();
+    if (current === null || current > at) await this.host.state.storage.setAlarm(at);
+  }
+}

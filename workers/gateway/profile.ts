@@ -1,0 +1,4 @@
+import { createRouter } from "../http/openapi";
+
+/** Placeholder router; routes land with their module. */
+export const profileRoutes = createRouter();
