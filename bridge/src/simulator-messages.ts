@@ -10,13 +10,12 @@ import {
   type MediaInfo,
   type MessageRef,
   type OutgoingContent,
-  STATUS_JID,
   type WireMessage,
 } from "./messaging-protocol.ts";
 import { assertDeletable, assertEditable, assertSendable, isGroupJid } from "./operation-rules.ts";
 import type { Operation } from "./operations.ts";
 import { OperationError, type PerformResult, type PreparedMedia } from "./seam.ts";
-import { mediaKey, pictureUrl, pushBounded, type SimAccount, type SimWorld } from "./simulator-world.ts";
+import { mediaKey, newMessageId, pictureUrl, pushBounded, type SimAccount, type SimWorld } from "./simulator-world.ts";
 
 type Op<N extends Operation["op"]> = Extract<Operation, { op: N }>;
 
@@ -102,14 +101,14 @@ function inboxEntry({ account }: SimContext, target: MessageRef) {
 function react(context: SimContext, op: Op<"react">): PerformResult {
   const { world, account, me } = context;
   const { chat, id } = op.target;
-  assertMayWrite(context, chat);
+  if (isGroupJid(chat)) world.memberGroup(me, chat);
   pushBounded(account.reactions, { chat, id, emoji: op.emoji });
   const entry = inboxEntry(context, op.target);
   if (entry) entry.reactions = op.emoji ? [op.emoji] : [];
   const reaction: Content = { type: "reaction", emoji: op.emoji, targetId: id };
   world.relay(account, chat, (seen) => ({
     kind: "message",
-    message: { id: `${id}-r`, chat: seen, sender: me, fromMe: false, timestamp: Date.now(), content: reaction },
+    message: { id: newMessageId(), chat: seen, sender: me, fromMe: false, timestamp: Date.now(), content: reaction },
     live: true,
   }));
   return {};
@@ -199,7 +198,6 @@ export function performMessaging(
   const { account } = context;
   switch (op.op) {
     case "send":
-      if (op.to === STATUS_JID) assertSendable(op.content);
       return send(context, op, media);
     case "forward":
       return forward(context, op);
