@@ -21,7 +21,8 @@ export class BridgeCommands {
   private readonly pending = new Map<string, Pending>();
 
   send(ws: WebSocket | null, name: CommandName, args: Record<string, unknown>): Promise<Outcome<unknown>> {
-    if (!ws) return Promise.resolve(failure(503, "Session not ready: no bridge holds this session right now"));
+    if (!ws)
+      return Promise.resolve(failure(503, "Session not ready: no bridge holds this session right now"));
     const id = crypto.randomUUID();
     const result = new Promise<Outcome<unknown>>((resolve) => {
       const timer = setTimeout(

@@ -1,5 +1,5 @@
 import { AUTO_REPLIES_SCHEMA, autoRepliesApi } from "./messaging/auto-replies";
-import { BROADCASTS_SCHEMA, broadcastWork, broadcastsApi } from "./messaging/broadcasts";
+import { BROADCASTS_SCHEMA, broadcastsApi, broadcastWork } from "./messaging/broadcasts";
 import { chatsApi } from "./messaging/chats-api";
 import { CONTACTS_SCHEMA, contactsApi } from "./messaging/contacts-store";
 import type { Outcome, SessionContext, TimedWork } from "./messaging/context";
@@ -7,8 +7,8 @@ import { GROUPS_SCHEMA, groupsApi } from "./messaging/groups-store";
 import { LABELS_SCHEMA, labelsApi } from "./messaging/labels";
 import { messagesApi } from "./messaging/messages-api";
 import { profileApi } from "./messaging/profile-api";
-import { MESSAGING_SCHEMA } from "./messaging/schema";
 import { SCHEDULER_SCHEMA, scheduledWork, schedulerApi } from "./messaging/scheduler";
+import { MESSAGING_SCHEMA } from "./messaging/schema";
 
 /**
  * Everything the Worker can ask a SessionDO about messaging, as one table of named handlers. The

@@ -16,7 +16,11 @@ export function statusOf(state: SessionState): SessionStatus {
 /** States in which nothing runs and nothing will until someone calls start. */
 export const RESTING_STATES: ReadonlySet<SessionState> = new Set(["stopped", "logged_out", "failed"]);
 
-export function applyEvent(record: SessionRecord, event: LifecycleEvent, now: number): Partial<SessionRecord> {
+export function applyEvent(
+  record: SessionRecord,
+  event: LifecycleEvent,
+  now: number,
+): Partial<SessionRecord> {
   switch (event.kind) {
     case "qr":
       return { state: "scan_qr", qr: event.qr, qrImage: event.image };

@@ -87,7 +87,8 @@ export class SessionMessaging {
     const copy = readConfigCopy(this.sql);
     if (copy) return copy;
     return this.host.state.blockConcurrencyWhile(async () => {
-      const loaded = readConfigCopy(this.sql) ?? (await loadConfigFromD1(this.host.env.DB, this.host.sessionId()));
+      const loaded =
+        readConfigCopy(this.sql) ?? (await loadConfigFromD1(this.host.env.DB, this.host.sessionId()));
       writeConfigCopy(this.sql, loaded);
       return loaded;
     });

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { NetworkEvent } from "../bridge/src/messaging-protocol";
 import {
   BridgeToSessionSchema,
   CLOSE,
@@ -9,8 +10,6 @@ import {
   type SessionEvent,
   type SessionToBridge,
 } from "../bridge/src/protocol";
-import type { NetworkEvent } from "../bridge/src/messaging-protocol";
-import type { Json } from "../bridge/src/seam";
 import type { SessionState } from "../workers/db/schema";
 import type { Env } from "../workers/env";
 import { BridgeCommands, failureStatusOf } from "./bridge-commands";
@@ -106,7 +105,7 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /** Drives the simulated world (only routed when SIMULATOR=1). */
-  async simulateWorld(sessionId: string, args: Record<string, Json>): Promise<Outcome<unknown>> {
+  async simulateWorld(sessionId: string, args: Record<string, unknown>): Promise<Outcome<unknown>> {
     this.bind(sessionId);
     return this.command("sim", args);
   }

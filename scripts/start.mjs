@@ -167,11 +167,17 @@ function workerService(config, inspectorPort) {
   };
 }
 
+const FORWARDED_TIMING_VARS = ["BROADCAST_GAP_MS", "SCHEDULER_RETRY_LIMIT", "SCHEDULER_RETRY_MS"];
+
 /** Worker variables that follow the environment of `npm start` (`--var NAME:value`). */
 function workerVars(config) {
   const vars = [];
   if (config.simulator) vars.push("--var", "SIMULATOR:1");
   if (config.fleetGraceMs) vars.push("--var", `FLEET_GRACE_MS:${config.fleetGraceMs}`);
+  // Timing knobs tests turn down (production keeps the defaults documented in docs/).
+  for (const name of FORWARDED_TIMING_VARS) {
+    if (process.env[name]) vars.push("--var", `${name}:${process.env[name]}`);
+  }
   return vars;
 }
 

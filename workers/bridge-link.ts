@@ -1,13 +1,15 @@
-import { Hono } from "hono";
+import { type Context, Hono, type Next } from "hono";
 import { z } from "zod";
+import { MEDIA_MAX_BYTES } from "../bridge/src/messaging-protocol";
 import { timingSafeEqual } from "./auth/crypto";
 import type { AppEnv } from "./env";
 import { ApiError, badRequest, notFound, titleOf, unauthorized } from "./http/errors";
 
 /**
- * Where bridges dial in. Both endpoints are WebSocket upgrades authenticated with
- * `Authorization: Bearer <BRIDGE_TOKEN>` and then handed to a Durable Object, which owns the socket
- * (Hibernation API). A deployment without BRIDGE_TOKEN refuses every bridge (fail closed).
+ * Where bridges dial in, authenticated with `Authorization: Bearer <BRIDGE_TOKEN>`. The fleet and
+ * session endpoints are WebSocket upgrades handed to a Durable Object, which owns the socket
+ * (Hibernation API); the media endpoints move file bytes that are too big for socket frames.
+ * A deployment without BRIDGE_TOKEN refuses every bridge (fail closed).
  */
 export const bridgeLinkRoutes = new Hono<AppEnv>();
 
@@ -19,9 +21,6 @@ const FleetQuerySchema = z.object({
 const SessionQuerySchema = z.object({ bridge: BridgeIdSchema });
 
 bridgeLinkRoutes.use("*", async (c, next) => {
-  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-    throw new ApiError(426, titleOf(400), "Expected a WebSocket upgrade");
-  }
   const expected = c.env.BRIDGE_TOKEN;
   const presented = c.req.header("Authorization")?.replace(/^Bearer\s+/i, "") ?? "";
   if (!expected || !(await timingSafeEqual(presented, expected))) throw unauthorized("Invalid bridge token");
@@ -48,6 +47,15 @@ function queryOrReject<T>(schema: z.ZodType<T>, query: Record<string, string>): 
   return parsed.data;
 }
 
+const requireUpgrade = async (c: Context<AppEnv>, next: Next) => {
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+    throw new ApiError(426, titleOf(400), "Expected a WebSocket upgrade");
+  }
+  return next();
+};
+bridgeLinkRoutes.use("/fleet", requireUpgrade);
+bridgeLinkRoutes.use("/sessions/:sessionId", requireUpgrade);
+
 bridgeLinkRoutes.get("/fleet", (c) => {
   queryOrReject(FleetQuerySchema, c.req.query());
   return relayUpgrade(c.env.FLEET.getByName("global").fetch(c.req.raw));
@@ -60,3 +68,59 @@ bridgeLinkRoutes.get("/sessions/:sessionId", async (c) => {
   if (!exists) throw notFound("Session not found");
   return relayUpgrade(c.env.SESSION.getByName(sessionId).fetch(c.req.raw));
 });
+
+const MediaParamsSchema = z.object({
+  sessionId: z.string().min(1).max(64),
+  ref: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
+});
+
+async function existingSession(c: Context<AppEnv>) {
+  const params = MediaParamsSchema.safeParse(c.req.param());
+  if (!params.success) throw badRequest("Invalid media reference");
+  const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?")
+    .bind(params.data.sessionId)
+    .first();
+  if (!exists) throw notFound("Session not found");
+  return { ...params.data, stub: c.env.SESSION.getByName(params.data.sessionId) };
+}
+
+/** An upload waiting to be sent: the bridge fetches its bytes here. */
+bridgeLinkRoutes.get("/sessions/:sessionId/media/:ref", async (c) => {
+  const { sessionId, ref, stub } = await existingSession(c);
+  const media = await stub.media(sessionId, ref);
+  if (!media) throw notFound("No such media");
+  return new Response(media.bytes, {
+    headers: {
+      "Content-Type": media.mimetype,
+      "Content-Length": String(media.size),
+      ...(media.fileName ? { "X-File-Name": encodeURIComponent(media.fileName) } : {}),
+    },
+  });
+});
+
+/** Media the bridge downloaded from WhatsApp for a received message. */
+bridgeLinkRoutes.put("/sessions/:sessionId/media/:ref", async (c) => {
+  const { sessionId, ref, stub } = await existingSession(c);
+  const declared = Number(c.req.header("Content-Length") ?? "0");
+  if (declared > MEDIA_MAX_BYTES) throw new ApiError(413, titleOf(413), "Media larger than the limit");
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  if (bytes.byteLength > MEDIA_MAX_BYTES)
+    throw new ApiError(413, titleOf(413), "Media larger than the limit");
+  const fileName = c.req.header("X-File-Name");
+  await stub.putMedia(
+    sessionId,
+    ref,
+    bytes,
+    c.req.header("Content-Type") ?? "application/octet-stream",
+    fileName ? safeDecode(fileName) : null,
+  );
+  return c.body(null, 204);
+});
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw badRequest("X-File-Name must be URI-encoded");
+  }
+}

@@ -18,6 +18,12 @@ export interface Env {
   BRIDGE_TOKEN?: string;
   /** Milliseconds a bridge may stay away before its sessions move (default 15000). */
   FLEET_GRACE_MS?: string;
+  /** Broadcast gap between recipients, "min-max" in ms (default "10000-20000"); tests shorten it. */
+  BROADCAST_GAP_MS?: string;
+  /** Attempts before a scheduled message whose session stays down is FAILED (default 10). */
+  SCHEDULER_RETRY_LIMIT?: string;
+  /** Wait between those attempts in ms (default 60000). */
+  SCHEDULER_RETRY_MS?: string;
   /** "1" enables the simulator control routes (`/api/sessions/{id}/simulate/*`). Never in production. */
   SIMULATOR?: string;
 }

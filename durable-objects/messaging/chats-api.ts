@@ -60,7 +60,10 @@ export const chatsApi = {
   ): Promise<Outcome<Page<MessageResource>>> => {
     const { slug } = await ctx.config();
     const page = history(ctx.sql, input.chat, input.limit, input.before);
-    return success({ items: page.items.map((row) => toMessageResource(row, slug)), nextCursor: page.nextCursor });
+    return success({
+      items: page.items.map((row) => toMessageResource(row, slug)),
+      nextCursor: page.nextCursor,
+    });
   },
 
   /** Marks the given messages (or the chat's latest 100 received ones) read, on the phone too. */
@@ -113,7 +116,10 @@ export const chatsApi = {
     return result.ok ? success(null) : result;
   },
 
-  "chat.picture": async (ctx: SessionContext, input: { jid: string }): Promise<Outcome<{ url: string | null }>> => {
+  "chat.picture": async (
+    ctx: SessionContext,
+    input: { jid: string },
+  ): Promise<Outcome<{ url: string | null }>> => {
     const result = await ctx.wa({ op: "profile.picture.url", jid: input.jid });
     if (!result.ok) return result;
     const url = (result.data as { url?: unknown } | null)?.url;

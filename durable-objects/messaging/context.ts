@@ -1,5 +1,5 @@
-import type { Json } from "../../bridge/src/seam";
 import type { Operation } from "../../bridge/src/operations";
+import type { Json } from "../../bridge/src/seam";
 import type { Env } from "../../workers/env";
 import type { SessionConfigCopy } from "./session-config";
 
@@ -11,7 +11,11 @@ export type FailureStatus = 400 | 403 | 404 | 409 | 413 | 500 | 503;
 export type Outcome<T = null> = { ok: true; data: T } | { ok: false; status: FailureStatus; error: string };
 
 export const success = <T>(data: T): Outcome<T> => ({ ok: true, data });
-export const failure = (status: FailureStatus, error: string): Outcome<never> => ({ ok: false, status, error });
+export const failure = (status: FailureStatus, error: string): Outcome<never> => ({
+  ok: false,
+  status,
+  error,
+});
 
 /** Webhook events (the spec's eleven); the outbox holds them for the webhooks dispatcher. */
 export const WEBHOOK_EVENTS = [

@@ -1,3 +1,193 @@
-/** Labels and chat labels, kept in the session (placeholder until implemented). */
-export const LABELS_SCHEMA: readonly string[] = [];
-export const labelsApi = {};
+import { failure, type Outcome, type SessionContext, success } from "./context";
+
+/**
+ * Labels and their chat assignments, kept in the session only (as the reference: WhatsApp Business
+ * labels are not synced). Names are unique per session regardless of case.
+ */
+export const LABELS_SCHEMA: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS labels (
+     id TEXT PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE, color INTEGER NOT NULL,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS chat_labels (
+     label_id TEXT NOT NULL, jid TEXT NOT NULL, PRIMARY KEY (label_id, jid))`,
+  "CREATE INDEX IF NOT EXISTS chat_labels_by_jid ON chat_labels (jid)",
+];
+
+/** The reference's fixed palette: `color` is an index into it. */
+export const LABEL_COLORS = [
+  "#FF0000",
+  "#FF7F00",
+  "#FFFF00",
+  "#00FF00",
+  "#0000FF",
+  "#4B0082",
+  "#9400D3",
+  "#FF1493",
+  "#00CED1",
+  "#32CD32",
+  "#FFD700",
+  "#FF69B4",
+  "#8B4513",
+  "#2F4F4F",
+  "#696969",
+  "#708090",
+  "#778899",
+  "#B0C4DE",
+  "#ADD8E6",
+  "#F0E68C",
+] as const;
+
+type LabelRow = {
+  id: string;
+  name: string;
+  color: number;
+  created_at: number;
+  updated_at: number;
+  chat_count: number;
+};
+
+export interface LabelResource {
+  id: string;
+  name: string;
+  color: number;
+  colorHex: string;
+  /** The spec's field for WhatsApp's predefined labels; local labels have none. */
+  predefinedId: null;
+  createdAt: string;
+  updatedAt: string;
+  chatCount: number;
+}
+
+const toResource = (row: LabelRow): LabelResource => ({
+  id: row.id,
+  name: row.name,
+  color: row.color,
+  colorHex: LABEL_COLORS[row.color] ?? LABEL_COLORS[0],
+  predefinedId: null,
+  createdAt: new Date(row.created_at).toISOString(),
+  updatedAt: new Date(row.updated_at).toISOString(),
+  chatCount: row.chat_count,
+});
+
+const SELECT_LABELS = `SELECT l.id, l.name, l.color, l.created_at, l.updated_at,
+  (SELECT COUNT(*) FROM chat_labels c WHERE c.label_id = l.id) AS chat_count FROM labels l`;
+const ORDER = "ORDER BY l.name COLLATE NOCASE, l.id";
+
+function findLabel(sql: SqlStorage, id: string): LabelResource | null {
+  const row = sql.exec<LabelRow>(`${SELECT_LABELS} WHERE l.id = ?`, id).toArray()[0];
+  return row ? toResource(row) : null;
+}
+
+function labelsOfChat(sql: SqlStorage, jid: string): LabelResource[] {
+  return sql
+    .exec<LabelRow>(
+      `${SELECT_LABELS} WHERE l.id IN (SELECT label_id FROM chat_labels WHERE jid = ?) ${ORDER}`,
+      jid,
+    )
+    .toArray()
+    .map(toResource);
+}
+
+const nameKey = (name: string) => name.toLowerCase();
+
+function nameTaken(sql: SqlStorage, name: string, exceptId: string | null): boolean {
+  return (
+    sql
+      .exec<{ id: string }>(
+        "SELECT id FROM labels WHERE name_key = ? AND id IS NOT ?",
+        nameKey(name),
+        exceptId,
+      )
+      .toArray().length > 0
+  );
+}
+
+const duplicateName = (name: string) =>
+  failure(409, `A label named "${name}" already exists in this session`);
+const labelNotFound = () => failure(404, "Label not found");
+
+export const labelsApi = {
+  "label.list": (ctx: SessionContext, _input: Record<string, never>): Outcome<{ labels: LabelResource[] }> =>
+    success({ labels: ctx.sql.exec<LabelRow>(`${SELECT_LABELS} ${ORDER}`).toArray().map(toResource) }),
+
+  "label.create": (
+    ctx: SessionContext,
+    input: { name: string; color?: number },
+  ): Outcome<{ label: LabelResource }> => {
+    if (nameTaken(ctx.sql, input.name, null)) return duplicateName(input.name);
+    const id = crypto.randomUUID();
+    const now = ctx.now();
+    ctx.sql.exec(
+      "INSERT INTO labels (id, name, name_key, color, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+      id,
+      input.name,
+      nameKey(input.name),
+      input.color ?? 0,
+      now,
+      now,
+    );
+    const label = findLabel(ctx.sql, id);
+    return label ? success({ label }) : labelNotFound();
+  },
+
+  "label.update": (
+    ctx: SessionContext,
+    input: { labelId: string; name?: string; color?: number },
+  ): Outcome<{ label: LabelResource }> => {
+    const before = findLabel(ctx.sql, input.labelId);
+    if (!before) return labelNotFound();
+    if (input.name !== undefined && nameTaken(ctx.sql, input.name, input.labelId))
+      return duplicateName(input.name);
+    const name = input.name ?? before.name;
+    ctx.sql.exec(
+      "UPDATE labels SET name = ?, name_key = ?, color = ?, updated_at = ? WHERE id = ?",
+      name,
+      nameKey(name),
+      input.color ?? before.color,
+      ctx.now(),
+      input.labelId,
+    );
+    const label = findLabel(ctx.sql, input.labelId);
+    return label ? success({ label }) : labelNotFound();
+  },
+
+  "label.delete": (ctx: SessionContext, input: { labelId: string }): Outcome<{ id: string }> => {
+    if (ctx.sql.exec("DELETE FROM labels WHERE id = ?", input.labelId).rowsWritten === 0)
+      return labelNotFound();
+    ctx.sql.exec("DELETE FROM chat_labels WHERE label_id = ?", input.labelId);
+    return success({ id: input.labelId });
+  },
+
+  "label.chat.list": (ctx: SessionContext, input: { jid: string }): Outcome<{ labels: LabelResource[] }> =>
+    success({ labels: labelsOfChat(ctx.sql, input.jid) }),
+
+  /** All or nothing: one unknown label id and no assignment changes. */
+  "label.chat.set": (
+    ctx: SessionContext,
+    input: { jid: string; labelIds: string[]; action: "add" | "remove" },
+  ): Outcome<{ labels: LabelResource[] }> => {
+    const missing = input.labelIds.filter((id) => !findLabel(ctx.sql, id));
+    if (missing.length > 0) return failure(404, `Label not found: ${missing.join(", ")}`);
+    for (const id of input.labelIds) {
+      if (input.action === "add") {
+        ctx.sql.exec("INSERT OR IGNORE INTO chat_labels (label_id, jid) VALUES (?, ?)", id, input.jid);
+      } else {
+        ctx.sql.exec("DELETE FROM chat_labels WHERE label_id = ? AND jid = ?", id, input.jid);
+      }
+    }
+    return success({ labels: labelsOfChat(ctx.sql, input.jid) });
+  },
+
+  "label.chats": (
+    ctx: SessionContext,
+    input: { labelId: string },
+  ): Outcome<{ label: LabelResource; chats: string[]; count: number }> => {
+    const label = findLabel(ctx.sql, input.labelId);
+    if (!label) return labelNotFound();
+    const chats = ctx.sql
+      .exec<{ jid: string }>("SELECT jid FROM chat_labels WHERE label_id = ? ORDER BY jid", input.labelId)
+      .toArray()
+      .map((row) => row.jid);
+    return success({ label, chats, count: chats.length });
+  },
+};

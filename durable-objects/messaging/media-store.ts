@@ -72,7 +72,10 @@ export function deleteMedia(sql: SqlStorage, ref: string): void {
 
 function pruneUploads(sql: SqlStorage, now: number): void {
   const stale = sql
-    .exec<{ ref: string }>("SELECT ref FROM media WHERE kind = 'upload' AND created_at < ?", now - UPLOAD_TTL_MS)
+    .exec<{ ref: string }>(
+      "SELECT ref FROM media WHERE kind = 'upload' AND created_at < ?",
+      now - UPLOAD_TTL_MS,
+    )
     .toArray();
   for (const { ref } of stale) deleteMedia(sql, ref);
 }
@@ -80,5 +83,8 @@ function pruneUploads(sql: SqlStorage, now: number): void {
 /** A random reference for a stored file (URL-safe; the bridge puts it in a path). */
 export function newMediaRef(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }

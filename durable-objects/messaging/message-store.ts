@@ -1,9 +1,4 @@
-import type {
-  Content,
-  MessageRef,
-  MessageStatus,
-  WireMessage,
-} from "../../bridge/src/messaging-protocol";
+import type { Content, MessageRef, MessageStatus, WireMessage } from "../../bridge/src/messaging-protocol";
 import type { Json } from "../../bridge/src/seam";
 
 /**
@@ -144,11 +139,16 @@ function applyReaction(sql: SqlStorage, message: WireMessage): void {
 }
 
 export function findMessage(sql: SqlStorage, chat: string, id: string): MessageRow | null {
-  return sql.exec<MessageRow>("SELECT * FROM messages WHERE chat = ? AND id = ?", chat, id).toArray()[0] ?? null;
+  return (
+    sql.exec<MessageRow>("SELECT * FROM messages WHERE chat = ? AND id = ?", chat, id).toArray()[0] ?? null
+  );
 }
 
 export function findMessageById(sql: SqlStorage, id: string): MessageRow | null {
-  return sql.exec<MessageRow>("SELECT * FROM messages WHERE id = ? ORDER BY n DESC LIMIT 1", id).toArray()[0] ?? null;
+  return (
+    sql.exec<MessageRow>("SELECT * FROM messages WHERE id = ? ORDER BY n DESC LIMIT 1", id).toArray()[0] ??
+    null
+  );
 }
 
 /** Returns true when the status moved (so a webhook is due). */
@@ -179,7 +179,13 @@ export function markEdited(sql: SqlStorage, chat: string, id: string, text: stri
 }
 
 /** `keepContent` (the antiDelete setting) keeps what was said; otherwise the text is wiped. */
-export function markDeleted(sql: SqlStorage, chat: string, id: string, at: number, keepContent: boolean): boolean {
+export function markDeleted(
+  sql: SqlStorage,
+  chat: string,
+  id: string,
+  at: number,
+  keepContent: boolean,
+): boolean {
   const row = findMessage(sql, chat, id);
   if (!row || row.deleted_at !== null) return false;
   if (keepContent) sql.exec("UPDATE messages SET deleted_at = ? WHERE n = ?", at, row.n);
@@ -225,7 +231,12 @@ export interface Page<T> {
 }
 
 /** Newest `limit` messages of a chat before `before` (a cursor), returned oldest → newest. */
-export function history(sql: SqlStorage, chat: string, limit: number, before: number | null): Page<MessageRow> {
+export function history(
+  sql: SqlStorage,
+  chat: string,
+  limit: number,
+  before: number | null,
+): Page<MessageRow> {
   const rows = sql
     .exec<MessageRow>(
       `SELECT * FROM messages WHERE chat = ? AND type != 'REACTION' AND (? IS NULL OR n < ?)
@@ -271,7 +282,9 @@ export function search(sql: SqlStorage, query: SearchQuery): { items: MessageRow
     params.push(query.fromMe ? 1 : 0);
   }
   const clause = where.join(" AND ");
-  const total = sql.exec<{ total: number }>(`SELECT count(*) AS total FROM messages WHERE ${clause}`, ...params).one().total;
+  const total = sql
+    .exec<{ total: number }>(`SELECT count(*) AS total FROM messages WHERE ${clause}`, ...params)
+    .one().total;
   const items = sql
     .exec<MessageRow>(
       `SELECT * FROM messages WHERE ${clause} ORDER BY timestamp DESC, n DESC LIMIT ? OFFSET ?`,
@@ -293,7 +306,11 @@ export type ChatRow = {
   muted_until: number | null;
 };
 
-export function listChats(sql: SqlStorage, limit: number, offset: number): { chat: ChatRow; last: MessageRow | null }[] {
+export function listChats(
+  sql: SqlStorage,
+  limit: number,
+  offset: number,
+): { chat: ChatRow; last: MessageRow | null }[] {
   const chats = sql
     .exec<ChatRow>(
       "SELECT * FROM chats ORDER BY pinned DESC, last_message_at DESC LIMIT ? OFFSET ?",
@@ -319,7 +336,11 @@ export function findChat(sql: SqlStorage, jid: string): ChatRow | null {
   return sql.exec<ChatRow>("SELECT * FROM chats WHERE jid = ?", jid).toArray()[0] ?? null;
 }
 
-export function updateChat(sql: SqlStorage, jid: string, patch: Partial<Pick<ChatRow, "archived" | "pinned" | "muted_until" | "unread">>): void {
+export function updateChat(
+  sql: SqlStorage,
+  jid: string,
+  patch: Partial<Pick<ChatRow, "archived" | "pinned" | "muted_until" | "unread">>,
+): void {
   sql.exec("INSERT OR IGNORE INTO chats (jid) VALUES (?)", jid);
   for (const [column, value] of Object.entries(patch)) {
     sql.exec(`UPDATE chats SET ${column} = ? WHERE jid = ?`, value ?? null, jid);
@@ -337,7 +358,9 @@ export function unreadMessages(sql: SqlStorage, chat: string, limit: number): Me
 }
 
 export function counts(sql: SqlStorage): { messages: number; chats: number } {
-  const messages = sql.exec<{ c: number }>("SELECT count(*) AS c FROM messages WHERE type != 'REACTION'").one().c;
+  const messages = sql
+    .exec<{ c: number }>("SELECT count(*) AS c FROM messages WHERE type != 'REACTION'")
+    .one().c;
   const chats = sql.exec<{ c: number }>("SELECT count(*) AS c FROM chats").one().c;
   return { messages, chats };
 }

@@ -55,5 +55,8 @@ export function toMessageResource(row: MessageRow, slug: string): MessageResourc
 /** A fresh WhatsApp-style message id (Baileys' own are `3EB0` + hex). */
 export function newMessageId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(10));
-  return `3EB0${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("").toUpperCase()}`;
+  return `3EB0${[...bytes]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase()}`;
 }

@@ -7,9 +7,9 @@ import {
   findMessage,
   findMessageById,
   hasMedia,
+  type MessageType,
   markDeleted,
   markEdited,
-  type MessageType,
   refOf,
   type SearchQuery,
   search,
@@ -66,7 +66,10 @@ export const messagesApi = {
   "message.send": (ctx: SessionContext, request: SendRequest) => sendMessage(ctx, request),
 
   /** Holds the upload in the object until the bridge has fetched and sent it. */
-  "message.sendUpload": async (ctx: SessionContext, upload: MediaUpload): Promise<Outcome<MessageResource>> => {
+  "message.sendUpload": async (
+    ctx: SessionContext,
+    upload: MediaUpload,
+  ): Promise<Outcome<MessageResource>> => {
     if (!ctx.isConnected()) return failure(503, "Session not ready: WhatsApp is not connected");
     const ref = newMediaRef();
     putMedia(ctx.sql, ref, "upload", upload.bytes, upload.mimetype, upload.fileName, ctx.now());
@@ -90,7 +93,10 @@ export const messagesApi = {
     return success({ forwarded });
   },
 
-  "message.react": async (ctx: SessionContext, input: MessageTarget & { emoji: string }): Promise<Outcome> => {
+  "message.react": async (
+    ctx: SessionContext,
+    input: MessageTarget & { emoji: string },
+  ): Promise<Outcome> => {
     const row = target(ctx, input);
     if (!row) return notFoundMessage;
     const result = await ctx.wa({ op: "react", target: refOf(row), emoji: input.emoji });
@@ -115,7 +121,12 @@ export const messagesApi = {
     if (!result.ok) return result;
     const { settings, slug } = await ctx.config();
     if (markDeleted(ctx.sql, row.chat, row.id, ctx.now(), settings.antiDelete)) {
-      ctx.emit("message.deleted", { keyId: row.id, remoteJid: row.chat, fromMe: row.from_me === 1, session: slug });
+      ctx.emit("message.deleted", {
+        keyId: row.id,
+        remoteJid: row.chat,
+        fromMe: row.from_me === 1,
+        session: slug,
+      });
     }
     return success(null);
   },
@@ -149,7 +160,10 @@ export const messagesApi = {
    * The media of a stored message: from the object's own copy, or fetched by the bridge once (it
    * needs WhatsApp connected for that) and kept for the next download.
    */
-  "media.download": async (ctx: SessionContext, input: { messageId: string }): Promise<Outcome<StoredMedia>> => {
+  "media.download": async (
+    ctx: SessionContext,
+    input: { messageId: string },
+  ): Promise<Outcome<StoredMedia>> => {
     const row = findMessageById(ctx.sql, input.messageId);
     if (!row || row.deleted_at !== null) return failure(404, "Message not found");
     if (!hasMedia(JSON.parse(row.content))) return failure(404, "This message has no media");

@@ -1,2 +1,117 @@
-/** The account's profile (name, status, picture) and status posts (placeholder until implemented). */
-export const profileApi = {};
+import { type OutgoingContent, STATUS_JID } from "../../bridge/src/messaging-protocol";
+import { type Profile, ProfileSchema } from "../../bridge/src/operations";
+import { failure, type Outcome, type SessionContext, success } from "./context";
+import { deleteMedia, newMediaRef, putMedia } from "./media-store";
+import type { MessageResource } from "./message-view";
+import { sendMessage } from "./sending";
+
+/** The account's profile (name, about, picture), pictures of groups it administers, and status posts. */
+
+export interface PictureUpload {
+  bytes: Uint8Array;
+  mimetype: string;
+  fileName: string;
+}
+
+export interface StatusPost {
+  /** The text of a TEXT post, the caption of an IMAGE or VIDEO one. */
+  content: string;
+  type: "TEXT" | "IMAGE" | "VIDEO";
+  mediaUrl?: string;
+  backgroundColor?: string;
+  font?: number;
+  /** Who may see the post (WhatsApp's status audience). */
+  mentions?: string[];
+}
+
+const notConnected = () => failure(503, "Session not ready: WhatsApp is not connected");
+
+async function pictureUrlOf(ctx: SessionContext, jid: string): Promise<string | null> {
+  const result = await ctx.wa({ op: "profile.picture.url", jid });
+  const url = result.ok ? (result.data as { url?: unknown } | null)?.url : null;
+  return typeof url === "string" ? url : null;
+}
+
+async function readProfile(ctx: SessionContext): Promise<Outcome<Profile>> {
+  const result = await ctx.wa({ op: "profile.get" });
+  if (!result.ok) return result;
+  const parsed = ProfileSchema.safeParse(result.data);
+  return parsed.success ? success(parsed.data) : failure(500, "The bridge answered outside the protocol");
+}
+
+/**
+ * Sets the account's picture (`jid` omitted) or a group's. The bytes wait in the object's media store
+ * only while the bridge fetches them; a refused picture leaves nothing behind.
+ */
+export async function setPicture(
+  ctx: SessionContext,
+  jid: string | undefined,
+  upload: PictureUpload,
+): Promise<Outcome<{ pictureUrl: string | null }>> {
+  if (!ctx.isConnected()) return notConnected();
+  const ref = newMediaRef();
+  putMedia(ctx.sql, ref, "upload", upload.bytes, upload.mimetype, upload.fileName, ctx.now());
+  try {
+    const result = await ctx.wa({ op: "picture.set", ...(jid ? { jid } : {}), source: { upload: ref } });
+    if (!result.ok) return result;
+  } finally {
+    deleteMedia(ctx.sql, ref);
+  }
+  if (jid) return success({ pictureUrl: await pictureUrlOf(ctx, jid) });
+  const profile = await readProfile(ctx);
+  return success({ pictureUrl: profile.ok ? profile.data.pictureUrl : null });
+}
+
+export async function removePicture(ctx: SessionContext, jid: string | undefined): Promise<Outcome> {
+  const result = await ctx.wa({ op: "picture.remove", ...(jid ? { jid } : {}) });
+  return result.ok ? success(null) : result;
+}
+
+function statusContent(post: StatusPost): OutgoingContent | null {
+  if (post.type === "TEXT") return { type: "text", text: post.content };
+  if (!post.mediaUrl) return null;
+  return {
+    type: post.type === "IMAGE" ? "image" : "video",
+    media: { url: post.mediaUrl },
+    ...(post.content ? { caption: post.content } : {}),
+  };
+}
+
+export const profileApi = {
+  "profile.get": (ctx: SessionContext, _input: Record<string, never>): Promise<Outcome<Profile>> =>
+    readProfile(ctx),
+
+  "profile.name": async (
+    ctx: SessionContext,
+    input: { name: string },
+  ): Promise<Outcome<{ name: string }>> => {
+    const result = await ctx.wa({ op: "profile.name", name: input.name });
+    return result.ok ? success({ name: input.name }) : result;
+  },
+
+  "profile.status": async (
+    ctx: SessionContext,
+    input: { status: string },
+  ): Promise<Outcome<{ status: string }>> => {
+    const result = await ctx.wa({ op: "profile.status", status: input.status });
+    return result.ok ? success({ status: input.status }) : result;
+  },
+
+  "profile.picture.set": (ctx: SessionContext, upload: PictureUpload) => setPicture(ctx, undefined, upload),
+
+  "profile.picture.remove": (ctx: SessionContext, _input: Record<string, never>) =>
+    removePicture(ctx, undefined),
+
+  /** A status post goes through the one send path: stored, and `status.update` emitted once. */
+  "status.post": (ctx: SessionContext, post: StatusPost): Promise<Outcome<MessageResource>> => {
+    const content = statusContent(post);
+    if (!content) return Promise.resolve(failure(400, "mediaUrl is required for IMAGE and VIDEO posts"));
+    return sendMessage(ctx, {
+      to: STATUS_JID,
+      content,
+      ...(post.mentions?.length ? { statusJidList: post.mentions } : {}),
+      ...(post.backgroundColor ? { backgroundColor: post.backgroundColor } : {}),
+      ...(post.font !== undefined ? { font: post.font } : {}),
+    });
+  },
+};

@@ -26,7 +26,10 @@ export interface SendRequest {
   font?: number;
 }
 
-export async function sendMessage(ctx: SessionContext, request: SendRequest): Promise<Outcome<MessageResource>> {
+export async function sendMessage(
+  ctx: SessionContext,
+  request: SendRequest,
+): Promise<Outcome<MessageResource>> {
   const quoted = request.quotedId ? findMessage(ctx.sql, request.to, request.quotedId) : null;
   if (request.quotedId && !quoted) return failure(404, "Quoted message not found in this chat");
   const result = await ctx.wa({

@@ -79,10 +79,16 @@ export async function loadConfigFromD1(db: D1Database, sessionId: string): Promi
     .prepare("SELECT session_id, config FROM sessions WHERE id = ?")
     .bind(sessionId)
     .first<{ session_id: string; config: string }>();
-  const bot = await db.prepare("SELECT * FROM bot_configs WHERE session_id = ?").bind(sessionId).first<BotRow>();
+  const bot = await db
+    .prepare("SELECT * FROM bot_configs WHERE session_id = ?")
+    .bind(sessionId)
+    .first<BotRow>();
   return {
     slug: session?.session_id ?? sessionId,
-    settings: { ...DEFAULT_SETTINGS, ...(session ? (JSON.parse(session.config) as Partial<SessionSettings>) : {}) },
+    settings: {
+      ...DEFAULT_SETTINGS,
+      ...(session ? (JSON.parse(session.config) as Partial<SessionSettings>) : {}),
+    },
     bot: botFromRow(bot),
   };
 }

@@ -3,6 +3,7 @@ import { database, newId } from "../db/client";
 import { botConfigs } from "../db/schema";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
+import { pushSessionConfig } from "./session-call";
 import {
   BOT_CONFIG_DEFAULTS,
   BotConfigBodySchema,
@@ -11,7 +12,6 @@ import {
   sessionErrorResponses,
   toBotConfigResource,
 } from "./session-schemas";
-import { pushSessionConfig } from "./session-call";
 import { findBotConfig, loadAccessibleSession } from "./session-store";
 
 /** Per-session bot configuration. Allow/block lists hold whole JIDs and match whole JIDs only. */

@@ -1,9 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import {
-  ChatJidSchema,
-  ContentSchema,
-  MESSAGE_STATUSES,
-} from "../../bridge/src/messaging-protocol";
+import { ChatJidSchema, ContentSchema, MESSAGE_STATUSES } from "../../bridge/src/messaging-protocol";
 import { MESSAGE_TYPES } from "../../durable-objects/messaging/message-store";
 import { errorResponse, gatewayErrors } from "../http/openapi";
 
@@ -14,7 +10,10 @@ export const SessionParamSchema = z.object({
     .string()
     .min(1)
     .max(64)
-    .openapi({ param: { name: "sessionId", in: "path" }, description: "The public sessionId or the internal id" }),
+    .openapi({
+      param: { name: "sessionId", in: "path" },
+      description: "The public sessionId or the internal id",
+    }),
 });
 
 const jidParam = ChatJidSchema.openapi({
@@ -30,7 +29,10 @@ export const MessageParamsSchema = ChatParamsSchema.extend({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "messageId", in: "path" }, description: "WhatsApp message id (`id` of a message)" }),
+    .openapi({
+      param: { name: "messageId", in: "path" },
+      description: "WhatsApp message id (`id` of a message)",
+    }),
 });
 
 export const MessageResourceSchema = z
@@ -60,7 +62,9 @@ export const SuccessFlagSchema = z.object({ success: z.literal(true), message: z
 /** Errors of routes that need the session's WhatsApp connection. */
 export const messagingErrors = {
   ...gatewayErrors,
-  403: errorResponse("Forbidden - Cannot access this session (or the account lacks the right, e.g. group admin)"),
+  403: errorResponse(
+    "Forbidden - Cannot access this session (or the account lacks the right, e.g. group admin)",
+  ),
   404: errorResponse("Session, chat, message or group not found"),
   500: errorResponse("WhatsApp refused or failed the operation"),
   503: errorResponse("Session not ready: WhatsApp is not connected"),

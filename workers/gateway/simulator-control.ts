@@ -93,7 +93,7 @@ simulatorRoutes.openapi(
     security: authenticated,
     request: {
       params: SessionIdParamsSchema,
-      ...jsonBody(z.object({ action: z.string().min(1).max(64) }).catchall(z.json())),
+      ...jsonBody(z.object({ action: z.string().min(1).max(64) }).catchall(z.unknown())),
     },
     responses: { 200: json(gatewayOk(z.unknown()), "What the simulator answered"), ...errors },
   }),
