@@ -16,11 +16,31 @@ export interface ApiClient {
 const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
 
 /** Logs in with the .dev.vars admin, creates an API key, and returns a client using it. */
-export async function adminClient(baseUrl: string): Promise<ApiClient> {
+export function adminClient(baseUrl: string): Promise<ApiClient> {
+  return clientFor(baseUrl, ADMIN);
+}
+
+/** A second, ordinary user (role OWNER) created by `admin`, with an API key of their own. */
+export async function ownerClient(baseUrl: string, admin: ApiClient, label = "owner"): Promise<ApiClient> {
+  const credentials = {
+    email: `${label}-${Math.random().toString(36).slice(2, 10)}@example.test`,
+    password: "a-long-enough-password",
+  };
+  const created = await admin.call("POST", "/api/users", { name: label, ...credentials, role: "OWNER" });
+  if (created.status !== 200 && created.status !== 201)
+    throw new Error(`creating ${label}: ${created.status} ${JSON.stringify(created.body)}`);
+  return clientFor(baseUrl, credentials);
+}
+
+/** Logs in as `credentials`, creates an API key, and returns a client using it. */
+export async function clientFor(
+  baseUrl: string,
+  credentials: { email: string; password: string },
+): Promise<ApiClient> {
   const login = await fetch(`${baseUrl}/api/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify(ADMIN),
+    body: JSON.stringify(credentials),
   });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
   const { data } = (await login.json()) as { data: { csrfToken: string } };

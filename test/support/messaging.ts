@@ -63,7 +63,7 @@ export async function rawCall(
   api: ApiClient,
   method: string,
   path: string,
-  init: { body?: BodyInit; headers?: Record<string, string> } = {},
+  init: { body?: RequestInit["body"]; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; body: unknown; headers: Headers }> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,

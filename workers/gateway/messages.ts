@@ -8,7 +8,7 @@ import {
   ContactBodyShape,
   LocationBodyShape,
   locationContent,
-  PollBodyShape,
+  PollBodySchema,
   pollContent,
   SendBodySchema,
   toOutgoingContent,
@@ -113,17 +113,6 @@ async function readMediaForm(contentType: string | undefined, parse: () => Promi
     ...(caption ? { caption } : {}),
   };
 }
-
-export const PollBodySchema = z
-  .strictObject(PollBodyShape)
-  .refine((body) => (body.selectableCount ?? 1) <= body.options.length, {
-    message: "selectableCount cannot exceed the number of options",
-    path: ["selectableCount"],
-  })
-  .refine((body) => new Set(body.options).size === body.options.length, {
-    message: "options must be distinct",
-    path: ["options"],
-  });
 
 messagesRoutes.openapi(
   createRoute({

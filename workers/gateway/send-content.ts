@@ -76,6 +76,23 @@ export const PollBodyShape = {
   selectableCount: z.number().int().min(1).max(12).optional(),
 };
 
+/** Poll rules beyond single fields: options distinct, selectableCount within the options. */
+export function checkPoll(
+  body: { options: string[]; selectableCount?: number | undefined },
+  ctx: z.RefinementCtx,
+) {
+  if ((body.selectableCount ?? 1) > body.options.length)
+    ctx.addIssue({
+      code: "custom",
+      message: "selectableCount cannot exceed the number of options",
+      path: ["selectableCount"],
+    });
+  if (new Set(body.options).size !== body.options.length)
+    ctx.addIssue({ code: "custom", message: "options must be distinct", path: ["options"] });
+}
+
+export const PollBodySchema = z.strictObject(PollBodyShape).superRefine(checkPoll);
+
 export const LocationBodyShape = {
   latitude: z.number().min(-90).max(90),
   longitude: z.number().min(-180).max(180),
