@@ -1,3 +1,6 @@
+// First, before any module builds a zod schema: @hono/zod-openapi adds `.openapi()` to zod schemas
+// created after it loads, and the bridge's shared schemas (bridge/src/*) are built with plain zod.
+import "@hono/zod-openapi";
 import { createApp } from "./app";
 import type { Env } from "./env";
 

@@ -10,7 +10,9 @@ import type { Json } from "./seam.ts";
 
 export type CommandFrame = Extract<SessionToBridge, { type: "command" }>;
 /** `status` (failed `wa` operations): the HTTP-like status the edge answers its caller with. */
-export type Outcome = { ok: true; data?: Json } | { ok: false; error: string; status?: OperationFailureStatus };
+export type Outcome =
+  | { ok: true; data?: Json }
+  | { ok: false; error: string; status?: OperationFailureStatus };
 export type ResultBody = { id: string } & Outcome;
 
 /** Results remembered so a command delivered twice (after a reconnect) is answered, not run, again. */

@@ -70,7 +70,10 @@ async function readCapped(response: Response, abort: AbortController): Promise<U
 }
 
 /** Fetches `url` within the size cap and the timeout; every failure is the caller's 400. */
-async function download(url: string, headers: Record<string, string>): Promise<{ bytes: Uint8Array; response: Response }> {
+async function download(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ bytes: Uint8Array; response: Response }> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new Error("timeout")), MEDIA_TIMEOUT_MS);
   try {
@@ -129,7 +132,10 @@ export async function prepareMedia(operation: Operation, edge: EdgeMedia): Promi
       return { ...media, mimetype: content.mimetype, fileName: content.fileName };
     }
     case "sticker":
-      return makeSticker(await fetchMedia(content.media, edge), { pack: content.pack, author: content.author });
+      return makeSticker(await fetchMedia(content.media, edge), {
+        pack: content.pack,
+        author: content.author,
+      });
     default:
       return null;
   }

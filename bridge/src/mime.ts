@@ -12,7 +12,10 @@ const SIGNATURES: ReadonlyArray<{ mimetype: string; test: (bytes: Uint8Array) =>
   { mimetype: "image/webp", test: (b) => startsWith(b, ascii("RIFF")) && startsWith(b, ascii("WEBP"), 8) },
   // ISO media shares the `ftyp` box with HEIF/AVIF stills and m4a audio: the brand tells them apart.
   { mimetype: "image/avif", test: (b) => startsWith(b, ascii("ftypavif"), 4) },
-  { mimetype: "image/heic", test: (b) => startsWith(b, ascii("ftyphei"), 4) || startsWith(b, ascii("ftypmif1"), 4) },
+  {
+    mimetype: "image/heic",
+    test: (b) => startsWith(b, ascii("ftyphei"), 4) || startsWith(b, ascii("ftypmif1"), 4),
+  },
   { mimetype: "audio/mp4", test: (b) => startsWith(b, ascii("ftypM4A"), 4) },
   { mimetype: "video/mp4", test: (b) => startsWith(b, ascii("ftyp"), 4) },
   { mimetype: "audio/ogg", test: (b) => startsWith(b, ascii("OggS")) },

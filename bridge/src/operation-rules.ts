@@ -4,6 +4,7 @@
  * refuses up front, the same way on Baileys and on the simulator.
  */
 import { GROUP_JID, type MessageRef, type OutgoingContent } from "./messaging-protocol.ts";
+import type { Operation } from "./operations.ts";
 import { OperationError } from "./seam.ts";
 
 /** "Delete for everyone" is offered for about two days after sending. */
@@ -12,6 +13,12 @@ export const DELETE_WINDOW_MS = 2 * 24 * 60 * 60 * 1000;
 export const EDIT_WINDOW_MS = 15 * 60 * 1000;
 
 export const isGroupJid = (jid: string) => GROUP_JID.test(jid);
+
+export type GroupOperation = Extract<Operation, { op: `group.${string}` }>;
+
+export function isGroupOperation(operation: Operation): operation is GroupOperation {
+  return operation.op.startsWith("group.");
+}
 
 export function assertDeletable(target: MessageRef, now: number): void {
   if (!target.fromMe && !isGroupJid(target.chat)) {

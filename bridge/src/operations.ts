@@ -52,7 +52,12 @@ export const OperationSchema = z.discriminatedUnion("op", [
   op("presence", { chat: ChatJidSchema, presence: z.enum(PRESENCES) }),
   op("profile.picture.url", { jid: AnyJidSchema }),
   /** ONE batched lookup for all numbers (digits only, country code first). */
-  op("numbers.check", { numbers: z.array(z.string().regex(/^\d{5,20}$/)).min(1).max(50) }),
+  op("numbers.check", {
+    numbers: z
+      .array(z.string().regex(/^\d{5,20}$/))
+      .min(1)
+      .max(50),
+  }),
   op("contact.block", { jid: PersonJidSchema, block: z.boolean() }),
   op("profile.get", {}),
   op("profile.name", { name: z.string().min(1).max(25) }),

@@ -74,7 +74,9 @@ const LifecycleEventSchema = z.discriminatedUnion("kind", [
 ]);
 
 export type LifecycleEvent = z.infer<typeof LifecycleEventSchema>;
-export const LIFECYCLE_KINDS: ReadonlySet<string> = new Set(LifecycleEventSchema.options.map((o) => o.shape.kind.value));
+export const LIFECYCLE_KINDS: ReadonlySet<string> = new Set(
+  LifecycleEventSchema.options.map((o) => o.shape.kind.value),
+);
 
 /** Lifecycle events (above) and what the network reports about messages, chats and groups. */
 export const SessionEventSchema = z.discriminatedUnion("kind", [
@@ -110,7 +112,16 @@ export type BridgeToSession = z.infer<typeof BridgeToSessionSchema>;
  * `wa` carries a WhatsApp operation (operations.ts) as its args; `sim` drives the simulated network
  * (its args say what to do) and is refused by a bridge on real WhatsApp.
  */
-export const COMMAND_NAMES = ["start", "stop", "logout", "pair", "wa", "sim", "sim.scan", "sim.disconnect"] as const;
+export const COMMAND_NAMES = [
+  "start",
+  "stop",
+  "logout",
+  "pair",
+  "wa",
+  "sim",
+  "sim.scan",
+  "sim.disconnect",
+] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export const SessionToBridgeSchema = z.discriminatedUnion("type", [

@@ -5,17 +5,24 @@
  * show on other phones is recorded in the account's state for `sim` `state` / `inbox`.
  */
 import { createHash } from "node:crypto";
+import type { Content, MediaInfo, MessageRef, OutgoingContent, WireMessage } from "./messaging-protocol.ts";
 import {
-  type Content,
-  type MediaInfo,
-  type MessageRef,
-  type OutgoingContent,
-  type WireMessage,
-} from "./messaging-protocol.ts";
-import { assertDeletable, assertEditable, assertSendable, isGroupJid } from "./operation-rules.ts";
+  assertDeletable,
+  assertEditable,
+  assertSendable,
+  type GroupOperation,
+  isGroupJid,
+} from "./operation-rules.ts";
 import type { Operation } from "./operations.ts";
 import { OperationError, type PerformResult, type PreparedMedia } from "./seam.ts";
-import { mediaKey, newMessageId, pictureUrl, pushBounded, type SimAccount, type SimWorld } from "./simulator-world.ts";
+import {
+  mediaKey,
+  newMessageId,
+  pictureUrl,
+  pushBounded,
+  type SimAccount,
+  type SimWorld,
+} from "./simulator-world.ts";
 
 type Op<N extends Operation["op"]> = Extract<Operation, { op: N }>;
 
@@ -108,7 +115,14 @@ function react(context: SimContext, op: Op<"react">): PerformResult {
   const reaction: Content = { type: "reaction", emoji: op.emoji, targetId: id };
   world.relay(account, chat, (seen) => ({
     kind: "message",
-    message: { id: newMessageId(), chat: seen, sender: me, fromMe: false, timestamp: Date.now(), content: reaction },
+    message: {
+      id: newMessageId(),
+      chat: seen,
+      sender: me,
+      fromMe: false,
+      timestamp: Date.now(),
+      content: reaction,
+    },
     live: true,
   }));
   return {};
@@ -119,6 +133,7 @@ function remove(context: SimContext, op: Op<"delete">): PerformResult {
   const { target } = op;
   assertDeletable(target, Date.now());
   if (!target.fromMe) world.requireAdmin(world.memberGroup(me, target.chat), me);
+  pushBounded(account.deletions, { chat: target.chat, id: target.id });
   const entry = inboxEntry(context, target);
   if (entry) entry.deleted = true;
   world.relay(account, target.chat, (seen) => ({
@@ -133,6 +148,7 @@ function remove(context: SimContext, op: Op<"delete">): PerformResult {
 function edit(context: SimContext, op: Op<"edit">): PerformResult {
   const { world, account } = context;
   assertEditable(op.target, Date.now());
+  pushBounded(account.edits, { chat: op.target.chat, id: op.target.id, text: op.text });
   const entry = inboxEntry(context, op.target);
   if (entry) entry.editedText = op.text;
   world.relay(account, op.target.chat, (seen) => ({
@@ -192,7 +208,7 @@ function setPicture(context: SimContext, jid: string | undefined, picture: boole
 
 export function performMessaging(
   context: SimContext,
-  op: Exclude<Operation, { op: `group.${string}` }>,
+  op: Exclude<Operation, GroupOperation>,
   media: PreparedMedia | null,
 ): PerformResult {
   const { account } = context;

@@ -14,6 +14,8 @@ import { OperationError, type PreparedMedia } from "./seam.ts";
 
 /** Entries kept per log, and media files kept per account (oldest dropped first). */
 const LOG_LIMIT = 1000;
+/** Deliveries remembered per account: enough for the dedup of a large broadcast and its retries. */
+const INBOX_LIMIT = 10_000;
 const MEDIA_LIMIT = 200;
 /** Events held for an account whose socket is closed, as WhatsApp holds offline messages. */
 const PENDING_LIMIT = 500;
@@ -21,22 +23,24 @@ const PENDING_LIMIT = 500;
 export type AdminRole = "admin" | "superadmin" | null;
 
 /** A message this account delivered to another chat, as `sim` `inbox` reports it. */
-export interface InboxEntry {
+export type InboxEntry = {
   chat: string;
   id: string;
+  /** When it was first delivered (epoch ms). */
+  timestamp: number;
   content: Content;
   quotedId?: string;
   mentions?: string[];
   deleted?: boolean;
   editedText?: string;
   reactions?: string[];
-}
+};
 
-export interface SimContact {
+export type SimContact = {
   name?: string;
   notify?: string;
   picture: boolean;
-}
+};
 
 export interface SimAccount {
   readonly sessionId: string;
@@ -52,6 +56,8 @@ export interface SimAccount {
   presences: Array<{ chat: string; presence: string }>;
   stars: Array<{ chat: string; id: string; star: boolean }>;
   reactions: Array<{ chat: string; id: string; emoji: string }>;
+  deletions: Array<{ chat: string; id: string }>;
+  edits: Array<{ chat: string; id: string; text: string }>;
   profile: { name: string | null; status: string | null; picture: boolean };
   rejectedCalls: string[];
   numberChecks: number;
@@ -89,7 +95,10 @@ export function newMessageId(): string {
 }
 
 export function newInviteCode(): string {
-  return randomBytes(16).toString("base64").replace(/[^A-Za-z0-9]/g, "").slice(0, 22);
+  return randomBytes(16)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 22);
 }
 
 export function pushBounded<T>(list: T[], entry: T, limit = LOG_LIMIT): void {
@@ -115,6 +124,8 @@ function newAccount(sessionId: string): SimAccount {
     presences: [],
     stars: [],
     reactions: [],
+    deletions: [],
+    edits: [],
     profile: { name: null, status: null, picture: false },
     rejectedCalls: [],
     numberChecks: 0,
@@ -244,14 +255,19 @@ export class SimWorld {
   deliver(from: SimAccount, message: WireMessage, media: PreparedMedia | null): WireMessage {
     const key = mediaKey(message.chat, message.id);
     const earlier = from.inboxIndex.get(key);
-    if (earlier) return { ...message, content: earlier.content };
-    const entry: InboxEntry = { chat: message.chat, id: message.id, content: message.content };
+    if (earlier) return { ...message, timestamp: earlier.timestamp, content: earlier.content };
+    const entry: InboxEntry = {
+      chat: message.chat,
+      id: message.id,
+      timestamp: message.timestamp,
+      content: message.content,
+    };
     if (message.quotedId) entry.quotedId = message.quotedId;
     const mentions = "mentions" in message.content ? message.content.mentions : undefined;
     if (mentions?.length) entry.mentions = mentions;
     from.inboxIndex.set(key, entry);
     from.inbox.push(entry);
-    if (from.inbox.length > LOG_LIMIT) {
+    if (from.inbox.length > INBOX_LIMIT) {
       const dropped = from.inbox.shift();
       if (dropped) from.inboxIndex.delete(mediaKey(dropped.chat, dropped.id));
     }
@@ -271,6 +287,7 @@ export class SimWorld {
 
   /** Sends a protocol event (edit, delete) about `from`'s message in `chat` to its recipients. */
   relay(from: SimAccount, chat: string, event: (chatAsSeen: string) => NetworkEvent): void {
-    for (const recipient of this.recipients(from, chat)) this.emitTo(recipient.account, event(recipient.chat));
+    for (const recipient of this.recipients(from, chat))
+      this.emitTo(recipient.account, event(recipient.chat));
   }
 }

@@ -2,18 +2,30 @@
  * An in-memory WhatsApp: the seam of `seam.ts` without Baileys or a network, for tests and demos. It
  * behaves like the real thing where the bridge can tell: QR codes that rotate and run out (408), a
  * scanned QR that stores creds and then asks for a restart (515), and a linked device that connects
- * straight away on its stored creds.
+ * straight away on its stored creds. Once connected, operations run against a world shared by every
+ * socket of the network (simulator-world.ts): see simulator-messages.ts, simulator-groups.ts, and
+ * simulator-control.ts for the `sim` actions a test drives it with.
  */
 import { randomBytes, randomInt } from "node:crypto";
+import type { NetworkEvent } from "./messaging-protocol.ts";
+import { isGroupOperation } from "./operation-rules.ts";
+import type { Operation } from "./operations.ts";
 import type { Me } from "./protocol.ts";
-import type {
-  CloseInfo,
-  Json,
-  OpenOptions,
-  SocketHandlers,
-  WhatsAppNetwork,
-  WhatsAppSocket,
+import {
+  type CloseInfo,
+  type Json,
+  type OpenOptions,
+  OperationError,
+  type PerformResult,
+  type PreparedMedia,
+  type SocketHandlers,
+  type WhatsAppNetwork,
+  type WhatsAppSocket,
 } from "./seam.ts";
+import { runControl } from "./simulator-control.ts";
+import { performGroup } from "./simulator-groups.ts";
+import { performMessaging, type SimContext } from "./simulator-messages.ts";
+import { randomDigits, SimWorld } from "./simulator-world.ts";
 
 export interface SimulatorOptions {
   /** How long each QR shows before the next one (WhatsApp: 20 s after the first). */
@@ -31,12 +43,6 @@ export interface SimulatorNetwork extends WhatsAppNetwork {
 
 const PAIRING_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
-function randomDigits(count: number): string {
-  let digits = "";
-  for (let i = 0; i < count; i++) digits += String(randomInt(10));
-  return digits;
-}
-
 /** The `me` of creds a scan stored, or null while the device is not linked. */
 function linkedMe(creds: Json): Me | null {
   if (typeof creds !== "object" || creds === null || Array.isArray(creds)) return null;
@@ -53,7 +59,15 @@ class SimulatedSocket implements WhatsAppSocket {
   private qrsShown = 0;
   // The only timer a simulated socket owns, and only while a QR is showing.
   private qrTimer: NodeJS.Timeout | null = null;
-  readonly simulate = { scan: () => this.scan(), disconnect: (code: number) => this.disconnect(code) };
+  readonly simulate = {
+    scan: () => this.scan(),
+    disconnect: (code: number) => this.disconnect(code),
+    control: async (args: Record<string, Json>) => runControl(this.context(), this.phase === "open", args),
+  };
+  /** This socket's way into the world; only while open does the world reach the handlers. */
+  private readonly emit = (event: NetworkEvent) => {
+    if (this.phase === "open") this.handlers.onNetworkEvent(event);
+  };
 
   constructor(
     private readonly sessionId: string,
@@ -73,6 +87,8 @@ class SimulatedSocket implements WhatsAppSocket {
     if (me) {
       this.phase = "open";
       this.handlers.onOpen(me);
+      // After `connected`: events WhatsApp held for the account while it was away follow it.
+      if (this.phase === "open") this.network.world.attach(this.sessionId, me, this.emit);
     } else {
       this.showQr();
     }
@@ -125,6 +141,19 @@ class SimulatedSocket implements WhatsAppSocket {
     return code;
   }
 
+  async perform(operation: Operation, media: PreparedMedia | null): Promise<PerformResult> {
+    if (this.phase !== "open") throw new OperationError(503, "WhatsApp is not connected");
+    const context = this.context();
+    return isGroupOperation(operation)
+      ? performGroup(context, operation)
+      : performMessaging(context, operation, media);
+  }
+
+  private context(): SimContext {
+    const account = this.network.world.account(this.sessionId);
+    return { world: this.network.world, account, me: account.me?.id ?? "" };
+  }
+
   async logout(): Promise<void> {
     if (this.phase === "closed") throw new Error("Connection Closed");
     this.end({ code: 401, reason: "Intentional Logout", qrExpired: false, loggedOut: true });
@@ -143,6 +172,7 @@ class SimulatedSocket implements WhatsAppSocket {
 
   private markClosed(): void {
     this.phase = "closed";
+    this.network.world.detach(this.sessionId, this.emit);
     this.clearQrTimer();
     this.network.openSockets--;
   }
@@ -154,6 +184,7 @@ class SimulatedSocket implements WhatsAppSocket {
 }
 
 interface SimulatorState {
+  readonly world: SimWorld;
   readonly qrIntervalMs: number;
   readonly maxQrs: number;
   openSockets: number;
@@ -162,6 +193,7 @@ interface SimulatorState {
 
 export function simulatorNetwork(options: SimulatorOptions = {}): SimulatorNetwork {
   const state: SimulatorState = {
+    world: new SimWorld(),
     qrIntervalMs: options.qrIntervalMs ?? 20_000,
     maxQrs: options.maxQrs ?? 5,
     openSockets: 0,

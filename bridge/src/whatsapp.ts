@@ -1,12 +1,13 @@
 /**
  * The real WhatsApp network: the seam (`seam.ts`) implemented over Baileys. This is the ONLY file that
- * imports `@whiskeysockets/baileys` (and pino, which Baileys needs as its logger), so everything else in
- * the bridge, and every test but one, runs without it.
+ * imports `@whiskeysockets/baileys` (and pino, which Baileys needs as its logger), together with the two
+ * modules only it imports: whatsapp-mapping.ts (Baileys' shapes to ours) and whatsapp-operations.ts
+ * (`perform`). Everything else in the bridge, and every test but a few, runs without it.
  */
 import {
   type AuthenticationCreds,
+  type BaileysEventMap,
   Browsers,
-  BufferJSON,
   DisconnectReason,
   initAuthCreds,
   makeCacheableSignalKeyStore,
@@ -17,8 +18,22 @@ import {
   type SignalKeyStore,
 } from "@whiskeysockets/baileys";
 import { pino } from "pino";
+import { errorMessage, type Log, silentLog } from "./log.ts";
+import type { NetworkEvent } from "./messaging-protocol.ts";
 import type { Me } from "./protocol.ts";
 import type { AuthUpdate, Json, OpenOptions, WhatsAppNetwork, WhatsAppSocket } from "./seam.ts";
+import {
+  callEvent,
+  chunks,
+  contactInfo,
+  fromJson,
+  groupInfo,
+  participantJid,
+  statusEvents,
+  toJson,
+  upsertEvent,
+} from "./whatsapp-mapping.ts";
+import { performOperation } from "./whatsapp-operations.ts";
 
 export type {
   AuthUpdate,
@@ -34,20 +49,12 @@ export interface BaileysNetworkOptions {
   /** Overrides WhatsApp's endpoint; tests point it at a local server so nothing leaves the machine. */
   waWebSocketUrl?: string;
   connectTimeoutMs?: number;
+  /** Where translation failures go (one odd message is skipped, not fatal). */
+  log?: Log;
 }
 
 // Baileys logs a lot at info level; the bridge logs what matters itself, one JSON line per event.
 const silentLogger = pino({ level: "silent" });
-
-/** Buffers become `{type:"Buffer", data:<base64>}`, the form the edge stores. */
-function toJson(value: unknown): Json {
-  const parsed: unknown = JSON.parse(JSON.stringify(value, BufferJSON.replacer));
-  return parsed as Json;
-}
-
-function fromJson(value: Json): unknown {
-  return JSON.parse(JSON.stringify(value), BufferJSON.reviver);
-}
 
 /**
  * A signal key store over an in-memory map seeded from the edge's copy. Every `set` resolves only once
@@ -114,7 +121,56 @@ function meOf(creds: AuthenticationCreds): Me {
   return { id: creds.me?.id ?? "", ...(name ? { name: name.slice(0, 256) } : {}) };
 }
 
+const nonNull = <T>(value: T | null): value is T => value !== null;
+
+/** One batch of Baileys events as network events, in the seam's terms. */
+export function networkEvents(
+  events: Partial<BaileysEventMap>,
+  meId: string,
+  onError: (error: unknown) => void = () => {},
+): NetworkEvent[] {
+  const out: NetworkEvent[] = [];
+  const upsert = events["messages.upsert"];
+  // A batch can hold many messages: every one is reported, `notify` ones as live, and one that cannot
+  // be translated does not cost the others.
+  for (const message of upsert?.messages ?? []) {
+    try {
+      const event = upsertEvent(message, upsert?.type === "notify", meId);
+      if (event) out.push(event);
+    } catch (error) {
+      onError(error);
+    }
+  }
+  out.push(...statusEvents(events["messages.update"] ?? [], meId));
+  const contacts = [...(events["contacts.upsert"] ?? []), ...(events["contacts.update"] ?? [])]
+    .map(contactInfo)
+    .filter(nonNull);
+  for (const batch of chunks(contacts)) out.push({ kind: "contacts", contacts: batch });
+  for (const batch of chunks(events["groups.upsert"] ?? [])) {
+    out.push({ kind: "groups", action: "upsert", groups: batch.map(groupInfo) });
+  }
+  const updates = (events["groups.update"] ?? []).flatMap((meta) =>
+    meta.id ? [{ ...meta, id: meta.id }] : [],
+  );
+  for (const batch of chunks(updates))
+    out.push({ kind: "groups", action: "update", groups: batch.map(groupInfo) });
+  const participants = events["group-participants.update"];
+  if (participants) {
+    out.push({
+      kind: "group.participants",
+      jid: participants.id,
+      action: participants.action,
+      // Objects since v7, not JIDs.
+      participants: participants.participants.map(participantJid),
+      ...(participants.author ? { author: participants.authorPn ?? participants.author } : {}),
+    });
+  }
+  for (const call of events.call ?? []) out.push(callEvent(call));
+  return out;
+}
+
 export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNetwork {
+  const log = options.log ?? silentLog;
   return {
     simulated: false,
     open({ auth, handlers }: OpenOptions): WhatsAppSocket {
@@ -147,6 +203,19 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         });
       });
 
+      sock.ev.process((events) => {
+        if (silenced) return;
+        const failed = (error: unknown) =>
+          log("error", "could not translate a WhatsApp event", { error: errorMessage(error) });
+        let translated: NetworkEvent[] = [];
+        try {
+          translated = networkEvents(events, creds.me?.id ?? "", failed);
+        } catch (error) {
+          failed(error);
+        }
+        for (const event of translated) handlers.onNetworkEvent(event);
+      });
+
       sock.ev.on("connection.update", (update) => {
         if (silenced) return;
         if (update.qr) handlers.onQr(update.qr);
@@ -169,6 +238,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       return {
         requestPairingCode: (digits) => sock.requestPairingCode(digits),
         logout: () => sock.logout(),
+        perform: (operation, media) => performOperation(sock, operation, media, silentLogger),
         close() {
           if (silenced) return;
           silenced = true;

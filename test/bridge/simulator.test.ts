@@ -27,6 +27,9 @@ function recorder() {
     persistAuth: async (update) => {
       writes.push(update);
     },
+    onNetworkEvent: (event) => {
+      seen.push(`event:${event.kind}`);
+    },
   };
   return { seen, qrs, closes, writes, opened, handlers };
 }

@@ -35,6 +35,7 @@ function recorder() {
       closes.push(info);
     },
     persistAuth: async () => {},
+    onNetworkEvent: () => seen.push("event"),
   };
   return { seen, closes, handlers };
 }

@@ -2,7 +2,14 @@
 import { toWebSocketUrl } from "../../../bridge/src/config.ts";
 import { FleetLink } from "../../../bridge/src/fleet-link.ts";
 import type { Log, LogLevel } from "../../../bridge/src/log.ts";
-import type { SocketHandlers, WhatsAppNetwork, WhatsAppSocket } from "../../../bridge/src/seam.ts";
+import type { Operation } from "../../../bridge/src/operations.ts";
+import type {
+  PerformResult,
+  PreparedMedia,
+  SocketHandlers,
+  WhatsAppNetwork,
+  WhatsAppSocket,
+} from "../../../bridge/src/seam.ts";
 import { type SimulatorOptions, simulatorNetwork } from "../../../bridge/src/simulator.ts";
 import type { FakeEdge } from "./fake-edge.ts";
 import { waitFor } from "./wait.ts";
@@ -65,9 +72,15 @@ export function startSimulatedBridge(
   return startBridge(edge, simulatorNetwork(options.simulator), options);
 }
 
-/** A network that hands its handlers to the test, so the test plays Baileys by hand. */
-export function captureNetwork(simulated = false) {
+export type Perform = (operation: Operation, media: PreparedMedia | null) => Promise<PerformResult>;
+
+/**
+ * A network that hands its handlers to the test, so the test plays Baileys by hand. Operations go to
+ * `perform` (default: answer nothing) and are recorded with the media the bridge prepared for them.
+ */
+export function captureNetwork(simulated = false, perform: Perform = async () => ({})) {
   const sockets: Array<{ handlers: SocketHandlers; closed: boolean }> = [];
+  const performed: Array<{ operation: Operation; media: PreparedMedia | null }> = [];
   const network: WhatsAppNetwork = {
     simulated,
     open({ handlers }): WhatsAppSocket {
@@ -81,8 +94,12 @@ export function captureNetwork(simulated = false) {
         close: () => {
           entry.closed = true;
         },
+        perform: (operation, media) => {
+          performed.push({ operation, media });
+          return perform(operation, media);
+        },
       };
     },
   };
-  return { network, sockets };
+  return { network, sockets, performed };
 }

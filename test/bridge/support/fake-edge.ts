@@ -4,7 +4,7 @@
  * and close codes. It records every frame so tests can assert on exactly what the bridge sent.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
@@ -56,6 +56,13 @@ export interface FakeSession {
   readonly closes: number[];
 }
 
+/** A file in the fake edge's media store (uploads the bridge GETs, downloads it PUTs). */
+export interface FakeMedia {
+  bytes: Buffer;
+  mimetype: string;
+  fileName?: string;
+}
+
 export interface FakeFleet {
   readonly frames: BridgeToFleet[];
   connections: number;
@@ -73,6 +80,10 @@ export interface FakeEdge {
   readonly unauthorized: { count: number };
   /** Frames from the bridge that failed the protocol schema (should stay empty). */
   readonly protocolErrors: string[];
+  /** The media store, by `<sessionId>/<ref>`: put uploads here, find downloads here. */
+  readonly media: Map<string, FakeMedia>;
+  /** Every media request, as `<METHOD> <sessionId>/<ref> <status>`. */
+  readonly mediaRequests: string[];
   session(id: string): FakeSession;
   sendFleet(frame: FleetToBridge): void;
   /** Sends a command; returns its id. */
@@ -124,7 +135,43 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
   const unauthorized = { count: 0 };
   const protocolErrors: string[] = [];
   const waiting = new Map<string, (result: ResultFrame) => void>();
-  const server = createServer((_req, res) => res.writeHead(404).end());
+  const media = new Map<string, FakeMedia>();
+  const mediaRequests: string[] = [];
+  const server = createServer((req, res) => {
+    serveMedia(req, res).catch(() => res.writeHead(500).end());
+  });
+
+  /** The edge's media endpoint (mediaPath in messaging-protocol.ts), behind the same bearer token. */
+  const serveMedia = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://edge");
+    const match = /^\/bridge\/v1\/sessions\/([^/]+)\/media\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+    if (!match?.[1] || !match[2]) return void res.writeHead(404).end();
+    const key = `${decodeURIComponent(match[1])}/${match[2]}`;
+    const answer = (status: number, headers: Record<string, string> = {}, body?: Buffer) => {
+      mediaRequests.push(`${req.method} ${key} ${status}`);
+      res.writeHead(status, headers).end(body);
+    };
+    if (req.headers.authorization !== `Bearer ${token}`) return answer(401);
+    if (req.method === "GET") {
+      const file = media.get(key);
+      if (!file) return answer(404);
+      const headers: Record<string, string> = { "content-type": file.mimetype };
+      if (file.fileName) headers["x-file-name"] = encodeURIComponent(file.fileName);
+      return answer(200, headers, file.bytes);
+    }
+    if (req.method === "PUT") {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const name = req.headers["x-file-name"];
+      media.set(key, {
+        bytes: Buffer.concat(chunks),
+        mimetype: req.headers["content-type"] ?? "",
+        ...(typeof name === "string" ? { fileName: decodeURIComponent(name) } : {}),
+      });
+      return answer(204);
+    }
+    answer(405);
+  };
   const wss = new WebSocketServer({ noServer: true });
 
   const session = (id: string): FakeSession => {
@@ -238,6 +285,8 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
     fleet,
     unauthorized,
     protocolErrors,
+    media,
+    mediaRequests,
     session,
     sendFleet: (frame) => send(fleet.socket, frame),
     sendCommand,
