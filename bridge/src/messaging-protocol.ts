@@ -21,13 +21,10 @@ export const STATUS_JID = "status@broadcast";
 
 export const PersonJidSchema = z.string().regex(PERSON_JID, "must be <number>@s.whatsapp.net");
 export const GroupJidSchema = z.string().regex(GROUP_JID, "must be <digits>@g.us");
+export const isChatJid = (jid: string): boolean => PERSON_JID.test(jid) || GROUP_JID.test(jid);
+export const CHAT_JID_MESSAGE = "must be <number>@s.whatsapp.net or <digits>@g.us";
 /** A chat: a person or a group. */
-export const ChatJidSchema = z
-  .string()
-  .max(128)
-  .refine((jid) => PERSON_JID.test(jid) || GROUP_JID.test(jid), {
-    message: "must be <number>@s.whatsapp.net or <digits>@g.us",
-  });
+export const ChatJidSchema = z.string().max(128).refine(isChatJid, { message: CHAT_JID_MESSAGE });
 /** Anything WhatsApp uses as an address in events (phone JIDs, LIDs, groups, status, newsletters). */
 export const AnyJidSchema = z.string().min(3).max(160);
 

@@ -39,12 +39,17 @@ export async function world<T = unknown>(
     action,
     ...args,
   });
-  if (response.status !== 200) throw new Error(`world ${action}: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`world ${action}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.data;
 }
 
 /** What the simulated peers received from this session, optionally for one chat. */
-export function inbox<T = Record<string, unknown>>(api: ApiClient, sessionId: string, peer?: string): Promise<T[]> {
+export function inbox<T = Record<string, unknown>>(
+  api: ApiClient,
+  sessionId: string,
+  peer?: string,
+): Promise<T[]> {
   return world<T[]>(api, sessionId, "inbox", peer ? { peer } : {});
 }
 

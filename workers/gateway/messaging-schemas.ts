@@ -1,5 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { ChatJidSchema, ContentSchema, MESSAGE_STATUSES } from "../../bridge/src/messaging-protocol";
+import {
+  CHAT_JID_MESSAGE,
+  ContentSchema,
+  isChatJid,
+  MESSAGE_STATUSES,
+} from "../../bridge/src/messaging-protocol";
 import { MESSAGE_TYPES } from "../../durable-objects/messaging/message-store";
 import { errorResponse, gatewayErrors } from "../http/openapi";
 
@@ -16,11 +21,16 @@ export const SessionParamSchema = z.object({
     }),
 });
 
-const jidParam = ChatJidSchema.openapi({
-  param: { name: "jid", in: "path" },
-  description: "URL-encoded chat JID: `<number>@s.whatsapp.net` or `<digits>@g.us`",
-  example: "628123456789@s.whatsapp.net",
-});
+// Built here rather than taken from the bridge's schema: the bridge's zod instances carry no `.openapi()`.
+const jidParam = z
+  .string()
+  .max(128)
+  .refine(isChatJid, { message: CHAT_JID_MESSAGE })
+  .openapi({
+    param: { name: "jid", in: "path" },
+    description: "URL-encoded chat JID: `<number>@s.whatsapp.net` or `<digits>@g.us`",
+    example: "628123456789@s.whatsapp.net",
+  });
 
 export const ChatParamsSchema = SessionParamSchema.extend({ jid: jidParam });
 
