@@ -14,6 +14,8 @@ import {
   writeConfigCopy,
 } from "./messaging/session-config";
 import { handlerFor, SESSION_SCHEMAS, TIMED_WORK } from "./session-api";
+import { statusOf } from "./session-lifecycle";
+import type { SessionRecord } from "./session-storage";
 
 export interface MessagingHost {
   readonly state: DurableObjectState;
@@ -96,6 +98,18 @@ export class SessionMessaging {
 
   emit(event: WebhookEvent, data: object): void {
     appendToOutbox(this.sql, event, data, Date.now());
+  }
+
+  /** `connection.update` for webhooks whenever the session's state moves. */
+  connectionChanged(before: SessionRecord, after: SessionRecord): void {
+    if (after.state === before.state) return;
+    this.emit("connection.update", {
+      status: statusOf(after.state),
+      state: after.state,
+      previousState: before.state,
+      me: after.me,
+      lastDisconnect: after.lastDisconnect,
+    });
   }
 
   async alarm(): Promise<void> {

@@ -13,6 +13,7 @@ import {
 import type { SessionState } from "../workers/db/schema";
 import type { Env } from "../workers/env";
 import { BridgeCommands, failureStatusOf } from "./bridge-commands";
+import { closeAllLinks, findLiveLink, type LinkAttachment } from "./bridge-links";
 import { failure, type Outcome } from "./messaging/context";
 import type { StoredMedia } from "./messaging/media-store";
 import { readMedia } from "./messaging/media-store";
@@ -36,11 +37,6 @@ export interface SessionSnapshot {
   hasInstance: boolean;
   epoch: number;
   messageCount: number;
-}
-
-interface LinkAttachment {
-  bridge: string;
-  epoch: number;
 }
 
 const notReady = (detail: string): Outcome<never> => failure(503, detail);
@@ -344,12 +340,7 @@ export class SessionDO extends DurableObject<Env> {
   /** The open link of the current lease holder (ignoring `except`, a socket that is closing). */
   private liveLink(except?: WebSocket): WebSocket | null {
     const { leaseBridge, leaseEpoch } = this.storage.read();
-    if (!leaseBridge) return null;
-    for (const ws of this.ctx.getWebSockets(leaseBridge)) {
-      const link = ws.deserializeAttachment() as LinkAttachment | null;
-      if (ws !== except && ws.readyState === WebSocket.OPEN && link?.epoch === leaseEpoch) return ws;
-    }
-    return null;
+    return findLiveLink(this.ctx, leaseBridge, leaseEpoch, except);
   }
 
   private command(name: CommandName, args: object): Promise<Outcome<unknown>> {
@@ -365,13 +356,7 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   private closeLinks(code: number, reason: string): void {
-    for (const ws of this.ctx.getWebSockets()) {
-      try {
-        ws.close(code, reason);
-      } catch {
-        // already closing
-      }
-    }
+    closeAllLinks(this.ctx, code, reason);
   }
 
   private async changeState(patch: Partial<SessionRecord>): Promise<void> {
@@ -381,17 +366,8 @@ export class SessionDO extends DurableObject<Env> {
     await this.mirror();
   }
 
-  /** `connection.update` for webhooks whenever the public status or the state moves. */
   private emitConnectionChange(before: SessionRecord): void {
-    const after = this.storage.read();
-    if (after.state === before.state) return;
-    this.messaging.emit("connection.update", {
-      status: statusOf(after.state),
-      state: after.state,
-      previousState: before.state,
-      me: after.me,
-      lastDisconnect: after.lastDisconnect,
-    });
+    this.messaging.connectionChanged(before, this.storage.read());
   }
 
   /** Copies the lifecycle into the D1 directory row so listings need no call to each object. */

@@ -207,3 +207,13 @@ export function cancelBroadcast(sql: SqlStorage, id: string, now: number): void 
   );
   recount(sql, id);
 }
+
+/** Gives up on every recipient not yet sent, with the reason. */
+export function failPending(sql: SqlStorage, id: string, reason: string): void {
+  sql.exec(
+    "UPDATE broadcast_recipients SET status = 'failed', error = ? WHERE broadcast_id = ? AND status = 'pending'",
+    reason,
+    id,
+  );
+  recount(sql, id);
+}

@@ -6,6 +6,7 @@ import {
   type BroadcastRow,
   type BroadcastStatus,
   cancelBroadcast,
+  failPending,
   findBroadcast,
   insertBroadcast,
   listBroadcasts,
@@ -45,6 +46,8 @@ export const RETRY_MS = 5_000;
 /** Polling while the session is down: waits grow with the outage, between these bounds. */
 export const WAIT_MIN_MS = 5_000;
 export const WAIT_MAX_MS = 60_000;
+/** A job whose session stays down this long gives up: its remaining recipients fail with the reason. */
+export const WAIT_GIVE_UP_MS = 24 * 60 * 60 * 1000;
 /** A step holds its job this long at most (the bridge command times out after 15 s). */
 export const LEASE_MS = 60_000;
 
@@ -229,6 +232,10 @@ export async function broadcastStep(ctx: SessionContext): Promise<void> {
   if (!recipient) return complete(ctx, job, now);
   if (!ctx.isConnected()) {
     const since = job.waiting_since ?? now;
+    if (now - since >= WAIT_GIVE_UP_MS) {
+      failPending(ctx.sql, job.id, `Session not connected for ${WAIT_GIVE_UP_MS / 3_600_000} hours`);
+      return complete(ctx, job, now);
+    }
     patchBroadcast(ctx.sql, job.id, { waiting_since: since, next_at: now + waitDelay(now - since) });
     return;
   }

@@ -178,15 +178,13 @@ function changesBetween(before: GroupFields, after: GroupFields): Partial<GroupF
   return changes;
 }
 
-export type MergeResult = "inserted" | "updated" | "unchanged";
-
 /**
  * Stores what is known about a group. A group not seen before emits `group.upsert` (full group), a
  * known one `group.update` with just what changed. An `update` about a group we never stored has too
  * little to store (no subject, no members): it is passed on as `group.update` and the next fetch
  * stores the whole group.
  */
-export function mergeGroup(ctx: SessionContext, patch: GroupPatch, mode: "upsert" | "update"): MergeResult {
+export function mergeGroup(ctx: SessionContext, patch: GroupPatch, mode: "upsert" | "update"): void {
   const row = ctx.sql.exec<GroupRow>("SELECT * FROM groups WHERE jid = ?", patch.jid).toArray()[0];
   if (!row) {
     const after = patched(EMPTY, patch);
@@ -195,21 +193,20 @@ export function mergeGroup(ctx: SessionContext, patch: GroupPatch, mode: "upsert
         ([key]) => (patch as Record<string, unknown>)[key] !== undefined,
       );
       ctx.emit("group.update", { jid: patch.jid, ...Object.fromEntries(stated) });
-      return "unchanged";
+      return;
     }
     writeGroup(ctx.sql, patch.jid, after, ctx.now());
     ctx.emit("group.upsert", toResource(patch.jid, after));
-    return "inserted";
+    return;
   }
   const before = fieldsOf(row);
   const after = patched(before, patch);
   const changes = changesBetween(before, after);
-  if (Object.keys(changes).length === 0) return "unchanged";
+  if (Object.keys(changes).length === 0) return;
   writeGroup(ctx.sql, patch.jid, after, ctx.now());
   // The invite code is ours to remember, not group information other members see change.
   const { inviteCode: _inviteCode, ...visible } = changes;
   if (Object.keys(visible).length > 0) ctx.emit("group.update", { jid: patch.jid, ...visible });
-  return "updated";
 }
 
 /** The account's own JID (without a device suffix), from the session's lifecycle record. */

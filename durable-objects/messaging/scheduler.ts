@@ -112,6 +112,11 @@ export const schedulerApi = {
     const { sendAt, ...changes } = input.patch;
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     const fields: ScheduleFields = { ...fieldsOf(row.data), ...defined };
+    // Dropping the media turns it into a text: its type and file name go with it unless restated.
+    if (changes.mediaUrl === null) {
+      fields.mediaType = changes.mediaType ?? null;
+      fields.fileName = changes.fileName ?? null;
+    }
     const now = ctx.now();
     const resolved = resolveSchedule(fields, sendAt, row.data.send_at, now);
     if (!resolved.ok) return failure(400, resolved.error);

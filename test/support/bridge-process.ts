@@ -1,4 +1,4 @@
-// Starts a real bridge process (`tsx bridge/src/main.ts`) against a running stack, for suites
+// Starts a real bridge process (`node --import tsx bridge/src/main.ts`) against a running stack, for suites
 // that need several bridges or need to kill one.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -6,7 +6,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const TSX = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
 
 export interface BridgeProcess {
   readonly id: string;
@@ -26,7 +25,9 @@ export function startBridgeProcess(
   id: string,
   extraEnv: Record<string, string> = {},
 ): BridgeProcess {
-  const child = spawn(TSX, ["bridge/src/main.ts"], {
+  // One process, tsx as a loader: the `tsx` CLI would run the bridge as ITS child, and a SIGKILL to
+  // the wrapper would orphan a bridge that goes on holding its sessions (no real failover).
+  const child = spawn(process.execPath, ["--import", "tsx", "bridge/src/main.ts"], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { GROUP_JID, PERSON_JID } from "../../bridge/src/messaging-protocol";
+import { isChatJid } from "../../bridge/src/messaging-protocol";
 import type { SessionRow } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ok } from "../http/envelope";
@@ -20,8 +20,6 @@ export const BROADCAST_MAX_RECIPIENTS = 1000;
 export const BROADCAST_MAX_TEXT = 4096;
 /** How many invalid JIDs a 400 names before summarising the rest. */
 const LISTED_INVALID = 20;
-
-const isChatJid = (jid: string) => PERSON_JID.test(jid) || GROUP_JID.test(jid);
 
 /**
  * Validates and de-duplicates the recipients (first occurrence wins), then starts the job. Shared by

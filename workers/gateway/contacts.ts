@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PersonJidSchema } from "../../bridge/src/messaging-protocol";
+import { PERSON_JID } from "../../bridge/src/messaging-protocol";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, errorResponse, gatewayErrors, gatewayOk, json } from "../http/openapi";
 import { messagingErrors, SessionParamSchema } from "./messaging-schemas";
@@ -76,11 +76,16 @@ contactsRoutes.openapi(
 );
 
 const ContactParamsSchema = SessionParamSchema.extend({
-  jid: PersonJidSchema.openapi({
-    param: { name: "jid", in: "path" },
-    description: "URL-encoded person JID",
-    example: "628123456789@s.whatsapp.net",
-  }),
+  // Built here, not from the bridge's schema: zod 4 gives `.openapi()` only to schemas created after
+  // @hono/zod-openapi is loaded, and the protocol module may load first.
+  jid: z
+    .string()
+    .regex(PERSON_JID, "must be <number>@s.whatsapp.net")
+    .openapi({
+      param: { name: "jid", in: "path" },
+      description: "URL-encoded person JID",
+      example: "628123456789@s.whatsapp.net",
+    }),
 });
 
 const BlockResultSchema = z.object({ jid: z.string(), blocked: z.boolean() });

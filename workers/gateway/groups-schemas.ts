@@ -1,15 +1,20 @@
 import { z } from "@hono/zod-openapi";
-import { GroupJidSchema } from "../../bridge/src/messaging-protocol";
+import { GROUP_JID } from "../../bridge/src/messaging-protocol";
 import { SessionParamSchema } from "./messaging-schemas";
 
 /** Shapes shared by the group routes (groups.ts, groups-admin.ts). */
 
 export const GroupParamsSchema = SessionParamSchema.extend({
-  jid: GroupJidSchema.openapi({
-    param: { name: "jid", in: "path" },
-    description: "URL-encoded group JID (`<digits>@g.us`)",
-    example: "120363012345678901@g.us",
-  }),
+  // Built here, not from the bridge's schema: zod 4 gives `.openapi()` only to schemas created after
+  // @hono/zod-openapi is loaded, and the protocol module may load first.
+  jid: z
+    .string()
+    .regex(GROUP_JID, "must be <digits>@g.us")
+    .openapi({
+      param: { name: "jid", in: "path" },
+      description: "URL-encoded group JID (`<digits>@g.us`)",
+      example: "120363012345678901@g.us",
+    }),
 });
 
 const ParticipantSchema = z.object({ id: z.string(), admin: z.enum(["admin", "superadmin"]).nullable() });

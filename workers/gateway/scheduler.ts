@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ChatJidSchema } from "../../bridge/src/messaging-protocol";
+import { CHAT_JID_MESSAGE, isChatJid } from "../../bridge/src/messaging-protocol";
 import { MEDIA_KINDS } from "../../durable-objects/messaging/scheduler-content";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
@@ -38,7 +38,12 @@ const ScheduledMessageSchema = z
   .openapi("ScheduledMessage");
 
 const fields = {
-  jid: ChatJidSchema.openapi({ example: "628123456789@s.whatsapp.net" }),
+  // Built here: the bridge's own ChatJidSchema is plain zod, without `.openapi()`.
+  jid: z
+    .string()
+    .max(128)
+    .refine(isChatJid, { message: CHAT_JID_MESSAGE })
+    .openapi({ example: "628123456789@s.whatsapp.net" }),
   content: z.string().min(1).max(4096).openapi({ description: "The text, or the caption with mediaUrl" }),
   mediaUrl: z.url({ protocol: /^https?$/ }).max(2048),
   mediaType: z.enum(MEDIA_KINDS).openapi({ description: "With mediaUrl; default image" }),
