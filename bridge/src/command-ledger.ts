@@ -52,7 +52,8 @@ export class CommandLedger {
     this.inFlight.delete(command.id);
     const result: ResultBody = { id: command.id, ...outcome };
     this.remember(result);
-    this.log(outcome.ok ? "info" : "warn", "command answered", {
+    // Sends are commands too: a line per success would cost more than the send itself.
+    this.log(outcome.ok ? "debug" : "warn", "command answered", {
       command: command.name,
       id: command.id,
       ok: outcome.ok,

@@ -17,11 +17,34 @@ export interface SessionWithBot {
 /** `sess_` + 10 base62 characters: short enough for paths, random enough not to collide in practice. */
 export const generateSlug = (): string => `sess_${toBase62(randomBytes(8)).slice(0, 10)}`;
 
+/**
+ * Session rows by id or slug, kept a few seconds per isolate so the send path does not wait on D1 for
+ * every message. Only `id` and `userId` of a cached row decide anything (who may use it, which object
+ * to call), and neither changes while the session exists; a delete drops it here at once and from other
+ * isolates within the TTL (docs/decisions.md).
+ */
+const SESSION_CACHE_TTL_MS = 5_000;
+const SESSION_CACHE_LIMIT = 10_000;
+const sessionCache = new Map<string, { session: SessionRow; expires: number }>();
+
+export function forgetSession(session: Pick<SessionRow, "id" | "sessionId">): void {
+  sessionCache.delete(session.id);
+  sessionCache.delete(session.sessionId);
+}
+
 /** A path's `{id}` may be the public sessionId or the internal id. */
 export async function findSession(db: Db, idOrSlug: string): Promise<SessionRow | undefined> {
-  return db.query.sessions.findFirst({
+  const cached = sessionCache.get(idOrSlug);
+  if (cached && cached.expires > Date.now()) return cached.session;
+  const session = await db.query.sessions.findFirst({
     where: or(eq(sessions.sessionId, idOrSlug), eq(sessions.id, idOrSlug)),
   });
+  if (!session) return undefined;
+  if (sessionCache.size >= SESSION_CACHE_LIMIT) sessionCache.clear();
+  const entry = { session, expires: Date.now() + SESSION_CACHE_TTL_MS };
+  sessionCache.set(session.id, entry);
+  sessionCache.set(session.sessionId, entry);
+  return session;
 }
 
 export async function canAccess(db: Db, user: PublicUser, session: SessionRow): Promise<boolean> {

@@ -33,6 +33,7 @@ import {
 } from "./session-schemas";
 import {
   findBotConfig,
+  forgetSession,
   generateSlug,
   insertSession,
   listAccessibleSessions,
@@ -177,7 +178,12 @@ sessionRoutes.openapi(
   async (c) => {
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
-    return c.json(ok("Session settings", { config: JSON.parse(session.config) }), 200);
+    // Read again: the looked-up row may come from the short-lived session cache.
+    const fresh = await db.query.sessions.findFirst({
+      where: eq(sessions.id, session.id),
+      columns: { config: true },
+    });
+    return c.json(ok("Session settings", { config: JSON.parse(fresh?.config ?? session.config) }), 200);
   },
 );
 
@@ -202,6 +208,7 @@ sessionRoutes.openapi(
       .where(eq(sessions.id, session.id))
       .returning();
     if (!updated) throw new ApiError(404, "Session not found");
+    forgetSession(session);
     await pushSessionConfig(c.env, session.id);
     return c.json(
       ok("Settings updated", { ...toSessionResource(updated, null), config: JSON.parse(updated.config) }),
@@ -225,6 +232,7 @@ sessionRoutes.openapi(
     const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
     await stubFor(c, session.id).destroy(session.id);
     await db.delete(sessions).where(eq(sessions.id, session.id));
+    forgetSession(session);
     return c.json(ok("Session deleted successfully", null), 200);
   },
 );
