@@ -9,6 +9,7 @@ import { messagesApi } from "./messaging/messages-api";
 import { profileApi } from "./messaging/profile-api";
 import { SCHEDULER_SCHEMA, scheduledWork, schedulerApi } from "./messaging/scheduler";
 import { MESSAGING_SCHEMA } from "./messaging/schema";
+import { CONFIG_SCHEMA } from "./messaging/session-config";
 
 /**
  * Everything the Worker can ask a SessionDO about messaging, as one table of named handlers. The
@@ -42,6 +43,7 @@ export function handlerFor(name: string): AnyHandler | null {
 
 /** Tables of every messaging module, created when the object wakes. */
 export const SESSION_SCHEMAS: readonly string[] = [
+  ...CONFIG_SCHEMA,
   ...MESSAGING_SCHEMA,
   ...CONTACTS_SCHEMA,
   ...GROUPS_SCHEMA,

@@ -33,6 +33,8 @@ export interface MessagingHost {
  */
 export class SessionMessaging {
   private readonly sql: SqlStorage;
+  /** The settings copy as last read or pushed; every incoming message consults it. */
+  private configCopy: SessionConfigCopy | null = null;
 
   constructor(private readonly host: MessagingHost) {
     this.sql = host.state.storage.sql;
@@ -82,6 +84,7 @@ export class SessionMessaging {
 
   configure(copy: SessionConfigCopy): void {
     writeConfigCopy(this.sql, copy);
+    this.configCopy = copy;
   }
 
   /** The settings copy; read from D1 once, with no other event interleaving while it loads. */

@@ -31,14 +31,14 @@ export const DEFAULT_SETTINGS: SessionSettings = {
 
 const SCHEMA = "CREATE TABLE IF NOT EXISTS config (k INTEGER PRIMARY KEY CHECK (k = 1), value TEXT NOT NULL)";
 
+export const CONFIG_SCHEMA = [SCHEMA];
+
 export function readConfigCopy(sql: SqlStorage): SessionConfigCopy | null {
-  sql.exec(SCHEMA);
   const row = sql.exec<{ value: string }>("SELECT value FROM config WHERE k = 1").toArray()[0];
   return row ? (JSON.parse(row.value) as SessionConfigCopy) : null;
 }
 
 export function writeConfigCopy(sql: SqlStorage, copy: SessionConfigCopy): void {
-  sql.exec(SCHEMA);
   sql.exec("INSERT OR REPLACE INTO config (k, value) VALUES (1, ?)", JSON.stringify(copy));
 }
 
