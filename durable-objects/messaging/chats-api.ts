@@ -7,6 +7,7 @@ import {
   lastMessage,
   listChats,
   type Page,
+  parseCursor,
   refOf,
   unreadMessages,
   updateChat,
@@ -56,10 +57,12 @@ export const chatsApi = {
 
   "chat.history": async (
     ctx: SessionContext,
-    input: { chat: string; limit: number; before: number | null },
+    input: { chat: string; limit: number; before: string | null },
   ): Promise<Outcome<Page<MessageResource>>> => {
     const { slug } = await ctx.config();
-    const page = history(ctx.sql, input.chat, input.limit, input.before);
+    const before = input.before === null ? null : parseCursor(input.before);
+    if (input.before !== null && !before) return failure(400, "before must be a cursor from a previous page");
+    const page = history(ctx.sql, input.chat, input.limit, before);
     return success({
       items: page.items.map((row) => toMessageResource(row, slug)),
       nextCursor: page.nextCursor,

@@ -230,26 +230,46 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/** Newest `limit` messages of a chat before `before` (a cursor), returned oldest → newest. */
+/** A position in a chat's timeline: the message's time, then its insertion order for ties. */
+export interface Cursor {
+  timestamp: number;
+  n: number;
+}
+
+export const formatCursor = (row: Pick<MessageRow, "timestamp" | "n">) => `${row.timestamp}.${row.n}`;
+
+export function parseCursor(text: string): Cursor | null {
+  const match = /^(\d{1,15})\.(\d{1,15})$/.exec(text);
+  return match ? { timestamp: Number(match[1]), n: Number(match[2]) } : null;
+}
+
+/**
+ * Newest `limit` messages of a chat before `before`, returned oldest → newest. Ordered by the
+ * message's own time, so history that arrives late (a sync after a reconnect) lands where it belongs.
+ */
 export function history(
   sql: SqlStorage,
   chat: string,
   limit: number,
-  before: number | null,
+  before: Cursor | null,
 ): Page<MessageRow> {
   const rows = sql
     .exec<MessageRow>(
-      `SELECT * FROM messages WHERE chat = ? AND type != 'REACTION' AND (? IS NULL OR n < ?)
-       ORDER BY n DESC LIMIT ?`,
+      `SELECT * FROM messages WHERE chat = ? AND type != 'REACTION'
+         AND (? IS NULL OR timestamp < ? OR (timestamp = ? AND n < ?))
+       ORDER BY timestamp DESC, n DESC LIMIT ?`,
       chat,
-      before,
-      before,
+      before?.timestamp ?? null,
+      before?.timestamp ?? null,
+      before?.timestamp ?? null,
+      before?.n ?? null,
       limit + 1,
     )
     .toArray();
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
-  return { items: page.reverse(), nextCursor: more ? String(page[0]?.n ?? "") : null };
+  const oldest = page[page.length - 1];
+  return { items: page.reverse(), nextCursor: more && oldest ? formatCursor(oldest) : null };
 }
 
 export interface SearchQuery {

@@ -75,7 +75,7 @@ chatsRoutes.openapi(
         limit: z.coerce.number().int().min(1).max(HISTORY_PAGE).default(HISTORY_PAGE),
         before: z
           .string()
-          .regex(/^\d{1,15}$/, "before must be a cursor from a previous page")
+          .regex(/^\d{1,15}\.\d{1,15}$/, "before must be a cursor from a previous page")
           .optional(),
       }),
     },
@@ -96,7 +96,7 @@ chatsRoutes.openapi(
     const page = await callSession(c.env, session, "chat.history", {
       chat: jid,
       limit,
-      before: before === undefined ? null : Number(before),
+      before: before ?? null,
     });
     return c.json(
       { ...ok("Messages retrieved", page.items), pagination: { limit, nextCursor: page.nextCursor } },
