@@ -89,12 +89,13 @@ export class SessionMessaging {
 
   /** The settings copy; read from D1 once, with no other event interleaving while it loads. */
   async config(): Promise<SessionConfigCopy> {
-    const copy = readConfigCopy(this.sql);
-    if (copy) return copy;
+    this.configCopy ??= readConfigCopy(this.sql);
+    if (this.configCopy) return this.configCopy;
     return this.host.state.blockConcurrencyWhile(async () => {
       const loaded =
         readConfigCopy(this.sql) ?? (await loadConfigFromD1(this.host.env.DB, this.host.sessionId()));
       writeConfigCopy(this.sql, loaded);
+      this.configCopy = loaded;
       return loaded;
     });
   }
