@@ -1,11 +1,13 @@
 /**
  * Stickers: WhatsApp shows only 512×512 WebP, and Baileys sends what it is given, so images are
  * converted here (sharp): letterboxed on a transparent canvas, animated GIF/WebP kept animated, and the
- * pack and author written into the WebP's EXIF (webp.ts) where WhatsApp reads them.
+ * pack and author written into the WebP's EXIF (webp.ts) where WhatsApp reads them. Video becomes an
+ * animated WebP through ffmpeg (video-sticker.ts).
  */
 import { randomUUID } from "node:crypto";
 import { sniffMimetype } from "./mime.ts";
 import { OperationError, type PreparedMedia } from "./seam.ts";
+import { MAX_VIDEO_STICKER_SECONDS, videoToAnimatedWebp } from "./video-sticker.ts";
 import { withStickerMetadata } from "./webp.ts";
 
 export const STICKER_SIZE = 512;
@@ -27,9 +29,7 @@ function isVideo(media: PreparedMedia): boolean {
 }
 
 export async function makeSticker(media: PreparedMedia, options: StickerOptions): Promise<PreparedMedia> {
-  if (isVideo(media)) {
-    throw new OperationError(400, "video stickers need ffmpeg, which this bridge does not have");
-  }
+  if (isVideo(media)) return withMetadata(await videoSticker(media), options);
   // Loaded on first use: a bridge that never makes a sticker never pays for the native module.
   const { default: sharp } = await import("sharp");
   const input = Buffer.from(media.bytes.buffer, media.bytes.byteOffset, media.bytes.byteLength);
@@ -52,6 +52,20 @@ export async function makeSticker(media: PreparedMedia, options: StickerOptions)
     if (webp.length <= limit) break;
   }
   if (!webp) throw new Error("sticker conversion produced nothing");
+  return withMetadata(webp, options);
+}
+
+async function videoSticker(media: PreparedMedia): Promise<Uint8Array> {
+  let webp: Uint8Array | null = null;
+  for (const quality of QUALITIES) {
+    webp = await videoToAnimatedWebp(media.bytes, quality, MAX_VIDEO_STICKER_SECONDS);
+    if (webp.length <= MAX_ANIMATED_BYTES) break;
+  }
+  if (!webp) throw new Error("sticker conversion produced nothing");
+  return webp;
+}
+
+function withMetadata(webp: Uint8Array, options: StickerOptions): PreparedMedia {
   const bytes = withStickerMetadata(webp, {
     "sticker-pack-id": randomUUID(),
     "sticker-pack-name": options.pack ?? "",

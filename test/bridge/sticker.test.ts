@@ -1,9 +1,14 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 /** Stickers: 512×512 WebP via sharp, animated GIFs kept animated, pack/author in the WebP's EXIF. */
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { chooseMimetype, sniffMimetype } from "../../bridge/src/mime.ts";
 import { OperationError } from "../../bridge/src/seam.ts";
 import { makeSticker } from "../../bridge/src/sticker.ts";
+import { ffmpegPath } from "../../bridge/src/video-sticker.ts";
 import {
   isAnimatedWebp,
   readChunks,
@@ -86,6 +91,21 @@ describe("webp.ts", () => {
   });
 });
 
+/** One second of ffmpeg's test pattern as MPEG-4, made with the same ffmpeg the bridge uses. */
+async function testVideo(): Promise<Uint8Array> {
+  const binary = ffmpegPath();
+  if (!binary) throw new Error("ffmpeg is missing: npm ci installs @ffmpeg-installer/linux-x64");
+  const dir = await mkdtemp(path.join(tmpdir(), "video-"));
+  const out = path.join(dir, "clip.mp4");
+  execFileSync(binary, [
+    ...["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=duration=1:size=160x120:rate=10"],
+    ...["-c:v", "mpeg4", "-f", "mp4", out],
+  ]);
+  const bytes = new Uint8Array(await readFile(out));
+  await rm(dir, { recursive: true, force: true });
+  return bytes;
+}
+
 describe("stickers", () => {
   it("a PNG becomes a 512×512 static WebP with the pack and author", async () => {
     const png = await square(255).png().toBuffer();
@@ -126,7 +146,21 @@ describe("stickers", () => {
     });
   });
 
-  it("refuses video (no ffmpeg here) and bytes that are not an image, as 400s", async () => {
+  it("turns a real video into an animated WebP sticker with its pack and author", async () => {
+    const sticker = await makeSticker(
+      { bytes: await testVideo(), mimetype: "video/mp4" },
+      { pack: "Clips", author: "Cam" },
+    );
+    expect(sticker.mimetype).toBe("image/webp");
+    expectStickerContainer(sticker.bytes);
+    expect(Buffer.from(sticker.bytes).includes(Buffer.from("ANIM"))).toBe(true);
+    expect(readStickerMetadata(sticker.bytes)).toMatchObject({
+      "sticker-pack-name": "Clips",
+      "sticker-pack-publisher": "Cam",
+    });
+  });
+
+  it("refuses a video ffmpeg cannot read and bytes that are not an image, as 400s", async () => {
     const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from("ftypisom"), Buffer.alloc(16)]);
     const video = makeSticker({ bytes: mp4, mimetype: "application/octet-stream" }, {});
     await expect(video).rejects.toBeInstanceOf(OperationError);

@@ -1,9 +1,14 @@
 // Bot commands, keyword auto-replies, read receipts and call rejection on the real stack: a session
 // on the simulated WhatsApp network, peers writing to it, and what the peers got back.
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ffmpegPath } from "../../bridge/src/video-sticker.ts";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
 import { connectedSession, inbox, personJid, world } from "../support/messaging.ts";
 import { type Stack, startStack } from "../support/stack.ts";
@@ -16,6 +21,7 @@ let stack: Stack;
 let api: ApiClient;
 let png: Buffer;
 let png64: string;
+let mp464: string;
 let files: Server;
 let filesUrl: string;
 
@@ -27,6 +33,7 @@ beforeAll(async () => {
     .png()
     .toBuffer();
   png64 = png.toString("base64");
+  mp464 = (await testVideo()).toString("base64");
   // Stands in for a public file host: auto-replies with media send them by URL.
   files = createServer((_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(png));
   await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
@@ -87,8 +94,29 @@ const prefixOf = (jid: string) => `${jid.slice(0, 8)}@s.whatsapp.net`;
 
 // An undefined caption drops out of the JSON body.
 const image = (caption?: string) => ({ type: "image", mimetype: "image/png", base64: png64, caption });
-const MP4 = { type: "video", mimetype: "video/mp4", base64: Buffer.from("not an mp4").toString("base64") };
-const video = (seconds: number, caption: string) => ({ ...MP4, seconds, caption });
+const BROKEN_MP4 = Buffer.from("not an mp4").toString("base64");
+const video = (seconds: number, caption: string, base64 = mp464) => ({
+  type: "video",
+  mimetype: "video/mp4",
+  base64,
+  seconds,
+  caption,
+});
+
+/** One second of ffmpeg's test pattern, made with the ffmpeg the bridge uses. */
+async function testVideo(): Promise<Buffer> {
+  const binary = ffmpegPath();
+  if (!binary) throw new Error("ffmpeg is missing: npm ci installs @ffmpeg-installer/linux-x64");
+  const dir = await mkdtemp(path.join(tmpdir(), "bot-video-"));
+  const out = path.join(dir, "clip.mp4");
+  execFileSync(binary, [
+    ...["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=duration=1:size=160x120:rate=10"],
+    ...["-c:v", "mpeg4", "-f", "mp4", out],
+  ]);
+  const bytes = await readFile(out);
+  await rm(dir, { recursive: true, force: true });
+  return bytes;
+}
 
 describe("bot commands", () => {
   beforeAll(() => bot(DEFAULTS));
@@ -191,9 +219,18 @@ describe("sticker command", () => {
     expect(await answer(peer, video(30, "#sticker"))).toContain("at most 10 s");
   });
 
+  it("turns a short video into an animated sticker", async () => {
+    const peer = personJid();
+    const clip = await receive(peer, video(1, "#sticker"));
+    const sticker = await replyTo(peer, clip);
+    expect(sticker.content).toMatchObject({ type: "sticker", media: { mimetype: "image/webp" } });
+  });
+
   it("passes on the bridge's reason when it cannot convert a video, and honours enableVideoSticker", async () => {
     const peer = personJid();
-    expect(await answer(peer, video(3, "#sticker"))).toMatch(/^Could not make the sticker: .*ffmpeg/);
+    expect(await answer(peer, video(3, "#sticker", BROKEN_MP4))).toMatch(
+      /^Could not make the sticker: .*ffmpeg/,
+    );
     await bot({ enableVideoSticker: false });
     expect(await answer(peer, video(3, "#sticker"))).toContain("turned off");
     await bot({ enableVideoSticker: true });
