@@ -17,7 +17,7 @@ import { closeAllLinks, findLiveLink, type LinkAttachment } from "./bridge-links
 import { failure, type Outcome } from "./messaging/context";
 import type { StoredMedia } from "./messaging/media-store";
 import { readMedia } from "./messaging/media-store";
-import { counts } from "./messaging/message-store";
+import { counts, type SessionCounts } from "./messaging/message-store";
 import type { SessionConfigCopy } from "./messaging/session-config";
 import { applyEvent, RESTING_STATES, statusOf } from "./session-lifecycle";
 import { SessionMessaging } from "./session-messaging";
@@ -36,7 +36,7 @@ export interface SessionSnapshot {
   /** A bridge holds the lease and its link is up. */
   hasInstance: boolean;
   epoch: number;
-  messageCount: number;
+  counts: SessionCounts;
 }
 
 const notReady = (detail: string): Outcome<never> => failure(503, detail);
@@ -125,7 +125,7 @@ export class SessionDO extends DurableObject<Env> {
       lastDisconnect: record.lastDisconnect,
       hasInstance: this.liveLink() !== null,
       epoch: record.leaseEpoch,
-      messageCount: counts(this.ctx.storage.sql).messages,
+      counts: counts(this.ctx.storage.sql),
     };
   }
 

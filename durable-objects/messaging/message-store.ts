@@ -377,10 +377,22 @@ export function unreadMessages(sql: SqlStorage, chat: string, limit: number): Me
     .toArray();
 }
 
-export function counts(sql: SqlStorage): { messages: number; chats: number } {
-  const messages = sql
-    .exec<{ c: number }>("SELECT count(*) AS c FROM messages WHERE type != 'REACTION'")
-    .one().c;
-  const chats = sql.exec<{ c: number }>("SELECT count(*) AS c FROM chats").one().c;
-  return { messages, chats };
+export interface SessionCounts {
+  contacts: number;
+  messages: number;
+  groups: number;
+  autoReplies: number;
+  scheduledMessages: number;
+}
+
+/** The Session resource's `_count`: what this object stores (scheduled = still pending). */
+export function counts(sql: SqlStorage): SessionCounts {
+  const count = (query: string) => sql.exec<{ c: number }>(query).one().c;
+  return {
+    contacts: count("SELECT count(*) AS c FROM contacts"),
+    messages: count("SELECT count(*) AS c FROM messages WHERE type != 'REACTION'"),
+    groups: count("SELECT count(*) AS c FROM groups"),
+    autoReplies: count("SELECT count(*) AS c FROM auto_replies"),
+    scheduledMessages: count("SELECT count(*) AS c FROM scheduled WHERE status = 'PENDING'"),
+  };
 }

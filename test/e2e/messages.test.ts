@@ -98,6 +98,12 @@ describe("POST /messages/{sessionId}/{jid}/send", () => {
     expect(delivered[0]?.content).toEqual({ type: "text", text: "hello @there", mentions: [mention] });
     const history = await api.call<Envelope<Message[]>>("GET", `/api/chat/${SID}/${jidPath(to)}`);
     expect(history.body.data.map((m) => m.id)).toEqual([res.body.data.id]);
+    const detail = await api.call<Envelope<{ messageCount: number; _count: { messages: number } }>>(
+      "GET",
+      `/api/sessions/${SID}`,
+    );
+    expect(detail.body.data.messageCount).toBeGreaterThanOrEqual(1);
+    expect(detail.body.data._count.messages).toBe(detail.body.data.messageCount);
   });
 
   it("image, video, audio, voice and document by URL: the peer gets the same bytes and types", async () => {

@@ -113,12 +113,12 @@ sessionRoutes.openapi(
     return c.json(
       ok("Session retrieved", {
         ...resource,
-        _count: { ...resource._count, messages: live.messageCount },
+        _count: live.counts,
         status: live.status,
         state: live.state,
         me: live.me,
         uptime: live.connectedAt ? Math.floor((Date.now() - live.connectedAt) / 1000) : 0,
-        messageCount: live.messageCount,
+        messageCount: live.counts.messages,
         hasInstance: live.hasInstance,
         lastDisconnect: live.lastDisconnect,
       }),
