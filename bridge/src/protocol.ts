@@ -98,7 +98,11 @@ export const BridgeToSessionSchema = z.discriminatedUnion("type", [
     epoch: z.number().int().positive(),
     id: z.string().min(1).max(64),
     ok: z.boolean(),
-    data: Json.optional(),
+    /**
+     * Not validated here: every answer is parsed by the schema of the command it answers (a sent
+     * message by WireMessageSchema, …), and a generic deep JSON check of each one costs the send path.
+     */
+    data: z.unknown().optional(),
     error: z.string().max(1024).optional(),
     /** For a failed `wa` operation: the HTTP-like status the edge answers with (operations.ts). */
     status: z.number().int().min(400).max(599).optional(),
