@@ -2,6 +2,7 @@ import type { OutgoingContent } from "../../bridge/src/messaging-protocol";
 import { BOT_MEMORY_SCHEMA } from "./bot-memory";
 import { type MatchType, regexProblem, type TriggerType } from "./bot-rules";
 import { failure, type Outcome, type SessionContext, success } from "./context";
+import { contentFromUrl } from "./url-media";
 
 /**
  * Keyword auto-reply rules, kept in the SessionDO next to the messages they answer, so matching an
@@ -217,47 +218,10 @@ export function enabledRules(sql: SqlStorage): AutoReply[] {
     .map(toAutoReply);
 }
 
-const DOCUMENT_MIMETYPES: Readonly<Record<string, string>> = {
-  pdf: "application/pdf",
-  txt: "text/plain",
-  csv: "text/csv",
-  json: "application/json",
-  zip: "application/zip",
-  doc: "application/msword",
-  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  xls: "application/vnd.ms-excel",
-  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  ppt: "application/vnd.ms-powerpoint",
-  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-};
-
-function fileNameOf(url: string): string {
-  const last = new URL(url).pathname.split("/").pop() ?? "";
-  try {
-    return decodeURIComponent(last) || "file";
-  } catch {
-    return last || "file";
-  }
-}
-
 /** What to send for a matched rule; a document is named after the last segment of its URL. */
 export function replyContent(rule: AutoReply): OutgoingContent | null {
   if (rule.mediaUrl === null || rule.mediaType === null) {
     return rule.response ? { type: "text", text: rule.response } : null;
   }
-  const media = { url: rule.mediaUrl };
-  const caption = rule.response ? { caption: rule.response } : {};
-  switch (rule.mediaType) {
-    case "image":
-    case "video":
-      return { type: rule.mediaType, media, ...caption };
-    case "audio":
-      return { type: "audio", media, ptt: false };
-    case "document": {
-      const fileName = fileNameOf(rule.mediaUrl);
-      const extension = fileName.includes(".") ? (fileName.split(".").pop()?.toLowerCase() ?? "") : "";
-      const mimetype = DOCUMENT_MIMETYPES[extension] ?? "application/octet-stream";
-      return { type: "document", media, fileName, mimetype, ...caption };
-    }
-  }
+  return contentFromUrl(rule.mediaType, rule.mediaUrl, rule.response);
 }

@@ -1,5 +1,6 @@
 import type { OutgoingContent } from "../../bridge/src/messaging-protocol";
 import { cronProblem, isTimeZone, parseSendAt } from "./scheduler-time";
+import { contentFromUrl } from "./url-media";
 
 /** What a scheduled message sends: a text, or media by URL with an optional caption. */
 
@@ -60,54 +61,10 @@ export function resolveSchedule(
   return { ok: true, schedule: { ...fields, mediaType: kind, sendAt } };
 }
 
-const DOCUMENT_TYPES: Record<string, string> = {
-  pdf: "application/pdf",
-  txt: "text/plain",
-  csv: "text/csv",
-  json: "application/json",
-  zip: "application/zip",
-  doc: "application/msword",
-  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  xls: "application/vnd.ms-excel",
-  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  ppt: "application/vnd.ms-powerpoint",
-  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-};
-
-/** The URL's last path segment, which is what a document shows when no fileName was given. */
-function fileNameOf(url: string): string {
-  try {
-    const segment = new URL(url).pathname.split("/").pop() ?? "";
-    const decoded = decodeURIComponent(segment).slice(0, 256);
-    return decoded || "document";
-  } catch {
-    return "document";
-  }
-}
-
-/** WhatsApp shows a document's type from its mimetype, so guess it from the name, not the bytes. */
-function documentMimetype(fileName: string): string {
-  const extension = fileName.includes(".") ? (fileName.split(".").pop()?.toLowerCase() ?? "") : "";
-  return DOCUMENT_TYPES[extension] ?? "application/octet-stream";
-}
-
 export function outgoingContent(
   schedule: Pick<ScheduleFields, "content" | "mediaUrl" | "mediaType" | "fileName">,
 ): OutgoingContent {
   const { content, mediaUrl } = schedule;
   if (mediaUrl === null) return { type: "text", text: content ?? "" };
-  const media = { url: mediaUrl };
-  const caption = content === null ? {} : { caption: content };
-  switch (schedule.mediaType ?? "image") {
-    case "image":
-      return { type: "image", media, ...caption };
-    case "video":
-      return { type: "video", media, ...caption };
-    case "audio":
-      return { type: "audio", media, ptt: false };
-    case "document": {
-      const fileName = schedule.fileName ?? fileNameOf(mediaUrl);
-      return { type: "document", media, fileName, mimetype: documentMimetype(fileName), ...caption };
-    }
-  }
+  return contentFromUrl(schedule.mediaType ?? "image", mediaUrl, content, schedule.fileName);
 }

@@ -1,14 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 /** Stickers: 512×512 WebP via sharp, animated GIFs kept animated, pack/author in the WebP's EXIF. */
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { chooseMimetype, sniffMimetype } from "../../bridge/src/mime.ts";
 import { OperationError } from "../../bridge/src/seam.ts";
 import { makeSticker } from "../../bridge/src/sticker.ts";
-import { ffmpegPath } from "../../bridge/src/video-sticker.ts";
 import {
   isAnimatedWebp,
   readChunks,
@@ -17,6 +12,7 @@ import {
   vp8xFlags,
   withStickerMetadata,
 } from "../../bridge/src/webp.ts";
+import { testVideo } from "../support/video.ts";
 
 const ascii = (bytes: Uint8Array, from: number, to: number) =>
   Buffer.from(bytes.subarray(from, to)).toString("latin1");
@@ -90,21 +86,6 @@ describe("webp.ts", () => {
     expect(() => withStickerMetadata(Buffer.from("GIF89a...."), metadata)).toThrow(/not a WebP/);
   });
 });
-
-/** One second of ffmpeg's test pattern as MPEG-4, made with the same ffmpeg the bridge uses. */
-async function testVideo(): Promise<Uint8Array> {
-  const binary = ffmpegPath();
-  if (!binary) throw new Error("ffmpeg is missing: npm ci installs @ffmpeg-installer/linux-x64");
-  const dir = await mkdtemp(path.join(tmpdir(), "video-"));
-  const out = path.join(dir, "clip.mp4");
-  execFileSync(binary, [
-    ...["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=duration=1:size=160x120:rate=10"],
-    ...["-c:v", "mpeg4", "-f", "mp4", out],
-  ]);
-  const bytes = new Uint8Array(await readFile(out));
-  await rm(dir, { recursive: true, force: true });
-  return bytes;
-}
 
 describe("stickers", () => {
   it("a PNG becomes a 512×512 static WebP with the pack and author", async () => {

@@ -1,17 +1,13 @@
 // Bot commands, keyword auto-replies, read receipts and call rejection on the real stack: a session
 // on the simulated WhatsApp network, peers writing to it, and what the peers got back.
-import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ffmpegPath } from "../../bridge/src/video-sticker.ts";
-import { type ApiClient, adminClient, eventually } from "../support/api.ts";
+import { type ApiClient, adminClient, eventually, ownerClient } from "../support/api.ts";
 import { connectedSession, inbox, personJid, world } from "../support/messaging.ts";
 import { type Stack, startStack } from "../support/stack.ts";
+import { testVideo } from "../support/video.ts";
 
 type Entry = { id: string; quotedId?: string; content: { type: string; text?: string; caption?: string } };
 type Rule = { id: string; keyword: string; matchType: string; triggerType: string; isMedia: boolean };
@@ -102,21 +98,6 @@ const video = (seconds: number, caption: string, base64 = mp464) => ({
   seconds,
   caption,
 });
-
-/** One second of ffmpeg's test pattern, made with the ffmpeg the bridge uses. */
-async function testVideo(): Promise<Buffer> {
-  const binary = ffmpegPath();
-  if (!binary) throw new Error("ffmpeg is missing: npm ci installs @ffmpeg-installer/linux-x64");
-  const dir = await mkdtemp(path.join(tmpdir(), "bot-video-"));
-  const out = path.join(dir, "clip.mp4");
-  execFileSync(binary, [
-    ...["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=duration=1:size=160x120:rate=10"],
-    ...["-c:v", "mpeg4", "-f", "mp4", out],
-  ]);
-  const bytes = await readFile(out);
-  await rm(dir, { recursive: true, force: true });
-  return bytes;
-}
 
 describe("bot commands", () => {
   beforeAll(() => bot(DEFAULTS));
@@ -288,40 +269,12 @@ describe("auto-replies API", () => {
     expect((await api.call("GET", "/api/autoreplies/no-such-session")).status).toBe(404);
     const body = { keyword: "k", response: "r" };
     expect((await api.call("POST", "/api/autoreplies/no-such-session", body)).status).toBe(404);
-    const stranger = await otherUser();
+    const stranger = await ownerClient(stack.baseUrl, api, "stranger");
     expect((await stranger.call("GET", `/api/autoreplies/${SID}`)).status).toBe(403);
     expect((await stranger.call("POST", `/api/autoreplies/${SID}`, body)).status).toBe(403);
     expect((await fetch(`${stack.baseUrl}/api/autoreplies/${SID}`)).status).toBe(401);
   });
 });
-
-/** A second OWNER with no access to the admin's sessions, calling with its web-session cookie. */
-async function otherUser(): Promise<ApiClient> {
-  const user = { email: `stranger-${Date.now()}@example.com`, password: "stranger-password" };
-  const created = await api.call("POST", "/api/users", { name: "Stranger", role: "OWNER", ...user });
-  expect(created.status).toBe(201);
-  const login = await fetch(`${stack.baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(user),
-  });
-  const { data } = (await login.json()) as { data: { csrfToken: string } };
-  const headers = {
-    cookie: login.headers.get("set-cookie")?.split(";")[0] ?? "",
-    "X-CSRF-Token": data.csrfToken,
-  };
-  return {
-    key: "",
-    async call<T>(method: string, path: string, body?: unknown) {
-      const response = await fetch(`${stack.baseUrl}${path}`, {
-        method,
-        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as T };
-    },
-  };
-}
 
 describe("auto-replies on live messages", () => {
   let rules: Rule[] = [];

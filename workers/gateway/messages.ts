@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { MEDIA_MAX_BYTES } from "../../bridge/src/messaging-protocol";
+import type { Context } from "hono";
+import { MEDIA_MAX_BYTES, type OutgoingContent } from "../../bridge/src/messaging-protocol";
+import type { AppEnv } from "../env";
 import { ok } from "../http/envelope";
 import { ApiError, badRequest } from "../http/errors";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
@@ -44,6 +46,16 @@ messagesRoutes.openapi(
     return c.json(ok("Message sent successfully", message), 200);
   },
 );
+
+/** Sends `content` to the path's chat on the path's session; answers the stored message. */
+async function sendToChat(
+  c: Context<AppEnv>,
+  chat: { sessionId: string; jid: string },
+  content: OutgoingContent,
+) {
+  const session = await accessibleSession(c, chat.sessionId);
+  return callSession(c.env, session, "message.send", { to: chat.jid, content });
+}
 
 const MEDIA_KINDS = ["image", "video", "audio", "voice", "document", "sticker"] as const;
 const MediaFormSchema = z.object({
@@ -125,12 +137,7 @@ messagesRoutes.openapi(
     responses: { 200: sentFlagged("Sent"), ...messagingErrors },
   }),
   async (c) => {
-    const { sessionId, jid } = c.req.valid("param");
-    const session = await accessibleSession(c, sessionId);
-    const message = await callSession(c.env, session, "message.send", {
-      to: jid,
-      content: pollContent(c.req.valid("json")),
-    });
+    const message = await sendToChat(c, c.req.valid("param"), pollContent(c.req.valid("json")));
     return c.json({ ...ok("Poll sent successfully", message), success: true as const }, 200);
   },
 );
@@ -146,12 +153,7 @@ messagesRoutes.openapi(
     responses: { 200: sentFlagged("Sent"), ...messagingErrors },
   }),
   async (c) => {
-    const { sessionId, jid } = c.req.valid("param");
-    const session = await accessibleSession(c, sessionId);
-    const message = await callSession(c.env, session, "message.send", {
-      to: jid,
-      content: locationContent(c.req.valid("json")),
-    });
+    const message = await sendToChat(c, c.req.valid("param"), locationContent(c.req.valid("json")));
     return c.json({ ...ok("Location sent successfully", message), success: true as const }, 200);
   },
 );
@@ -167,12 +169,9 @@ messagesRoutes.openapi(
     responses: { 200: sentFlagged("Sent"), ...messagingErrors },
   }),
   async (c) => {
-    const { sessionId, jid } = c.req.valid("param");
-    const session = await accessibleSession(c, sessionId);
-    const { contacts } = c.req.valid("json");
-    const message = await callSession(c.env, session, "message.send", {
-      to: jid,
-      content: { type: "contacts", contacts },
+    const message = await sendToChat(c, c.req.valid("param"), {
+      type: "contacts",
+      contacts: c.req.valid("json").contacts,
     });
     return c.json({ ...ok("Contact sent successfully", message), success: true as const }, 200);
   },

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { type OutgoingContent, PersonJidSchema, VCardSchema } from "../../bridge/src/messaging-protocol";
+import { documentMimetype, fileNameFromUrl } from "../../durable-objects/messaging/url-media";
 
 /**
  * The `message` object of the send endpoints, as the spec and the reference accept it, and its
@@ -102,8 +103,6 @@ export const LocationBodyShape = {
 
 export const ContactBodyShape = { contacts: z.array(VCardSchema.strict()).min(1).max(50) };
 
-const fileNameOf = (href: string) => decodeURIComponent(new URL(href).pathname.split("/").pop() || "file");
-
 export function toOutgoingContent(input: MessageInput, mentions?: string[]): OutgoingContent {
   const withMentions = mentions && mentions.length > 0 ? { mentions } : {};
   if ("image" in input) {
@@ -118,11 +117,12 @@ export function toOutgoingContent(input: MessageInput, mentions?: string[]): Out
   if ("voice" in input) return { type: "audio", media: input.voice, ptt: true };
   if ("document" in input) {
     const cap = input.caption ?? input.text;
+    const fileName = input.fileName ?? fileNameFromUrl(input.document.url);
     return {
       type: "document",
       media: input.document,
-      fileName: input.fileName ?? fileNameOf(input.document.url),
-      mimetype: input.mimetype ?? "application/octet-stream",
+      fileName,
+      mimetype: input.mimetype ?? documentMimetype(fileName),
       ...(cap ? { caption: cap } : {}),
     };
   }
