@@ -125,17 +125,17 @@ async function stopStartScript(child) {
 }
 
 /**
- * Boots `node scripts/start.mjs` on a free port with an empty state directory and LOG_LEVEL=warn.
+ * Boots `node scripts/start.mjs` (with `extraEnv` on top of this process's environment) on a free port with an empty state directory and LOG_LEVEL=warn.
  * Its output goes to this process's stderr. Ctrl-C or SIGTERM here also stops the stack.
  * @returns {Promise<{ baseUrl: string, stop: () => Promise<void> }>}
  */
-export async function bootStack() {
+export async function bootStack(extraEnv = {}) {
   const port = await findFreePort();
   const stateDir = await mkdtemp(path.join(tmpdir(), "switchboard-bench-"));
   const baseUrl = `http://${HOST}:${port}`;
   const child = spawn(process.execPath, [START_SCRIPT], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: "warn" },
+    env: { ...process.env, ...extraEnv, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: "warn" },
     stdio: ["ignore", process.stderr, process.stderr],
   });
 

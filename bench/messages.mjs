@@ -106,8 +106,7 @@ function row(label, run, baseline) {
 
 export async function run() {
   const duration = benchDurationSeconds();
-  process.env.SIMULATOR = "1";
-  const stack = await bootStack();
+  const stack = await bootStack({ SIMULATOR: "1" });
   try {
     const key = await createAdminApiKey(stack.baseUrl);
     const api = new Api(stack.baseUrl, key);

@@ -254,27 +254,13 @@ const readRss = (bridges) => new Map(bridges.map((bridge) => [bridge, bridgeRssK
 
 // ── Run ────────────────────────────────────────────────────────────────────────────────────────
 
-async function bootSimulatorStack() {
-  const saved = { SIMULATOR: process.env.SIMULATOR, BRIDGE: process.env.BRIDGE };
-  process.env.SIMULATOR = "1";
-  process.env.BRIDGE = "0";
-  try {
-    return await bootStack();
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}
-
 /** Runs the whole benchmark on a fresh stack and returns its summary (clean: nothing failed). */
 export async function run() {
   const benchStarted = Date.now();
   const counts = sessionCounts();
   const largest = counts[counts.length - 1];
   const coldCounts = COLD_SESSIONS.filter((n) => n <= largest);
-  const stack = await bootSimulatorStack();
+  const stack = await bootStack({ SIMULATOR: "1", BRIDGE: "0" });
   const bridges = [];
   let watcher;
   let summary;
