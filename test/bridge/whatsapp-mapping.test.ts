@@ -4,6 +4,7 @@
  */
 import { proto, type WAMessage } from "@whiskeysockets/baileys";
 import { describe, expect, it } from "vitest";
+import { statusFromAck } from "../../bridge/src/messaging-protocol.ts";
 import { OperationError } from "../../bridge/src/seam.ts";
 import { networkEvents } from "../../bridge/src/whatsapp.ts";
 import {
@@ -195,6 +196,26 @@ describe("whatsapp-mapping: messages and events", () => {
       live: false,
     });
     expect(upsertEvent(incoming({}), true, ME)).toBeNull(); // a stub without content
+  });
+
+  it("maps every WhatsApp ack to our status (WA-AKG is off by one here)", () => {
+    const { Status } = proto.WebMessageInfo;
+    const table: [number, string][] = [
+      [Status.ERROR, "FAILED"],
+      [Status.PENDING, "PENDING"],
+      [Status.SERVER_ACK, "SENT"],
+      [Status.DELIVERY_ACK, "DELIVERED"],
+      [Status.READ, "READ"],
+      [Status.PLAYED, "READ"],
+    ];
+    const updates = table.map(([status], i) => ({
+      key: { remoteJid: PEER, id: `A${i}`, fromMe: true },
+      update: { status },
+    }));
+    expect(statusEvents(updates, ME).map((event) => "status" in event && event.status)).toEqual(
+      table.map(([, ours]) => ours),
+    );
+    expect(statusFromAck(99)).toBeNull();
   });
 
   it("receipts from messages.update; groups, participants (objects in v7), contacts and calls", () => {
