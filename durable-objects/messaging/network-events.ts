@@ -1,4 +1,9 @@
-import { type NetworkEvent, STATUS_JID, type WireMessage } from "../../bridge/src/messaging-protocol";
+import {
+  type NetworkEvent,
+  PERSON_JID,
+  STATUS_JID,
+  type WireMessage,
+} from "../../bridge/src/messaging-protocol";
 import { reactToLiveMessage } from "./bot";
 import { applyContactsEvent } from "./contacts-store";
 import type { SessionContext } from "./context";
@@ -71,6 +76,7 @@ async function onMessage(ctx: SessionContext, message: WireMessage, live: boolea
   const resource = toMessageResource(row, slug);
   if (message.chat === STATUS_JID) ctx.emit("status.update", resource);
   else if (live) ctx.emit(message.fromMe ? "message.sent" : "message.received", resource);
+  learnPushName(ctx, message);
   if (!live || message.chat === STATUS_JID) return [];
   const followUps: FollowUp[] = [];
   if (settings.readReceipts && !message.fromMe) {
@@ -80,4 +86,13 @@ async function onMessage(ctx: SessionContext, message: WireMessage, live: boolea
   }
   followUps.push(() => reactToLiveMessage(ctx, resource));
   return followUps;
+}
+
+/** A person's push name arrives with each message they send: it updates the contact (and says so once). */
+function learnPushName(ctx: SessionContext, message: WireMessage): void {
+  if (message.fromMe || !message.pushName || !PERSON_JID.test(message.sender)) return;
+  applyContactsEvent(ctx, {
+    kind: "contacts",
+    contacts: [{ jid: message.sender, notify: message.pushName }],
+  });
 }

@@ -88,6 +88,7 @@ describe("the webhook outbox", () => {
     const changes = entries.filter((entry) => entry.event !== "connection.update");
     expect(changes.map((entry) => entry.event)).toEqual([
       "message.received",
+      "contact.update", // the peer's push name, learnt from their first message
       "message.received",
       "message.sent",
       "message.status",
@@ -105,7 +106,8 @@ describe("the webhook outbox", () => {
       fromMe: false,
       content: "text of IN-1",
     });
-    expect(changes[3]?.data).toMatchObject({ keyId: "OUT-1", status: "DELIVERED" });
+    expect(changes[1]?.data).toMatchObject({ jid: PEER, notify: "Peer" });
+    expect(changes[4]?.data).toMatchObject({ keyId: "OUT-1", status: "DELIVERED" });
 
     const history = await call<Envelope<{ id: string }[]>>(
       "GET",
