@@ -194,6 +194,8 @@ function bridgeService(config) {
       // A stable id lets a restarted local bridge take its sessions back within the grace period.
       BRIDGE_ID: process.env.BRIDGE_ID ?? "local-bridge",
       SIMULATOR: config.simulator ? "1" : "0",
+      // Local files (127.0.0.1) are fair game on a developer's machine; production bridges refuse them.
+      MEDIA_ALLOW_PRIVATE: process.env.MEDIA_ALLOW_PRIVATE ?? "1",
     },
   };
 }

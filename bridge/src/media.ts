@@ -8,6 +8,7 @@ import { errorMessage } from "./log.ts";
 import { MEDIA_MAX_BYTES, type MediaSource, mediaPath } from "./messaging-protocol.ts";
 import { chooseMimetype, isOgg, VOICE_MIMETYPE } from "./mime.ts";
 import type { Operation } from "./operations.ts";
+import { privateTargetReason } from "./public-address.ts";
 import { OperationError, type PreparedMedia } from "./seam.ts";
 import { makeSticker } from "./sticker.ts";
 
@@ -69,15 +70,40 @@ async function readCapped(response: Response, abort: AbortController): Promise<U
   return Buffer.concat(chunks, total);
 }
 
-/** Fetches `url` within the size cap and the timeout; every failure is the caller's 400. */
+const MAX_REDIRECTS = 5;
+
+/** Follows redirects by hand so every hop of a caller's URL is checked for a private target. */
+async function fetchPublic(url: string, signal: AbortSignal): Promise<Response> {
+  let target = new URL(url);
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const refused = await privateTargetReason(target);
+    if (refused) throw new OperationError(400, `could not fetch media: ${refused}`);
+    const response = await fetch(target, { signal, redirect: "manual" });
+    const location = response.headers.get("location");
+    if (response.status < 300 || response.status >= 400 || !location) return response;
+    await response.body?.cancel();
+    target = new URL(location, target);
+    if (target.protocol !== "http:" && target.protocol !== "https:")
+      throw new OperationError(400, "could not fetch media: redirect to a non-HTTP URL");
+  }
+  throw new OperationError(400, "could not fetch media: too many redirects");
+}
+
+/**
+ * Fetches within the size cap and the timeout; every failure is the caller's 400. A caller's URL
+ * (`headers` empty) must stay on public addresses; the edge's own media endpoint is trusted.
+ */
 async function download(
   url: string,
   headers: Record<string, string>,
+  trusted = false,
 ): Promise<{ bytes: Uint8Array; response: Response }> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new Error("timeout")), MEDIA_TIMEOUT_MS);
   try {
-    const response = await fetch(url, { headers, signal: abort.signal, redirect: "follow" });
+    const response = trusted
+      ? await fetch(url, { headers, signal: abort.signal, redirect: "follow" })
+      : await fetchPublic(url, abort.signal);
     if (!response.ok) {
       abort.abort();
       throw new OperationError(400, `could not fetch media: ${response.status}`);
@@ -102,9 +128,11 @@ export async function fetchMedia(source: MediaSource, edge: EdgeMedia): Promise<
       ...(fileName ? { fileName } : {}),
     };
   }
-  const { bytes, response } = await download(mediaUrl(edge, source.upload), {
-    authorization: `Bearer ${edge.token}`,
-  });
+  const { bytes, response } = await download(
+    mediaUrl(edge, source.upload),
+    { authorization: `Bearer ${edge.token}` },
+    true,
+  );
   const fileName = decodeFileName(response.headers.get("x-file-name"));
   return {
     bytes,

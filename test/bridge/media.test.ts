@@ -6,16 +6,22 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import sharp from "sharp";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type EdgeMedia, fetchMedia, httpOrigin, prepareMedia, storeMedia } from "../../bridge/src/media.ts";
 import { MEDIA_MAX_BYTES, type OutgoingContent } from "../../bridge/src/messaging-protocol.ts";
 import type { Operation } from "../../bridge/src/operations.ts";
+import { isPrivateAddress } from "../../bridge/src/public-address.ts";
 import { OperationError } from "../../bridge/src/seam.ts";
 import { readStickerMetadata } from "../../bridge/src/webp.ts";
 import { startFakeEdge } from "./support/fake-edge.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
+// The test servers live on 127.0.0.1, which production bridges refuse to fetch from (see below).
+beforeEach(() => {
+  process.env.MEDIA_ALLOW_PRIVATE = "1";
+});
 afterEach(async () => {
+  delete process.env.MEDIA_ALLOW_PRIVATE;
   for (const step of cleanup.reverse()) await step();
   cleanup = [];
 });
@@ -50,6 +56,39 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; mes
   }
   throw new Error("expected a refusal");
 }
+
+describe("media URLs must be public", () => {
+  it("classifies loopback, private, link-local, CGNAT and mapped addresses as private", () => {
+    for (const address of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254"]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of ["100.64.0.1", "0.0.0.0", "::1", "fd00::1", "fe80::1", "::ffff:127.0.0.1"]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:1.1.1.1"]) {
+      expect(isPrivateAddress(address), address).toBe(false);
+    }
+  });
+
+  it("refuses URLs on private addresses with 400; redirects are followed hop by hop", async () => {
+    const inside = await server((_req, res) => res.writeHead(200, { "content-type": "image/png" }).end("x"));
+    const redirect = await server((_req, res) => res.writeHead(302, { location: `${inside}/secret` }).end());
+    delete process.env.MEDIA_ALLOW_PRIVATE;
+    expect(await refusal(fetchMedia({ url: `${inside}/a.png` }, noEdge))).toEqual({
+      status: 400,
+      message: "could not fetch media: 127.0.0.1 resolves to a private address",
+    });
+    expect(
+      (await refusal(fetchMedia({ url: "http://169.254.169.254/latest/meta-data" }, noEdge))).status,
+    ).toBe(400);
+    expect((await refusal(fetchMedia({ url: "http://localhost:9/x" }, noEdge))).message).toMatch(
+      /private address/,
+    );
+    process.env.MEDIA_ALLOW_PRIVATE = "1";
+    const followed = await fetchMedia({ url: `${redirect}/go` }, noEdge);
+    expect(Buffer.from(followed.bytes).toString()).toBe("x");
+  });
+});
 
 describe("media", () => {
   it("maps the edge's ws(s) URL to its http(s) origin", () => {

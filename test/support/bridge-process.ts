@@ -35,6 +35,7 @@ export function startBridgeProcess(
       BRIDGE_TOKEN: devVarsToken(),
       BRIDGE_ID: id,
       SIMULATOR: "1",
+      MEDIA_ALLOW_PRIVATE: "1",
       ...extraEnv,
     },
     stdio: ["ignore", "pipe", "pipe"],
