@@ -60,11 +60,17 @@ type Endpoint = {
   body?: unknown;
   /** A body that must answer 400. */
   badBody?: unknown;
-  /** Needs WhatsApp: 503 while the session is down (else: readable, 200). */
+  /** Needs WhatsApp: 503 while the session is down (else: works, 200). */
   network: boolean;
-  multipart?: boolean;
+  /** Multipart upload: `document` for messages, `image` for pictures. */
+  multipart?: "document" | "image";
 };
 
+/** The smallest valid PNG (1×1), for picture uploads. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
 const j = jidPath(PEER);
 const g = jidPath(GROUP);
 const text = { message: { text: "x" } };
@@ -76,7 +82,7 @@ const ENDPOINTS: Endpoint[] = [
     badBody: { message: 1 },
     network: true,
   },
-  { method: "POST", path: (s) => `/api/messages/${s}/${j}/media`, multipart: true, network: true },
+  { method: "POST", path: (s) => `/api/messages/${s}/${j}/media`, multipart: "document", network: true },
   {
     method: "POST",
     path: (s) => `/api/messages/${s}/${j}/poll`,
@@ -246,6 +252,47 @@ const ENDPOINTS: Endpoint[] = [
     network: true,
   },
   { method: "POST", path: (s) => `/api/groups/${s}/${g}/leave`, network: true },
+  {
+    method: "PUT",
+    path: (s) => `/api/groups/${s}/${g}/description`,
+    body: { description: "d" },
+    badBody: { description: 5 },
+    network: true,
+  },
+  { method: "PUT", path: (s) => `/api/groups/${s}/${g}/invite`, network: true },
+  { method: "PUT", path: (s) => `/api/groups/${s}/${g}/picture`, multipart: "image", network: true },
+  { method: "DELETE", path: (s) => `/api/groups/${s}/${g}/picture`, network: true },
+  {
+    method: "PUT",
+    path: (s) => `/api/profile/${s}/status`,
+    body: { status: "busy" },
+    badBody: { status: 5 },
+    network: true,
+  },
+  { method: "PUT", path: (s) => `/api/profile/${s}/picture`, multipart: "image", network: true },
+  { method: "DELETE", path: (s) => `/api/profile/${s}/picture`, network: true },
+  {
+    method: "POST",
+    path: (s) => `/api/labels/${s}`,
+    body: () => ({ name: `label-${Math.random().toString(36).slice(2, 8)}` }),
+    badBody: { name: "" },
+    network: false,
+  },
+  { method: "GET", path: (s) => `/api/labels/${s}/chat/${j}/labels`, network: false },
+  {
+    method: "POST",
+    path: (s) => `/api/scheduler/${s}`,
+    body: () => ({ jid: PEER, content: "later", sendAt: new Date(Date.now() + 3_600_000).toISOString() }),
+    badBody: { jid: "nope", content: "later", sendAt: "tomorrow" },
+    network: false,
+  },
+  {
+    method: "POST",
+    path: (s) => `/api/autoreplies/${s}`,
+    body: () => ({ keyword: `k${Math.random().toString(36).slice(2, 8)}`, response: "r" }),
+    badBody: { keyword: "" },
+    network: false,
+  },
   { method: "GET", path: (s) => `/api/labels/${s}`, network: false },
   { method: "GET", path: (s) => `/api/profile/${s}`, network: true },
   {
@@ -272,8 +319,11 @@ const bodyOf = (endpoint: Endpoint) =>
 async function hit(client: ApiClient, endpoint: Endpoint, sid: string, body = bodyOf(endpoint)) {
   if (endpoint.multipart) {
     const form = new FormData();
-    form.set("file", new Blob([Buffer.from("%PDF-1.4")], { type: "application/pdf" }), "a.pdf");
-    form.set("type", "document");
+    if (endpoint.multipart === "image") form.set("file", new Blob([PNG], { type: "image/png" }), "a.png");
+    else {
+      form.set("file", new Blob([Buffer.from("%PDF-1.4")], { type: "application/pdf" }), "a.pdf");
+      form.set("type", "document");
+    }
     return (await rawCall(stack.baseUrl, client, endpoint.method, endpoint.path(sid), { body: form })).status;
   }
   return (await client.call(endpoint.method, endpoint.path(sid), body)).status;
