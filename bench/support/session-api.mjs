@@ -13,7 +13,20 @@ export class Api {
     this.failures = [];
   }
 
+  /**
+   * wrangler dev answers 503 "Your worker restarted mid-request" when it reloads the Worker (it does so
+   * once shortly after starting) and asks for the request to be sent again; that is retried, nothing else.
+   */
   async call(method, route, body) {
+    for (let attempt = 0; ; attempt++) {
+      const result = await this.callOnce(method, route, body);
+      const restarted = result.status === 503 && /restarted mid-request/.test(JSON.stringify(result.body));
+      if (!restarted || attempt >= 2) return result;
+      await sleep(200);
+    }
+  }
+
+  async callOnce(method, route, body) {
     try {
       const response = await fetch(`${this.baseUrl}${route}`, {
         method,
