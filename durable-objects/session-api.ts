@@ -10,6 +10,7 @@ import { profileApi } from "./messaging/profile-api";
 import { SCHEDULER_SCHEMA, scheduledWork, schedulerApi } from "./messaging/scheduler";
 import { MESSAGING_SCHEMA } from "./messaging/schema";
 import { CONFIG_SCHEMA } from "./messaging/session-config";
+import { WEBHOOK_SCHEMA, webhooksApi, webhookWork } from "./messaging/webhook-deliveries";
 
 /**
  * Everything the Worker can ask a SessionDO about messaging, as one table of named handlers. The
@@ -26,6 +27,7 @@ export const sessionApi = {
   ...autoRepliesApi,
   ...schedulerApi,
   ...broadcastsApi,
+  ...webhooksApi,
 };
 
 export type SessionApi = typeof sessionApi;
@@ -51,7 +53,8 @@ export const SESSION_SCHEMAS: readonly string[] = [
   ...AUTO_REPLIES_SCHEMA,
   ...SCHEDULER_SCHEMA,
   ...BROADCASTS_SCHEMA,
+  ...WEBHOOK_SCHEMA,
 ];
 
 /** Work the alarm runs: whatever is due, then the alarm is set for the earliest next time. */
-export const TIMED_WORK: readonly TimedWork[] = [scheduledWork, broadcastWork];
+export const TIMED_WORK: readonly TimedWork[] = [scheduledWork, broadcastWork, webhookWork];

@@ -152,3 +152,32 @@ export const botConfigs = sqliteTable("bot_configs", {
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type BotConfigRow = typeof botConfigs.$inferSelect;
+
+/**
+ * Webhook endpoints. `sessionId` null: one of the owner's global webhooks, which receives every session
+ * the owner has. The signing secret must stay usable for HMAC, so it is kept (never returned after
+ * creation); each SessionDO holds a copy of the endpoints that concern it, pushed on every change.
+ */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    sessionId: text("session_id").references(() => sessions.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    secret: text("secret").notNull(),
+    /** JSON array of event names, or ["*"]. */
+    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    isActive: integer("is_active", { mode: "boolean" }).notNull(),
+    /** Why deliveries stopped on their own (410 Gone, 5 days of failures); null when the user chose. */
+    disabledReason: text("disabled_reason"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("webhooks_user_idx").on(t.userId), index("webhooks_session_idx").on(t.sessionId)],
+);
+
+export type WebhookRow = typeof webhooks.$inferSelect;
