@@ -17,6 +17,7 @@ export default defineConfig({
           BRIDGE_TOKEN: "test-bridge-token",
           SIMULATOR: "1",
           FLEET_GRACE_MS: "300",
+          WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost",
         },
       },
     })),

@@ -13,6 +13,8 @@ import {
   type SessionConfigCopy,
   writeConfigCopy,
 } from "./messaging/session-config";
+import { keepOutboxBounded, setEndpoints } from "./messaging/webhook-deliveries";
+import type { WebhookEndpoint } from "./messaging/webhook-types";
 import { handlerFor, SESSION_SCHEMAS, TIMED_WORK } from "./session-api";
 import { statusOf } from "./session-lifecycle";
 import type { SessionRecord } from "./session-storage";
@@ -35,6 +37,8 @@ export class SessionMessaging {
   private readonly sql: SqlStorage;
   /** The settings copy as last read or pushed; every incoming message consults it. */
   private configCopy: SessionConfigCopy | null = null;
+  /** A wake after emit() is already on its way: a burst of events moves the alarm once. */
+  private wakeQueued = false;
 
   constructor(private readonly host: MessagingHost) {
     this.sql = host.state.storage.sql;
@@ -53,7 +57,7 @@ export class SessionMessaging {
         if (!host.isConnected()) return failure(503, "Session not ready: WhatsApp is not connected");
         return (await host.runOperation(operation)) as Outcome<Json>;
       },
-      emit: (event: WebhookEvent, data: object) => appendToOutbox(this.sql, event, data, Date.now()),
+      emit: (event: WebhookEvent, data: object) => this.emit(event, data),
       wake: (at) => this.wake(at),
       config: () => this.config(),
     };
@@ -102,6 +106,22 @@ export class SessionMessaging {
 
   emit(event: WebhookEvent, data: object): void {
     appendToOutbox(this.sql, event, data, Date.now());
+    keepOutboxBounded(this.sql, Date.now());
+    this.wakeSoon();
+  }
+
+  /** The Worker's copy of the session's webhook endpoints (replaces the previous one). */
+  setWebhooks(endpoints: WebhookEndpoint[]): Promise<void> {
+    return setEndpoints(this.context(), endpoints);
+  }
+
+  /**
+   * Re-arms the alarm for whatever work is waiting. An edge restart can lose a pending alarm (local
+   * development does), so the outbox resumes when the bridge links again even without one.
+   */
+  async resume(): Promise<void> {
+    const at = this.earliestWork();
+    if (at !== null) await this.rearm(at);
   }
 
   /** `connection.update` for webhooks whenever the session's state moves. */
@@ -126,10 +146,34 @@ export class SessionMessaging {
   }
 
   async rescheduleAlarm(): Promise<void> {
+    const at = this.earliestWork();
+    if (at === null) await this.host.state.storage.deleteAlarm();
+    else await this.host.state.storage.setAlarm(at);
+  }
+
+  private earliestWork(): number | null {
     const ctx = this.context();
     const times = TIMED_WORK.map((work) => work.next(ctx)).filter((at): at is number => at !== null);
-    if (times.length === 0) await this.host.state.storage.deleteAlarm();
-    else await this.host.state.storage.setAlarm(Math.min(...times));
+    return times.length === 0 ? null : Math.min(...times);
+  }
+
+  /** emit() is synchronous and storage's alarm calls are not; the output gate holds replies until set. */
+  private wakeSoon(): void {
+    if (this.wakeQueued) return;
+    this.wakeQueued = true;
+    const at = this.earliestWork();
+    const woken = at === null ? Promise.resolve() : this.rearm(at);
+    woken
+      .catch((error: unknown) => console.error(JSON.stringify({ msg: "wake failed", error: String(error) })))
+      .finally(() => {
+        this.wakeQueued = false;
+      });
+  }
+
+  /** Like wake(), but sets the alarm even when one is stored, which re-registers a lost one. */
+  private async rearm(at: number): Promise<void> {
+    const current = await this.host.state.storage.getAlarm();
+    await this.host.state.storage.setAlarm(current === null ? at : Math.min(current, at));
   }
 
   private async wake(at: number): Promise<void> {

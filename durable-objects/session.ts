@@ -19,6 +19,7 @@ import type { StoredMedia } from "./messaging/media-store";
 import { readMedia } from "./messaging/media-store";
 import { counts, type SessionCounts } from "./messaging/message-store";
 import type { SessionConfigCopy } from "./messaging/session-config";
+import type { WebhookEndpoint } from "./messaging/webhook-types";
 import { applyEvent, RESTING_STATES, statusOf } from "./session-lifecycle";
 import { SessionMessaging } from "./session-messaging";
 import { type SessionRecord, SessionStorage } from "./session-storage";
@@ -80,6 +81,12 @@ export class SessionDO extends DurableObject<Env> {
   async configure(sessionId: string, copy: SessionConfigCopy): Promise<void> {
     this.bind(sessionId);
     this.messaging.configure(copy);
+  }
+
+  /** The Worker pushes the session's webhook endpoints here whenever they change. */
+  async setWebhooks(sessionId: string, endpoints: WebhookEndpoint[]): Promise<void> {
+    this.bind(sessionId);
+    await this.messaging.setWebhooks(endpoints);
   }
 
   /** Media the bridge fetches (an upload to send). */
@@ -219,7 +226,7 @@ export class SessionDO extends DurableObject<Env> {
     const record = this.storage.read();
     const epoch = record.leaseEpoch + 1;
     this.storage.write({ leaseBridge: bridge, leaseEpoch: epoch, lastSeq: 0, stateBeforeLinkLoss: null });
-    this.closeLinks(CLOSE.LEASE_LOST, "lease moved to another bridge");
+    closeAllLinks(this.ctx, CLOSE.LEASE_LOST, "lease moved to another bridge");
     if (record.desired === "running" && !RESTING_STATES.has(record.state)) {
       await this.changeState({ state: this.storage.hasCreds() ? "reconnecting" : "starting" });
     }
@@ -230,7 +237,7 @@ export class SessionDO extends DurableObject<Env> {
   async revokeLease(sessionId: string): Promise<void> {
     this.bind(sessionId);
     this.storage.write({ leaseBridge: null });
-    this.closeLinks(CLOSE.LEASE_LOST, "lease revoked");
+    closeAllLinks(this.ctx, CLOSE.LEASE_LOST, "lease revoked");
     const record = this.storage.read();
     if (record.desired === "running" && record.state !== "starting")
       await this.changeState({ state: "reconnecting" });
@@ -248,7 +255,7 @@ export class SessionDO extends DurableObject<Env> {
       return new Response("Another bridge holds this session, or none is assigned", { status: 409 });
     }
     // The same bridge redialling: its previous link is stale.
-    this.closeLinks(1000, "replaced by a new link");
+    closeAllLinks(this.ctx, 1000, "replaced by a new link");
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server, [bridge]);
     server.serializeAttachment({ bridge, epoch: record.leaseEpoch } satisfies LinkAttachment);
@@ -262,6 +269,7 @@ export class SessionDO extends DurableObject<Env> {
     if (record.stateBeforeLinkLoss && record.state === "reconnecting") {
       await this.changeState({ state: record.stateBeforeLinkLoss, stateBeforeLinkLoss: null });
     }
+    await this.messaging.resume();
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -317,7 +325,7 @@ export class SessionDO extends DurableObject<Env> {
     if (event.kind === "auth") this.storage.writeAuth(event.creds, event.keys);
     if (patch.state === "logged_out") this.storage.clearAuth();
     this.storage.write({ ...patch, lastSeq: seq, stateBeforeLinkLoss: null });
-    this.emitConnectionChange(record);
+    this.messaging.connectionChanged(record, this.storage.read());
     this.send(ws, { type: "ack", seq }); // held by the output gate until the writes above are durable
     if (patch.state !== undefined) await this.mirror();
     if (patch.state !== undefined && RESTING_STATES.has(patch.state)) await this.release();
@@ -351,23 +359,15 @@ export class SessionDO extends DurableObject<Env> {
   private async release(): Promise<void> {
     const { sessionId } = this.storage.read();
     this.storage.write({ leaseBridge: null, stateBeforeLinkLoss: null });
-    this.closeLinks(CLOSE.RELEASED, "session released");
+    closeAllLinks(this.ctx, CLOSE.RELEASED, "session released");
     if (sessionId) await this.env.FLEET.getByName("global").release(sessionId);
-  }
-
-  private closeLinks(code: number, reason: string): void {
-    closeAllLinks(this.ctx, code, reason);
   }
 
   private async changeState(patch: Partial<SessionRecord>): Promise<void> {
     const before = this.storage.read();
     this.storage.write(patch);
-    this.emitConnectionChange(before);
-    await this.mirror();
-  }
-
-  private emitConnectionChange(before: SessionRecord): void {
     this.messaging.connectionChanged(before, this.storage.read());
+    await this.mirror();
   }
 
   /** Copies the lifecycle into the D1 directory row so listings need no call to each object. */

@@ -167,7 +167,13 @@ function workerService(config, inspectorPort) {
   };
 }
 
-const FORWARDED_TIMING_VARS = ["BROADCAST_GAP_MS", "SCHEDULER_RETRY_LIMIT", "SCHEDULER_RETRY_MS"];
+const FORWARDED_TIMING_VARS = [
+  "BROADCAST_GAP_MS",
+  "SCHEDULER_RETRY_LIMIT",
+  "SCHEDULER_RETRY_MS",
+  "WEBHOOK_RETRY_SCHEDULE_MS",
+  "WEBHOOK_ALLOWED_HOSTS",
+];
 
 /** Worker variables that follow the environment of `npm start` (`--var NAME:value`). */
 function workerVars(config) {

@@ -24,6 +24,7 @@ import { schedulerRoutes } from "./gateway/scheduler";
 import { sessionSharingRoutes } from "./gateway/session-sharing";
 import { sessionRoutes } from "./gateway/sessions";
 import { simulatorRoutes } from "./gateway/simulator-control";
+import { webhooksRoutes } from "./gateway/webhooks";
 import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
 import { createRouter } from "./http/openapi";
@@ -88,6 +89,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/api", profileRoutes);
   app.route("/api/scheduler", schedulerRoutes);
   app.route("/api/autoreplies", autoRepliesRoutes);
+  app.route("/api/webhooks", webhooksRoutes);
   app.route("/bridge/v1", bridgeLinkRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {

@@ -24,6 +24,10 @@ export interface Env {
   SCHEDULER_RETRY_LIMIT?: string;
   /** Wait between those attempts in ms (default 60000). */
   SCHEDULER_RETRY_MS?: string;
+  /** Comma-separated hosts webhooks may target even though private (local development: 127.0.0.1,localhost). */
+  WEBHOOK_ALLOWED_HOSTS?: string;
+  /** Waits before each webhook attempt in ms, comma-separated; its length is the attempt count (tests). */
+  WEBHOOK_RETRY_SCHEDULE_MS?: string;
   /** "1" enables the simulator control routes (`/api/sessions/{id}/simulate/*`). Never in production. */
   SIMULATOR?: string;
 }

@@ -11,8 +11,13 @@ export interface Stack {
   /** e.g. http://127.0.0.1:41234 (no trailing slash). */
   readonly baseUrl: string;
   readonly port: number;
-  /** SIGTERM to start.mjs, wait for it to exit, check the port is closed, remove the state dir. */
-  stop(): Promise<void>;
+  /** Where wrangler keeps D1 and Durable Object storage; another stack may reuse it after stop(). */
+  readonly stateDir: string;
+  /**
+   * SIGTERM to start.mjs, wait for it to exit, check the port is closed, remove the state dir (kept
+   * with `keepState`, so a later startStack({ stateDir }) comes back to the same data).
+   */
+  stop(options?: { keepState?: boolean }): Promise<void>;
 }
 
 export interface StackOptions {
@@ -20,6 +25,8 @@ export interface StackOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** How long to wait for GET /api/health to answer 200. */
   readonly readyTimeoutMs?: number;
+  /** Reuse this state directory (a stopped stack's, kept with `keepState`) instead of a fresh one. */
+  readonly stateDir?: string;
 }
 
 const HOST = "127.0.0.1";
@@ -125,7 +132,7 @@ async function assertPortClosed(port: number): Promise<void> {
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const port = await findFreePort();
-  const stateDir = await mkdtemp(path.join(tmpdir(), "switchboard-e2e-"));
+  const stateDir = options.stateDir ?? (await mkdtemp(path.join(tmpdir(), "switchboard-e2e-")));
   const baseUrl = `http://${HOST}:${port}`;
   const child = spawn(process.execPath, [START_SCRIPT], {
     cwd: REPO_ROOT,
@@ -135,13 +142,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const output = captureOutput(child);
 
   let stopped: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
+  const stop = (stopOptions: { keepState?: boolean } = {}): Promise<void> => {
     stopped ??= (async () => {
       try {
         await stopProcess(child, output);
         await assertPortClosed(port);
       } finally {
-        await rm(stateDir, { recursive: true, force: true });
+        if (!stopOptions.keepState) await rm(stateDir, { recursive: true, force: true });
       }
     })();
     return stopped;
@@ -153,5 +160,5 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await stop().catch(() => undefined);
     throw error;
   }
-  return { baseUrl, port, stop };
+  return { baseUrl, port, stateDir, stop };
 }

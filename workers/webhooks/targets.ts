@@ -34,11 +34,41 @@ function isPrivateV4(address: number): boolean {
   });
 }
 
+/** The eight 16-bit groups of an IPv6 literal as the URL parser prints it (no zone, `::` allowed). */
+function ipv6Groups(host: string): number[] | null {
+  const halves = host.split("::");
+  if (halves.length > 2) return null;
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => Number.parseInt(g, 16)));
+  const head = parse(halves[0] ?? "");
+  const tail = halves.length === 2 ? parse(halves[1] ?? "") : [];
+  const missing = 8 - head.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return null;
+  const groups = [...head, ...Array<number>(missing).fill(0), ...tail];
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+const v4Of = (high: number, low: number) => high * 0x10000 + low;
+
+/**
+ * IPv6 literals refused: unspecified, loopback, unique-local, link- and site-local, multicast,
+ * discard-only, documentation and Teredo, plus every form that embeds an IPv4 address (mapped,
+ * compatible, NAT64, 6to4) when that address is private. The URL parser prints embedded IPv4 in hex
+ * (`::ffff:7f00:1`), so the groups are compared, not the text.
+ */
 function isPrivateV6(host: string): boolean {
-  const h = host.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h)?.[1];
-  if (mapped) return isPrivateV4(ipv4(mapped) ?? 0);
-  return h === "::" || h === "::1" || /^f[cd]/.test(h) || /^fe[89ab]/.test(h) || h.startsWith("ff");
+  const g = ipv6Groups(host);
+  if (!g) return true;
+  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, y = 0, z = 0] = g;
+  if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && (f === 0 || f === 0xffff)) {
+    return isPrivateV4(v4Of(y, z));
+  }
+  if (a === 0x64 && b === 0xff9b) return c !== 0 || d !== 0 || e !== 0 || f !== 0 || isPrivateV4(v4Of(y, z));
+  if (a === 0x2002) return isPrivateV4(v4Of(b, c));
+  if (a === 0x2001 && (b === 0 || b === 0xdb8)) return true;
+  if (a === 0x100 && b === 0 && c === 0 && d === 0) return true;
+  return (
+    (a & 0xfe00) === 0xfc00 || (a & 0xffc0) === 0xfe80 || (a & 0xffc0) === 0xfec0 || (a & 0xff00) === 0xff00
+  );
 }
 
 export function allowedHostsOf(value: string | undefined): string[] {
@@ -58,7 +88,11 @@ export function webhookTargetProblem(url: string, allowedHosts: readonly string[
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return "url must use http or https";
   if (parsed.username || parsed.password) return "url must not carry credentials";
-  const host = parsed.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  // A trailing dot names the same host ("localhost." is localhost).
+  const host = parsed.hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (allowedHosts.includes(host)) return null;
   const v4 = ipv4(host);
   if (v4 !== null) return isPrivateV4(v4) ? `${host} is a private address` : null;
