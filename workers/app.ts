@@ -25,6 +25,7 @@ import { sessionSharingRoutes } from "./gateway/session-sharing";
 import { sessionRoutes } from "./gateway/sessions";
 import { simulatorRoutes } from "./gateway/simulator-control";
 import { webhooksRoutes } from "./gateway/webhooks";
+import { documentWebhookEvents } from "./gateway/webhooks-events";
 import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
 import { createRouter } from "./http/openapi";
@@ -90,6 +91,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/api/scheduler", schedulerRoutes);
   app.route("/api/autoreplies", autoRepliesRoutes);
   app.route("/api/webhooks", webhooksRoutes);
+  // On the app, not the router: a mounted router would prefix the event names with its path.
+  documentWebhookEvents(app);
   app.route("/bridge/v1", bridgeLinkRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {

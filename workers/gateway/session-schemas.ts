@@ -190,7 +190,7 @@ export function toSessionResource(session: SessionRow, botConfig: BotConfigRow |
     userId: session.userId,
     me: session.me ? (JSON.parse(session.me) as { id: string; name?: string }) : null,
     botConfig: botConfig ? toBotConfigResource(session, botConfig) : null,
-    // Webhooks and per-session counters arrive with the webhooks and messaging issues.
+    // Filled by the routes that show it (one D1 query per listing); counters come from the object.
     webhooks: [] as WebhookSummary[],
     _count: { contacts: 0, messages: 0, groups: 0, autoReplies: 0, scheduledMessages: 0 },
     createdAt: iso(session.createdAt),

@@ -16,6 +16,7 @@ import {
   json,
   jsonBody,
 } from "../http/openapi";
+import { webhookSummaries } from "../webhooks/store";
 import { pushSessionConfig } from "./session-call";
 import { unwrap } from "./session-outcome";
 import {
@@ -56,11 +57,21 @@ sessionRoutes.openapi(
     responses: { 200: json(gatewayOk(z.array(SessionSchema)), "Sessions"), 401: gatewayErrors[401] },
   }),
   async (c) => {
-    const rows = await listAccessibleSessions(database(c.env.DB), c.get("principal").user);
+    const db = database(c.env.DB);
+    const user = c.get("principal").user;
+    const rows = await listAccessibleSessions(db, user);
+    const hooks = await webhookSummaries(
+      db,
+      user,
+      rows.map((r) => r.session),
+    );
     return c.json(
       ok(
         "Sessions retrieved",
-        rows.map((r) => toSessionResource(r.session, r.botConfig)),
+        rows.map((r) => ({
+          ...toSessionResource(r.session, r.botConfig),
+          webhooks: hooks.get(r.session.id) ?? [],
+        })),
       ),
       200,
     );
@@ -105,15 +116,17 @@ sessionRoutes.openapi(
   async (c) => {
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
-    const [live, botConfig] = await Promise.all([
+    const [live, botConfig, hooks] = await Promise.all([
       stubFor(c, session.id).snapshot(session.id),
       findBotConfig(db, session.id),
+      webhookSummaries(db, c.get("principal").user, [session]),
     ]);
     const resource = toSessionResource(session, botConfig ?? null);
     return c.json(
       ok("Session retrieved", {
         ...resource,
         _count: live.counts,
+        webhooks: hooks.get(session.id) ?? [],
         status: live.status,
         state: live.state,
         me: live.me,

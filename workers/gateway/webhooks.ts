@@ -27,7 +27,6 @@ import { allowedHostsOf, webhookTargetProblem } from "../webhooks/targets";
 import { sendTestDelivery } from "../webhooks/test-delivery";
 import { SessionParamSchema } from "./messaging-schemas";
 import { accessibleSession, callSession } from "./session-call";
-import { documentWebhookEvents } from "./webhooks-events";
 import {
   CreatedWebhookSchema,
   CreateWebhookBodySchema,
@@ -288,5 +287,3 @@ webhooksRoutes.openapi(
     return c.json(ok("Redelivery queued", data), 200);
   },
 );
-
-documentWebhookEvents(webhooksRoutes);

@@ -139,3 +139,51 @@ export async function pushOwnerWebhooks(env: Env, userId: string): Promise<void>
 export function pushAfterChange(env: Env, row: Pick<WebhookRow, "sessionId" | "userId">): Promise<void> {
   return row.sessionId === null ? pushOwnerWebhooks(env, row.userId) : pushWebhooks(env, row.sessionId);
 }
+
+/** The Session resource's `webhooks`: a summary, as GET /sessions shows it (never the secret). */
+export interface WebhookSummary {
+  id: string;
+  name: string;
+  url: string;
+  events: string[];
+  isActive: boolean;
+}
+
+const summaryOf = (row: WebhookRow): WebhookSummary => ({
+  id: row.id,
+  name: row.name,
+  url: row.url,
+  events: row.events,
+  isActive: row.isActive,
+});
+
+/**
+ * The webhooks each listed session shows: its own, plus its owner's global ones when the caller may
+ * manage them (managesGlobal). One D1 query for the whole listing.
+ */
+export async function webhookSummaries(
+  db: Db,
+  user: PublicUser,
+  listed: readonly SessionRow[],
+): Promise<Map<string, WebhookSummary[]>> {
+  const result = new Map<string, WebhookSummary[]>(listed.map((session) => [session.id, []]));
+  if (listed.length === 0) return result;
+  const owners = [...new Set(listed.map((session) => session.userId))];
+  const rows = await db
+    .select()
+    .from(webhooks)
+    .where(
+      user.role === "SUPERADMIN"
+        ? undefined
+        : or(isNull(webhooks.sessionId), inArray(webhooks.userId, owners)),
+    );
+  for (const session of listed) {
+    const shown = rows.filter((row) =>
+      row.sessionId === null
+        ? row.userId === session.userId && managesGlobal(user, session)
+        : row.sessionId === session.id,
+    );
+    result.set(session.id, shown.map(summaryOf));
+  }
+  return result;
+}
