@@ -2,43 +2,19 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { verifyLegacySignature, verifyWebhook } from "../../docs/examples/verify-webhook.mjs";
-import { asKey, call, createUser, generateKey } from "./helpers";
+import { asKey, call } from "./helpers";
 
-type Envelope<T> = { status: boolean; message: string; data: T; error?: string };
-/** The fields the tests read; the rest are compared with toMatchObject. */
-type Webhook = { id: string; sessionId: string | null; events: string[]; secret?: string };
-type SessionRef = { id: string; sessionId: string };
-type Owner = Awaited<ReturnType<typeof createUser>> & { key: string };
-
-const URL_OK = "https://hooks.example.com/switchboard";
-
-async function owner(role: "OWNER" | "STAFF" = "OWNER"): Promise<Owner> {
-  const user = await createUser(role);
-  return { ...user, key: await generateKey(user) };
-}
-
-async function newSession(key: string): Promise<SessionRef> {
-  const res = await call<Envelope<SessionRef>>("POST", "/api/sessions", {
-    body: { name: "Webhooks" },
-    headers: asKey(key),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data;
-}
-
-async function createWebhook(key: string, session: SessionRef, body: Record<string, unknown> = {}) {
-  const res = await call<Envelope<Webhook>>("POST", `/api/webhooks/${session.sessionId}`, {
-    body: { name: "CRM", url: URL_OK, events: ["message.received"], ...body },
-    headers: asKey(key),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data;
-}
-
-async function ownerWithSession(): Promise<{ alice: Owner; session: SessionRef }> {
-  const alice = await owner();
-  return { alice, session: await newSession(alice.key) };
-}
+import {
+  createWebhook,
+  type Envelope,
+  newSession,
+  type Owner,
+  owner,
+  ownerWithSession,
+  type SessionRef,
+  URL_OK,
+  type Webhook,
+} from "./webhook-helpers";
 
 /** `ref`: a session, or the bare public or internal id of one. */
 const list = (key: string, ref: SessionRef | string) =>
@@ -390,38 +366,5 @@ describe("webhooks: test delivery", () => {
     const stale = await createWebhook(alice.key, session);
     await env.DB.prepare("UPDATE webhooks SET url = 'http://10.1.2.3/' WHERE id = ?").bind(stale.id).run();
     expect((await runTest(alice.key, session, stale.id)).message).toContain("target refused");
-  });
-});
-
-describe("the Session resource's webhooks", () => {
-  it("lists the session's own and the owner's global webhooks, never a secret, in GET /sessions and the detail", async () => {
-    const { alice, session } = await ownerWithSession();
-    const other = await newSession(alice.key);
-    const own = await createWebhook(alice.key, session, { name: "Own" });
-    const global = await createWebhook(alice.key, other, { name: "Everywhere", global: true });
-    await createWebhook(alice.key, other, { name: "Other session only" });
-
-    const detail = await call<Envelope<{ webhooks: { id: string }[] }>>(
-      "GET",
-      `/api/sessions/${session.sessionId}`,
-      {
-        headers: asKey(alice.key),
-      },
-    );
-    expect(detail.body.data.webhooks.map((w) => w.id).sort()).toEqual([own.id, global.id].sort());
-    expect(JSON.stringify(detail.body)).not.toContain("secret");
-
-    const listed = await call<Envelope<{ sessionId: string; webhooks: { id: string; name: string }[] }[]>>(
-      "GET",
-      "/api/sessions",
-      { headers: asKey(alice.key) },
-    );
-    const byName = (slug: string) =>
-      listed.body.data
-        .find((s) => s.sessionId === slug)
-        ?.webhooks.map((w) => w.name)
-        .sort();
-    expect(byName(session.sessionId)).toEqual(["Everywhere", "Own"]);
-    expect(byName(other.sessionId)).toEqual(["Everywhere", "Other session only"]);
   });
 });
