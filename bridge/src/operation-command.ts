@@ -7,7 +7,7 @@ import { fail, type Outcome, ok } from "./command-ledger.ts";
 import { errorMessage } from "./log.ts";
 import { type EdgeMedia, prepareMedia, storeMedia } from "./media.ts";
 import { OperationSchema } from "./operations.ts";
-import { type Json, OperationError, type WhatsAppSocket } from "./seam.ts";
+import { OperationError, type WhatsAppSocket } from "./seam.ts";
 
 export const NOT_CONNECTED = "WhatsApp is not connected";
 
@@ -17,7 +17,10 @@ export interface OperationContext {
   socket(): WhatsAppSocket | null;
 }
 
-export async function runOperation(args: Record<string, Json>, context: OperationContext): Promise<Outcome> {
+export async function runOperation(
+  args: Record<string, unknown>,
+  context: OperationContext,
+): Promise<Outcome> {
   const parsed = OperationSchema.safeParse(args);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -143,7 +143,8 @@ export const SessionToBridgeSchema = z.discriminatedUnion("type", [
     type: z.literal("command"),
     id: z.string().min(1).max(64),
     name: z.enum(COMMAND_NAMES),
-    args: z.record(z.string(), Json),
+    /** Checked by the schema of the command it belongs to (an operation, a simulator action, …). */
+    args: z.record(z.string(), z.unknown()),
     /** Epoch milliseconds after which the edge no longer waits for the result. */
     deadline: z.number().int(),
   }),

@@ -87,7 +87,7 @@ export interface WhatsAppSocket {
     /** Drops the connection as WhatsApp would with `code`. */
     disconnect(code: number): void;
     /** Everything else a test does to the simulated world (see simulator.ts for the actions). */
-    control(args: Record<string, Json>): Promise<Json>;
+    control(args: Record<string, unknown>): Promise<Json>;
   };
 }
 

@@ -188,7 +188,7 @@ function state({ world, account, me }: SimContext): Json {
 }
 
 /** Runs one control action; `connected` is whether the account's socket is open right now. */
-export function runControl(context: SimContext, connected: boolean, args: Record<string, Json>): Json {
+export function runControl(context: SimContext, connected: boolean, args: Record<string, unknown>): Json {
   const parsed = ControlSchema.safeParse(args);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -62,7 +62,7 @@ class SimulatedSocket implements WhatsAppSocket {
   readonly simulate = {
     scan: () => this.scan(),
     disconnect: (code: number) => this.disconnect(code),
-    control: async (args: Record<string, Json>) => runControl(this.context(), this.phase === "open", args),
+    control: async (args: Record<string, unknown>) => runControl(this.context(), this.phase === "open", args),
   };
   /** This socket's way into the world; only while open does the world reach the handlers. */
   private readonly emit = (event: NetworkEvent) => {

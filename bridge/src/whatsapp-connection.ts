@@ -20,7 +20,6 @@ import { decideReconnect } from "./reconnect-policy.ts";
 import {
   type AuthUpdate,
   type CloseInfo,
-  type Json,
   OperationError,
   type SocketHandlers,
   type WhatsAppNetwork,
@@ -133,7 +132,7 @@ export class WhatsAppConnection {
     this.events.push({ kind: "disconnected", code: 401, reason: "logged out", next: "logged_out" });
   }
 
-  async pair(args: Record<string, Json>): Promise<Outcome> {
+  async pair(args: Record<string, unknown>): Promise<Outcome> {
     const parsed = PairArgs.safeParse(args);
     if (!parsed.success) return fail(parsed.error.issues[0]?.message ?? "bad arguments");
     if (isRegistered(this.auth.creds)) return fail("already paired: log out first");
