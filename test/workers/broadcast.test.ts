@@ -1,9 +1,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { broadcastGap, DEFAULT_GAP, parseGap, pickGap } from "../../durable-objects/messaging/broadcast-gap";
 import type { Env } from "../../workers/env";
-import { emit, FakeBridge, type Link } from "./fake-bridge";
+import { type ConnectedSession, connectedSession } from "./connected-session";
+import type { Link } from "./fake-bridge";
 import { asKey, call, createUser, generateKey } from "./helpers";
 
 type Envelope<T> = { status: boolean; message: string; data: T; error?: string };
@@ -21,35 +22,8 @@ type Detail = {
 const ME = "628111000111@s.whatsapp.net";
 const person = (n: number) => `62812${String(n).padStart(7, "0")}@s.whatsapp.net`;
 
-const bridges: FakeBridge[] = [];
-afterEach(() => {
-  for (const bridge of bridges.splice(0)) bridge.fleet.socket.close(1001, "test done");
-});
-
-interface Connected {
-  key: string;
-  id: string;
-  slug: string;
-  bridge: FakeBridge;
-  link: Link;
-}
-
-async function connected(): Promise<Connected> {
-  const bridge = await new FakeBridge().connect();
-  bridges.push(bridge);
-  const key = await generateKey(await createUser("OWNER"));
-  const created = await call<Envelope<{ id: string; sessionId: string }>>("POST", "/api/sessions", {
-    body: { name: "Broadcaster" },
-    headers: asKey(key),
-  });
-  const { id, sessionId: slug } = created.body.data;
-  expect((await call("POST", `/api/sessions/${slug}/start`, { headers: asKey(key) })).status).toBe(200);
-  await bridge.waitForAssign(id);
-  const held = await bridge.hold(id);
-  if (!("link" in held)) throw new Error(`hold failed: ${held.status}`);
-  await emit(held.link, 1, 1, { kind: "connected", me: { id: ME } });
-  return { key, id, slug, bridge, link: held.link };
-}
+type Connected = ConnectedSession;
+const connected = () => connectedSession("Broadcaster", ME);
 
 const stub = (s: Connected) => env.SESSION.getByName(s.id);
 

@@ -2,9 +2,10 @@
 // transaction, before the event is acknowledged: the webhooks issue delivers what is here.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
-import { emit, FakeBridge, type Link } from "./fake-bridge";
-import { asKey, call, createUser, generateKey } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { connectedSession } from "./connected-session";
+import { emit } from "./fake-bridge";
+import { asKey, call } from "./helpers";
 
 type Envelope<T> = { status: boolean; data: T };
 type Entry = { event: string; data: Record<string, unknown> };
@@ -13,27 +14,7 @@ const ME = "628111000111@s.whatsapp.net";
 const PEER = "628122200022@s.whatsapp.net";
 const GROUP = "120363000000000777@g.us";
 
-const bridges: FakeBridge[] = [];
-afterEach(() => {
-  for (const bridge of bridges.splice(0)) bridge.fleet.socket.close(1001, "test done");
-});
-
-async function connected(): Promise<{ id: string; slug: string; key: string; link: Link }> {
-  const bridge = await new FakeBridge().connect();
-  bridges.push(bridge);
-  const key = await generateKey(await createUser("OWNER"));
-  const created = await call<Envelope<{ id: string; sessionId: string }>>("POST", "/api/sessions", {
-    body: { name: "Outbox" },
-    headers: asKey(key),
-  });
-  const { id, sessionId: slug } = created.body.data;
-  await call("POST", `/api/sessions/${slug}/start`, { headers: asKey(key) });
-  await bridge.waitForAssign(id);
-  const held = await bridge.hold(id);
-  if (!("link" in held)) throw new Error(`hold failed: ${held.status}`);
-  await emit(held.link, 1, 1, { kind: "connected", me: { id: ME } });
-  return { id, slug, key, link: held.link };
-}
+const connected = () => connectedSession("Outbox", ME);
 
 async function outbox(id: string): Promise<Entry[]> {
   return runInDurableObject(env.SESSION.getByName(id), (_instance, state) =>

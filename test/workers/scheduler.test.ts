@@ -1,9 +1,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseSendAt } from "../../durable-objects/messaging/scheduler-time";
-import { emit, FakeBridge, type Link } from "./fake-bridge";
-import { asKey, call, createUser, generateKey } from "./helpers";
+import { connect, type OwnedSession, ownedSession } from "./connected-session";
+import type { Link } from "./fake-bridge";
+import { asKey, call } from "./helpers";
 
 type Envelope<T> = { status: boolean; message: string; data: T; error?: string };
 type Frame = Record<string, unknown> & { type: string };
@@ -23,35 +24,12 @@ type Scheduled = {
 const ME = "628111000222@s.whatsapp.net";
 const PEER = "628120000001@s.whatsapp.net";
 
-const bridges: FakeBridge[] = [];
-afterEach(() => {
-  for (const bridge of bridges.splice(0)) bridge.fleet.socket.close(1001, "test done");
-});
-
-interface Session {
-  key: string;
-  id: string;
-  slug: string;
-  link: Link | null;
-}
+type Session = OwnedSession & { link: Link | null };
 
 /** A session; with `connect`, held by a fake bridge and connected. */
-async function session(connect: boolean): Promise<Session> {
-  const key = await generateKey(await createUser("OWNER"));
-  const created = await call<Envelope<{ id: string; sessionId: string }>>("POST", "/api/sessions", {
-    body: { name: "Scheduler" },
-    headers: asKey(key),
-  });
-  const { id, sessionId: slug } = created.body.data;
-  if (!connect) return { key, id, slug, link: null };
-  const bridge = await new FakeBridge().connect();
-  bridges.push(bridge);
-  expect((await call("POST", `/api/sessions/${slug}/start`, { headers: asKey(key) })).status).toBe(200);
-  await bridge.waitForAssign(id);
-  const held = await bridge.hold(id);
-  if (!("link" in held)) throw new Error(`hold failed: ${held.status}`);
-  await emit(held.link, 1, 1, { kind: "connected", me: { id: ME } });
-  return { key, id, slug, link: held.link };
+async function session(shouldConnect: boolean): Promise<Session> {
+  const owned = await ownedSession("Scheduler");
+  return shouldConnect ? connect(owned, ME) : { ...owned, link: null };
 }
 
 const schedule = (s: Session, body: Record<string, unknown>) =>

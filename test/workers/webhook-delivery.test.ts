@@ -14,7 +14,8 @@ import {
 } from "../../durable-objects/messaging/webhook-schedule";
 import type { DeliveryRecord, WebhookEndpoint } from "../../durable-objects/messaging/webhook-types";
 import { legacySignature, newWebhookSecret, standardSignature } from "../../workers/webhooks/signing";
-import { emit, FakeBridge, type Link } from "./fake-bridge";
+import { type ConnectedSession, connect, ownedSession } from "./connected-session";
+import { emit } from "./fake-bridge";
 import { asKey, call, createUser, generateKey } from "./helpers";
 
 type Envelope<T> = { status: boolean; data: T };
@@ -25,7 +26,6 @@ const ME = "628111000111@s.whatsapp.net";
 const PEER = "628122200022@s.whatsapp.net";
 const FROM_PEER = { chat: PEER, sender: PEER, fromMe: false, pushName: "Peer" };
 
-const bridges: FakeBridge[] = [];
 const received: Received[] = [];
 const answers = new Map<string, Answer>();
 
@@ -51,36 +51,15 @@ afterAll(() => {
 afterEach(() => {
   received.length = 0;
   answers.clear();
-  for (const bridge of bridges.splice(0)) bridge.fleet.socket.close(1001, "test done");
 });
 
-interface Connected {
-  id: string;
-  slug: string;
-  userId: string;
-  bridge: FakeBridge;
-  link: Link;
-  seq: number;
-}
+type Connected = ConnectedSession & { seq: number };
 
 /** A session whose endpoints are pushed before it starts, so every event it emits is theirs. */
 async function connected(endpoints: WebhookEndpoint[]): Promise<Connected> {
-  const bridge = await new FakeBridge().connect();
-  bridges.push(bridge);
-  const user = await createUser("OWNER");
-  const key = await generateKey(user);
-  const created = await call<Envelope<{ id: string; sessionId: string }>>("POST", "/api/sessions", {
-    body: { name: "Hooks" },
-    headers: asKey(key),
-  });
-  const { id, sessionId: slug } = created.body.data;
-  await env.SESSION.getByName(id).setWebhooks(id, endpoints);
-  await call("POST", `/api/sessions/${slug}/start`, { headers: asKey(key) });
-  await bridge.waitForAssign(id);
-  const held = await bridge.hold(id);
-  if (!("link" in held)) throw new Error(`hold failed: ${held.status}`);
-  await emit(held.link, 1, 1, { kind: "connected", me: { id: ME } });
-  return { id, slug, userId: user.userId, bridge, link: held.link, seq: 2 };
+  const owned = await ownedSession("Hooks");
+  await env.SESSION.getByName(owned.id).setWebhooks(owned.id, endpoints);
+  return { ...(await connect(owned, ME)), seq: 2 };
 }
 
 type Hook = WebhookEndpoint;
