@@ -11,10 +11,12 @@ import {
   payloadOf,
   type Received,
   type Receiver,
-  startReceiver,
+  sleep,
+  startWebhookStack,
+  uniqueId,
   waitFor,
 } from "../support/receiver.ts";
-import { type Stack, startStack } from "../support/stack.ts";
+import type { Stack } from "../support/stack.ts";
 
 /** Quick retries that still outlast a receiver down for a few seconds (about 9 s in all). */
 const RETRY_SCHEDULE = "0,200,400,800,1000,1000,1000,1000,1000,1000,1000,1000";
@@ -24,21 +26,9 @@ const QUIET_MS = 3_000;
 let stack: Stack;
 let api: ApiClient;
 let receiver: Receiver;
-let counter = 0;
-const uniqueId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  [stack, receiver] = await Promise.all([
-    startStack({
-      env: {
-        SIMULATOR: "1",
-        WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE,
-        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost",
-      },
-    }),
-    startReceiver(),
-  ]);
+  [stack, receiver] = await startWebhookStack(RETRY_SCHEDULE);
   api = await adminClient(stack.baseUrl);
 });
 

@@ -14,6 +14,7 @@ import {
   type Receiver,
   startReceiver,
   waitFor,
+  webhookStackEnv,
 } from "../support/receiver.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
@@ -23,11 +24,7 @@ const QUEUED = 100;
  * all), short enough that the attempt after the receiver comes back is at most 8 s away.
  */
 const RETRY_SCHEDULE = "0,500,1000,2000,4000,8000,8000,8000,8000,8000,8000,8000,8000,8000,8000";
-const ENV = {
-  SIMULATOR: "1",
-  WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE,
-  WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost",
-};
+const ENV = webhookStackEnv(RETRY_SCHEDULE);
 
 let stack: Stack | undefined;
 let receiver: Receiver;

@@ -13,11 +13,13 @@ import {
   payloadOf,
   type Received,
   type Receiver,
+  sleep,
   standardSignatureValid,
-  startReceiver,
+  startWebhookStack,
+  uniqueId,
   type Webhook,
 } from "../support/receiver.ts";
-import { type Stack, startStack } from "../support/stack.ts";
+import type { Stack } from "../support/stack.ts";
 
 const EVENTS = [
   "message.received",
@@ -39,21 +41,9 @@ const QUIET_MS = 3_000;
 let stack: Stack;
 let api: ApiClient;
 let receiver: Receiver;
-let counter = 0;
-const uniqueId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  [stack, receiver] = await Promise.all([
-    startStack({
-      env: {
-        SIMULATOR: "1",
-        WEBHOOK_RETRY_SCHEDULE_MS: "0,300,600,900",
-        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost",
-      },
-    }),
-    startReceiver(),
-  ]);
+  [stack, receiver] = await startWebhookStack("0,300,600,900");
   api = await adminClient(stack.baseUrl);
 });
 

@@ -5,6 +5,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { verifyLegacySignature, verifyWebhook } from "../../docs/examples/verify-webhook.mjs";
+import { type Stack, startStack } from "./stack.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SCRIPT = path.join(HERE, "webhook-receiver.mjs");
@@ -276,3 +277,24 @@ export async function deliveriesOf(
   const total = page.body.total ?? page.body.pagination?.total ?? page.body.data.length;
   return { data: page.body.data, total };
 }
+
+// ── The webhook suites' common ground ─────────────────────────────────────────────────────────
+
+/** The stack environment every webhook suite runs with: the simulator, fast retries, loopback allowed. */
+export function webhookStackEnv(retryScheduleMs: string): Record<string, string> {
+  return {
+    SIMULATOR: "1",
+    WEBHOOK_RETRY_SCHEDULE_MS: retryScheduleMs,
+    WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost",
+  };
+}
+
+/** A stack and a receiver process, started side by side. */
+export async function startWebhookStack(retryScheduleMs: string): Promise<[Stack, Receiver]> {
+  return Promise.all([startStack({ env: webhookStackEnv(retryScheduleMs) }), startReceiver()]);
+}
+
+let uniqueCounter = 0;
+/** Session ids and paths that never collide within a run. */
+export const uniqueId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++uniqueCounter}`;
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
