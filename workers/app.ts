@@ -8,6 +8,7 @@ import { requireAuthentication } from "./auth/middleware";
 import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
+import { controlRoutes } from "./control/routes";
 import type { AppEnv } from "./env";
 import { autoRepliesRoutes } from "./gateway/auto-replies";
 import { botConfigRoutes } from "./gateway/bot-config";
@@ -94,11 +95,17 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // On the app, not the router: a mounted router would prefix the event names with its path.
   documentWebhookEvents(app);
   app.route("/bridge/v1", bridgeLinkRoutes);
+  app.route("/api", controlRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",
     in: "header",
     name: "X-API-Key",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "AgentKey", {
+    type: "http",
+    scheme: "bearer",
+    description: "An agent key from POST /api/agents/{agentId}/keys (control-plane routes only).",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "SessionCookie", {
     type: "apiKey",

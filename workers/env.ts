@@ -3,6 +3,7 @@ import type { IssueDO } from "../durable-objects/issue";
 import type { Keyring } from "../durable-objects/keyring";
 import type { SessionDO } from "../durable-objects/session";
 import type { Principal } from "./auth/principal";
+import type { Actor } from "./control/actor";
 
 /** Bindings declared in wrangler.toml, plus secrets from `wrangler secret put` (or .dev.vars locally). */
 export interface Env {
@@ -11,6 +12,8 @@ export interface Env {
   ISSUE: DurableObjectNamespace<IssueDO>;
   FLEET: DurableObjectNamespace<BridgeFleet>;
   KEYRING: DurableObjectNamespace<Keyring>;
+  /** Company logos (and, later, package archives). Local R2 under `wrangler dev`. */
+  ASSETS: R2Bucket;
   /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */
   ENVIRONMENT: string;
   ADMIN_EMAIL?: string;
@@ -36,6 +39,11 @@ export type Variables = {
   requestId: string;
   /** Set by the authentication middleware on every non-public /api route. */
   principal: Principal;
+  /**
+   * Set with `principal` for board users; for agent keys (control-plane routes only) it is the only
+   * identity, and `principal` is unset. Control-plane handlers read this, never `principal`.
+   */
+  actor: Actor;
 };
 
 export type AppEnv = { Bindings: Env; Variables: Variables };

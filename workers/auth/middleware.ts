@@ -4,6 +4,8 @@ import { database } from "../db/client";
 import type { Role } from "../db/schema";
 import type { AppEnv } from "../env";
 import { forbidden, unauthorized } from "../http/errors";
+import { apiFamilyOf } from "../http/family";
+import { actorFromAgentKey } from "./agent-key-store";
 import { principalFromApiKey } from "./api-key-store";
 import type { Principal } from "./principal";
 import { isValidCsrfToken, principalFromSessionToken, SESSION_COOKIE } from "./session-store";
@@ -44,8 +46,28 @@ export async function resolvePrincipal(c: Context<AppEnv>): Promise<Principal | 
   return token ? principalFromSessionToken(db, token) : null;
 }
 
+/** `Authorization: Bearer <token>`, the agents' credential transport (control plane only). */
+function bearerToken(c: Context<AppEnv>): string | undefined {
+  const header = c.req.header("Authorization");
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+/** An agent key authenticates control-plane routes only; the gateway never accepts one. */
+async function authenticateAgent(c: Context<AppEnv>, token: string): Promise<void> {
+  const found = await actorFromAgentKey(database(c.env.DB), token);
+  if (!found) throw unauthorized("Missing, invalid or revoked agent key");
+  if (found.touch) c.executionCtx.waitUntil(found.touch.catch(() => undefined));
+  c.set("actor", found.actor);
+}
+
 export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isPublicRoute(c.req.method, c.req.path)) return next();
+  const bearer = c.req.header(API_KEY_HEADER) === undefined ? bearerToken(c) : undefined;
+  if (bearer !== undefined && apiFamilyOf(c.req.path) === "control") {
+    await authenticateAgent(c, bearer);
+    return next();
+  }
   const principal = await resolvePrincipal(c);
   if (!principal) throw unauthorized();
   if (principal.via === "cookie" && !SAFE_METHODS.has(c.req.method)) {
@@ -56,6 +78,7 @@ export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) 
       );
   }
   c.set("principal", principal);
+  c.set("actor", { type: "board", userId: principal.user.id, user: principal.user });
   return next();
 };
 

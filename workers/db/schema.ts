@@ -181,3 +181,6 @@ export const webhooks = sqliteTable(
 );
 
 export type WebhookRow = typeof webhooks.$inferSelect;
+
+// The control plane (companies of agents) lives in its own module; one schema for drizzle and D1.
+export * from "./control-schema";

@@ -46,7 +46,11 @@ export const unauthorized = (detail = "Missing or invalid credentials") =>
   new ApiError(401, titleOf(401), detail);
 export const forbidden = (detail: string, message = titleOf(403)) => new ApiError(403, message, detail);
 export const notFound = (message = titleOf(404), detail?: string) => new ApiError(404, message, detail);
-export const conflict = (detail: string) => new ApiError(409, titleOf(409), detail);
+export const conflict = (detail: string, details?: unknown) =>
+  new ApiError(409, titleOf(409), detail, details);
+/** A well-formed request that breaks a rule: an invalid transition, an agent that cannot be assigned. */
+export const unprocessable = (detail: string, details?: unknown) =>
+  new ApiError(422, titleOf(422), detail, details);
 
 /** D1 reports a violated UNIQUE index as an error whose message names the constraint. */
 function isUniqueViolation(error: unknown): boolean {

@@ -53,3 +53,22 @@ export const errorResponse = gatewayErrorResponse;
 
 /** Security requirement for routes that accept either credential. */
 export const authenticated: Array<Record<string, string[]>> = [{ ApiKey: [] }, { SessionCookie: [] }];
+
+const controlErrorResponse = (description: string) => json(ControlErrorSchema, description);
+
+/** The error responses most control-plane routes share, for the OpenAPI document. */
+export const controlErrors = {
+  400: controlErrorResponse("Validation error: malformed JSON, wrong types or unknown fields"),
+  401: controlErrorResponse("Missing or invalid credentials (agent key, API key or session cookie)"),
+  403: controlErrorResponse("Authenticated, but the permission table does not allow this caller"),
+  404: controlErrorResponse("Unknown id, or an entity of a company the caller cannot see"),
+} as const;
+
+export const controlError = controlErrorResponse;
+
+/** Control-plane routes accept board users (API key or cookie) and agents (Bearer agent key). */
+export const controlAuth: Array<Record<string, string[]>> = [
+  { ApiKey: [] },
+  { SessionCookie: [] },
+  { AgentKey: [] },
+];

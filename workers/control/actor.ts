@@ -1,0 +1,37 @@
+import type { PublicUser } from "../auth/principal";
+import type { ActorType, AgentRow } from "../db/schema";
+
+/**
+ * Who is calling the control plane: a board user (any foundation user; what they may touch is
+ * decided by company membership) or an agent holding one of its keys.
+ */
+export type Actor =
+  | { type: "board"; userId: string; user: PublicUser }
+  | { type: "agent"; agentId: string; companyId: string; agent: AgentRow; keyId: string };
+
+/**
+ * The serialisable part of an actor: what crosses into an IssueDO and what the activity log and
+ * authorship columns record.
+ */
+export type ActorRef =
+  | { type: "board"; userId: string }
+  | { type: "agent"; agentId: string; companyId: string };
+
+export const refOf = (actor: Actor): ActorRef =>
+  actor.type === "board"
+    ? { type: "board", userId: actor.userId }
+    : { type: "agent", agentId: actor.agentId, companyId: actor.companyId };
+
+/** `{actorType, actorId}` as the activity log stores them. */
+export function activityActor(actor: ActorRef): { actorType: ActorType; actorId: string } {
+  return actor.type === "board"
+    ? { actorType: "user", actorId: actor.userId }
+    : { actorType: "agent", actorId: actor.agentId };
+}
+
+/** Authorship columns (`createdByUserId` / `createdByAgentId` and the like) for a row the actor writes. */
+export function authorColumns(actor: ActorRef): { userId: string | null; agentId: string | null } {
+  return actor.type === "board"
+    ? { userId: actor.userId, agentId: null }
+    : { userId: null, agentId: actor.agentId };
+}

@@ -1,0 +1,7 @@
+import { ApiError } from "../../http/errors";
+import type { IssueOpHandler } from "./types";
+
+// Placeholder until implemented.
+export const updateIssue: IssueOpHandler<"update"> = async () => {
+  throw new ApiError(501, "Not implemented");
+};

@@ -1,0 +1,3 @@
+import { createRouter } from "../http/openapi";
+
+export const projectRoutes = createRouter();

@@ -1,0 +1,21 @@
+import { createRouter } from "../http/openapi";
+import { agentRoutes } from "./agents";
+import { companyRoutes } from "./companies";
+import { goalRoutes } from "./goals";
+import { issueWorkRoutes } from "./issue-work";
+import { issueRoutes } from "./issues";
+import { labelRoutes } from "./labels";
+import { projectRoutes } from "./projects";
+
+/**
+ * The control plane, mounted at /api. Each module registers its full paths (`/companies/{id}/…`,
+ * `/issues/{id}/…`), so the route list reads the same as the spec's endpoint tables.
+ */
+export const controlRoutes = createRouter();
+controlRoutes.route("/", companyRoutes);
+controlRoutes.route("/", projectRoutes);
+controlRoutes.route("/", goalRoutes);
+controlRoutes.route("/", labelRoutes);
+controlRoutes.route("/", agentRoutes);
+controlRoutes.route("/", issueWorkRoutes);
+controlRoutes.route("/", issueRoutes);
