@@ -34,9 +34,9 @@ import { systemRoutes } from "./system";
 
 /** JSON bodies above 1 MiB answer 413 before any handler reads them. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
-/** Multipart uploads (media, pictures) may carry a whole media file plus form overhead. */
+/** Multipart uploads (media, pictures, company logos) may carry a whole media file plus form overhead. */
 export const UPLOAD_BODY_LIMIT_BYTES = MEDIA_MAX_BYTES + 64 * 1024;
-const UPLOAD_PATH = /\/(media|picture)$/;
+const UPLOAD_PATH = /\/(media|picture|logo)$/;
 
 const limitBody = (maxSize: number) =>
   bodyLimit({
