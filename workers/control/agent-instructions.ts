@@ -9,6 +9,7 @@ import { refOf } from "./actor";
 import { DEFAULT_INSTRUCTIONS_KEY, revisionInsert, sameJson } from "./agent-config-store";
 import { AgentParamSchema, AgentSchema } from "./agent-schemas";
 import { agentResource, agentWithCompany, authorize, commit, ensureNotTerminated } from "./agent-store";
+import { isSecretKey } from "./redact";
 
 /** PATCH /agents/:id/instructions-path: where the agent's instructions file lives. */
 export const agentInstructionsRoutes = createRouter();
@@ -18,8 +19,6 @@ export const agentInstructionsRoutes = createRouter();
  * their own path (PATCH /agents/:id) with its own permission rule.
  */
 const RESERVED_KEYS = new Set(["cwd", "env", "command", "args", "model", "promptTemplate"]);
-const SECRET_LIKE =
-  /(secret|token|password|passwd|api[-_]?key|apikey|authorization|credential|private[-_]?key|cookie)/i;
 
 const InstructionsPathSchema = z
   .strictObject({
@@ -34,7 +33,7 @@ const InstructionsPathSchema = z
     adapterConfigKey: z
       .string()
       .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "adapterConfigKey must be a plain identifier")
-      .refine((key) => !RESERVED_KEYS.has(key) && !SECRET_LIKE.test(key), "adapterConfigKey is reserved")
+      .refine((key) => !RESERVED_KEYS.has(key) && !isSecretKey(key), "adapterConfigKey is reserved")
       .optional()
       .openapi({ description: `The adapterConfig key to set; default "${DEFAULT_INSTRUCTIONS_KEY}"` }),
   })

@@ -15,7 +15,9 @@ function redactValue(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    out[key] = SECRET_KEY.test(key) && inner !== null && inner !== "" ? REDACTED : redactValue(inner);
+    out[key] = isSecretKey(key) && inner !== null && inner !== "" ? REDACTED : redactValue(inner);
   }
   return out;
 }
+
+export const isSecretKey = (key: string): boolean => SECRET_KEY.test(key);
