@@ -212,6 +212,7 @@ CREATE TABLE `issue_comments` (
 );
 --> statement-breakpoint
 CREATE INDEX `issue_comments_issue_idx` ON `issue_comments` (`issue_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `issue_comments_author_user_idx` ON `issue_comments` (`author_user_id`,`issue_id`);--> statement-breakpoint
 CREATE TABLE `issue_document_revisions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`company_id` text NOT NULL,
@@ -346,8 +347,10 @@ CREATE TABLE `projects` (
 );
 --> statement-breakpoint
 CREATE INDEX `projects_company_idx` ON `projects` (`company_id`);--> statement-breakpoint
--- Full-text search over issues (title, identifier, description) and their comments: one row per
--- issue (kind 'issue') and one per comment (kind 'comment'), kept current by triggers.
+-- Full-text search over issues (identifier, title, description) and their comments: one row per issue
+-- and one per comment, kept current by triggers. Rows are found by source_id, which FTS cannot index:
+-- a title/description edit scans the search table. Such edits are rare (status moves do not fire the
+-- trigger); rowid-derived keys would avoid the scan but break if SQLite ever renumbers rowids.
 CREATE VIRTUAL TABLE `issue_search` USING fts5(`issue_id` UNINDEXED, `company_id` UNINDEXED, `source_id` UNINDEXED, `body`, tokenize = 'unicode61');
 --> statement-breakpoint
 CREATE TRIGGER `issues_search_insert` AFTER INSERT ON `issues` BEGIN

@@ -386,7 +386,11 @@ export const issueComments = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("issue_comments_issue_idx").on(t.issueId, t.createdAt)],
+  (t) => [
+    index("issue_comments_issue_idx").on(t.issueId, t.createdAt),
+    // The Mine inbox asks "which issues did this user comment on".
+    index("issue_comments_author_user_idx").on(t.authorUserId, t.issueId),
+  ],
 );
 
 export const issueDocuments = sqliteTable(
