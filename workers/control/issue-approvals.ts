@@ -6,7 +6,8 @@ import { controlContext } from "./access";
 import { refOf } from "./actor";
 import { approvalResource } from "./approval-resource";
 import { mutateIssue } from "./issue-call";
-import { IssueParamSchema, issueOpResponse, loadVisibleIssue } from "./issue-checkout-routes";
+import { IssueParamSchema, issueOpResponse } from "./issue-checkout-routes";
+import { findVisibleIssue } from "./issue-store";
 
 /** Approvals linked to an issue (the issue side of the link). Mounted at /api. */
 export const issueApprovalRoutes = createRouter();
@@ -43,7 +44,7 @@ issueApprovalRoutes.openapi(
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
-    const issue = await loadVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const rows = await db
       .select({ approval: approvals })
       .from(issueApprovals)
@@ -74,7 +75,7 @@ issueApprovalRoutes.openapi(
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
-    const issue = await loadVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const { approvalId } = c.req.valid("json");
     return issueOpResponse(
       mutateIssue(c, issue.id, { kind: "linkApproval", actor: refOf(actor), approvalId }),
@@ -95,7 +96,7 @@ issueApprovalRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const { issueId, approvalId } = c.req.valid("param");
-    const issue = await loadVisibleIssue(db, actor, issueId);
+    const issue = await findVisibleIssue(db, actor, issueId);
     await mutateIssue(c, issue.id, { kind: "unlinkApproval", actor: refOf(actor), approvalId });
     return c.body(null, 204);
   },

@@ -1,15 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Db } from "../db/client";
-import { type AgentRow, agents, ISSUE_STATUSES, type IssueRow, issues } from "../db/schema";
+import { type AgentRow, agents, ISSUE_STATUSES, type IssueRow } from "../db/schema";
 import type { AppEnv } from "../env";
 import { badRequest, forbidden, notFound, unprocessable } from "../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../http/openapi";
-import { canAccessCompany, controlContext, ensureVisible } from "./access";
+import { canAccessCompany, controlContext } from "./access";
 import { type Actor, refOf } from "./actor";
 import { mutateIssue } from "./issue-call";
 import { IssueSchema } from "./issue-schemas";
+import { findVisibleIssue } from "./issue-store";
 
 /** Checkout and release: who holds an issue. Mounted at /api (see issue-work.ts). */
 export const issueCheckoutRoutes = createRouter();
@@ -24,21 +25,6 @@ export const IssueParamSchema = z.object({ issueId: z.string().min(1).max(100) }
  */
 export async function issueOpResponse(pending: Promise<Response>): Promise<never> {
   return (await pending) as never;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * The issue in the path, answered like an unknown one unless the caller sees its company. Like the
- * other `/issues/{issueId}` routes it takes the id or the identifier (`ACM-12`, any case: prefixes
- * are stored upper-case).
- */
-export async function loadVisibleIssue(db: Db, actor: Actor, issueId: string): Promise<IssueRow> {
-  const condition = UUID.test(issueId)
-    ? eq(issues.id, issueId.toLowerCase())
-    : inArray(issues.identifier, [issueId, issueId.toUpperCase()]);
-  const row = await db.select().from(issues).where(condition).get();
-  return ensureVisible(db, actor, row, "Issue");
 }
 
 const CheckoutBodySchema = z
@@ -95,7 +81,7 @@ issueCheckoutRoutes.openapi(
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
-    const issue = await loadVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const body = c.req.valid("json");
     const agent = await claimantFor(db, actor, issue, body.agentId);
     return issueOpResponse(
@@ -152,7 +138,7 @@ issueCheckoutRoutes.openapi(
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
-    const issue = await loadVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     await assertEmptyBody(c);
     return issueOpResponse(mutateIssue(c, issue.id, { kind: "release", actor: refOf(actor) }));
   },

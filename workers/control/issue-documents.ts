@@ -6,8 +6,9 @@ import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody 
 import { controlContext, requireBoard } from "./access";
 import { refOf } from "./actor";
 import { mutateIssue } from "./issue-call";
-import { IssueParamSchema, issueOpResponse, loadVisibleIssue } from "./issue-checkout-routes";
+import { IssueParamSchema, issueOpResponse } from "./issue-checkout-routes";
 import { documentResource, documentSummary, findDocument, revisionResource } from "./issue-ops/documents";
+import { findVisibleIssue } from "./issue-store";
 
 /** Issue documents (plans, specs, notes) with their revision history. Mounted at /api. */
 export const issueDocumentRoutes = createRouter();
@@ -80,7 +81,7 @@ issueDocumentRoutes.openapi(
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
-    const issue = await loadVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const rows = await db
       .select()
       .from(issueDocuments)
@@ -103,7 +104,7 @@ issueDocumentRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const { issueId, key } = c.req.valid("param");
-    const issue = await loadVisibleIssue(db, actor, issueId);
+    const issue = await findVisibleIssue(db, actor, issueId);
     const row = await findDocument(db, issue.id, key);
     if (!row) throw notFound(DOCUMENT_NOT_FOUND);
     return c.json(documentResource(row), 200);
@@ -134,7 +135,7 @@ issueDocumentRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const { issueId, key } = c.req.valid("param");
-    const issue = await loadVisibleIssue(db, actor, issueId);
+    const issue = await findVisibleIssue(db, actor, issueId);
     const { format, ...rest } = c.req.valid("json");
     return issueOpResponse(
       mutateIssue(c, issue.id, {
@@ -160,7 +161,7 @@ issueDocumentRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const { issueId, key } = c.req.valid("param");
-    const issue = await loadVisibleIssue(db, actor, issueId);
+    const issue = await findVisibleIssue(db, actor, issueId);
     const doc = await findDocument(db, issue.id, key);
     if (!doc) throw notFound(DOCUMENT_NOT_FOUND);
     const rows = await db
@@ -185,7 +186,7 @@ issueDocumentRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const { issueId, key } = c.req.valid("param");
-    const issue = await loadVisibleIssue(db, actor, issueId);
+    const issue = await findVisibleIssue(db, actor, issueId);
     requireBoard(actor, "delete issue documents");
     await mutateIssue(c, issue.id, { kind: "deleteDocument", actor: refOf(actor), key });
     return c.body(null, 204);
