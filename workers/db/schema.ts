@@ -182,5 +182,6 @@ export const webhooks = sqliteTable(
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 
-// The control plane (companies of agents) lives in its own module; one schema for drizzle and D1.
+// The control plane (companies of agents; issues and what hangs off them) lives in its own modules.
 export * from "./control-schema";
+export * from "./issue-schema";

@@ -1,0 +1,251 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  ACTOR_TYPES,
+  APPROVAL_STATUSES,
+  APPROVAL_TYPES,
+  agents,
+  companies,
+  ISSUE_PRIORITIES,
+  ISSUE_STATUSES,
+  type JsonObject,
+  labels,
+  RUN_STATUSES,
+} from "./control-schema";
+
+/**
+ * Issues and what hangs off them (labels, comments, documents, approval links, read states), plus
+ * approvals, heartbeat runs and the activity log. Same conventions as control-schema.ts.
+ */
+
+const createdAt = () => integer("created_at").notNull();
+const updatedAt = () => integer("updated_at").notNull();
+
+export const issues = sqliteTable(
+  "issues",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    projectId: text("project_id"),
+    goalId: text("goal_id"),
+    parentId: text("parent_id"),
+    issueNumber: integer("issue_number").notNull(),
+    identifier: text("identifier").notNull().unique(),
+    title: text("title").notNull(),
+    description: text("description"),
+    status: text("status", { enum: ISSUE_STATUSES }).notNull(),
+    priority: text("priority", { enum: ISSUE_PRIORITIES }).notNull(),
+    /** 0 = critical … 3 = low, so the list sorts with an index instead of a CASE expression. */
+    priorityRank: integer("priority_rank").notNull(),
+    assigneeAgentId: text("assignee_agent_id"),
+    assigneeUserId: text("assignee_user_id"),
+    createdByUserId: text("created_by_user_id"),
+    createdByAgentId: text("created_by_agent_id"),
+    startedAt: integer("started_at"),
+    completedAt: integer("completed_at"),
+    cancelledAt: integer("cancelled_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("issues_company_priority_idx").on(t.companyId, t.priorityRank, t.createdAt),
+    index("issues_company_status_idx").on(t.companyId, t.status),
+    index("issues_assignee_agent_idx").on(t.assigneeAgentId, t.status),
+    index("issues_assignee_user_idx").on(t.assigneeUserId),
+    index("issues_parent_idx").on(t.parentId),
+    index("issues_project_idx").on(t.projectId),
+  ],
+);
+
+export const issueLabels = sqliteTable(
+  "issue_labels",
+  {
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    labelId: text("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+    companyId: text("company_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.issueId, t.labelId] }), index("issue_labels_label_idx").on(t.labelId)],
+);
+
+export const issueComments = sqliteTable(
+  "issue_comments",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    authorAgentId: text("author_agent_id"),
+    authorUserId: text("author_user_id"),
+    body: text("body").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("issue_comments_issue_idx").on(t.issueId, t.createdAt),
+    // The Mine inbox asks "which issues did this user comment on".
+    index("issue_comments_author_user_idx").on(t.authorUserId, t.issueId),
+  ],
+);
+
+export const issueDocuments = sqliteTable(
+  "issue_documents",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    title: text("title"),
+    format: text("format").notNull(),
+    latestBody: text("latest_body").notNull(),
+    latestRevisionId: text("latest_revision_id").notNull(),
+    latestRevisionNumber: integer("latest_revision_number").notNull(),
+    createdByUserId: text("created_by_user_id"),
+    createdByAgentId: text("created_by_agent_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("issue_documents_issue_key_uq").on(t.issueId, t.key)],
+);
+
+export const issueDocumentRevisions = sqliteTable(
+  "issue_document_revisions",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    documentId: text("document_id").notNull(),
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    revisionNumber: integer("revision_number").notNull(),
+    title: text("title"),
+    body: text("body").notNull(),
+    changeSummary: text("change_summary"),
+    createdByUserId: text("created_by_user_id"),
+    createdByAgentId: text("created_by_agent_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("issue_document_revisions_doc_number_uq").on(t.documentId, t.revisionNumber)],
+);
+
+export const approvals = sqliteTable(
+  "approvals",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    type: text("type", { enum: APPROVAL_TYPES }).notNull(),
+    status: text("status", { enum: APPROVAL_STATUSES }).notNull(),
+    payload: text("payload", { mode: "json" }).$type<JsonObject>().notNull(),
+    requestedByAgentId: text("requested_by_agent_id"),
+    requestedByUserId: text("requested_by_user_id"),
+    decisionNote: text("decision_note"),
+    decidedByUserId: text("decided_by_user_id"),
+    decidedAt: integer("decided_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("approvals_company_status_idx").on(t.companyId, t.status)],
+);
+
+export const issueApprovals = sqliteTable(
+  "issue_approvals",
+  {
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    approvalId: text("approval_id")
+      .notNull()
+      .references(() => approvals.id, { onDelete: "cascade" }),
+    companyId: text("company_id").notNull(),
+    linkedByUserId: text("linked_by_user_id"),
+    linkedByAgentId: text("linked_by_agent_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.issueId, t.approvalId] }),
+    index("issue_approvals_approval_idx").on(t.approvalId),
+  ],
+);
+
+/** When a board user last read an issue; drives `isUnreadForMe` in the Mine inbox. */
+export const issueReadStates = sqliteTable(
+  "issue_read_states",
+  {
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    companyId: text("company_id").notNull(),
+    lastReadAt: integer("last_read_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.issueId, t.userId] })],
+);
+
+/**
+ * One row per wake of an agent (mention, heartbeat/invoke, …). The runner that executes them
+ * arrives with the automation issue; until then runs stay `queued`.
+ */
+export const heartbeatRuns = sqliteTable(
+  "heartbeat_runs",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    status: text("status", { enum: RUN_STATUSES }).notNull(),
+    /** on_demand | mention | assignment | approval | routine | timer */
+    invocationSource: text("invocation_source").notNull(),
+    /** issue_comment_mentioned, manual_invoke, … */
+    wakeReason: text("wake_reason").notNull(),
+    issueId: text("issue_id"),
+    commentId: text("comment_id"),
+    requestedByUserId: text("requested_by_user_id"),
+    requestedByAgentId: text("requested_by_agent_id"),
+    /** Why a wake was refused or a run failed (agent paused, over budget, …). */
+    errorReason: text("error_reason"),
+    createdAt: createdAt(),
+    startedAt: integer("started_at"),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    index("heartbeat_runs_agent_idx").on(t.agentId, t.status),
+    index("heartbeat_runs_company_idx").on(t.companyId, t.createdAt),
+  ],
+);
+
+export const activityLog = sqliteTable(
+  "activity_log",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
+    actorId: text("actor_id").notNull(),
+    /** `<entity>.<verb>`, e.g. `issue.checked_out`. */
+    action: text("action").notNull(),
+    entityType: text("entity_type").notNull(),
+    entityId: text("entity_id").notNull(),
+    details: text("details", { mode: "json" }).$type<JsonObject>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("activity_log_company_idx").on(t.companyId, t.createdAt),
+    index("activity_log_entity_idx").on(t.entityType, t.entityId),
+  ],
+);
+
+export type IssueRow = typeof issues.$inferSelect;
+export type IssueCommentRow = typeof issueComments.$inferSelect;
+export type IssueDocumentRow = typeof issueDocuments.$inferSelect;
+export type ApprovalRow = typeof approvals.$inferSelect;
+export type HeartbeatRunRow = typeof heartbeatRuns.$inferSelect;
+export type ActivityRow = typeof activityLog.$inferSelect;
