@@ -325,4 +325,3 @@ export type AgentRow = typeof agents.$inferSelect;
 export type ProjectRow = typeof projects.$inferSelect;
 export type WorkspaceRow = typeof projectWorkspaces.$inferSelect;
 export type GoalRow = typeof goals.$inferSelect;
-
