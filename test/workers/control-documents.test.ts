@@ -3,6 +3,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+  activityOf,
   type BoardUser,
   boardUser,
   type SeededAgent,
@@ -10,6 +11,7 @@ import {
   seedAgent,
   seedCompany,
   seedIssue,
+  seedTenant,
 } from "./control-helpers";
 import { call } from "./helpers";
 
@@ -64,20 +66,14 @@ const revisionRows = (documentId: string) =>
     .all<{ id: string; revision_number: number; body: string }>()
     .then((result) => result.results);
 
-const documentActivity = (documentId: string) =>
-  env.DB.prepare("SELECT action FROM activity_log WHERE entity_id = ? ORDER BY created_at, rowid")
-    .bind(documentId)
-    .all<{ action: string }>()
-    .then((result) => result.results.map((row) => row.action));
+const actionsOf = async (entityId: string) => (await activityOf(entityId)).map((row) => row.action);
 
 let board: BoardUser;
 let company: SeededCompany;
 let agent: SeededAgent;
 
 beforeAll(async () => {
-  board = await boardUser();
-  company = await seedCompany(board);
-  agent = await seedAgent(company.id);
+  ({ board, company, agent } = await seedTenant());
 });
 
 describe("PUT /api/issues/:id/documents/:key", () => {
@@ -120,7 +116,7 @@ describe("PUT /api/issues/:id/documents/:key", () => {
       { id: created.body.latestRevisionId, revision_number: 1, body: "# Plan\n\nv1" },
       { id: updated.body.latestRevisionId, revision_number: 2, body: "# Plan\n\nv2" },
     ]);
-    expect(await documentActivity(created.body.id)).toEqual(["document.created", "document.updated"]);
+    expect(await actionsOf(created.body.id)).toEqual(["document.created", "document.updated"]);
   });
 
   it("answers 409 for an update without baseRevisionId, with the current revision id", async () => {
@@ -269,7 +265,7 @@ describe("DELETE /api/issues/:id/documents/:key", () => {
     expect(res.status).toBe(204);
     expect(await documentRow(issue.id, "plan")).toBeNull();
     expect(await revisionRows(created.body.id)).toEqual([]);
-    expect(await documentActivity(created.body.id)).toEqual([
+    expect(await actionsOf(created.body.id)).toEqual([
       "document.created",
       "document.updated",
       "document.deleted",

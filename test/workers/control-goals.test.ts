@@ -3,11 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   activityOf,
   type BoardUser,
-  boardUser,
   type SeededAgent,
   type SeededCompany,
-  seedAgent,
-  seedCompany,
+  seedTwoTenants,
 } from "./control-helpers";
 import { call } from "./helpers";
 
@@ -32,12 +30,7 @@ let agent: SeededAgent;
 let foreignAgent: SeededAgent;
 
 beforeAll(async () => {
-  owner = await boardUser();
-  outsider = await boardUser();
-  company = await seedCompany(owner);
-  other = await seedCompany(outsider);
-  agent = await seedAgent(company.id);
-  foreignAgent = await seedAgent(other.id);
+  ({ owner, outsider, company, other, agent, foreignAgent } = await seedTwoTenants());
 });
 
 const createGoal = (body: Record<string, unknown>, headers = owner.headers, companyId = company.id) =>

@@ -175,3 +175,41 @@ export async function activityOf(
     .all<{ action: string; actor_type: string; actor_id: string }>();
   return rows.results;
 }
+
+/** One board user, their company and one agent in it: the cast of most single-tenant suites. */
+export async function seedTenant(): Promise<{
+  board: BoardUser;
+  company: SeededCompany;
+  agent: SeededAgent;
+}> {
+  const board = await boardUser();
+  const company = await seedCompany(board);
+  return { board, company, agent: await seedAgent(company.id) };
+}
+
+/** Two tenants, each with its own board user and agent: for the 404-across-companies checks. */
+export async function seedTwoTenants() {
+  const mine = await seedTenant();
+  const theirs = await seedTenant();
+  return {
+    owner: mine.board,
+    company: mine.company,
+    agent: mine.agent,
+    outsider: theirs.board,
+    other: theirs.company,
+    foreignAgent: theirs.agent,
+  };
+}
+
+/** A company-level goal inserted directly; returns its id. */
+export async function seedGoal(companyId: string): Promise<string> {
+  const id = crypto.randomUUID();
+  const now = Date.now();
+  await env.DB.prepare(
+    `INSERT INTO goals (id, company_id, title, level, status, created_at, updated_at)
+     VALUES (?, ?, 'A goal', 'company', 'active', ?, ?)`,
+  )
+    .bind(id, companyId, now, now)
+    .run();
+  return id;
+}

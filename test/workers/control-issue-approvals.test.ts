@@ -11,6 +11,7 @@ import {
   seedAgent,
   seedCompany,
   seedIssue,
+  seedTenant,
 } from "./control-helpers";
 import { call } from "./helpers";
 
@@ -65,9 +66,7 @@ let company: SeededCompany;
 let agent: SeededAgent;
 
 beforeAll(async () => {
-  board = await boardUser();
-  company = await seedCompany(board);
-  agent = await seedAgent(company.id);
+  ({ board, company, agent } = await seedTenant());
 });
 
 describe("issue approval links", () => {

@@ -3,11 +3,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   activityOf,
   type BoardUser,
-  boardUser,
   type SeededAgent,
   type SeededCompany,
-  seedAgent,
   seedCompany,
+  seedGoal,
+  seedTwoTenants,
 } from "./control-helpers";
 import { call } from "./helpers";
 
@@ -42,25 +42,8 @@ let agent: SeededAgent;
 let foreignAgent: SeededAgent;
 
 beforeAll(async () => {
-  owner = await boardUser();
-  outsider = await boardUser();
-  company = await seedCompany(owner);
-  other = await seedCompany(outsider);
-  agent = await seedAgent(company.id);
-  foreignAgent = await seedAgent(other.id);
+  ({ owner, outsider, company, other, agent, foreignAgent } = await seedTwoTenants());
 });
-
-async function seedGoal(companyId: string): Promise<string> {
-  const id = crypto.randomUUID();
-  const now = Date.now();
-  await env.DB.prepare(
-    `INSERT INTO goals (id, company_id, title, level, status, created_at, updated_at)
-     VALUES (?, ?, 'A goal', 'company', 'active', ?, ?)`,
-  )
-    .bind(id, companyId, now, now)
-    .run();
-  return id;
-}
 
 const createProject = (body: Record<string, unknown>, headers = owner.headers, companyId = company.id) =>
   call<Project>("POST", `/api/companies/${companyId}/projects`, { body, headers });
