@@ -1,12 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import type { PublicUser } from "../workers/auth/principal";
-import type { Role } from "../workers/db/schema";
+import type { AgentRole, AgentStatus, Role } from "../workers/db/schema";
 import type { Env } from "../workers/env";
 
 /** `last_used_at` is a hint for humans: one write a minute per key is plenty. */
 const TOUCH_INTERVAL_MS = 60_000;
-/** Bounds memory; the least recently filled entries go first. */
+/** Bounds memory per kind of key; the least recently filled entries go first. */
 const MAX_ENTRIES = 10_000;
+/** Agents whose keys answer 401 until (or forever after) a decision. */
+const LOCKED_OUT: ReadonlySet<AgentStatus> = new Set(["pending_approval", "terminated"]);
 
 export interface ResolvedKey {
   user: PublicUser;
@@ -15,10 +17,16 @@ export interface ResolvedKey {
   touch: boolean;
 }
 
-interface Entry {
-  user: PublicUser;
-  apiKeyId: string;
-  lastTouchedAt: number;
+/** What an agent key proves: who the agent is, where it works, and its role for permission checks. */
+export interface AgentIdentity {
+  agentId: string;
+  companyId: string;
+  role: AgentRole;
+  keyId: string;
+}
+
+export interface ResolvedAgentKey extends AgentIdentity {
+  touch: boolean;
 }
 
 interface KeyUserRow {
@@ -30,61 +38,63 @@ interface KeyUserRow {
   role: Role;
 }
 
+interface KeyAgentRow {
+  key_id: string;
+  id: string;
+  company_id: string;
+  role: AgentRole;
+  status: AgentStatus;
+}
+
+interface Entry<T> {
+  value: T;
+  ownerId: string;
+  lastTouchedAt: number;
+}
+
 /**
- * A read-through cache of API-key principals, so authenticating a key costs an in-memory lookup
- * instead of a D1 query (D1 is the source of truth; this object holds nothing durable).
- *
- * Each user's keys live in exactly one shard, named by a tag embedded in the key itself, so every
- * write that changes a user's credentials or identity (new key, revoked key, role or e-mail change,
- * deleted user) invalidates that one shard right after it commits: revocation is immediate, not
- * eventually consistent. A lookup that raced with an invalidation is answered but not cached (the
+ * Key hash → principal, grouped by owner (a user or an agent) so one owner's keys can be forgotten
+ * at once. A lookup that raced with an invalidation is answered but not remembered (the
  * `generation` check), so a stale row can never outlive the write that made it stale.
  */
-export class Keyring extends DurableObject<Env> {
-  private readonly byHash = new Map<string, Entry>();
-  private readonly hashesByUser = new Map<string, Set<string>>();
+class PrincipalCache<T> {
+  private readonly byHash = new Map<string, Entry<T>>();
+  private readonly hashesByOwner = new Map<string, Set<string>>();
   private generation = 0;
 
-  async resolve(keyHash: string): Promise<ResolvedKey | null> {
+  async resolve(
+    keyHash: string,
+    load: () => Promise<{ value: T; ownerId: string } | null>,
+  ): Promise<{ value: T; touch: boolean } | null> {
     const cached = this.byHash.get(keyHash);
     if (cached) return this.answer(cached);
     const generationAtRead = this.generation;
-    const row = await this.env.DB.prepare(
-      `SELECT k.id AS key_id, u.id, u.name, u.email, u.image, u.role
-       FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`,
-    )
-      .bind(keyHash)
-      .first<KeyUserRow>();
-    if (!row) return null;
-    const entry: Entry = {
-      user: { id: row.id, name: row.name, email: row.email, image: row.image, role: row.role },
-      apiKeyId: row.key_id,
-      lastTouchedAt: 0,
-    };
+    const loaded = await load();
+    if (!loaded) return null;
+    const entry: Entry<T> = { ...loaded, lastTouchedAt: 0 };
     if (generationAtRead === this.generation) this.remember(keyHash, entry);
     return this.answer(entry);
   }
 
-  /** Forgets everything about a user; call after any committed change to their keys or identity. */
-  async invalidate(userId: string): Promise<void> {
+  invalidate(ownerId: string): void {
     this.generation++;
-    for (const hash of this.hashesByUser.get(userId) ?? []) this.byHash.delete(hash);
-    this.hashesByUser.delete(userId);
+    for (const hash of this.hashesByOwner.get(ownerId) ?? []) this.byHash.delete(hash);
+    this.hashesByOwner.delete(ownerId);
   }
 
-  private answer(entry: Entry): ResolvedKey {
+  private answer(entry: Entry<T>): { value: T; touch: boolean } {
     const now = Date.now();
     const touch = now - entry.lastTouchedAt >= TOUCH_INTERVAL_MS;
     if (touch) entry.lastTouchedAt = now;
-    return { user: entry.user, apiKeyId: entry.apiKeyId, touch };
+    return { value: entry.value, touch };
   }
 
-  private remember(keyHash: string, entry: Entry): void {
+  private remember(keyHash: string, entry: Entry<T>): void {
     if (this.byHash.size >= MAX_ENTRIES) this.evictOldest();
     this.byHash.set(keyHash, entry);
-    const hashes = this.hashesByUser.get(entry.user.id) ?? new Set<string>();
+    const hashes = this.hashesByOwner.get(entry.ownerId) ?? new Set<string>();
     hashes.add(keyHash);
-    this.hashesByUser.set(entry.user.id, hashes);
+    this.hashesByOwner.set(entry.ownerId, hashes);
   }
 
   private evictOldest(): void {
@@ -92,6 +102,77 @@ export class Keyring extends DurableObject<Env> {
     if (oldest.done) return;
     const entry = this.byHash.get(oldest.value);
     this.byHash.delete(oldest.value);
-    if (entry) this.hashesByUser.get(entry.user.id)?.delete(oldest.value);
+    if (entry) this.hashesByOwner.get(entry.ownerId)?.delete(oldest.value);
+  }
+}
+
+/**
+ * A read-through cache of key principals (users' API keys and agents' keys), so authenticating a
+ * key costs an in-memory lookup instead of a D1 query (D1 is the source of truth; this object holds
+ * nothing durable).
+ *
+ * Each owner's keys live in exactly one shard, named by a tag embedded in the key itself, so every
+ * write that changes an owner's credentials or identity (new or revoked key; a user's role or e-mail;
+ * an agent's role or status; deletion) invalidates that one shard right after it commits: revocation
+ * is immediate, not eventually consistent.
+ */
+export class Keyring extends DurableObject<Env> {
+  private readonly users = new PrincipalCache<Omit<ResolvedKey, "touch">>();
+  private readonly agents = new PrincipalCache<AgentIdentity>();
+
+  async resolve(keyHash: string): Promise<ResolvedKey | null> {
+    const found = await this.users.resolve(keyHash, () => this.loadUserKey(keyHash));
+    return found && { ...found.value, touch: found.touch };
+  }
+
+  async resolveAgent(keyHash: string): Promise<ResolvedAgentKey | null> {
+    const found = await this.agents.resolve(keyHash, () => this.loadAgentKey(keyHash));
+    return found && { ...found.value, touch: found.touch };
+  }
+
+  /** Forgets everything about a user; call after any committed change to their keys or identity. */
+  async invalidate(userId: string): Promise<void> {
+    this.users.invalidate(userId);
+  }
+
+  /** Forgets an agent's keys; call after any committed change to its keys, role or status. */
+  async invalidateAgent(agentId: string): Promise<void> {
+    this.agents.invalidate(agentId);
+  }
+
+  private async loadUserKey(keyHash: string) {
+    const row = await this.env.DB.prepare(
+      `SELECT k.id AS key_id, u.id, u.name, u.email, u.image, u.role
+       FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`,
+    )
+      .bind(keyHash)
+      .first<KeyUserRow>();
+    if (!row) return null;
+    const user: PublicUser = {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      image: row.image,
+      role: row.role,
+    };
+    return { value: { user, apiKeyId: row.key_id }, ownerId: row.id };
+  }
+
+  private async loadAgentKey(keyHash: string) {
+    const row = await this.env.DB.prepare(
+      `SELECT k.id AS key_id, a.id, a.company_id, a.role, a.status
+       FROM agent_api_keys k JOIN agents a ON a.id = k.agent_id
+       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+    )
+      .bind(keyHash)
+      .first<KeyAgentRow>();
+    if (!row || LOCKED_OUT.has(row.status)) return null;
+    const identity: AgentIdentity = {
+      agentId: row.id,
+      companyId: row.company_id,
+      role: row.role,
+      keyId: row.key_id,
+    };
+    return { value: identity, ownerId: row.id };
   }
 }

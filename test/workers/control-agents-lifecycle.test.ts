@@ -135,7 +135,7 @@ describe("agent keys", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ name: "ci", agentId: org.engineer.id, revokedAt: null });
     const token = res.body.token as string;
-    expect(token).toMatch(/^swa_[0-9A-Za-z]{43}$/);
+    expect(token).toMatch(/^swa_[0-9A-Za-z]{45}$/);
     const stored = await env.DB.prepare("SELECT key_hash FROM agent_api_keys WHERE id = ?")
       .bind(res.body.id)
       .first<Json>();
@@ -162,6 +162,20 @@ describe("agent keys", () => {
     expect((await post(`/agents/${org.engineer.id}/keys`, org.peer.headers, {})).status).toBe(403);
     expect((await post(`/agents/${org.manager.id}/keys`, org.engineer.headers, {})).status).toBe(403);
     expect((await post(`/agents/${org.engineer.id}/keys`, board.headers, { token: "x" })).status).toBe(400);
+  });
+
+  it("a key already in use sees its agent's new role on the very next request", async () => {
+    const own = await seedCompany(board);
+    const agent = await seedAgent(own.id, { role: "engineer" });
+    const brand = () =>
+      call("PATCH", `/api/companies/${own.id}`, { headers: agent.headers, body: { brandColor: "#123456" } });
+    expect((await brand()).status).toBe(403);
+    const promoted = await call("PATCH", `/api/agents/${agent.id}`, {
+      headers: board.headers,
+      body: { role: "ceo" },
+    });
+    expect(promoted.status, JSON.stringify(promoted.body)).toBe(200);
+    expect((await brand()).status).toBe(200);
   });
 
   it("revokes one key: it answers 401 afterwards, revoking again changes nothing", async () => {

@@ -76,7 +76,7 @@ export async function seedAgent(companyId: string, seed: AgentSeed = {}): Promis
   const id = crypto.randomUUID();
   const name = seed.name ?? `Agent ${id.slice(0, 8)}`;
   const now = Date.now();
-  const generated = await generateAgentKey();
+  const generated = await generateAgentKey(id);
   await env.DB.batch([
     env.DB.prepare(
       `INSERT INTO agents (id, company_id, name, name_key, role, status, reports_to, adapter_type,

@@ -1,13 +1,23 @@
 import type { PublicUser } from "../auth/principal";
-import type { ActorType, AgentRow } from "../db/schema";
+import type { ActorType, AgentRole } from "../db/schema";
 
 /**
  * Who is calling the control plane: a board user (any foundation user; what they may touch is
  * decided by company membership) or an agent holding one of its keys.
  */
-export type Actor =
-  | { type: "board"; userId: string; user: PublicUser }
-  | { type: "agent"; agentId: string; companyId: string; agent: AgentRow; keyId: string };
+export type Actor = { type: "board"; userId: string; user: PublicUser } | AgentActor;
+
+/**
+ * An agent as its key proves it. Only identity and role: anything that changes with work (budget,
+ * spend, status details) is read from D1 where it matters, so the cached key stays small and correct.
+ */
+export interface AgentActor {
+  type: "agent";
+  agentId: string;
+  companyId: string;
+  role: AgentRole;
+  keyId: string;
+}
 
 /**
  * The serialisable part of an actor: what crosses into an IssueDO and what the activity log and

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq } from "drizzle-orm";
 import { generateAgentKey } from "../auth/agent-key-format";
+import { agentCredentialsChanged } from "../auth/agent-key-store";
 import { newId } from "../db/client";
 import { agentApiKeys } from "../db/schema";
 import { notFound, unauthorized } from "../http/errors";
@@ -62,7 +63,7 @@ agentKeyRoutes.openapi(
       throw unauthorized(`Agent is ${agent.status} and cannot create or use keys`);
     authorize(actor, agent, byId, WHO, "create keys for this agent");
     const body = c.req.valid("json");
-    const generated = await generateAgentKey();
+    const generated = await generateAgentKey(agent.id);
     const now = Date.now();
     const author = authorColumns(refOf(actor));
     const row: KeyRow = {
@@ -158,6 +159,7 @@ agentKeyRoutes.openapi(
         now,
       ),
     ]);
+    await agentCredentialsChanged(c.env, agent.id);
     return c.json(keyResource({ ...key, revokedAt: now }), 200);
   },
 );

@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { agentCredentialsChanged } from "../auth/agent-key-store";
 import type { Db } from "../db/client";
 import { type AgentRow, agentApiKeys, agents, approvals, heartbeatRuns } from "../db/schema";
 import { conflict, unprocessable } from "../http/errors";
@@ -71,6 +72,7 @@ agentLifecycleRoutes.openapi(
       cancelQueuedRuns(db, agent.id, "agent_paused", now),
       logEntry(db, agent, refOf(actor), "agent.paused", now, { from: agent.status, pauseReason: "manual" }),
     ]);
+    await agentCredentialsChanged(c.env, agent.id);
     return c.json(agentResource(next), 200);
   },
 );
@@ -95,6 +97,7 @@ agentLifecycleRoutes.openapi(
         .where(eq(agents.id, agent.id)),
       logEntry(db, agent, refOf(actor), "agent.resumed", now, { pauseReason: agent.pauseReason }),
     ]);
+    await agentCredentialsChanged(c.env, agent.id);
     return c.json(agentResource(next), 200);
   },
 );
@@ -172,6 +175,7 @@ agentLifecycleRoutes.openapi(
         newManagerId: agent.reportsTo,
       }),
     ]);
+    await agentCredentialsChanged(c.env, agent.id);
     return c.json(agentResource(next), 200);
   },
 );

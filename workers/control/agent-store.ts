@@ -4,7 +4,7 @@ import type { Db } from "../db/client";
 import { type AgentRow, agents } from "../db/schema";
 import { forbidden, unprocessable } from "../http/errors";
 import { ensureVisible } from "./access";
-import type { Actor } from "./actor";
+import type { Actor, AgentActor } from "./actor";
 import { redactSecrets } from "./redact";
 
 /** Loading agents, their reporting lines, who may act on them, and the JSON they render as. */
@@ -103,13 +103,11 @@ const RELATION_WORDS: Record<Relation, string> = {
   ancestor: "a manager above it",
 };
 
-type AgentActor = Extract<Actor, { type: "agent" }>;
-
-/** The caller's current row (its role may have changed since its key was checked). */
-const callerRow = (actor: AgentActor, byId: AgentsById): AgentRow => byId.get(actor.agentId) ?? actor.agent;
+/** The caller's current role (read with the company's agents, so it is as fresh as the target). */
+const callerRole = (actor: AgentActor, byId: AgentsById) => byId.get(actor.agentId)?.role ?? actor.role;
 
 export const isCeo = (actor: Actor, byId: AgentsById): boolean =>
-  actor.type === "agent" && callerRow(actor, byId).role === "ceo";
+  actor.type === "agent" && callerRole(actor, byId) === "ceo";
 
 function holds(actor: AgentActor, target: AgentRow, byId: AgentsById, relation: Relation): boolean {
   if (relation === "self") return actor.agentId === target.id;

@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { agentCredentialsChanged } from "../auth/agent-key-store";
 import type { Db } from "../db/client";
 import { type AgentRow, agents, type JsonObject } from "../db/schema";
 import { conflict, conflictOnDuplicate, forbidden } from "../http/errors";
@@ -154,6 +155,7 @@ agentUpdateRoutes.openapi(
       commit(db, statements),
       "An agent with this name already exists in the company",
     );
+    if (next.role !== agent.role) await agentCredentialsChanged(c.env, agent.id);
     return c.json(agentResource(next), 200);
   },
 );

@@ -27,7 +27,7 @@ const logoKey = (companyId: string, assetId: string) => `companies/${companyId}/
 
 /** Branding follows the PATCH rule for logoAssetId: board users or the company's CEO agent. */
 function authorizeLogo(actor: Actor): void {
-  if (actor.type === "agent" && actor.agent.role !== "ceo") {
+  if (actor.type === "agent" && actor.role !== "ceo") {
     throw forbidden("Only board users and the company's CEO agent may upload a logo");
   }
 }

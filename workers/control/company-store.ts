@@ -153,7 +153,7 @@ export function authorizeCompanyPatch(actor: Actor, body: UpdateCompanyBody): vo
   if (actor.type === "board") return;
   const boardOnly = BOARD_ONLY_FIELDS.filter((field) => body[field] !== undefined);
   if (boardOnly.length > 0) throw forbidden(`Only board users may change ${boardOnly.join(", ")}`);
-  if (actor.agent.role !== "ceo") {
+  if (actor.role !== "ceo") {
     throw forbidden("Only board users and the company's CEO agent may update the company");
   }
 }

@@ -38,16 +38,17 @@ const CheckoutBodySchema = z
 const UNASSIGNABLE: ReadonlySet<AgentRow["status"]> = new Set(["pending_approval", "terminated"]);
 
 /**
- * The agent that is to hold the issue. An agent checks out only as itself; a board user names any
- * agent of the issue's company. An agent the caller cannot see answers like an unknown one (404);
- * one of another company the caller does see cannot take this issue (422).
+ * The id of the agent that is to hold the issue. An agent checks out only as itself: its key proves
+ * it is neither pending_approval nor terminated, and the issue was found in its own company. A board
+ * user names any agent of the issue's company; an agent the caller cannot see answers like an
+ * unknown one (404), one of another company the caller does see cannot take this issue (422).
  */
-async function claimantFor(db: Db, actor: Actor, issue: IssueRow, agentId: string): Promise<AgentRow> {
-  if (actor.type === "agent" && actor.agentId !== agentId) {
-    throw forbidden("Agent can only checkout as itself");
+async function claimantIdFor(db: Db, actor: Actor, issue: IssueRow, agentId: string): Promise<string> {
+  if (actor.type === "agent") {
+    if (actor.agentId !== agentId) throw forbidden("Agent can only checkout as itself");
+    return actor.agentId;
   }
-  const agent =
-    actor.type === "agent" ? actor.agent : await db.select().from(agents).where(eq(agents.id, agentId)).get();
+  const agent = await db.select().from(agents).where(eq(agents.id, agentId)).get();
   if (!agent) throw notFound("Agent not found");
   if (agent.companyId !== issue.companyId) {
     if (!(await canAccessCompany(db, actor, agent.companyId))) throw notFound("Agent not found");
@@ -56,7 +57,7 @@ async function claimantFor(db: Db, actor: Actor, issue: IssueRow, agentId: strin
   if (UNASSIGNABLE.has(agent.status)) {
     throw unprocessable(`Agent cannot take work while ${agent.status}`, { agentId, status: agent.status });
   }
-  return agent;
+  return agent.id;
 }
 
 issueCheckoutRoutes.openapi(
@@ -83,12 +84,12 @@ issueCheckoutRoutes.openapi(
     const { actor, db } = controlContext(c);
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const body = c.req.valid("json");
-    const agent = await claimantFor(db, actor, issue, body.agentId);
+    const agentId = await claimantIdFor(db, actor, issue, body.agentId);
     return issueOpResponse(
       mutateIssue(c, issue.id, {
         kind: "checkout",
         actor: refOf(actor),
-        input: { agentId: agent.id, expectedStatuses: body.expectedStatuses },
+        input: { agentId, expectedStatuses: body.expectedStatuses },
       }),
     );
   },

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import { desc, sql } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import type { AgentRow, IssueRow } from "../db/schema";
-import { issueComments, issues } from "../db/schema";
+import { agents, issueComments, issues } from "../db/schema";
 import { controlAuth, controlErrors, createRouter, json } from "../http/openapi";
 import { controlContext } from "./access";
 import { issueResource } from "./issue-resource";
@@ -111,7 +111,7 @@ issueDetailRoutes.openapi(
     const { actor, db } = controlContext(c);
     const key = c.req.valid("param").issueId;
     // The comments are read alongside; they are used only if the chain shows the issue is visible.
-    const [chain, latest] = await Promise.all([
+    const [chain, latest, callerAgent] = await Promise.all([
       chainQuery(db, actor, key),
       db
         .select({
@@ -127,6 +127,7 @@ issueDetailRoutes.openapi(
         )
         .orderBy(desc(issueComments.createdAt), desc(sql`${issueComments}.rowid`))
         .limit(CONTEXT_COMMENTS),
+      actor.type === "agent" ? db.select().from(agents).where(eq(agents.id, actor.agentId)).get() : undefined,
     ]);
     const { issue, self } = chainIssueOf(chain);
     const project = projectOf(self);
@@ -147,7 +148,7 @@ issueDetailRoutes.openapi(
         goal: goal && { id: goal.id, title: goal.title, description: goal.description },
         comments: { total: self.comment_count ?? 0, latest: comments },
         commentCursor: comments.at(-1)?.id ?? null,
-        ...(actor.type === "agent" ? { budget: budgetHint(actor.agent) } : {}),
+        ...(callerAgent ? { budget: budgetHint(callerAgent) } : {}),
       },
       200,
     );

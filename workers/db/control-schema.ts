@@ -65,6 +65,7 @@ export const ACTOR_TYPES = ["user", "agent", "system"] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
 export type IssuePriority = (typeof ISSUE_PRIORITIES)[number];
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
+export type AgentRole = (typeof AGENT_ROLES)[number];
 export type ActorType = (typeof ACTOR_TYPES)[number];
 export type JsonObject = Record<string, unknown>;
 
