@@ -1,21 +1,60 @@
 import { DurableObject } from "cloudflare:workers";
+import { readIssueDetailJson } from "../workers/control/issue-detail-view";
+import type { IssueLocation } from "../workers/control/issue-locator";
 import { applyIssueOperation } from "../workers/control/issue-ops";
 import type { IssueOperation, IssueOutcome } from "../workers/control/issue-ops/types";
 import { database } from "../workers/db/client";
 import type { Env } from "../workers/env";
 
 /**
+ * How long a cached detail may reflect other entities' old state: its project's or goal's name, an
+ * ancestor's title or status. The issue's own state is never stale: every mutation of the issue runs
+ * here and drops the cached detail before it answers.
+ */
+export const DETAIL_TTL_MS = 5_000;
+
+interface CachedDetail {
+  json: string;
+  expiresAt: number;
+}
+
+/**
  * One per control-plane issue, named by the issue id (after the caller's company was checked).
  * D1 has no interactive transactions, so every read-check-write on an issue (checkout, transition,
  * comment, document revision) runs here, strictly one after another, and commits with one batch.
  * The queue is explicit because each step awaits D1, and input gates do not hold across such awaits.
+ *
+ * It also serves the issue's detail from memory: agents poll their issues, and a D1 round trip per
+ * poll is the dominant cost of that read.
  */
 export class IssueDO extends DurableObject<Env> {
   #tail: Promise<unknown> = Promise.resolve();
+  #detail: CachedDetail | undefined;
+  /** Bumped by every mutation, so a read that overlapped one is answered but never cached. */
+  #generation = 0;
 
   apply(issueId: string, op: IssueOperation): Promise<IssueOutcome> {
-    const run = this.#tail.then(() => applyIssueOperation(database(this.env.DB), issueId, op));
+    const run = this.#tail
+      .then(() => applyIssueOperation(database(this.env.DB), issueId, op))
+      .finally(() => this.#forgetDetail());
     this.#tail = run.catch(() => undefined);
     return run;
+  }
+
+  /** The issue's detail as JSON text, or null when the issue no longer exists. */
+  async detail(location: IssueLocation): Promise<string | null> {
+    const cached = this.#detail;
+    if (cached && cached.expiresAt > Date.now()) return cached.json;
+    const generationAtRead = this.#generation;
+    const json = await readIssueDetailJson(database(this.env.DB), location);
+    if (json !== null && generationAtRead === this.#generation) {
+      this.#detail = { json, expiresAt: Date.now() + DETAIL_TTL_MS };
+    }
+    return json;
+  }
+
+  #forgetDetail(): void {
+    this.#detail = undefined;
+    this.#generation++;
   }
 }

@@ -248,6 +248,36 @@ describe("GET /issues/:id", () => {
   });
 });
 
+describe("GET /issues/:id after a change to the issue", () => {
+  it("shows every mutation of the issue at once, although the detail is served from memory", async () => {
+    const { owner, company, engineer } = await world();
+    const label = await seedLabel(company.id);
+    const issue = await newIssue(owner.headers, company, { title: "Before", status: "todo" });
+    const detail = async () =>
+      (
+        await call<Issue & { labelIds: string[] }>("GET", `/api/issues/${issue.id}`, {
+          headers: engineer.headers,
+        })
+      ).body;
+    expect((await detail()).title).toBe("Before");
+    const patched = await call("PATCH", `/api/issues/${issue.id}`, {
+      headers: owner.headers,
+      body: { title: "After", labelIds: [label] },
+    });
+    expect(patched.status).toBe(200);
+    expect(await detail()).toMatchObject({ title: "After", labelIds: [label] });
+    const checkout = await call("POST", `/api/issues/${issue.id}/checkout`, {
+      headers: engineer.headers,
+      body: { agentId: engineer.id, expectedStatuses: ["todo"] },
+    });
+    expect(checkout.status).toBe(200);
+    expect(await detail()).toMatchObject({ status: "in_progress", assigneeAgentId: engineer.id });
+    const released = await call("POST", `/api/issues/${issue.id}/release`, { headers: engineer.headers });
+    expect(released.status).toBe(200);
+    expect(await detail()).toMatchObject({ status: "todo", assigneeAgentId: null });
+  });
+});
+
 describe("GET /issues/:id/heartbeat-context", () => {
   it("carries the issue, ancestor summaries, the last 20 comments, the cursor and a budget hint", async () => {
     const { owner, company } = await world();

@@ -21,3 +21,10 @@ export async function mutateIssue(
   }
   return c.body(outcome.json, outcome.status, { "content-type": "application/json" });
 }
+
+/**
+ * A body an IssueDO already rendered as exactly the JSON the route declares (issueResource and
+ * friends). The typed handler signature cannot see through a plain Response; this asserts it.
+ */
+export const renderedJson = (c: Context<AppEnv>, json: string): never =>
+  c.body(json, 200, { "content-type": "application/json" }) as never;

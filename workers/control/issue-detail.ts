@@ -2,20 +2,13 @@ import { createRoute } from "@hono/zod-openapi";
 import { desc, eq, sql } from "drizzle-orm";
 import type { AgentRow, IssueRow } from "../db/schema";
 import { agents, issueComments, issues } from "../db/schema";
+import { notFound } from "../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../http/openapi";
 import { controlContext } from "./access";
-import { issueResource } from "./issue-resource";
+import { renderedJson } from "./issue-call";
+import { locateVisibleIssue } from "./issue-locator";
 import { HeartbeatContextSchema, IssueDetailSchema, IssueParamSchema } from "./issue-schemas";
-import {
-  ancestorsOf,
-  type ChainRow,
-  chainIssueOf,
-  chainQuery,
-  goalOf,
-  issueKeyCondition,
-  labelIdsFromChain,
-  projectOf,
-} from "./issue-store";
+import { ancestorsOf, chainIssueOf, chainQuery, goalOf, issueKeyCondition, projectOf } from "./issue-store";
 
 export const issueDetailRoutes = createRouter();
 const tags = ["Issues"];
@@ -25,21 +18,10 @@ const CONTEXT_COMMENTS = 20;
 /** Above this share of its monthly budget, an agent is told to prioritise (spec: Limits). */
 const PRIORITISE_ABOVE_PERCENT = 80;
 
-const ancestorResource = (row: ChainRow) => ({
-  id: row.id,
-  identifier: row.identifier,
-  title: row.title,
-  status: row.status,
-  priority: row.priority,
-  assigneeAgentId: row.assignee_agent_id,
-  projectId: row.project_id,
-  goalId: row.goal_id,
-  description: row.description,
-  project: projectOf(row),
-  goal: goalOf(row),
-});
-
-/** The detail: issue, labels, project, goal and ancestors, read with one query (see chainQuery). */
+/**
+ * The detail: issue, labels, project, goal and ancestors, read with one query (see chainQuery) by the
+ * issue's IssueDO, which keeps it in memory between mutations (see DETAIL_TTL_MS for what may lag).
+ */
 issueDetailRoutes.openapi(
   createRoute({
     method: "get",
@@ -55,18 +37,10 @@ issueDetailRoutes.openapi(
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
-    const chain = await chainQuery(db, actor, c.req.valid("param").issueId);
-    const { issue, self } = chainIssueOf(chain);
-    return c.json(
-      {
-        ...issueResource(issue),
-        labelIds: labelIdsFromChain(self),
-        project: projectOf(self),
-        goal: goalOf(self),
-        ancestors: ancestorsOf(chain, issue).map(ancestorResource),
-      },
-      200,
-    );
+    const location = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const json = await c.env.ISSUE.getByName(location.id).detail(location);
+    if (json === null) throw notFound("Issue not found");
+    return renderedJson(c, json);
   },
 );
 

@@ -7,7 +7,7 @@ import type { Actor } from "./actor";
 
 /** Shared loaders of the issue endpoints: the issue in the path, its ancestry and its labels. */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** How far up the parent chain reads go; deeper (or cyclic) chains are cut here. */
 export const MAX_ANCESTRY = 50;
@@ -103,11 +103,17 @@ export interface ChainRow {
   [column: string]: unknown;
 }
 
-/** Raw-SQL form of "the actor may see the issue's company". */
-function visibleSql(actor: Actor): SQL {
-  return actor.type === "agent"
-    ? sql`company_id = ${actor.companyId}`
-    : sql`company_id IN (SELECT company_id FROM company_memberships WHERE user_id = ${actor.userId})`;
+/**
+ * Whose view a chain is read for: an actor (what it may see), or one company (an IssueDO reading its
+ * own issue, after the caller's access was checked in the Worker).
+ */
+export type ChainScope = Actor | { type: "company"; companyId: string };
+
+/** Raw-SQL form of "the scope may see the issue's company". */
+function visibleSql(scope: ChainScope): SQL {
+  return scope.type === "board"
+    ? sql`company_id IN (SELECT company_id FROM company_memberships WHERE user_id = ${scope.userId})`
+    : sql`company_id = ${scope.companyId}`;
 }
 
 /**
@@ -116,10 +122,10 @@ function visibleSql(actor: Actor): SQL {
  * the tree, which is what keeps GET /issues/:id cheap. Cut at MAX_ANCESTRY (a cycle is cut where
  * it repeats, see `ancestorsOf`). No rows: the 404.
  */
-export function chainQuery(db: Db, actor: Actor, key: string) {
+export function chainQuery(db: Db, scope: ChainScope, key: string) {
   return db.all<ChainRow>(sql`
     WITH RECURSIVE chain(id, depth) AS (
-      SELECT id, 0 FROM issues WHERE ${issueKeySql(key)} AND ${visibleSql(actor)}
+      SELECT id, 0 FROM issues WHERE ${issueKeySql(key)} AND ${visibleSql(scope)}
       UNION ALL
       SELECT i.parent_id, chain.depth + 1 FROM chain JOIN issues i ON i.id = chain.id
       WHERE i.parent_id IS NOT NULL AND chain.depth < ${MAX_ANCESTRY}
