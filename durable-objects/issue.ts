@@ -7,9 +7,10 @@ import { database } from "../workers/db/client";
 import type { Env } from "../workers/env";
 
 /**
- * How long a cached detail may reflect other entities' old state: its project's or goal's name, an
- * ancestor's title or status. The issue's own state is never stale: every mutation of the issue runs
- * here and drops the cached detail before it answers.
+ * After this long a cached detail is refreshed from D1: it bounds how long the detail may reflect
+ * other entities' old state (its project's or goal's name, an ancestor's title or status) to about
+ * this plus one D1 read. The issue's own state is never stale: every mutation of the issue runs here
+ * and drops the cached detail before it answers.
  */
 export const DETAIL_TTL_MS = 5_000;
 
@@ -30,6 +31,7 @@ interface CachedDetail {
 export class IssueDO extends DurableObject<Env> {
   #tail: Promise<unknown> = Promise.resolve();
   #detail: CachedDetail | undefined;
+  #refreshing: Promise<unknown> | undefined;
   /** Bumped by every mutation, so a read that overlapped one is answered but never cached. */
   #generation = 0;
 
@@ -41,10 +43,24 @@ export class IssueDO extends DurableObject<Env> {
     return run;
   }
 
-  /** The issue's detail as JSON text, or null when the issue no longer exists. */
+  /**
+   * The issue's detail as JSON text, or null when the issue no longer exists. Past its TTL a cached
+   * detail is still answered while one refresh runs behind it, so a poller never waits on D1 for a
+   * detail that only other entities could have changed.
+   */
   async detail(location: IssueLocation): Promise<string | null> {
     const cached = this.#detail;
-    if (cached && cached.expiresAt > Date.now()) return cached.json;
+    if (!cached) return this.#readDetail(location);
+    if (cached.expiresAt <= Date.now())
+      this.#refreshing ??= this.#readDetail(location)
+        .catch(() => undefined) // the stale copy keeps serving; the next request tries again
+        .finally(() => {
+          this.#refreshing = undefined;
+        });
+    return cached.json;
+  }
+
+  async #readDetail(location: IssueLocation): Promise<string | null> {
     const generationAtRead = this.#generation;
     const json = await readIssueDetailJson(database(this.env.DB), location);
     if (json !== null && generationAtRead === this.#generation) {

@@ -2,13 +2,14 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Db } from "../db/client";
-import { type AgentRow, agents, ISSUE_STATUSES, type IssueRow } from "../db/schema";
+import { type AgentRow, agents, ISSUE_STATUSES } from "../db/schema";
 import type { AppEnv } from "../env";
 import { badRequest, forbidden, notFound, unprocessable } from "../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../http/openapi";
 import { canAccessCompany, controlContext } from "./access";
 import { type Actor, refOf } from "./actor";
 import { mutateIssue } from "./issue-call";
+import { type IssueLocation, locateVisibleIssue } from "./issue-locator";
 import { IssueSchema } from "./issue-schemas";
 import { findVisibleIssue } from "./issue-store";
 
@@ -43,7 +44,7 @@ const UNASSIGNABLE: ReadonlySet<AgentRow["status"]> = new Set(["pending_approval
  * user names any agent of the issue's company; an agent the caller cannot see answers like an
  * unknown one (404), one of another company the caller does see cannot take this issue (422).
  */
-async function claimantIdFor(db: Db, actor: Actor, issue: IssueRow, agentId: string): Promise<string> {
+async function claimantIdFor(db: Db, actor: Actor, issue: IssueLocation, agentId: string): Promise<string> {
   if (actor.type === "agent") {
     if (actor.agentId !== agentId) throw forbidden("Agent can only checkout as itself");
     return actor.agentId;
@@ -82,7 +83,7 @@ issueCheckoutRoutes.openapi(
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
-    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
     const body = c.req.valid("json");
     const agentId = await claimantIdFor(db, actor, issue, body.agentId);
     return issueOpResponse(
