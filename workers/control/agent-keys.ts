@@ -77,6 +77,7 @@ agentKeyRoutes.openapi(
       createdByAgentId: author.agentId,
       lastUsedAt: null,
       revokedAt: null,
+      runId: null,
       createdAt: now,
     };
     await commit(db, [

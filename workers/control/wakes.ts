@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { newId } from "../db/client";
 import { type AgentRow, type HeartbeatRunRow, heartbeatRuns } from "../db/schema";
@@ -11,6 +12,10 @@ export interface WakeRequest {
   issueId?: string | null;
   commentId?: string | null;
   requestedBy?: ActorRef;
+  /** Approval decisions: reach the run as PLATFORM_APPROVAL_ID / PLATFORM_APPROVAL_STATUS. */
+  approvalId?: string | null;
+  approvalStatus?: string | null;
+  routineRunId?: string | null;
 }
 
 /**
@@ -44,13 +49,36 @@ export function wakeRun(agent: AgentRow, wake: WakeRequest, now = Date.now()): H
     requestedByUserId: wake.requestedBy?.type === "board" ? wake.requestedBy.userId : null,
     requestedByAgentId: wake.requestedBy?.type === "agent" ? wake.requestedBy.agentId : null,
     errorReason: refusal,
+    approvalId: wake.approvalId ?? null,
+    approvalStatus: wake.approvalStatus ?? null,
+    routineRunId: wake.routineRunId ?? null,
+    coalescedCount: 0,
+    runnerId: null,
+    heartbeatAt: null,
+    exitCode: null,
+    logExcerpt: null,
+    usage: null,
+    costCents: 0,
     createdAt: now,
     startedAt: null,
     finishedAt: refusal ? now : null,
   };
 }
 
-export const wakeInsert = (db: Db, run: HeartbeatRunRow) => db.insert(heartbeatRuns).values(run);
+/**
+ * The run's INSERT, unexecuted (for the caller's batch). A queued wake for an agent and issue that
+ * already has a queued run coalesces into it (its coalesced_count goes up) instead of queueing a
+ * second run for the same work; the unique partial index heartbeat_runs_one_queued_uq is the guard.
+ */
+export const wakeInsert = (db: Db, run: HeartbeatRunRow) =>
+  db
+    .insert(heartbeatRuns)
+    .values(run)
+    .onConflictDoUpdate({
+      target: [heartbeatRuns.agentId, heartbeatRuns.issueId],
+      targetWhere: sql`status = 'queued'`,
+      set: { coalescedCount: sql`${heartbeatRuns.coalescedCount} + 1` },
+    });
 
 export const runResource = (run: HeartbeatRunRow) => ({
   id: run.id,

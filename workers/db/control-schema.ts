@@ -185,9 +185,11 @@ export const agentApiKeys = sqliteTable(
     createdByAgentId: text("created_by_agent_id"),
     lastUsedAt: integer("last_used_at"),
     revokedAt: integer("revoked_at"),
+    /** Set on a key minted for one heartbeat run: valid only while that run is running. */
+    runId: text("run_id"),
     createdAt: createdAt(),
   },
-  (t) => [index("agent_api_keys_agent_idx").on(t.agentId)],
+  (t) => [index("agent_api_keys_agent_idx").on(t.agentId), index("agent_api_keys_run_idx").on(t.runId)],
 );
 
 export const agentConfigRevisions = sqliteTable(

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import {
   ACTOR_TYPES,
@@ -45,10 +46,16 @@ export const issues = sqliteTable(
     startedAt: integer("started_at"),
     completedAt: integer("completed_at"),
     cancelledAt: integer("cancelled_at"),
+    /** The heartbeat run whose run-scoped key checked the issue out; a dead run's lock is released. */
+    checkoutRunId: text("checkout_run_id"),
+    /** Execution issues of routines: the routine that created it (null for ordinary issues). */
+    originRoutineId: text("origin_routine_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    index("issues_checkout_run_idx").on(t.checkoutRunId),
+    index("issues_origin_routine_idx").on(t.originRoutineId, t.status),
     index("issues_company_priority_idx").on(t.companyId, t.priorityRank, t.createdAt),
     index("issues_company_status_idx").on(t.companyId, t.status),
     index("issues_assignee_agent_idx").on(t.assigneeAgentId, t.status),
@@ -213,6 +220,21 @@ export const heartbeatRuns = sqliteTable(
     requestedByAgentId: text("requested_by_agent_id"),
     /** Why a wake was refused or a run failed (agent paused, over budget, …). */
     errorReason: text("error_reason"),
+    /** Approval decisions: the approval and its status, handed to the run as PLATFORM_APPROVAL_*. */
+    approvalId: text("approval_id"),
+    approvalStatus: text("approval_status"),
+    /** Routine runs: the routine run that caused this wake. */
+    routineRunId: text("routine_run_id"),
+    /** Further wakes for the same agent and issue merged into this queued run. */
+    coalescedCount: integer("coalesced_count").notNull().default(0),
+    /** The bridge runner executing it, and its last sign of life (a dead runner's runs are failed). */
+    runnerId: text("runner_id"),
+    heartbeatAt: integer("heartbeat_at"),
+    exitCode: integer("exit_code"),
+    /** The last 16 KiB of the run's output; the whole log is in heartbeat_run_log_chunks. */
+    logExcerpt: text("log_excerpt"),
+    usage: text("usage", { mode: "json" }).$type<JsonObject>(),
+    costCents: integer("cost_cents").notNull().default(0),
     createdAt: createdAt(),
     startedAt: integer("started_at"),
     finishedAt: integer("finished_at"),
@@ -220,6 +242,10 @@ export const heartbeatRuns = sqliteTable(
   (t) => [
     index("heartbeat_runs_agent_idx").on(t.agentId, t.status),
     index("heartbeat_runs_company_idx").on(t.companyId, t.createdAt),
+    index("heartbeat_runs_status_idx").on(t.status, t.createdAt),
+    // At most one queued run per agent and issue: a duplicate wake coalesces into it (see wakes.ts).
+    // Wakes without an issue (timer, manual) have NULL here, which never conflicts; wakes.ts handles them.
+    uniqueIndex("heartbeat_runs_one_queued_uq").on(t.agentId, t.issueId).where(sql`status = 'queued'`),
   ],
 );
 

@@ -182,6 +182,7 @@ export const webhooks = sqliteTable(
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 
+export * from "./automation-schema";
 // The control plane (companies of agents; issues and what hangs off them) lives in its own modules.
 export * from "./control-schema";
 export * from "./issue-schema";
