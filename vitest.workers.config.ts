@@ -15,6 +15,7 @@ export default defineConfig({
           ADMIN_EMAIL: "root@example.test",
           ADMIN_PASSWORD: "root-password-for-tests",
           BRIDGE_TOKEN: "test-bridge-token",
+          SECRETS_MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhISE=",
           SIMULATOR: "1",
           FLEET_GRACE_MS: "300",
           WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost",

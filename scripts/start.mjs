@@ -7,7 +7,7 @@
 // Every long-running child is a "service" (see serviceDefinitions). Each runs in its own process
 // group, so stopping a service also stops the processes it started (wrangler dev runs workerd).
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,15 +69,37 @@ function persistArgs(config) {
 
 function ensureDevVars() {
   const devVars = path.join(ROOT, ".dev.vars");
-  if (existsSync(devVars)) return;
-  copyFileSync(path.join(ROOT, ".dev.vars.example"), devVars);
-  log("created .dev.vars from .dev.vars.example (local development values)");
+  const example = path.join(ROOT, ".dev.vars.example");
+  if (!existsSync(devVars)) {
+    copyFileSync(example, devVars);
+    log("created .dev.vars from .dev.vars.example (local development values)");
+    return;
+  }
+  addMissingDevVars(devVars, example);
+}
+
+/** A .dev.vars made before a new variable existed gets that variable's example value appended. */
+function addMissingDevVars(devVars, example) {
+  const present = new Set(Object.keys(parseDevVars(readFileSync(devVars, "utf8"))));
+  const missing = Object.entries(parseDevVars(readFileSync(example, "utf8"))).filter(
+    ([name]) => !present.has(name),
+  );
+  if (missing.length === 0) return;
+  const lines = missing.map(([name, value]) => `${name}=${value}`).join("\n");
+  const current = readFileSync(devVars, "utf8");
+  writeFileSync(devVars, `${current}${current.endsWith("\n") ? "" : "\n"}${lines}\n`);
+  log(`added ${missing.map(([name]) => name).join(", ")} to .dev.vars from .dev.vars.example`);
 }
 
 /** @returns {Record<string, string>} */
 function readDevVars() {
+  return parseDevVars(readFileSync(path.join(ROOT, ".dev.vars"), "utf8"));
+}
+
+/** @returns {Record<string, string>} */
+function parseDevVars(text) {
   const vars = {};
-  for (const line of readFileSync(path.join(ROOT, ".dev.vars"), "utf8").split("\n")) {
+  for (const line of text.split("\n")) {
     const match = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
     if (match) vars[match[1]] = match[2].replace(/^(["'])(.*)\1$/, "$2");
   }

@@ -31,6 +31,8 @@ export interface Env {
   WEBHOOK_ALLOWED_HOSTS?: string;
   /** Waits before each webhook attempt in ms, comma-separated; its length is the attempt count (tests). */
   WEBHOOK_RETRY_SCHEDULE_MS?: string;
+  /** 32 random bytes, base64: the AES-256-GCM key for company secrets and webhook signing secrets. */
+  SECRETS_MASTER_KEY?: string;
   /** "1" enables the simulator control routes (`/api/sessions/{id}/simulate/*`). Never in production. */
   SIMULATOR?: string;
 }
