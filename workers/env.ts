@@ -1,6 +1,7 @@
 import type { BridgeFleet } from "../durable-objects/fleet";
 import type { IssueDO } from "../durable-objects/issue";
 import type { Keyring } from "../durable-objects/keyring";
+import type { RunDispatcher } from "../durable-objects/run-dispatcher";
 import type { SessionDO } from "../durable-objects/session";
 import type { Principal } from "./auth/principal";
 import type { Actor } from "./control/actor";
@@ -12,6 +13,7 @@ export interface Env {
   ISSUE: DurableObjectNamespace<IssueDO>;
   FLEET: DurableObjectNamespace<BridgeFleet>;
   KEYRING: DurableObjectNamespace<Keyring>;
+  RUNS: DurableObjectNamespace<RunDispatcher>;
   /** Company logos (and, later, package archives). Local R2 under `wrangler dev`. */
   ASSETS: R2Bucket;
   /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */

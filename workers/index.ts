@@ -7,6 +7,7 @@ import type { Env } from "./env";
 export { BridgeFleet } from "../durable-objects/fleet";
 export { IssueDO } from "../durable-objects/issue";
 export { Keyring } from "../durable-objects/keyring";
+export { RunDispatcher } from "../durable-objects/run-dispatcher";
 export { SessionDO } from "../durable-objects/session";
 
 const app = createApp();

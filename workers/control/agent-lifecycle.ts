@@ -11,7 +11,7 @@ import { activityInsert } from "./activity";
 import { type ActorRef, refOf } from "./actor";
 import { AgentParamSchema, AgentSchema, RunSchema } from "./agent-schemas";
 import { agentResource, agentWithCompany, authorize, commit } from "./agent-store";
-import { runResource, wakeInsert, wakeRun } from "./wakes";
+import { cancelQueuedRuns, runResource, wakeInsert, wakeRun } from "./wakes";
 
 /** Pause, resume, terminate (irreversible) and the manual heartbeat. */
 export const agentLifecycleRoutes = createRouter();
@@ -32,13 +32,6 @@ const lifecycleRoute = (action: string, summary: string, description: string) =>
       422: controlError("Not allowed from the agent's current status"),
     },
   });
-
-/** Queued runs of an agent that stops being runnable are cancelled with the reason. */
-const cancelQueuedRuns = (db: Db, agentId: string, reason: string, now: number) =>
-  db
-    .update(heartbeatRuns)
-    .set({ status: "cancelled", errorReason: reason, finishedAt: now })
-    .where(and(eq(heartbeatRuns.agentId, agentId), eq(heartbeatRuns.status, "queued")));
 
 function logEntry(db: Db, agent: AgentRow, actor: ActorRef, action: string, now: number, details = {}) {
   return activityInsert(

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { newId } from "../db/client";
 import { type AgentRow, type HeartbeatRunRow, heartbeatRuns } from "../db/schema";
@@ -94,3 +94,10 @@ export const runResource = (run: HeartbeatRunRow) => ({
   startedAt: run.startedAt === null ? null : new Date(run.startedAt).toISOString(),
   finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
 });
+
+/** Queued runs of an agent that stops being runnable are cancelled with the reason (unexecuted, for a batch). */
+export const cancelQueuedRuns = (db: Db, agentId: string, reason: string, now: number) =>
+  db
+    .update(heartbeatRuns)
+    .set({ status: "cancelled", errorReason: reason, finishedAt: now })
+    .where(and(eq(heartbeatRuns.agentId, agentId), eq(heartbeatRuns.status, "queued")));
