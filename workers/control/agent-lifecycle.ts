@@ -3,7 +3,7 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { agentCredentialsChanged } from "../auth/agent-key-store";
 import type { Db } from "../db/client";
-import { type AgentRow, agentApiKeys, agents, approvals, heartbeatRuns } from "../db/schema";
+import { type AgentRow, agentApiKeys, agents, approvals } from "../db/schema";
 import { conflict, unprocessable } from "../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../http/openapi";
 import { controlContext } from "./access";
