@@ -23,6 +23,7 @@ export interface AgentIdentity {
   companyId: string;
   role: AgentRole;
   keyId: string;
+  runId: string | null;
 }
 
 export interface ResolvedAgentKey extends AgentIdentity {
@@ -40,6 +41,7 @@ interface KeyUserRow {
 
 interface KeyAgentRow {
   key_id: string;
+  run_id: string | null;
   id: string;
   company_id: string;
   role: AgentRole;
@@ -160,7 +162,7 @@ export class Keyring extends DurableObject<Env> {
 
   private async loadAgentKey(keyHash: string) {
     const row = await this.env.DB.prepare(
-      `SELECT k.id AS key_id, a.id, a.company_id, a.role, a.status
+      `SELECT k.id AS key_id, k.run_id, a.id, a.company_id, a.role, a.status
        FROM agent_api_keys k JOIN agents a ON a.id = k.agent_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     )
@@ -172,6 +174,7 @@ export class Keyring extends DurableObject<Env> {
       companyId: row.company_id,
       role: row.role,
       keyId: row.key_id,
+      runId: row.run_id,
     };
     return { value: identity, ownerId: row.id };
   }

@@ -141,6 +141,19 @@ CREATE TABLE `routines` (
 );
 --> statement-breakpoint
 CREATE INDEX `routines_company_idx` ON `routines` (`company_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `approval_comments` (
+	`id` text PRIMARY KEY NOT NULL,
+	`company_id` text NOT NULL,
+	`approval_id` text NOT NULL,
+	`author_agent_id` text,
+	`author_user_id` text,
+	`body` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`approval_id`) REFERENCES `approvals`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `approval_comments_approval_idx` ON `approval_comments` (`approval_id`,`created_at`);--> statement-breakpoint
 ALTER TABLE `agent_api_keys` ADD `run_id` text;--> statement-breakpoint
 CREATE INDEX `agent_api_keys_run_idx` ON `agent_api_keys` (`run_id`);--> statement-breakpoint
 ALTER TABLE `heartbeat_runs` ADD `approval_id` text;--> statement-breakpoint

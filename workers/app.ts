@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
@@ -9,6 +10,7 @@ import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
 import { controlRoutes } from "./control/routes";
+import { runsQueued } from "./control/run-dispatch";
 import type { AppEnv } from "./env";
 import { autoRepliesRoutes } from "./gateway/auto-replies";
 import { botConfigRoutes } from "./gateway/bot-config";
@@ -29,7 +31,9 @@ import { webhooksRoutes } from "./gateway/webhooks";
 import { documentWebhookEvents } from "./gateway/webhooks-events";
 import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
+import { apiFamilyOf } from "./http/family";
 import { createRouter } from "./http/openapi";
+import { llmsPublicRoutes, llmsRoutes } from "./llms";
 import { systemRoutes } from "./system";
 
 /** JSON bodies above 1 MiB answer 413 before any handler reads them. */
@@ -58,6 +62,16 @@ export const OPENAPI_CONFIG = {
   },
 };
 
+/**
+ * Any successful control-plane write may have queued a heartbeat run (a mention, an assignment, an
+ * approval decision, a routine run): connected runners are told to claim, after the response.
+ */
+const nudgeRunnersAfterControlWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (c.req.method === "GET" || c.res.status >= 400 || apiFamilyOf(c.req.path) !== "control") return;
+  c.executionCtx.waitUntil(runsQueued(c.env));
+};
+
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = createRouter();
 
@@ -69,6 +83,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   });
   app.use("/api/*", (c, next) => (UPLOAD_PATH.test(c.req.path) ? uploadLimit : jsonLimit)(c, next));
   app.use("/api/*", requireAuthentication);
+  app.use("/api/*", nudgeRunnersAfterControlWrites);
 
   app.route("/api", systemRoutes);
   app.route("/api/auth", webSessionRoutes);
@@ -96,6 +111,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
   documentWebhookEvents(app);
   app.route("/bridge/v1", bridgeLinkRoutes);
   app.route("/api", controlRoutes);
+  // Agent guidance texts, outside /api. The invite onboarding text comes first: its token is the
+  // credential, and a handler that answers never reaches middleware registered after it.
+  app.route("/", llmsPublicRoutes);
+  app.use("/llms/*", requireAuthentication);
+  app.route("/", llmsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

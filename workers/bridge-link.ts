@@ -55,10 +55,19 @@ const requireUpgrade = async (c: Context<AppEnv>, next: Next) => {
 };
 bridgeLinkRoutes.use("/fleet", requireUpgrade);
 bridgeLinkRoutes.use("/sessions/:sessionId", requireUpgrade);
+bridgeLinkRoutes.use("/runner", requireUpgrade);
 
 bridgeLinkRoutes.get("/fleet", (c) => {
   queryOrReject(FleetQuerySchema, c.req.query());
   return relayUpgrade(c.env.FLEET.getByName("global").fetch(c.req.raw));
+});
+
+/** The agent runner's link: queued heartbeat runs of local adapters, handed out by the RunDispatcher. */
+bridgeLinkRoutes.get("/runner", (c) => {
+  queryOrReject(SessionQuerySchema, c.req.query());
+  const forwarded = new Request(c.req.raw);
+  forwarded.headers.set("X-Platform-Api-Url", new URL(c.req.url).origin);
+  return relayUpgrade(c.env.RUNS.getByName("runs").fetch(forwarded));
 });
 
 bridgeLinkRoutes.get("/sessions/:sessionId", async (c) => {

@@ -2,6 +2,9 @@
 // created after it loads, and the bridge's shared schemas (bridge/src/*) are built with plain zod.
 import "@hono/zod-openapi";
 import { createApp } from "./app";
+import { runnerCron } from "./control/heartbeat-timers";
+import { fireDueSchedules } from "./control/routine-scheduler";
+import { database } from "./db/client";
 import type { Env } from "./env";
 
 export { BridgeFleet } from "../durable-objects/fleet";
@@ -14,7 +17,8 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  async scheduled(_controller: ScheduledController, _env: Env, _ctx: ExecutionContext): Promise<void> {
-    // Routine triggers and heartbeat timers are wired in with the control-plane automation issue.
+  async scheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
+    await fireDueSchedules(env, controller.scheduledTime);
+    await runnerCron(env, database(env.DB), controller.scheduledTime);
   },
 } satisfies ExportedHandler<Env>;

@@ -11,6 +11,8 @@ const EnvSchema = z.object({
   BRIDGE_ID: z.string().trim().min(1).max(128).optional(),
   BRIDGE_CAPACITY: z.coerce.number().int().min(1).max(100_000).default(1000),
   SIMULATOR: z.string().optional(),
+  /** Heartbeat runs of local agents this bridge runs at once; 0 turns its agent runner off. */
+  RUNNER_SLOTS: z.coerce.number().int().min(0).max(64).default(2),
 });
 
 export interface BridgeConfig {
@@ -21,6 +23,8 @@ export interface BridgeConfig {
   capacity: number;
   /** Use the in-memory WhatsApp simulator instead of Baileys (tests, demos). */
   simulator: boolean;
+  /** Concurrent agent runs (0: no agent runner). */
+  runnerSlots: number;
 }
 
 /** The WebSocket address for an edge given as http(s): same host, ws(s) scheme. */
@@ -41,12 +45,13 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
       `invalid bridge configuration: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
     );
   }
-  const { EDGE_URL, BRIDGE_TOKEN, BRIDGE_ID, BRIDGE_CAPACITY, SIMULATOR } = parsed.data;
+  const { EDGE_URL, BRIDGE_TOKEN, BRIDGE_ID, BRIDGE_CAPACITY, SIMULATOR, RUNNER_SLOTS } = parsed.data;
   return {
     edgeUrl: toWebSocketUrl(EDGE_URL),
     token: BRIDGE_TOKEN,
     bridgeId: BRIDGE_ID ?? `${hostname()}-${process.pid}`,
     capacity: BRIDGE_CAPACITY,
     simulator: SIMULATOR === "1",
+    runnerSlots: RUNNER_SLOTS,
   };
 }

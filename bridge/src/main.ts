@@ -5,6 +5,7 @@
  */
 import { loadConfig } from "./config.ts";
 import { FleetLink } from "./fleet-link.ts";
+import { AgentRunner } from "./runner/agent-runner.ts";
 import { errorMessage, jsonLog } from "./log.ts";
 import type { WhatsAppNetwork } from "./seam.ts";
 import { simulatorNetwork } from "./simulator.ts";
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     ? simulatorNetwork()
     : (await import("./whatsapp.ts")).baileysNetwork({ log });
   const fleet = new FleetLink({ ...config, network, log });
+  const runner = config.runnerSlots > 0 ? new AgentRunner({ ...config, slots: config.runnerSlots, log }) : null;
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
       log("warn", "shutdown grace period over; exiting");
       process.exit(0);
     }, SHUTDOWN_GRACE_MS).unref();
-    fleet.shutdown().then(
+    Promise.all([fleet.shutdown(), runner?.shutdown()]).then(
       () => {
         log("info", "bridge stopped");
         process.exit(0);
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
   fleet.start();
+  runner?.start();
 }
 
 main().catch((error: unknown) => {

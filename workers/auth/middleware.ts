@@ -20,6 +20,8 @@ const PUBLIC_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
   { method: "GET", path: /^\/api\/docs$/ },
   { method: "POST", path: /^\/api\/auth\/login$/ },
   { method: "POST", path: /^\/api\/auth\/logout$/ },
+  // Routine webhook fire: the HMAC signature over the body is the credential (routine-webhook.ts).
+  { method: "POST", path: /^\/api\/routine-triggers\/public\/[^/]+\/fire$/ },
 ];
 
 export function isPublicRoute(method: string, path: string): boolean {

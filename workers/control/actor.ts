@@ -17,6 +17,8 @@ export interface AgentActor {
   companyId: string;
   role: AgentRole;
   keyId: string;
+  /** Set when the key is a run-scoped key minted for one heartbeat run. */
+  runId: string | null;
 }
 
 /**

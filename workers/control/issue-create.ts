@@ -42,13 +42,16 @@ function initialStatus(body: CreateIssueBody): IssueStatus {
   return status;
 }
 
-interface NewIssue {
+export interface NewIssue {
   id: string;
-  company: CompanyRow;
+  company: Pick<CompanyRow, "id">;
   body: CreateIssueBody;
   status: IssueStatus;
-  actor: ActorRef;
+  /** null: no person or agent asked (a routine's schedule or webhook); no author columns. */
+  actor: ActorRef | null;
   now: number;
+  /** Execution issues of routines (routine-dispatch.ts): the routine that created the issue. */
+  originRoutineId?: string | null;
 }
 
 /**
@@ -58,7 +61,7 @@ interface NewIssue {
  */
 function numberedInsert(db: Db, issue: NewIssue): Statement {
   const { body, now } = issue;
-  const author = authorColumns(issue.actor);
+  const author = issue.actor ? authorColumns(issue.actor) : { userId: null, agentId: null };
   const priority = body.priority ?? "medium";
   const fromCompany: Partial<Record<keyof IssueRow, SQL>> = {
     companyId: sql`c.id`,
@@ -79,6 +82,7 @@ function numberedInsert(db: Db, issue: NewIssue): Statement {
     assigneeUserId: body.assigneeUserId ?? null,
     createdByUserId: author.userId,
     createdByAgentId: author.agentId,
+    originRoutineId: issue.originRoutineId ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -89,7 +93,19 @@ function numberedInsert(db: Db, issue: NewIssue): Statement {
     .select(sql`SELECT ${sql.join(list, sql`, `)} FROM companies c WHERE c.id = ${issue.company.id}`);
 }
 
-async function insertIssue(db: Db, issue: NewIssue) {
+/**
+ * The company counter bump and the numbered insert, in this order, for the caller's batch (the
+ * insert reads the counter the bump just moved). Shared with routine execution issues.
+ */
+export function numberedIssueStatements(db: Db, issue: NewIssue): [Statement, Statement] {
+  const bump = db
+    .update(companies)
+    .set({ issueCounter: sql`${companies.issueCounter} + 1` })
+    .where(eq(companies.id, issue.company.id));
+  return [bump, numberedInsert(db, issue)];
+}
+
+async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
   const { id, company, body, now } = issue;
   const labelIds = [...new Set(body.labelIds ?? [])];
   const statements: Statement[] = [];
@@ -120,14 +136,11 @@ async function insertIssue(db: Db, issue: NewIssue) {
       now,
     ),
   );
-  const bump = db
-    .update(companies)
-    .set({ issueCounter: sql`${companies.issueCounter} + 1` })
-    .where(eq(companies.id, company.id));
+  const [bump, insert] = numberedIssueStatements(db, issue);
   const read = db.select().from(issues).where(eq(issues.id, id));
   // The read-back rides in the same batch: the row (number, identifier) as committed.
   const [, , [row]] = await conflictOnDuplicate(
-    db.batch([bump, numberedInsert(db, issue), read, ...statements]),
+    db.batch([bump, insert, read, ...statements]),
     "The company's issue counter collided with an existing identifier; retry",
   );
   if (!row) throw notFound("Company not found");

@@ -1,11 +1,17 @@
 import { createRouter } from "../http/openapi";
 import { agentRoutes } from "./agents";
+import { approvalRoutes } from "./approvals";
 import { companyRoutes } from "./companies";
+import { costRoutes } from "./costs";
 import { goalRoutes } from "./goals";
+import { inviteRoutes } from "./invites";
 import { issueWorkRoutes } from "./issue-work";
 import { issueRoutes } from "./issues";
 import { labelRoutes } from "./labels";
 import { projectRoutes } from "./projects";
+import { routineRoutes } from "./routines";
+import { runRoutes } from "./runs";
+import { secretRoutes } from "./secrets";
 
 /**
  * The control plane, mounted at /api. Each module registers its full paths (`/companies/{id}/…`,
@@ -19,3 +25,9 @@ controlRoutes.route("/", labelRoutes);
 controlRoutes.route("/", agentRoutes);
 controlRoutes.route("/", issueWorkRoutes);
 controlRoutes.route("/", issueRoutes);
+controlRoutes.route("/", costRoutes);
+controlRoutes.route("/", routineRoutes);
+controlRoutes.route("/", approvalRoutes);
+controlRoutes.route("/", secretRoutes);
+controlRoutes.route("/", runRoutes);
+controlRoutes.route("/", inviteRoutes);

@@ -183,6 +183,23 @@ export const issueApprovals = sqliteTable(
   ],
 );
 
+export const approvalComments = sqliteTable(
+  "approval_comments",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    approvalId: text("approval_id")
+      .notNull()
+      .references(() => approvals.id, { onDelete: "cascade" }),
+    authorAgentId: text("author_agent_id"),
+    authorUserId: text("author_user_id"),
+    body: text("body").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("approval_comments_approval_idx").on(t.approvalId, t.createdAt)],
+);
+
 /** When a board user last read an issue; drives `isUnreadForMe` in the Mine inbox. */
 export const issueReadStates = sqliteTable(
   "issue_read_states",
@@ -273,5 +290,6 @@ export type IssueRow = typeof issues.$inferSelect;
 export type IssueCommentRow = typeof issueComments.$inferSelect;
 export type IssueDocumentRow = typeof issueDocuments.$inferSelect;
 export type ApprovalRow = typeof approvals.$inferSelect;
+export type ApprovalCommentRow = typeof approvalComments.$inferSelect;
 export type HeartbeatRunRow = typeof heartbeatRuns.$inferSelect;
 export type ActivityRow = typeof activityLog.$inferSelect;

@@ -16,6 +16,7 @@ const CONTROL_PREFIXES = [
   "/api/routine-triggers",
   "/api/approvals",
   "/api/secrets",
+  "/api/heartbeat-runs",
   "/llms",
 ];
 

@@ -4,6 +4,7 @@ import { newId } from "../../db/client";
 import { activityLog, agents, type IssueRow, type IssueStatus, issues } from "../../db/schema";
 import { conflict, unprocessable } from "../../http/errors";
 import { type ActorRef, activityActor } from "../actor";
+import { assertCeoMayStartWork } from "../approval-store";
 import { issueResource } from "../issue-resource";
 import { redactSecrets } from "../redact";
 import type { IssueOpHandler } from "./types";
@@ -69,6 +70,8 @@ export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op,
       allowedFrom: [CHECKOUT_FROM],
     });
   }
+  // The CEO starts work only once the board approved its strategy (approve_ceo_strategy).
+  await assertCeoMayStartWork(db, op.actor);
 
   const claim = db
     .update(issues)
@@ -76,6 +79,7 @@ export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op,
       status: "in_progress",
       assigneeAgentId: agentId,
       assigneeUserId: null,
+      checkoutRunId: op.input.runId ?? null,
       startedAt: now,
       updatedAt: now,
     })

@@ -7,6 +7,7 @@ import { checkoutIssue } from "./checkout";
 import { addComment } from "./comment";
 import { deleteDocument, putDocument } from "./documents";
 import { releaseIssue } from "./release";
+import { releaseRunLock } from "./release-run";
 import type {
   IssueOpContext,
   IssueOperation,
@@ -21,6 +22,7 @@ const HANDLERS: { [K in IssueOperationKind]: IssueOpHandler<K> } = {
   update: updateIssue,
   checkout: checkoutIssue,
   release: releaseIssue,
+  releaseRun: releaseRunLock,
   comment: addComment,
   putDocument,
   deleteDocument,

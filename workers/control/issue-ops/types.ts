@@ -32,8 +32,15 @@ export interface DocumentPut {
  */
 export type IssueOperation =
   | { kind: "update"; actor: ActorRef; input: IssuePatch }
-  | { kind: "checkout"; actor: ActorRef; input: { agentId: string; expectedStatuses: IssueStatus[] } }
+  | {
+      kind: "checkout";
+      actor: ActorRef;
+      /** runId: the heartbeat run whose run-scoped key checks out (its lock dies with the run). */
+      input: { agentId: string; expectedStatuses: IssueStatus[]; runId?: string | null };
+    }
   | { kind: "release"; actor: ActorRef }
+  /** The system gives back an issue still held by a run that failed, timed out or lost its runner. */
+  | { kind: "releaseRun"; runId: string; reason: string }
   | { kind: "comment"; actor: ActorRef; input: { body: string } }
   | { kind: "putDocument"; actor: ActorRef; key: string; input: DocumentPut }
   | { kind: "deleteDocument"; actor: ActorRef; key: string }

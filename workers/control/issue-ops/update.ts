@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import { ISSUE_PRIORITIES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../db/schema";
 import { unprocessable } from "../../http/errors";
 import { activityInsert } from "../activity";
+import { assertCeoMayStartWork } from "../approval-store";
 import { assertMayCancel } from "../issue-cancel";
 import { commentResource } from "../issue-comment-resource";
 import { assertOneAssignee, checkReferences, type IssueReferences } from "../issue-refs";
@@ -130,6 +131,8 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   assertOneAssignee(input);
   const changes = plannedChanges(issue, input, now);
   if (changes.status === "cancelled") await assertMayCancel(db, issue, actor);
+  // The CEO starts work only once the board approved its strategy (approve_ceo_strategy).
+  if (changes.status === "in_progress") await assertCeoMayStartWork(db, actor);
   await checkReferences(db, issue.companyId, referencesToCheck(input, changes), issue.id);
   assertAssignedWhenInProgress(issue, changes);
 

@@ -1,0 +1,60 @@
+/**
+ * Frames on the runner link: a bridge's agent runner dials `/bridge/v1/runner` (Bearer BRIDGE_TOKEN)
+ * and the edge's RunDispatcher hands it queued heartbeat runs of local adapters. Shared by both ends,
+ * validated on receipt at both ends.
+ */
+import { z } from "zod";
+
+/** Characters of output kept per frame; the runner splits longer output. */
+export const LOG_FRAME_MAX_CHARS = 16 * 1024;
+
+export const RunnerFrameSchema = z.discriminatedUnion("type", [
+  /** Ready for up to `slots` more runs. */
+  z.object({ type: z.literal("claim"), slots: z.number().int().min(1).max(64) }),
+  /** Output of a run, in order (`seq` counts from 0 per run). */
+  z.object({
+    type: z.literal("log"),
+    runId: z.string().min(1).max(64),
+    seq: z.number().int().min(0),
+    stream: z.enum(["stdout", "stderr", "system"]),
+    text: z.string().max(LOG_FRAME_MAX_CHARS),
+  }),
+  /** Still alive and working on these runs. */
+  z.object({ type: z.literal("heartbeat"), runIds: z.array(z.string().min(1).max(64)).max(64) }),
+  z.object({
+    type: z.literal("finish"),
+    runId: z.string().min(1).max(64),
+    exitCode: z.number().int().nullable(),
+    timedOut: z.boolean(),
+    /** Why the process could not run at all (command not found, bad cwd …). */
+    error: z.string().max(2000).optional(),
+    /** From the last `PLATFORM_USAGE {json}` line the process printed, if any. */
+    usage: z.record(z.string(), z.unknown()).optional(),
+    costCents: z.number().int().min(0).optional(),
+  }),
+]);
+export type RunnerFrame = z.infer<typeof RunnerFrameSchema>;
+
+export const RunAssignmentSchema = z.object({
+  runId: z.string(),
+  agentId: z.string(),
+  adapterType: z.string(),
+  command: z.string().min(1),
+  args: z.array(z.string()),
+  cwd: z.string().nullable(),
+  /** Rendered prompt, written to the process's stdin. */
+  prompt: z.string(),
+  timeoutSec: z.number().int().min(1),
+  /** PLATFORM_* values and resolved secrets; the runner adds nothing else from the edge. */
+  env: z.record(z.string(), z.string()),
+});
+export type RunAssignment = z.infer<typeof RunAssignmentSchema>;
+
+export const DispatcherFrameSchema = z.discriminatedUnion("type", [
+  /** Runs may be waiting: claim if you have free slots. */
+  z.object({ type: z.literal("nudge") }),
+  z.object({ type: z.literal("run"), run: RunAssignmentSchema }),
+  /** Stop this run (its agent was paused or terminated); the runner reports finish as usual. */
+  z.object({ type: z.literal("cancel"), runId: z.string() }),
+]);
+export type DispatcherFrame = z.infer<typeof DispatcherFrameSchema>;

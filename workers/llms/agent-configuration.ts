@@ -1,0 +1,158 @@
+import { ADAPTER_MODELS } from "../control/adapters";
+import { ADAPTER_TYPES } from "../db/schema";
+import { heartbeatProtocolText, platformEnvText } from "./protocol";
+
+/**
+ * /llms/agent-configuration.txt and /llms/agent-configuration/<adapterType>.txt: how to fill in an
+ * agent's adapterConfig and runtimeConfig, written for an agent that is hiring or configuring another.
+ */
+
+export type AdapterType = (typeof ADAPTER_TYPES)[number];
+
+export const isAdapterType = (value: string): value is AdapterType =>
+  (ADAPTER_TYPES as readonly string[]).includes(value);
+
+const ADAPTER_SUMMARIES: Record<AdapterType, string> = {
+  coder_local:
+    "A coding agent CLI (Claude Code, Codex, …) run on the operator's machine by the local runner, " +
+    "in a checkout of the project's repository. Use it for engineering roles.",
+  assistant_local:
+    "A general assistant CLI run on the operator's machine by the local runner. Use it for research, " +
+    "writing, planning and other roles that do not edit a repository.",
+};
+
+const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
+  coder_local: `{
+  "adapterType": "coder_local",
+  "adapterConfig": {
+    "command": "claude",
+    "args": ["--print", "--output-format", "text"],
+    "cwd": "/home/me/src/website",
+    "model": "claude-sonnet-4-5",
+    "instructionsFilePath": "/home/me/agents/engineer.md",
+    "promptTemplate": "You are {{agentName}} ({{agentRole}}). Wake reason: {{wakeReason}}. Task: {{taskId}}.",
+    "timeoutSec": 1800,
+    "env": {
+      "GIT_AUTHOR_NAME": "Builder",
+      "ANTHROPIC_API_KEY": {"type": "secret_ref", "secretId": "<secret id>", "version": "latest"}
+    }
+  },
+  "runtimeConfig": {"heartbeat": {"enabled": true, "intervalSec": 3600, "wakeOnDemand": true}}
+}`,
+  assistant_local: `{
+  "adapterType": "assistant_local",
+  "adapterConfig": {
+    "command": "codex",
+    "args": ["exec", "-"],
+    "cwd": "/home/me/agents/research",
+    "model": "gpt-5",
+    "promptTemplate": "You are {{agentName}}. Wake reason: {{wakeReason}}. Task: {{taskId}}.",
+    "env": {"OPENAI_API_KEY": {"type": "secret_ref", "secretId": "<secret id>"}}
+  },
+  "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
+}`,
+};
+
+function modelsText(type: AdapterType): string {
+  return ADAPTER_MODELS[type]
+    .map((model) => `  ${model.id.padEnd(20)} ${model.label}${model.default ? " (default)" : ""}`)
+    .join("\n");
+}
+
+const ADAPTER_CONFIG_FIELDS = `adapterConfig (all optional except command, which a run needs):
+  command               the executable to start, e.g. "claude" or "/usr/local/bin/codex"
+  args                  array of strings passed to it, no shell expansion
+  cwd                   working directory of the process (the repository for coding agents)
+  model                 one of the adapter's models (see below); also passed as PLATFORM_MODEL
+  promptTemplate        the text written to the process's standard input. Placeholders:
+                        {{agentName}} {{agentRole}} {{agentId}} {{runId}} {{taskId}}
+                        {{wakeReason}} {{commentId}} {{model}}; unknown ones render empty.
+                        Without it a short default prompt describing the heartbeat is used.
+  instructionsFilePath  absolute path of a markdown file with standing instructions; passed as
+                        PLATFORM_INSTRUCTIONS_FILE (the agent itself or a manager may change it)
+  timeoutSec            the run is stopped after this many seconds
+  env                   object of VARIABLE → value. A value is a plain string, or a reference to a
+                        company secret, resolved only inside the run:
+                          {"type": "secret_ref", "secretId": "<id>", "version": "latest" | <n>}
+                        version defaults to "latest". List secrets (metadata only) with
+                        GET /api/companies/{companyId}/secrets; board users create them.
+                        A reference to an unknown secret fails the run with a message naming the
+                        variable. Never put a credential in a plain string: config reads redact
+                        keys that look like secrets, but the run log does not.
+
+runtimeConfig.heartbeat:
+  enabled               true: wake on a timer every intervalSec (default false)
+  intervalSec           seconds between timer wakes; an idle agent with no actionable issue is not
+                        woken by its timer
+  wakeOnDemand          true (default): mentions, assignments, approvals and manual invokes wake it`;
+
+const RUN_ENVIRONMENT = `Every run's process receives, besides adapterConfig.env (PLATFORM_* always win over it):
+${platformEnvText()}`;
+
+function header(apiUrl: string): string {
+  return `Agent configuration guide
+=========================
+
+Agents are created with POST ${apiUrl}/companies/{companyId}/agents (board or the CEO) or requested
+with POST ${apiUrl}/companies/{companyId}/agent-hires (board, the CEO, managers). The body carries
+name, role, title, icon, reportsTo, capabilities, adapterType, adapterConfig, runtimeConfig,
+budgetMonthlyCents and desiredSkills. Change it later with PATCH ${apiUrl}/agents/{agentId}; every
+config change is versioned (GET ${apiUrl}/agents/{agentId}/config-revisions).`;
+}
+
+export function agentConfigurationText(apiUrl: string, origin: string): string {
+  const adapters = ADAPTER_TYPES.map(
+    (type) =>
+      `  ${type.padEnd(16)} ${ADAPTER_SUMMARIES[type]}\n${" ".repeat(19)}${origin}/llms/agent-configuration/${type}.txt`,
+  ).join("\n");
+  return `${header(apiUrl)}
+
+Adapter types
+-------------
+${adapters}
+
+${ADAPTER_CONFIG_FIELDS}
+
+Budget: budgetMonthlyCents (0 = no limit). Above 80 % the heartbeat context says "prioritise"; at
+100 % the agent is paused (pauseReason "budget") and its queued runs are cancelled.
+
+Icons: see ${origin}/llms/agent-icons.txt.
+
+Run environment
+---------------
+${RUN_ENVIRONMENT}
+
+Heartbeat protocol
+------------------
+${heartbeatProtocolText(apiUrl)}
+`;
+}
+
+export function adapterConfigurationText(type: AdapterType, apiUrl: string, origin: string): string {
+  return `Adapter ${type}
+${"=".repeat(8 + type.length)}
+
+${ADAPTER_SUMMARIES[type]}
+The local runner (the bridge, \`npm start\`) claims this adapter's queued runs, starts
+adapterConfig.command with adapterConfig.args in adapterConfig.cwd, writes the rendered prompt to its
+standard input, streams its output to the run log and records the exit code. Exit 0 is a succeeded
+run; anything else, a timeout or a lost runner is a failed one (its checkouts are released).
+
+Models
+------
+${modelsText(type)}
+(also GET ${apiUrl}/companies/{companyId}/adapters/${type}/models)
+
+${ADAPTER_CONFIG_FIELDS}
+
+Example
+-------
+${ADAPTER_EXAMPLES[type]}
+
+Run environment
+---------------
+${RUN_ENVIRONMENT}
+
+The general guide, with the heartbeat protocol: ${origin}/llms/agent-configuration.txt
+`;
+}

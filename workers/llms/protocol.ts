@@ -1,0 +1,55 @@
+/**
+ * The heartbeat protocol and the run environment as agents read them: shared by the configuration
+ * guide and the onboarding text, so both say the same thing. Keep in step with
+ * workers/control/run-environment.ts (what a run receives) and the spec's heartbeat.
+ */
+
+export const PLATFORM_ENV: ReadonlyArray<readonly [string, string]> = [
+  ["PLATFORM_API_URL", "base URL of the API, e.g. https://example.com/api (no trailing slash)"],
+  ["PLATFORM_API_KEY", "an agent key valid only while this run is running; send it as Authorization: Bearer"],
+  ["PLATFORM_RUN_ID", "the heartbeat run this process belongs to"],
+  ["PLATFORM_AGENT_ID", "your agent id"],
+  ["PLATFORM_COMPANY_ID", "your company id"],
+  ["PLATFORM_TASK_ID", "the issue this wake is about (empty for a timer or manual wake without one)"],
+  [
+    "PLATFORM_WAKE_REASON",
+    "why you were woken, e.g. issue_comment_mentioned, manual_invoke, heartbeat_timer, routine_run, approval_approved",
+  ],
+  ["PLATFORM_WAKE_COMMENT_ID", "the comment that mentioned you (empty otherwise)"],
+  ["PLATFORM_APPROVAL_ID", "the approval whose decision woke you (empty otherwise)"],
+  ["PLATFORM_APPROVAL_STATUS", "that approval's status: approved, rejected or revision_requested"],
+  ["PLATFORM_LINKED_ISSUE_IDS", "comma-separated ids of the issues linked to that approval"],
+];
+
+export function platformEnvText(): string {
+  const width = Math.max(...PLATFORM_ENV.map(([name]) => name.length));
+  return PLATFORM_ENV.map(([name, meaning]) => `  ${name.padEnd(width)}  ${meaning}`).join("\n");
+}
+
+/** The steps of one heartbeat, with the calls, for an API at `apiUrl`. */
+export function heartbeatProtocolText(apiUrl: string): string {
+  return `One heartbeat is short: do one useful step of work, record it, stop.
+
+  1. Who am I:      GET ${apiUrl}/agents/me
+                    (your role, your manager chain, your budget and spend)
+  2. My work:       GET ${apiUrl}/companies/{companyId}/issues?assigneeAgentId={agentId}&status=todo,in_progress,blocked
+                    Sorted most urgent first. If PLATFORM_TASK_ID is set, start with that issue.
+  3. Check out:     POST ${apiUrl}/issues/{issueId}/checkout
+                    {"agentId": "{agentId}", "expectedStatuses": ["todo", "in_progress", "blocked"]}
+                    200: the issue is yours (in_progress). 409: someone else holds it; pick another,
+                    never retry in a loop.
+  4. Read context:  GET ${apiUrl}/issues/{issueId}/heartbeat-context
+                    The issue, its ancestors (why it exists), project, goal, the last 20 comments and
+                    a budget hint. If budget.guidance is "prioritise" (above 80 % of your monthly
+                    budget), do only the most important work and be brief.
+  5. Do the work.
+  6. Report:        PATCH ${apiUrl}/issues/{issueId}
+                    {"status": "done" | "in_review" | "blocked" | "in_progress", "comment": "what you did"}
+                    Status and comment in one call. Partial work: keep in_progress, comment, stop.
+                    Blocked: status blocked and a comment saying what you need and from whom.
+
+Mention a colleague with @Name in a comment to wake them. Costs you incur should be reported with
+POST ${apiUrl}/companies/{companyId}/cost-events {agentId, provider, model, costCents, occurredAt,
+inputTokens, outputTokens, heartbeatRunId: $PLATFORM_RUN_ID}; at 100 % of your monthly budget you
+are paused automatically until the board raises the budget or resumes you.`;
+}
