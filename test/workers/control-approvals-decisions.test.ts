@@ -2,7 +2,16 @@
 // (board vs agents; requester vs other agents on resubmit), idempotent repeats, concurrent decisions,
 // hire effects on the pending agent and its keys, and the requester's wake run.
 import { env } from "cloudflare:workers";
+import { and, eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import {
+  approvalActivity,
+  hireEffects,
+  requesterWake,
+  type Transition,
+} from "../../workers/control/approval-effects";
+import { database } from "../../workers/db/client";
+import { type AgentRow, type ApprovalRow, agents, approvals } from "../../workers/db/schema";
 import {
   activityOf,
   type BoardUser,
@@ -268,3 +277,63 @@ describe("hire_agent effects", () => {
     expect(await statusOf(approval.id)).toBe("revision_requested");
   });
 });
+
+describe("a decision that lost the race", () => {
+  it("writes nothing: its batch's effects are tied to its own conditional UPDATE", async () => {
+    const pending = await seedAgent(company.id, { status: "pending_approval" });
+    const approval = await request({ type: "hire_agent", payload: { agentId: pending.id } });
+    const db = database(env.DB);
+    const stale = (await db
+      .select()
+      .from(approvals)
+      .where(eq(approvals.id, approval.id))
+      .get()) as ApprovalRow;
+    const hired = (await db.select().from(agents).where(eq(agents.id, pending.id)).get()) as AgentRow;
+    const requesterRow = (await db
+      .select()
+      .from(agents)
+      .where(eq(agents.id, requester.id))
+      .get()) as AgentRow;
+    // The winner: approved through the API after our "read" above.
+    expect((await act(approval.id, "approve", owner.headers)).status).toBe(200);
+
+    // The loser replays what the reject route would commit from its stale read.
+    const now = Date.now() + 5;
+    const t: Transition = {
+      approval: stale,
+      status: "rejected",
+      actor: { type: "board", userId: owner.userId },
+      now,
+    };
+    const [moved] = await db.batch([
+      db
+        .update(approvals)
+        .set({ status: "rejected", decidedByUserId: owner.userId, decidedAt: now, updatedAt: now })
+        .where(
+          and(eq(approvals.id, approval.id), inArray(approvals.status, ["pending", "revision_requested"])),
+        ),
+      ...approvalActivity(db, t, "approval.rejected", {}),
+      ...hireEffects(db, t, hired),
+      ...requesterWake(db, t, requesterRow, "approval_rejected").statements,
+    ]);
+    expect(moved.meta.changes).toBe(0);
+    expect(await statusOf(approval.id)).toBe("approved");
+    expect(await agentRowStatus(pending.id)).toBe("idle");
+    expect((await activityOf(approval.id)).map((row) => row.action)).toEqual([
+      "approval.created",
+      "approval.approved",
+    ]);
+    expect((await activityOf(pending.id)).map((row) => row.action)).toEqual(["agent.hire_approved"]);
+    expect(await wakesFor(requester.id, approval.id)).toMatchObject([{ wake_reason: "approval_approved" }]);
+    const revoked = await env.DB.prepare(
+      "SELECT count(*) AS n FROM agent_api_keys WHERE agent_id = ? AND revoked_at IS NOT NULL",
+    )
+      .bind(pending.id)
+      .first<{ n: number }>();
+    expect(revoked?.n).toBe(0);
+  });
+});
+
+const agentRowStatus = async (id: string) =>
+  (await env.DB.prepare("SELECT status FROM agents WHERE id = ?").bind(id).first<{ status: string }>())
+    ?.status;

@@ -1,6 +1,8 @@
 // Cost events: who may report, reference checks, monthly spend and the read-outs.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { recomputeAllSpend } from "../../workers/control/cost-store";
+import { database } from "../../workers/db/client";
 import { activityOf, boardUser, seedAgent, seedCompany, seedIssue, seedTwoTenants } from "./control-helpers";
 import { call } from "./helpers";
 
@@ -91,6 +93,22 @@ describe("POST /companies/:companyId/cost-events", () => {
     await call("POST", path, { headers: owner.headers, body: event(agent.id, 40) });
     expect(await spentOf("agents", agent.id)).toBe(40);
     expect(await spentOf("companies", company.id)).toBe(40);
+  });
+
+  it("recomputeAllSpend brings stored spend back to this month's events (month rollover)", async () => {
+    const { owner, company, agent } = await seedTwoTenants();
+    await call("POST", `/api/companies/${company.id}/cost-events`, {
+      headers: owner.headers,
+      body: event(agent.id, 70),
+    });
+    // As if last month's total were still stored after the month changed.
+    await env.DB.batch([
+      env.DB.prepare("UPDATE agents SET spent_monthly_cents = 5000 WHERE id = ?").bind(agent.id),
+      env.DB.prepare("UPDATE companies SET spent_monthly_cents = 5000 WHERE id = ?").bind(company.id),
+    ]);
+    await recomputeAllSpend(database(env.DB));
+    expect(await spentOf("agents", agent.id)).toBe(70);
+    expect(await spentOf("companies", company.id)).toBe(70);
   });
 
   it("lets an agent report only its own costs", async () => {

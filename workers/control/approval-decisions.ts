@@ -74,10 +74,9 @@ async function decide(c: Context<AppEnv>, approvalId: string, decision: Decision
   const { actor, db } = controlContext(c);
   const approval = await findApproval(db, actor, approvalId);
   requireBoard(actor, "approve or reject approvals");
-  const verb = decision === "approved" ? "approved" : "rejected";
   if (approval.status === decision) return approval;
   if (!OPEN.includes(approval.status))
-    throw unprocessable(`Only pending or revision requested approvals can be ${verb}`, {
+    throw unprocessable(`Only pending or revision requested approvals can be ${decision}`, {
       status: approval.status,
     });
 
@@ -117,7 +116,7 @@ async function decide(c: Context<AppEnv>, approvalId: string, decision: Decision
     // Another decision committed between our read and our write: answer from what it left.
     const current = await findApproval(db, actor, approval.id);
     if (current.status === decision) return current;
-    throw unprocessable(`Only pending or revision requested approvals can be ${verb}`, {
+    throw unprocessable(`Only pending or revision requested approvals can be ${decision}`, {
       status: current.status,
     });
   }

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, ne, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import {
   type AgentRow,
@@ -104,6 +104,24 @@ export function recomputeSpend(db: Db, companyId: string, agentId: string, now: 
       .where(eq(companies.id, companyId))
       .returning({ spentMonthlyCents: companies.spentMonthlyCents }),
   ] as const;
+}
+
+/**
+ * Every agent's and company's monthly spend, recomputed. Spend is otherwise recomputed only when a
+ * cost event arrives, so after a month rollover the stored figure would keep last month's total (and
+ * keep refusing wakes as over budget) until the next event: the scheduled handler calls this. Only
+ * rows whose figure changes are written.
+ */
+export async function recomputeAllSpend(db: Db, now = Date.now()): Promise<void> {
+  const agentSpend = monthSpend(db, eq(costEvents.agentId, agents.id), now);
+  const companySpend = monthSpend(db, eq(costEvents.companyId, companies.id), now);
+  await db.batch([
+    db.update(agents).set({ spentMonthlyCents: agentSpend }).where(ne(agents.spentMonthlyCents, agentSpend)),
+    db
+      .update(companies)
+      .set({ spentMonthlyCents: companySpend })
+      .where(ne(companies.spentMonthlyCents, companySpend)),
+  ]);
 }
 
 /** The statuses the budget stop applies to; pending, paused and terminated agents stay as they are. */

@@ -1,13 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { agentCredentialsChanged } from "../auth/agent-key-store";
-import { iso, newId } from "../db/client";
-import { type CostEventRow, costEvents } from "../db/schema";
+import { iso } from "../db/client";
 import { forbidden, unprocessable } from "../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../http/openapi";
 import { companyForActor, controlContext } from "./access";
-import { activityInsert } from "./activity";
-import { authorColumns, refOf } from "./actor";
+import { refOf } from "./actor";
 import { CompanyParamSchema } from "./company-schemas";
+import { recordCostEvent } from "./cost-record";
 import {
   AgentCostSchema,
   CostEventBodySchema,
@@ -23,8 +21,6 @@ import {
   companySpend,
   costsByAgent,
   costsByProject,
-  pauseOverBudget,
-  recomputeSpend,
   utcMonth,
 } from "./cost-store";
 
@@ -61,47 +57,26 @@ costRoutes.openapi(
     if (actor.type === "agent" && body.agentId !== actor.agentId)
       throw forbidden("An agent may report only its own costs");
     const { agent, projectId } = await checkCostRefs(db, company.id, body);
-    const now = Date.now();
-    const author = authorColumns(refOf(actor));
-    const row: CostEventRow = {
-      id: newId(),
-      companyId: company.id,
-      agentId: agent.id,
-      issueId: body.issueId ?? null,
-      projectId,
-      heartbeatRunId: body.heartbeatRunId ?? null,
-      provider: body.provider,
-      model: body.model ?? null,
-      billingType: body.billingType,
-      inputTokens: body.inputTokens,
-      cachedInputTokens: body.cachedInputTokens,
-      outputTokens: body.outputTokens,
-      costCents: body.costCents,
-      occurredAt: Date.parse(body.occurredAt),
-      createdByUserId: author.userId,
-      createdByAgentId: author.agentId,
-      createdAt: now,
-    };
-    const [agentSpend, companySpendUpdate] = recomputeSpend(db, company.id, agent.id, now);
-    const [, [updatedAgent]] = await db.batch([
-      db.insert(costEvents).values(row),
-      agentSpend,
-      companySpendUpdate,
-      activityInsert(
-        db,
-        {
-          companyId: company.id,
-          actor: refOf(actor),
-          action: "cost.reported",
-          entityType: "cost_event",
-          entityId: row.id,
-          details: { agentId: agent.id, costCents: row.costCents, provider: row.provider, model: row.model },
-        },
-        now,
-      ),
-    ]);
-    if (updatedAgent && (await pauseOverBudget(db, updatedAgent, refOf(actor), row.id, now)))
-      await agentCredentialsChanged(c.env, agent.id);
+    const row = await recordCostEvent(
+      c.env,
+      db,
+      {
+        companyId: company.id,
+        agentId: agent.id,
+        issueId: body.issueId ?? null,
+        projectId,
+        heartbeatRunId: body.heartbeatRunId ?? null,
+        provider: body.provider,
+        model: body.model ?? null,
+        billingType: body.billingType,
+        inputTokens: body.inputTokens,
+        cachedInputTokens: body.cachedInputTokens,
+        outputTokens: body.outputTokens,
+        costCents: body.costCents,
+        occurredAt: Date.parse(body.occurredAt),
+      },
+      refOf(actor),
+    );
     return c.json(costEventResource(row), 201);
   },
 );

@@ -53,6 +53,20 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
 }`,
 };
 
+/** Word-wraps `text` at `width` columns, every line after the first indented by `indent` spaces. */
+function wrap(text: string, width: number, indent: number): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  return lines.join(`\n${" ".repeat(indent)}`);
+}
+
 function modelsText(type: AdapterType): string {
   return ADAPTER_MODELS[type]
     .map((model) => `  ${model.id.padEnd(20)} ${model.label}${model.default ? " (default)" : ""}`)
@@ -132,7 +146,7 @@ export function adapterConfigurationText(type: AdapterType, apiUrl: string, orig
   return `Adapter ${type}
 ${"=".repeat(8 + type.length)}
 
-${ADAPTER_SUMMARIES[type]}
+${wrap(ADAPTER_SUMMARIES[type], 100, 0)}
 The local runner (the bridge, \`npm start\`) claims this adapter's queued runs, starts
 adapterConfig.command with adapterConfig.args in adapterConfig.cwd, writes the rendered prompt to its
 standard input, streams its output to the run log and records the exit code. Exit 0 is a succeeded

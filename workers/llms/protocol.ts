@@ -51,5 +51,6 @@ export function heartbeatProtocolText(apiUrl: string): string {
 Mention a colleague with @Name in a comment to wake them. Costs you incur should be reported with
 POST ${apiUrl}/companies/{companyId}/cost-events {agentId, provider, model, costCents, occurredAt,
 inputTokens, outputTokens, heartbeatRunId: $PLATFORM_RUN_ID}; at 100 % of your monthly budget you
-are paused automatically until the board raises the budget or resumes you.`;
+are paused automatically (pauseReason "budget") until the board raises your budget, or the month
+ends, and resumes you.`;
 }

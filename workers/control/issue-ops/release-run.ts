@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import { activityLog, type IssueStatus, issues } from "../../db/schema";
 import { newId } from "../../db/client";
+import { activityLog, type IssueStatus, issues } from "../../db/schema";
 import { issueResource } from "../issue-resource";
 import { redactSecrets } from "../redact";
 import type { IssueOpHandler } from "./types";
@@ -16,7 +16,13 @@ export const releaseRunLock: IssueOpHandler<"releaseRun"> = async ({ db, issue, 
     return { status: 200, body: issueResource(issue) };
   }
   const status: IssueStatus = "todo";
-  const changes = { status, assigneeAgentId: null, assigneeUserId: null, checkoutRunId: null, updatedAt: now };
+  const changes = {
+    status,
+    assigneeAgentId: null,
+    assigneeUserId: null,
+    checkoutRunId: null,
+    updatedAt: now,
+  };
   const details = redactSecrets({
     previousStatus: issue.status,
     status,

@@ -25,7 +25,13 @@ export const releaseIssue: IssueOpHandler<"release"> = async ({ db, issue, op, n
   if (status === issue.status && issue.assigneeAgentId === null && issue.assigneeUserId === null) {
     return { status: 200, body: issueResource(issue) };
   }
-  const changes = { status, assigneeAgentId: null, assigneeUserId: null, checkoutRunId: null, updatedAt: now };
+  const changes = {
+    status,
+    assigneeAgentId: null,
+    assigneeUserId: null,
+    checkoutRunId: null,
+    updatedAt: now,
+  };
   await db.batch([
     db.update(issues).set(changes).where(eq(issues.id, issue.id)),
     activityInsert(
