@@ -1,10 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
+import { type DispatcherFrame, type RunnerFrame, RunnerFrameSchema } from "../bridge/src/runner-protocol";
 import {
-  type DispatcherFrame,
-  type RunnerFrame,
-  RunnerFrameSchema,
-} from "../bridge/src/runner-protocol";
-import { claimNextRun, failRunnerRuns, finishRun, recordLog, touchRuns } from "../workers/control/run-lifecycle";
+  claimNextRun,
+  failRunnerRuns,
+  finishRun,
+  recordLog,
+  touchRuns,
+} from "../workers/control/run-lifecycle";
 import { database } from "../workers/db/client";
 import type { Env } from "../workers/env";
 

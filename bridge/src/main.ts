@@ -5,8 +5,8 @@
  */
 import { loadConfig } from "./config.ts";
 import { FleetLink } from "./fleet-link.ts";
-import { AgentRunner } from "./runner/agent-runner.ts";
 import { errorMessage, jsonLog } from "./log.ts";
+import { AgentRunner } from "./runner/agent-runner.ts";
 import type { WhatsAppNetwork } from "./seam.ts";
 import { simulatorNetwork } from "./simulator.ts";
 
@@ -22,7 +22,8 @@ async function main(): Promise<void> {
     ? simulatorNetwork()
     : (await import("./whatsapp.ts")).baileysNetwork({ log });
   const fleet = new FleetLink({ ...config, network, log });
-  const runner = config.runnerSlots > 0 ? new AgentRunner({ ...config, slots: config.runnerSlots, log }) : null;
+  const runner =
+    config.runnerSlots > 0 ? new AgentRunner({ ...config, slots: config.runnerSlots, log }) : null;
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {

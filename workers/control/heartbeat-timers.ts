@@ -4,7 +4,7 @@ import { type AgentRow, agents, issues } from "../db/schema";
 import type { Env } from "../env";
 import { runsQueued } from "./run-dispatch";
 import { sweepSilentRuns } from "./run-lifecycle";
-import { wakeInsert, wakeRun, wakeRefusal } from "./wakes";
+import { wakeInsert, wakeRefusal, wakeRun } from "./wakes";
 
 /** Statuses of work an agent can act on when its timer fires. */
 const ACTIONABLE = ["todo", "in_progress", "blocked"] as const;
@@ -35,26 +35,26 @@ async function agentsWithWork(db: Db, agentIds: string[]): Promise<Set<string>> 
 }
 
 /**
- * Claims the timer tick with a conditional UPDATE on last_heartbeat_at, so two overlapping cron
- * invocations wake an agent once, then queues the timer run in the same batch.
+ * Claims the timer tick with a conditional UPDATE on last_heartbeat_at, so overlapping cron
+ * invocations wake an agent once; only the winner queues the run. (Two statements: a failure between
+ * them loses one tick, which the next interval makes up, rather than ever waking twice.)
  */
 async function fireTimer(db: Db, agent: AgentRow, now: number): Promise<boolean> {
-  const run = wakeRun(agent, { source: "timer", reason: "heartbeat_timer" }, now);
-  const [claimed] = await db.batch([
-    db
-      .update(agents)
-      .set({ lastHeartbeatAt: now })
-      .where(
-        and(
-          eq(agents.id, agent.id),
-          agent.lastHeartbeatAt === null
-            ? sql`${agents.lastHeartbeatAt} IS NULL`
-            : eq(agents.lastHeartbeatAt, agent.lastHeartbeatAt),
-        ),
+  const claimed = await db
+    .update(agents)
+    .set({ lastHeartbeatAt: now })
+    .where(
+      and(
+        eq(agents.id, agent.id),
+        agent.lastHeartbeatAt === null
+          ? sql`${agents.lastHeartbeatAt} IS NULL`
+          : eq(agents.lastHeartbeatAt, agent.lastHeartbeatAt),
       ),
-    wakeInsert(db, run),
-  ]);
-  return claimed.meta.changes === 1;
+    )
+    .run();
+  if (claimed.meta.changes !== 1) return false;
+  await wakeInsert(db, wakeRun(agent, { source: "timer", reason: "heartbeat_timer" }, now));
+  return true;
 }
 
 /**
@@ -93,4 +93,3 @@ export async function runnerCron(env: Env, db: Db, now: number): Promise<void> {
   await fireHeartbeatTimers(env, db, now);
   await sweepSilentRuns(env, db, now);
 }
-

@@ -24,7 +24,8 @@ const DEFAULT_PROMPT =
   "Follow the heartbeat protocol: GET /api/agents/me, your inbox, checkout, heartbeat-context, then PATCH " +
   "the issue with a comment. The API is at $PLATFORM_API_URL; authenticate with $PLATFORM_API_KEY.";
 
-const text = (value: unknown): string | null => (typeof value === "string" && value.length > 0 ? value : null);
+const text = (value: unknown): string | null =>
+  typeof value === "string" && value.length > 0 ? value : null;
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
@@ -57,7 +58,12 @@ function platformEnv(agent: AgentRow, { run, apiUrl, linkedIssueIds }: RunContex
  * PLATFORM_* values, which always win. Throws when the configuration cannot run (no command, an
  * unknown secret); the caller fails the run with that message.
  */
-export async function runEnvironment(env: Env, db: Db, agent: AgentRow, context: RunContext): Promise<PreparedRun> {
+export async function runEnvironment(
+  env: Env,
+  db: Db,
+  agent: AgentRow,
+  context: RunContext,
+): Promise<PreparedRun> {
   const config = agent.adapterConfig;
   const command = text(config.command);
   if (!command) throw new Error("adapterConfig.command is not set");

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { RunAssignment, RunnerFrame } from "../../bridge/src/runner-protocol";
-import { agentCredentialsChanged } from "../auth/agent-key-store";
 import { generateAgentKey } from "../auth/agent-key-format";
+import { agentCredentialsChanged } from "../auth/agent-key-store";
 import type { Db } from "../db/client";
 import { newId } from "../db/client";
 import {
@@ -229,13 +229,14 @@ export async function finishRun(env: Env, db: Db, runnerId: string, frame: Finis
     .from(heartbeatRuns)
     .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerId, runnerId)))
     .get();
-  if (!run || run.status !== "running") return;
+  if (run?.status !== "running") return;
   const now = Date.now();
   await db
     .update(heartbeatRuns)
     .set({ usage: frame.usage ?? null, costCents: frame.costCents ?? 0, heartbeatAt: now })
     .where(eq(heartbeatRuns.id, run.id));
-  if (frame.timedOut) return failRun(env, db, run, { status: "timed_out", errorReason: "timeout", exitCode: frame.exitCode });
+  if (frame.timedOut)
+    return failRun(env, db, run, { status: "timed_out", errorReason: "timeout", exitCode: frame.exitCode });
   if (frame.error) return failRun(env, db, run, { errorReason: frame.error, exitCode: frame.exitCode });
   if (frame.exitCode !== 0)
     return failRun(env, db, run, { errorReason: `exit code ${frame.exitCode}`, exitCode: frame.exitCode });

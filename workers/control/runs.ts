@@ -80,7 +80,11 @@ runRoutes.openapi(
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
-    const row = await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, c.req.valid("param").runId)).get();
+    const row = await db
+      .select()
+      .from(heartbeatRuns)
+      .where(eq(heartbeatRuns.id, c.req.valid("param").runId))
+      .get();
     const run = await ensureVisible(db, actor, row, "Run");
     return c.json({ ...runResource(run), logExcerpt: run.logExcerpt }, 200);
   },

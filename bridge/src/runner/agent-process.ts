@@ -50,7 +50,8 @@ function parseUsage(tail: string): Pick<ProcessOutcome, "usage" | "costCents"> {
 
 /** Splits text into frames no longer than the protocol allows. */
 function* frames(text: string): Generator<string> {
-  for (let at = 0; at < text.length; at += LOG_FRAME_MAX_CHARS) yield text.slice(at, at + LOG_FRAME_MAX_CHARS);
+  for (let at = 0; at < text.length; at += LOG_FRAME_MAX_CHARS)
+    yield text.slice(at, at + LOG_FRAME_MAX_CHARS);
 }
 
 export class AgentProcess {

@@ -103,7 +103,9 @@ export class AgentRunner {
   }
 
   private execute(run: RunAssignment): void {
-    const process = new AgentProcess(run, { onOutput: (stream, text) => this.output(run.runId, stream, text) });
+    const process = new AgentProcess(run, {
+      onOutput: (stream, text) => this.output(run.runId, stream, text),
+    });
     this.running.set(run.runId, process);
     this.options.log("info", "run started", { run: run.runId, agent: run.agentId, command: run.command });
     process.start().then((outcome) => {
