@@ -2,6 +2,7 @@
 // created after it loads, and the bridge's shared schemas (bridge/src/*) are built with plain zod.
 import "@hono/zod-openapi";
 import { createApp } from "./app";
+import { recomputeAllSpend } from "./control/cost-store";
 import { runnerCron } from "./control/heartbeat-timers";
 import { fireDueSchedules } from "./control/routine-scheduler";
 import { database } from "./db/client";
@@ -18,7 +19,12 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async scheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
+    const db = database(env.DB);
     await fireDueSchedules(env, controller.scheduledTime);
-    await runnerCron(env, database(env.DB), controller.scheduledTime);
+    await runnerCron(env, db, controller.scheduledTime);
+    // Stored monthly spend changes only with cost events; at the top of each hour it is recomputed,
+    // so a new month starts every agent and company at its real (zero) spend.
+    if (new Date(controller.scheduledTime).getUTCMinutes() === 0)
+      await recomputeAllSpend(db, controller.scheduledTime);
   },
 } satisfies ExportedHandler<Env>;

@@ -2,6 +2,8 @@
 // the agent (reason budget), cancels its queued runs, and its next wake is refused.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { recordCostEvent } from "../../workers/control/cost-record";
+import { database } from "../../workers/db/client";
 import { activityOf, boardUser, seedAgent, seedCompany, seedIssue } from "./control-helpers";
 import { call } from "./helpers";
 
@@ -145,5 +147,37 @@ describe("budget enforcement", () => {
       utilizationPercent: 85,
     });
     expect((await agentRow(agent.id))?.status).toBe("idle");
+  });
+
+  it("recordCostEvent (the runner's finish path) enforces the same stop", async () => {
+    const owner = await boardUser();
+    const company = await seedCompany(owner);
+    const agent = await seedAgent(company.id, { budgetMonthlyCents: 100 });
+    const row = await recordCostEvent(
+      env,
+      database(env.DB),
+      {
+        companyId: company.id,
+        agentId: agent.id,
+        issueId: null,
+        projectId: null,
+        heartbeatRunId: null,
+        provider: "runner",
+        model: null,
+        billingType: "unknown",
+        inputTokens: 0,
+        cachedInputTokens: 0,
+        outputTokens: 0,
+        costCents: 100,
+        occurredAt: Date.now(),
+      },
+      { type: "agent", agentId: agent.id, companyId: company.id },
+    );
+    expect(row.createdByAgentId).toBe(agent.id);
+    expect(await agentRow(agent.id)).toEqual({
+      status: "paused",
+      pause_reason: "budget",
+      spent_monthly_cents: 100,
+    });
   });
 });

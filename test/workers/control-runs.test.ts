@@ -165,6 +165,12 @@ describe("the runner link", () => {
       costCents: 3,
       usage: { inputTokens: 5 },
     });
+    const charged = await env.DB.prepare(
+      "SELECT e.cost_cents, e.input_tokens, a.spent_monthly_cents FROM cost_events e JOIN agents a ON a.id = e.agent_id WHERE e.heartbeat_run_id = ?",
+    )
+      .bind(ok.runId)
+      .first<Json>();
+    expect(charged).toEqual({ cost_cents: 3, input_tokens: 5, spent_monthly_cents: 3 });
 
     await mentionWake(board.headers, second.id, "Finisher");
     const lost = await claimOne(link);

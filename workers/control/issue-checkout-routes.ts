@@ -90,7 +90,11 @@ issueCheckoutRoutes.openapi(
       mutateIssue(c, issue.id, {
         kind: "checkout",
         actor: refOf(actor),
-        input: { agentId, runId: actor.type === "agent" ? actor.runId : null, expectedStatuses: body.expectedStatuses },
+        input: {
+          agentId,
+          runId: actor.type === "agent" ? actor.runId : null,
+          expectedStatuses: body.expectedStatuses,
+        },
       }),
     );
   },

@@ -15,6 +15,7 @@ import {
   issues,
 } from "../db/schema";
 import type { Env } from "../env";
+import { recordCostEvent } from "./cost-record";
 import { runEnvironment } from "./run-environment";
 import { wakeRefusal } from "./wakes";
 
@@ -235,6 +236,7 @@ export async function finishRun(env: Env, db: Db, runnerId: string, frame: Finis
     .update(heartbeatRuns)
     .set({ usage: frame.usage ?? null, costCents: frame.costCents ?? 0, heartbeatAt: now })
     .where(eq(heartbeatRuns.id, run.id));
+  if (frame.costCents) await chargeRun(env, db, run, frame, now);
   if (frame.timedOut)
     return failRun(env, db, run, { status: "timed_out", errorReason: "timeout", exitCode: frame.exitCode });
   if (frame.error) return failRun(env, db, run, { errorReason: frame.error, exitCode: frame.exitCode });
@@ -246,6 +248,46 @@ export async function finishRun(env: Env, db: Db, runnerId: string, frame: Finis
     .where(and(eq(heartbeatRuns.id, run.id), eq(heartbeatRuns.status, "running")))
     .returning({ id: heartbeatRuns.id });
   if (done) await revokeRunKey(env, db, run, now);
+}
+
+const usageCount = (usage: Record<string, unknown> | undefined, field: string): number => {
+  const value = usage?.[field];
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : 0;
+};
+
+/**
+ * A run's reported cost becomes a cost event of its agent, through the same path as POST
+ * …/cost-events, so it counts toward the monthly budget (and can pause the agent at 100 %).
+ */
+async function chargeRun(
+  env: Env,
+  db: Db,
+  run: HeartbeatRunRow,
+  frame: FinishFrame,
+  now: number,
+): Promise<void> {
+  const usage = frame.usage;
+  await recordCostEvent(
+    env,
+    db,
+    {
+      companyId: run.companyId,
+      agentId: run.agentId,
+      issueId: run.issueId,
+      projectId: null,
+      heartbeatRunId: run.id,
+      provider: typeof usage?.provider === "string" ? usage.provider : "local_runner",
+      model: typeof usage?.model === "string" ? usage.model : null,
+      billingType: "unknown",
+      inputTokens: usageCount(usage, "inputTokens"),
+      cachedInputTokens: usageCount(usage, "cachedInputTokens"),
+      outputTokens: usageCount(usage, "outputTokens"),
+      costCents: frame.costCents ?? 0,
+      occurredAt: now,
+    },
+    { type: "agent", agentId: run.agentId, companyId: run.companyId },
+    now,
+  );
 }
 
 /** Every run a runner held when its link dropped: failed as runner_lost, locks released. */
