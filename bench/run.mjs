@@ -10,7 +10,14 @@ const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS_FILE = path.join(BENCH_DIR, "results", "latest.json");
 
 /** Each file exports `name` and `run()`, which returns a summary with a boolean `clean`. */
-const BENCH_FILES = ["auth.mjs", "sessions.mjs", "messages.mjs", "webhooks.mjs", "control.mjs"];
+const BENCH_FILES = [
+  "auth.mjs",
+  "sessions.mjs",
+  "messages.mjs",
+  "webhooks.mjs",
+  "control.mjs",
+  "automation.mjs",
+];
 
 async function runBench(file) {
   console.log(`\n=== bench/${file} ===`);
