@@ -287,3 +287,59 @@ async function expectEventually(probe: () => Promise<boolean>, timeoutMs = 5000)
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+describe("assignment wakes", () => {
+  it("wake an agent given actionable work by someone else, once, and respect wakeOnDemand: false", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const agent = await seedAgent(company.id, { name: "Assignee" });
+    const quiet = await seedAgent(company.id, { name: "Quiet" });
+    await env.DB.prepare("UPDATE agents SET runtime_config = ? WHERE id = ?")
+      .bind(JSON.stringify({ heartbeat: { enabled: false, wakeOnDemand: false } }), quiet.id)
+      .run();
+    const runsOf = async (agentId: string) =>
+      (
+        await env.DB.prepare(
+          "SELECT status, invocation_source, wake_reason, issue_id, error_reason FROM heartbeat_runs WHERE agent_id = ? ORDER BY created_at",
+        )
+          .bind(agentId)
+          .all<Json>()
+      ).results;
+    const created = await call<Json>("POST", `/api/companies/${company.id}/issues`, {
+      headers: board.headers,
+      body: { title: "Assigned at birth", assigneeAgentId: agent.id },
+    });
+    expect(created.status).toBe(201);
+    expect(await runsOf(agent.id)).toEqual([
+      {
+        status: "queued",
+        invocation_source: "assignment",
+        wake_reason: "issue_assigned",
+        issue_id: created.body.id,
+        error_reason: null,
+      },
+    ]);
+    const backlog = await seedIssue(company, { status: "backlog" });
+    const planned = await call("PATCH", `/api/issues/${backlog.id}`, {
+      headers: board.headers,
+      body: { assigneeAgentId: agent.id },
+    });
+    expect(planned.status).toBe(200);
+    expect(await runsOf(agent.id)).toHaveLength(1); // backlog: planning, no wake
+    const own = await seedIssue(company, { status: "todo" });
+    const self = await call("PATCH", `/api/issues/${own.id}`, {
+      headers: agent.headers,
+      body: { assigneeAgentId: agent.id },
+    });
+    expect(self.status).toBe(200);
+    expect(await runsOf(agent.id)).toHaveLength(1); // it assigned itself
+    const handed = await call("PATCH", `/api/issues/${own.id}`, {
+      headers: board.headers,
+      body: { assigneeAgentId: quiet.id },
+    });
+    expect(handed.status).toBe(200);
+    expect(await runsOf(quiet.id)).toEqual([
+      expect.objectContaining({ status: "cancelled", error_reason: "agent_wake_on_demand_disabled" }),
+    ]);
+  });
+});

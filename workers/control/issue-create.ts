@@ -16,6 +16,7 @@ import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody 
 import { companyForActor, controlContext } from "./access";
 import { activityInsert } from "./activity";
 import { type ActorRef, authorColumns, refOf } from "./actor";
+import { assignmentWake } from "./assignment-wake";
 import { checkReferences } from "./issue-refs";
 import { issueResource } from "./issue-resource";
 import {
@@ -25,6 +26,7 @@ import {
   IssueWithLabelsSchema,
 } from "./issue-schemas";
 import type { Statement } from "./issue-store";
+import { wakeInsert } from "./wakes";
 
 export const issueCreateRoutes = createRouter();
 
@@ -136,6 +138,16 @@ async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
       now,
     ),
   );
+  const assigned = await assignmentWake(db, {
+    issueId: id,
+    companyId: company.id,
+    agentId: body.assigneeAgentId ?? null,
+    previousAgentId: null,
+    status: issue.status,
+    actor: issue.actor,
+    now,
+  });
+  if (assigned) statements.push(wakeInsert(db, assigned));
   const [bump, insert] = numberedIssueStatements(db, issue);
   const read = db.select().from(issues).where(eq(issues.id, id));
   // The read-back rides in the same batch: the row (number, identifier) as committed.

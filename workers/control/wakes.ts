@@ -35,8 +35,23 @@ export function wakeRefusal(agent: AgentRow): string | null {
  * The heartbeat-run row for one wake, unexecuted so it joins the caller's batch. A refused wake is
  * still recorded (status cancelled, with the reason) so "why did my agent not wake?" has an answer.
  */
+/** Wakes someone asked for, as opposed to the agent's own timer or the automation it is part of. */
+const ON_DEMAND_SOURCES = new Set(["on_demand", "mention", "assignment"]);
+
+/** runtimeConfig.heartbeat.wakeOnDemand: false means only timers, approvals and routines wake it. */
+function refusesOnDemand(agent: AgentRow): boolean {
+  const heartbeat = agent.runtimeConfig.heartbeat;
+  return (
+    heartbeat !== null &&
+    typeof heartbeat === "object" &&
+    (heartbeat as Record<string, unknown>).wakeOnDemand === false
+  );
+}
+
 export function wakeRun(agent: AgentRow, wake: WakeRequest, now = Date.now()): HeartbeatRunRow {
-  const refusal = wakeRefusal(agent);
+  const refusal =
+    wakeRefusal(agent) ??
+    (ON_DEMAND_SOURCES.has(wake.source) && refusesOnDemand(agent) ? "agent_wake_on_demand_disabled" : null);
   return {
     id: newId(),
     companyId: agent.companyId,

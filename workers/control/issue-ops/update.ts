@@ -4,6 +4,7 @@ import { ISSUE_PRIORITIES, type IssueRow, type IssueStatus, issueLabels, issues 
 import { unprocessable } from "../../http/errors";
 import { activityInsert } from "../activity";
 import { assertCeoMayStartWork } from "../approval-store";
+import { assignmentWake } from "../assignment-wake";
 import { assertMayCancel } from "../issue-cancel";
 import { commentResource } from "../issue-comment-resource";
 import { assertOneAssignee, checkReferences, type IssueReferences } from "../issue-refs";
@@ -11,6 +12,7 @@ import { issueResource } from "../issue-resource";
 import { commitBatch, labelIdsOf, type Statement } from "../issue-store";
 import { allowedUpdateTargets, isAllowedUpdateTransition, transitionTimestamps } from "../issue-transitions";
 import { mentionCandidates } from "../mentions";
+import { wakeInsert } from "../wakes";
 import { commentWrites } from "./comment";
 import type { IssueOpHandler, IssuePatch } from "./types";
 
@@ -182,6 +184,16 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
       ? undefined
       : commentWrites(db, { issue: next, actor, body: input.comment, now, companyAgents });
   if (comment) statements.push(...comment.statements);
+  const assigned = await assignmentWake(db, {
+    issueId: issue.id,
+    companyId: issue.companyId,
+    agentId: next.assigneeAgentId,
+    previousAgentId: issue.assigneeAgentId,
+    status: next.status,
+    actor,
+    now,
+  });
+  if (assigned) statements.push(wakeInsert(db, assigned));
   await commitBatch(db, statements);
 
   const body = { ...issueResource(next), labelIds: nextLabels };
