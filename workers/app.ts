@@ -1,5 +1,4 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
@@ -10,7 +9,6 @@ import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
 import { controlRoutes } from "./control/routes";
-import { runsQueued } from "./control/run-dispatch";
 import type { AppEnv } from "./env";
 import { autoRepliesRoutes } from "./gateway/auto-replies";
 import { botConfigRoutes } from "./gateway/bot-config";
@@ -31,7 +29,6 @@ import { webhooksRoutes } from "./gateway/webhooks";
 import { documentWebhookEvents } from "./gateway/webhooks-events";
 import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
-import { apiFamilyOf } from "./http/family";
 import { createRouter } from "./http/openapi";
 import { llmsPublicRoutes, llmsRoutes } from "./llms";
 import { systemRoutes } from "./system";
@@ -62,16 +59,6 @@ export const OPENAPI_CONFIG = {
   },
 };
 
-/**
- * Any successful control-plane write may have queued a heartbeat run (a mention, an assignment, an
- * approval decision, a routine run): connected runners are told to claim, after the response.
- */
-const nudgeRunnersAfterControlWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await next();
-  if (c.req.method === "GET" || c.res.status >= 400 || apiFamilyOf(c.req.path) !== "control") return;
-  c.executionCtx.waitUntil(runsQueued(c.env));
-};
-
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = createRouter();
 
@@ -83,7 +70,6 @@ export function createApp(): OpenAPIHono<AppEnv> {
   });
   app.use("/api/*", (c, next) => (UPLOAD_PATH.test(c.req.path) ? uploadLimit : jsonLimit)(c, next));
   app.use("/api/*", requireAuthentication);
-  app.use("/api/*", nudgeRunnersAfterControlWrites);
 
   app.route("/api", systemRoutes);
   app.route("/api/auth", webSessionRoutes);

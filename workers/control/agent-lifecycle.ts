@@ -11,6 +11,7 @@ import { activityInsert } from "./activity";
 import { type ActorRef, refOf } from "./actor";
 import { AgentParamSchema, AgentSchema, RunSchema } from "./agent-schemas";
 import { agentResource, agentWithCompany, authorize, commit } from "./agent-store";
+import { runsQueued } from "./run-dispatch";
 import { cancelQueuedRuns, runResource, wakeInsert, wakeRun } from "./wakes";
 
 /** Pause, resume, terminate (irreversible) and the manual heartbeat. */
@@ -206,6 +207,7 @@ agentLifecycleRoutes.openapi(
         errorReason: run.errorReason,
       }),
     ]);
+    if (run.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env));
     if (run.errorReason !== null)
       throw conflict(`Heartbeat not started: ${run.errorReason}`, {
         errorReason: run.errorReason,

@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../env";
 import { ApiError, titleOf } from "../http/errors";
 import type { IssueOperation } from "./issue-ops/types";
+import { runsQueued } from "./run-dispatch";
 
 /**
  * Runs a mutation in the issue's IssueDO and answers with its outcome. Call it only after the
@@ -19,6 +20,7 @@ export async function mutateIssue(
     const details: unknown = outcome.detailsJson === undefined ? undefined : JSON.parse(outcome.detailsJson);
     throw new ApiError(status, titleOf(status), outcome.error, details);
   }
+  if (outcome.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
   return c.body(outcome.json, outcome.status, { "content-type": "application/json" });
 }
 

@@ -26,6 +26,7 @@ import {
   IssueWithLabelsSchema,
 } from "./issue-schemas";
 import type { Statement } from "./issue-store";
+import { runsQueued } from "./run-dispatch";
 import { wakeInsert } from "./wakes";
 
 export const issueCreateRoutes = createRouter();
@@ -156,7 +157,7 @@ async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
     "The company's issue counter collided with an existing identifier; retry",
   );
   if (!row) throw notFound("Company not found");
-  return { row, labelIds };
+  return { row, labelIds, queuedRuns: assigned?.status === "queued" };
 }
 
 issueCreateRoutes.openapi(
@@ -194,6 +195,7 @@ issueCreateRoutes.openapi(
       actor: refOf(actor),
       now: Date.now(),
     });
+    if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
     return c.json({ ...issueResource(created.row), labelIds: created.labelIds }, 201);
   },
 );

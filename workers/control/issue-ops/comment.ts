@@ -15,6 +15,8 @@ export interface CommentWrite {
   /** The comment, the mention wakes and the activity row: join them to the caller's batch. */
   statements: Statement[];
   mentionedAgentIds: string[];
+  /** At least one mention wake was queued (not refused). */
+  queuedRuns: boolean;
 }
 
 /**
@@ -61,7 +63,7 @@ export function commentWrites(
       now,
     ),
   ];
-  return { comment, statements, mentionedAgentIds };
+  return { comment, statements, mentionedAgentIds, queuedRuns: wakes.some((run) => run.status === "queued") };
 }
 
 /** POST /issues/:id/comments: the comment, its mention wakes and the issue's updatedAt, in one batch. */
@@ -72,5 +74,5 @@ export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now
     ...write.statements,
     db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
   ]);
-  return { status: 201, body: commentResource(write.comment) };
+  return { status: 201, body: commentResource(write.comment), queuedRuns: write.queuedRuns };
 };

@@ -13,8 +13,8 @@ import type {
   IssueOperation,
   IssueOperationKind,
   IssueOpHandler,
+  IssueOpResult,
   IssueOutcome,
-  JsonValue,
 } from "./types";
 import { updateIssue } from "./update";
 
@@ -31,9 +31,7 @@ const HANDLERS: { [K in IssueOperationKind]: IssueOpHandler<K> } = {
 };
 
 /** The table's mapped type ties each handler to its kind; the lookup alone cannot express that. */
-type AnyIssueOpHandler = (
-  context: IssueOpContext<IssueOperationKind>,
-) => Promise<{ status: 200 | 201; body: JsonValue }>;
+type AnyIssueOpHandler = (context: IssueOpContext<IssueOperationKind>) => Promise<IssueOpResult>;
 
 const EXPECTED_STATUSES = new Set([400, 403, 404, 409, 422]);
 
@@ -52,7 +50,12 @@ export async function applyIssueOperation(
     const now = Date.now();
     const handler = HANDLERS[op.kind] as AnyIssueOpHandler;
     const result = await handler({ db, issue, op, now });
-    return { ok: true, status: result.status, json: JSON.stringify(result.body) };
+    return {
+      ok: true,
+      status: result.status,
+      json: JSON.stringify(result.body),
+      ...(result.queuedRuns ? { queuedRuns: true } : {}),
+    };
   } catch (error) {
     if (error instanceof ApiError && EXPECTED_STATUSES.has(error.status)) {
       return {

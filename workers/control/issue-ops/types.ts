@@ -58,7 +58,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
  * the response needs nothing else, and a recursive JSON type is too deep for the RPC typings.
  */
 export type IssueOutcome =
-  | { ok: true; status: 200 | 201; json: string }
+  | { ok: true; status: 200 | 201; json: string; queuedRuns?: boolean }
   | { ok: false; status: 400 | 403 | 404 | 409 | 422; error: string; detailsJson?: string };
 
 /** What an operation handler gets: the issue as read inside the DO's queue, fresh from D1. */
@@ -72,4 +72,11 @@ export interface IssueOpContext<K extends IssueOperationKind> {
 /** A handler commits with one `db.batch` and returns the success body; failures throw ApiError. */
 export type IssueOpHandler<K extends IssueOperationKind> = (
   context: IssueOpContext<K>,
-) => Promise<{ status: 200 | 201; body: JsonValue }>;
+) => Promise<IssueOpResult>;
+
+/** `queuedRuns`: the operation queued a heartbeat run, so runners should be nudged after the commit. */
+export interface IssueOpResult {
+  status: 200 | 201;
+  body: JsonValue;
+  queuedRuns?: boolean;
+}

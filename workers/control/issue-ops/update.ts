@@ -197,5 +197,9 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   await commitBatch(db, statements);
 
   const body = { ...issueResource(next), labelIds: nextLabels };
-  return { status: 200, body: comment ? { ...body, comment: commentResource(comment.comment) } : body };
+  return {
+    status: 200,
+    body: comment ? { ...body, comment: commentResource(comment.comment) } : body,
+    queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued",
+  };
 };
