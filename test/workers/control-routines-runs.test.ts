@@ -1,7 +1,11 @@
 // Routine runs: manual and api runs under each concurrency policy (execution issue + wake), signed
 // webhook fires (valid, bad, stale, replayed, rotated), and the run history.
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { dispatchRoutineRun } from "../../workers/control/routine-dispatch";
+import { database } from "../../workers/db/client";
+import { routines } from "../../workers/db/schema";
 import { activityOf } from "./control-helpers";
 import {
   addTrigger,
@@ -74,6 +78,31 @@ describe("manual runs and the concurrency policy", () => {
     await closeIssue(first.issueId ?? "");
     const third = await expectRun(tenant, routine.id, "issue_created");
     expect(third.issueId).not.toBe(first.issueId);
+  });
+
+  it("coalesce_if_active under simultaneous runs: exactly one execution issue, the rest coalesce", async () => {
+    const tenant = await routineTenant();
+    const routine = await createRoutine(tenant);
+    const row = await database(env.DB).select().from(routines).where(eq(routines.id, routine.id)).get();
+    if (!row) throw new Error("routine not stored");
+    // Straight into the dispatcher, all at once: every run reads "no open issue" before any commits.
+    const request = {
+      source: "api" as const,
+      triggerId: null,
+      scheduledFor: null,
+      payload: null,
+      actor: null,
+    };
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, () => dispatchRoutineRun(database(env.DB), row, request)),
+    );
+    expect(runs.map((run) => run.run.status).sort()).toEqual([
+      ...Array(5).fill("coalesced"),
+      "issue_created",
+    ]);
+    const issues = await executionIssues(routine.id);
+    expect(issues).toHaveLength(1);
+    expect(new Set(runs.map((run) => run.run.issueId))).toEqual(new Set([issues[0]?.id]));
   });
 
   it("skip_if_active: records a skipped run and wakes nobody", async () => {

@@ -55,6 +55,8 @@ export interface NewIssue {
   now: number;
   /** Execution issues of routines (routine-dispatch.ts): the routine that created the issue. */
   originRoutineId?: string | null;
+  /** The routine allows one open execution issue at a time (see issues.origin_exclusive). */
+  originExclusive?: boolean;
 }
 
 /**
@@ -70,6 +72,7 @@ function numberedInsert(db: Db, issue: NewIssue): Statement {
     companyId: sql`c.id`,
     issueNumber: sql`c.issue_counter`,
     identifier: sql`c.issue_prefix || '-' || c.issue_counter`,
+    originExclusive: sql`${issue.originExclusive ? 1 : 0}`,
   };
   const values: Partial<IssueRow> = {
     id: issue.id,

@@ -28,6 +28,8 @@ export function issueResource(row: IssueRow) {
     startedAt,
     completedAt,
     cancelledAt: isoOrNull(row.cancelledAt),
+    checkoutRunId: row.checkoutRunId,
+    originRoutineId: row.originRoutineId,
     started_at: startedAt,
     completed_at: completedAt,
     createdAt: new Date(row.createdAt).toISOString(),

@@ -118,6 +118,16 @@ export const IssueSchema = z
     startedAt: NullableTimestamp,
     completedAt: NullableTimestamp,
     cancelledAt: NullableTimestamp,
+    checkoutRunId: z
+      .string()
+      .nullable()
+      .openapi({
+        description: "The heartbeat run that checked it out with its run key (released if that run fails)",
+      }),
+    originRoutineId: z
+      .string()
+      .nullable()
+      .openapi({ description: "Execution issues: the routine that created it" }),
     started_at: NullableTimestamp,
     completed_at: NullableTimestamp,
     createdAt: Timestamp,

@@ -84,6 +84,7 @@ function executionIssueStatements(
     actor: request.actor,
     now,
     originRoutineId: routine.id,
+    originExclusive: routine.concurrencyPolicy !== "always_enqueue",
   });
   const activity = routineActivity(
     db,
@@ -142,17 +143,42 @@ function decide(
   return { status: "issue_created", issueId: newId(), createIssue: true, reason: null };
 }
 
+const errorText = (error: unknown): string =>
+  error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);
+
 /** A UNIQUE violation on `table` (D1 names the constraint's columns `table.column`). */
 export function violates(error: unknown, table: string): boolean {
-  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);
+  const text = errorText(error);
   return text.includes("UNIQUE constraint failed") && text.includes(`${table}.`);
 }
 
+/** Another run of the same routine created its one open execution issue first. */
+class ExecutionIssueTaken extends Error {}
+
+/**
+ * A run of the routine. Under coalesce_if_active and skip_if_active only one execution issue may be
+ * open; two runs that both saw none race to create it, the database lets one win
+ * (issues_open_routine_execution_uq), and the other decides again against the winner's issue.
+ */
 export async function dispatchRoutineRun(
   db: Db,
   routine: RoutineRow,
   request: RunRequest,
   now = Date.now(),
+): Promise<Dispatched> {
+  try {
+    return await dispatchOnce(db, routine, request, now);
+  } catch (error) {
+    if (!(error instanceof ExecutionIssueTaken)) throw error;
+    return dispatchOnce(db, routine, request, now);
+  }
+}
+
+async function dispatchOnce(
+  db: Db,
+  routine: RoutineRow,
+  request: RunRequest,
+  now: number,
 ): Promise<Dispatched> {
   const [agent, open] = await Promise.all([assigneeOf(db, routine), openExecutionIssue(db, routine.id)]);
   const decision = decide(routine, agent, open);
@@ -228,6 +254,8 @@ async function commit(db: Db, statements: Statement[]): Promise<void> {
   try {
     await db.batch([first, ...rest]);
   } catch (error) {
+    if (violates(error, "issues") && String(errorText(error)).includes("issues.origin_routine_id"))
+      throw new ExecutionIssueTaken();
     if (violates(error, "issues"))
       throw conflict("The company's issue counter collided with an existing identifier; retry");
     throw error;

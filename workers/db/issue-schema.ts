@@ -50,12 +50,21 @@ export const issues = sqliteTable(
     checkoutRunId: text("checkout_run_id"),
     /** Execution issues of routines: the routine that created it (null for ordinary issues). */
     originRoutineId: text("origin_routine_id"),
+    /**
+     * Created under a routine policy that allows one open execution issue at a time (coalesce_if_active,
+     * skip_if_active): the partial unique index below then refuses a second one, even from two runs that
+     * raced past the "is one open?" read.
+     */
+    originExclusive: integer("origin_exclusive", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("issues_checkout_run_idx").on(t.checkoutRunId),
     index("issues_origin_routine_idx").on(t.originRoutineId, t.status),
+    uniqueIndex("issues_open_routine_execution_uq")
+      .on(t.originRoutineId)
+      .where(sql`origin_exclusive = 1 AND status NOT IN ('done', 'cancelled')`),
     index("issues_company_priority_idx").on(t.companyId, t.priorityRank, t.createdAt),
     index("issues_company_status_idx").on(t.companyId, t.status),
     index("issues_assignee_agent_idx").on(t.assigneeAgentId, t.status),

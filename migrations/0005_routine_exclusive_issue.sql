@@ -1,0 +1,2 @@
+ALTER TABLE `issues` ADD `origin_exclusive` integer DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX `issues_open_routine_execution_uq` ON `issues` (`origin_routine_id`) WHERE origin_exclusive = 1 AND status NOT IN ('done', 'cancelled');
