@@ -118,12 +118,9 @@ export const IssueSchema = z
     startedAt: NullableTimestamp,
     completedAt: NullableTimestamp,
     cancelledAt: NullableTimestamp,
-    checkoutRunId: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "The heartbeat run that checked it out with its run key (released if that run fails)",
-      }),
+    checkoutRunId: z.string().nullable().openapi({
+      description: "The heartbeat run that checked it out with its run key (released if that run fails)",
+    }),
     originRoutineId: z
       .string()
       .nullable()
