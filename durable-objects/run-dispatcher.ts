@@ -4,11 +4,16 @@ import {
   claimNextRun,
   failRunnerRuns,
   finishRun,
+  logsComplete,
   recordLog,
   touchRuns,
 } from "../workers/control/run-lifecycle";
 import { database } from "../workers/db/client";
 import type { Env } from "../workers/env";
+
+type FinishFrame = Extract<RunnerFrame, { type: "finish" }>;
+/** How long a finish waits for output frames still on their way before it is applied anyway. */
+const FINISH_GRACE_MS = 5_000;
 
 interface RunnerLink {
   /** Fresh per connection: a bridge that reconnects never adopts runs of its previous link. */
@@ -25,6 +30,17 @@ interface RunnerLink {
  * the runs it held and releases their issues; the cron sweeps runs whose runner went silent.
  */
 export class RunDispatcher extends DurableObject<Env> {
+  /**
+   * Frames are handled one after another, in arrival order: each awaits D1, and input gates do not
+   * hold across those awaits, so without the queue two log frames could interleave their writes (a
+   * lost excerpt line) and a run's finish could overtake its last output.
+   */
+  #tail: Promise<unknown> = Promise.resolve();
+  /** Finishes that arrived before all of their run's output; applied when it lands, or after a grace. */
+  readonly #heldFinishes = new Map<
+    string,
+    { runnerId: string; frame: FinishFrame; timer: ReturnType<typeof setTimeout> }
+  >();
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const link: RunnerLink = {
@@ -62,7 +78,9 @@ export class RunDispatcher extends DurableObject<Env> {
     }
     const frame = RunnerFrameSchema.safeParse(parsed);
     if (!frame.success) return ws.close(1003, "unknown frame");
-    await this.handle(ws, link, frame.data);
+    const handled = this.#tail.then(() => this.handle(ws, link, frame.data));
+    this.#tail = handled.catch(() => undefined);
+    await handled;
   }
 
   private async handle(ws: WebSocket, link: RunnerLink, frame: RunnerFrame): Promise<void> {
@@ -73,14 +91,41 @@ export class RunDispatcher extends DurableObject<Env> {
         if (!run) return;
         ws.send(JSON.stringify({ type: "run", run } satisfies DispatcherFrame));
       }
-    } else if (frame.type === "log") await recordLog(db, link.runnerId, frame);
-    else if (frame.type === "heartbeat") await touchRuns(db, link.runnerId, frame.runIds);
-    else await finishRun(this.env, db, link.runnerId, frame);
+    } else if (frame.type === "log") {
+      await recordLog(db, link.runnerId, frame);
+      await this.#releaseHeldFinish(frame.runId, false);
+    } else if (frame.type === "heartbeat") await touchRuns(db, link.runnerId, frame.runIds);
+    else if (await logsComplete(db, frame.runId, frame.logFrames))
+      await finishRun(this.env, db, link.runnerId, frame);
+    else this.#holdFinish(link.runnerId, frame);
+  }
+
+  #holdFinish(runnerId: string, frame: FinishFrame): void {
+    const timer = setTimeout(() => {
+      const released = this.#tail.then(() => this.#releaseHeldFinish(frame.runId, true));
+      this.#tail = released.catch(() => undefined);
+    }, FINISH_GRACE_MS);
+    this.#heldFinishes.set(frame.runId, { runnerId, frame, timer });
+  }
+
+  /** Applies a held finish once its output is complete, or regardless when `force` (the grace ran out). */
+  async #releaseHeldFinish(runId: string, force: boolean): Promise<void> {
+    const held = this.#heldFinishes.get(runId);
+    if (!held) return;
+    const db = database(this.env.DB);
+    if (!force && !(await logsComplete(db, runId, held.frame.logFrames))) return;
+    clearTimeout(held.timer);
+    this.#heldFinishes.delete(runId);
+    await finishRun(this.env, db, held.runnerId, held.frame);
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
     const link = ws.deserializeAttachment() as RunnerLink | null;
-    if (link) await failRunnerRuns(this.env, database(this.env.DB), link.runnerId);
+    if (!link) return;
+    // After the frames already received: a finish sent just before the close still counts.
+    const failed = this.#tail.then(() => failRunnerRuns(this.env, database(this.env.DB), link.runnerId));
+    this.#tail = failed.catch(() => undefined);
+    await failed;
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {

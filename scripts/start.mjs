@@ -195,6 +195,7 @@ const FORWARDED_TIMING_VARS = [
   "SCHEDULER_RETRY_MS",
   "WEBHOOK_RETRY_SCHEDULE_MS",
   "WEBHOOK_ALLOWED_HOSTS",
+  "GITHUB_API_URL",
 ];
 
 /** Worker variables that follow the environment of `npm start` (`--var NAME:value`). */

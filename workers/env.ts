@@ -37,6 +37,8 @@ export interface Env {
   SECRETS_MASTER_KEY?: string;
   /** "1" enables the simulator control routes (`/api/sessions/{id}/simulate/*`). Never in production. */
   SIMULATOR?: string;
+  /** GitHub API base for `github` package sources (default https://api.github.com); tests use a mimic. */
+  GITHUB_API_URL?: string;
 }
 
 export type Variables = {

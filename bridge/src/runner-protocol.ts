@@ -26,6 +26,11 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
     runId: z.string().min(1).max(64),
     exitCode: z.number().int().nullable(),
     timedOut: z.boolean(),
+    /**
+     * How many log frames the runner sent for the run: frames can be delivered out of order, so the
+     * edge holds the finish back until it has them all (or a grace period passes).
+     */
+    logFrames: z.number().int().min(0),
     /** Why the process could not run at all (command not found, bad cwd …). */
     error: z.string().max(2000).optional(),
     /** From the last `PLATFORM_USAGE {json}` line the process printed, if any. */

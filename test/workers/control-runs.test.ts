@@ -122,7 +122,7 @@ describe("the runner link", () => {
     expect(held?.checkout_run_id).toBe(run.runId);
 
     link.send({ type: "log", runId: run.runId, seq: 0, stream: "stdout", text: "working\n" });
-    link.send({ type: "finish", runId: run.runId, exitCode: 2, timedOut: false });
+    link.send({ type: "finish", runId: run.runId, exitCode: 2, timedOut: false, logFrames: 1 });
     await expectEventually(async () => (await runRow(run.runId))?.status === "failed");
     expect(await runRow(run.runId)).toMatchObject({
       exit_code: 2,
@@ -154,6 +154,7 @@ describe("the runner link", () => {
       runId: ok.runId,
       exitCode: 0,
       timedOut: false,
+      logFrames: 0,
       usage: { inputTokens: 5 },
       costCents: 3,
     });
@@ -178,6 +179,37 @@ describe("the runner link", () => {
     await expectEventually(async () => (await runRow(lost.runId))?.status === "failed");
     expect((await runRow(lost.runId))?.error_reason).toBe("runner_lost");
   });
+
+  it("keeps every line of output in order, however fast the frames arrive, and the finish after them", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    await seedAgent(company.id, { name: "Chatty", adapterConfig: { command: "true" } });
+    const issue = await seedIssue(company, { status: "todo" });
+    await mentionWake(board.headers, issue.id, "Chatty");
+    const link = await runnerLink();
+    const run = await claimOne(link);
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i}\n`);
+    for (const [seq, text] of lines.entries())
+      link.send({ type: "log", runId: run.runId, seq, stream: "stdout", text });
+    link.send({ type: "finish", runId: run.runId, exitCode: 0, timedOut: false, logFrames: lines.length });
+    await expectEventually(async () => (await runRow(run.runId))?.status === "succeeded");
+    expect((await runRow(run.runId))?.log_excerpt).toBe(lines.join(""));
+  });
+
+  it("holds a finish whose output is still missing, and applies it after the grace period", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    await seedAgent(company.id, { name: "Lossy", adapterConfig: { command: "true" } });
+    const issue = await seedIssue(company, { status: "todo" });
+    await mentionWake(board.headers, issue.id, "Lossy");
+    const link = await runnerLink();
+    const run = await claimOne(link);
+    link.send({ type: "log", runId: run.runId, seq: 0, stream: "stdout", text: "first\n" });
+    link.send({ type: "finish", runId: run.runId, exitCode: 0, timedOut: false, logFrames: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await runRow(run.runId))?.status).toBe("running"); // waiting for frame 1
+    await expectEventually(async () => (await runRow(run.runId))?.status === "succeeded", 8_000);
+  }, 15_000);
 
   it("refuses at claim time a run whose agent was paused after it was queued", async () => {
     const board = await boardUser();

@@ -147,30 +147,51 @@ async function assignment(
 /** Appends output; the excerpt on the run row keeps the tail. Ignored for runs this runner does not hold. */
 export async function recordLog(db: Db, runnerId: string, frame: LogFrame): Promise<void> {
   const run = await db
-    .select({ logExcerpt: heartbeatRuns.logExcerpt })
+    .select({ id: heartbeatRuns.id })
     .from(heartbeatRuns)
     .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerId, runnerId)))
     .get();
   if (!run) return;
-  const excerpt = `${run.logExcerpt ?? ""}${frame.text}`.slice(-EXCERPT_CHARS);
   const now = Date.now();
-  const statements = [
-    db
-      .update(heartbeatRuns)
-      .set({ logExcerpt: excerpt, heartbeatAt: now })
-      .where(eq(heartbeatRuns.id, frame.runId)),
-  ] as const;
   if (frame.seq >= LOG_MAX_CHUNKS) {
-    await statements[0];
+    await db.update(heartbeatRuns).set({ heartbeatAt: now }).where(eq(heartbeatRuns.id, frame.runId));
     return;
   }
+  // Frames may arrive out of order: the excerpt is rebuilt from the newest chunks in seq order,
+  // so it is right once every frame has landed, whatever order they came in.
   await db.batch([
-    ...statements,
     db
       .insert(heartbeatRunLogChunks)
       .values({ runId: frame.runId, seq: frame.seq, stream: frame.stream, text: frame.text, createdAt: now })
       .onConflictDoNothing(),
+    db
+      .update(heartbeatRuns)
+      .set({ logExcerpt: excerptFromChunks(frame.runId), heartbeatAt: now })
+      .where(eq(heartbeatRuns.id, frame.runId)),
   ]);
+}
+
+/** Chunks that can fill the excerpt (each frame carries at most 16 KiB, usually far less). */
+const EXCERPT_CHUNKS = 64;
+
+const excerptFromChunks = (runId: string) => sql`(
+  SELECT substr(group_concat(text, ''), ${-EXCERPT_CHARS}) FROM (
+    SELECT text, seq FROM (
+      SELECT text, seq FROM heartbeat_run_log_chunks WHERE run_id = ${runId} ORDER BY seq DESC LIMIT ${EXCERPT_CHUNKS}
+    ) ORDER BY seq
+  )
+)`;
+
+/** Whether every log frame the runner says it sent for the run has been stored. */
+export async function logsComplete(db: Db, runId: string, logFrames: number): Promise<boolean> {
+  const expected = Math.min(logFrames, LOG_MAX_CHUNKS);
+  if (expected === 0) return true;
+  const row = await db
+    .select({ count: sql<number>`count(*)` })
+    .from(heartbeatRunLogChunks)
+    .where(eq(heartbeatRunLogChunks.runId, runId))
+    .get();
+  return (row?.count ?? 0) >= expected;
 }
 
 export async function touchRuns(db: Db, runnerId: string, runIds: string[]): Promise<void> {

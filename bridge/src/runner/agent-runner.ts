@@ -109,6 +109,7 @@ export class AgentRunner {
     this.running.set(run.runId, process);
     this.options.log("info", "run started", { run: run.runId, agent: run.agentId, command: run.command });
     process.start().then((outcome) => {
+      const logFrames = this.seq.get(run.runId) ?? 0;
       this.running.delete(run.runId);
       this.seq.delete(run.runId);
       this.options.log("info", "run finished", {
@@ -116,7 +117,7 @@ export class AgentRunner {
         exitCode: outcome.exitCode,
         timedOut: outcome.timedOut,
       });
-      this.send({ type: "finish", runId: run.runId, ...outcome });
+      this.send({ type: "finish", runId: run.runId, logFrames, ...outcome });
       this.claim();
     });
   }
