@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { boardUser, seedAgent } from "./control-helpers";
 import { HAND_WRITTEN, packageTenant, tableCounts } from "./control-packages-fixtures";
 import { call } from "./helpers";
@@ -84,6 +84,10 @@ const REJECTED: Array<[string, Record<string, unknown>, RegExp]> = [
   ["path traversal", { files: withFiles({ "../evil.md": "x" }) }, /\.\./],
 ];
 
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
 describe("company package import rejections", () => {
   it.each(REJECTED)("%s → 400 naming the problem, nothing written", async (_label, source, message) => {
     const t = await packageTenant();
@@ -95,6 +99,27 @@ describe("company package import rejections", () => {
       });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(JSON.stringify(res.body)).toMatch(message);
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("an oversize archive from a url source → 400, nothing written", async () => {
+    const t = await packageTenant();
+    const before = await tableCounts();
+    const oversize = 10 * 1024 * 1024 + 1;
+    vi.spyOn(globalThis, "fetch").mockImplementation(
+      async () => new Response(new Uint8Array(1024), { headers: { "content-length": String(oversize) } }),
+    );
+    for (const path of ["preview", "apply"]) {
+      const res = await call<ErrorBody>("POST", `/api/companies/${t.company.id}/imports/${path}`, {
+        headers: t.board.headers,
+        body: {
+          source: { type: "url", url: "http://127.0.0.1:9/pkg.tar.gz" },
+          target: { mode: "new_company" },
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error).toMatch(/larger than/);
     }
     expect(await tableCounts()).toEqual(before);
   });
