@@ -5,6 +5,7 @@ import { agentApiKeys } from "../db/schema";
 import type { Env } from "../env";
 import { agentKeyringTagOf, isWellFormedAgentKey } from "./agent-key-format";
 import { keyringTagFor } from "./api-key-format";
+import { keyringShard } from "./api-key-store";
 import { sha256Hex } from "./crypto";
 
 export interface AgentKeyLookup {
@@ -12,8 +13,6 @@ export interface AgentKeyLookup {
   /** A pending `last_used_at` write for `waitUntil`, at most once a minute per key. */
   touch?: Promise<unknown>;
 }
-
-const keyringShard = (env: Env, tag: string) => env.KEYRING.getByName(`keyring-${tag}`);
 
 /**
  * Resolves `Authorization: Bearer <agent key>` through the Keyring shard named in the key: memory on

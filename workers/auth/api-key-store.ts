@@ -13,7 +13,8 @@ export interface KeyLookup {
   touch?: Promise<unknown>;
 }
 
-const keyringShard = (env: Env, tag: string) => env.KEYRING.getByName(`keyring-${tag}`);
+/** The Keyring shard named by a key's tag (user keys and agent keys share the 256 shards). */
+export const keyringShard = (env: Env, tag: string) => env.KEYRING.getByName(`keyring-${tag}`);
 
 /** Resolves a presented key through its Keyring shard: memory on a hit, one D1 read on a miss. */
 export async function principalFromApiKey(env: Env, db: Db, presented: string): Promise<KeyLookup | null> {

@@ -2,12 +2,12 @@ import { and, desc, eq, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { newId } from "../db/client";
 import { type ActivityRow, activityLog, type JsonObject } from "../db/schema";
-import { type ActorRef, activityActor } from "./actor";
+import { type ActorRef, activityActor, type SystemActor } from "./actor";
 import { redactSecrets } from "./redact";
 
 export interface ActivityEntry {
   companyId: string;
-  actor: ActorRef;
+  actor: ActorRef | SystemActor;
   /** `<entity>.<verb>`, e.g. `issue.checked_out`, `agent.paused`. */
   action: string;
   entityType: string;

@@ -34,8 +34,15 @@ export const refOf = (actor: Actor): ActorRef =>
     ? { type: "board", userId: actor.userId }
     : { type: "agent", agentId: actor.agentId, companyId: actor.companyId };
 
+/** The platform itself acting (a schedule tick, the runner releasing a dead run's issue), named by part. */
+export interface SystemActor {
+  type: "system";
+  process: "routines" | "runner";
+}
+
 /** `{actorType, actorId}` as the activity log stores them. */
-export function activityActor(actor: ActorRef): { actorType: ActorType; actorId: string } {
+export function activityActor(actor: ActorRef | SystemActor): { actorType: ActorType; actorId: string } {
+  if (actor.type === "system") return { actorType: "system", actorId: actor.process };
   return actor.type === "board"
     ? { actorType: "user", actorId: actor.userId }
     : { actorType: "agent", actorId: actor.agentId };

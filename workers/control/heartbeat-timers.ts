@@ -4,7 +4,7 @@ import { type AgentRow, agents, issues } from "../db/schema";
 import type { Env } from "../env";
 import { runsQueued } from "./run-dispatch";
 import { sweepSilentRuns } from "./run-lifecycle";
-import { wakeInsert, wakeRefusal, wakeRun } from "./wakes";
+import { heartbeatSettings, wakeInsert, wakeRefusal, wakeRun } from "./wakes";
 
 /** Statuses of work an agent can act on when its timer fires. */
 const ACTIONABLE = ["todo", "in_progress", "blocked"] as const;
@@ -17,9 +17,7 @@ interface HeartbeatTimer {
 
 /** runtimeConfig.heartbeat {enabled, intervalSec}; null when the agent has no working timer. */
 export function timerOf(agent: Pick<AgentRow, "runtimeConfig">): HeartbeatTimer | null {
-  const heartbeat = agent.runtimeConfig.heartbeat;
-  if (heartbeat === null || typeof heartbeat !== "object") return null;
-  const { enabled, intervalSec } = heartbeat as Record<string, unknown>;
+  const { enabled, intervalSec } = heartbeatSettings(agent);
   if (enabled !== true || typeof intervalSec !== "number" || !Number.isFinite(intervalSec)) return null;
   return { enabled, intervalSec: Math.max(MIN_INTERVAL_SEC, Math.floor(intervalSec)) };
 }

@@ -1,8 +1,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { iso, newId } from "../db/client";
+import { iso } from "../db/client";
 import {
-  activityLog,
   type JsonObject,
   type RoutineRow,
   type RoutineRunRow,
@@ -14,7 +13,6 @@ import { forbidden, notFound } from "../http/errors";
 import { ensureVisible } from "./access";
 import { activityInsert } from "./activity";
 import type { Actor, ActorRef } from "./actor";
-import { redactSecrets } from "./redact";
 
 /** Loading, permission checks and rendering shared by the routine modules. */
 
@@ -124,17 +122,5 @@ export interface RoutineActivity {
 
 /** The activity insert for a routine mutation; system-initiated ones are logged as actor `system`. */
 export function routineActivity(db: Db, entry: RoutineActivity, now: number) {
-  const { actor, ...rest } = entry;
-  if (actor) return activityInsert(db, { ...rest, actor }, now);
-  return db.insert(activityLog).values({
-    id: newId(),
-    companyId: entry.companyId,
-    actorType: "system",
-    actorId: "routines",
-    action: entry.action,
-    entityType: entry.entityType,
-    entityId: entry.entityId,
-    details: redactSecrets(entry.details ?? {}),
-    createdAt: now,
-  });
+  return activityInsert(db, { ...entry, actor: entry.actor ?? { type: "system", process: "routines" } }, now);
 }

@@ -39,13 +39,12 @@ export function wakeRefusal(agent: AgentRow): string | null {
 const ON_DEMAND_SOURCES = new Set(["on_demand", "mention", "assignment"]);
 
 /** runtimeConfig.heartbeat.wakeOnDemand: false means only timers, approvals and routines wake it. */
-function refusesOnDemand(agent: AgentRow): boolean {
+const refusesOnDemand = (agent: AgentRow): boolean => heartbeatSettings(agent).wakeOnDemand === false;
+
+/** `runtimeConfig.heartbeat` as stored (free-form JSON): its fields, each only if present. */
+export function heartbeatSettings(agent: Pick<AgentRow, "runtimeConfig">): Record<string, unknown> {
   const heartbeat = agent.runtimeConfig.heartbeat;
-  return (
-    heartbeat !== null &&
-    typeof heartbeat === "object" &&
-    (heartbeat as Record<string, unknown>).wakeOnDemand === false
-  );
+  return heartbeat !== null && typeof heartbeat === "object" ? (heartbeat as Record<string, unknown>) : {};
 }
 
 export function wakeRun(agent: AgentRow, wake: WakeRequest, now = Date.now()): HeartbeatRunRow {

@@ -1,8 +1,7 @@
 import { eq } from "drizzle-orm";
-import { newId } from "../../db/client";
-import { activityLog, type IssueStatus, issues } from "../../db/schema";
+import { type IssueStatus, issues } from "../../db/schema";
+import { activityInsert } from "../activity";
 import { issueResource } from "../issue-resource";
-import { redactSecrets } from "../redact";
 import type { IssueOpHandler } from "./types";
 
 /**
@@ -23,26 +22,26 @@ export const releaseRunLock: IssueOpHandler<"releaseRun"> = async ({ db, issue, 
     checkoutRunId: null,
     updatedAt: now,
   };
-  const details = redactSecrets({
-    previousStatus: issue.status,
-    status,
-    previousAssigneeAgentId: issue.assigneeAgentId,
-    runId: op.runId,
-    reason: op.reason,
-  });
   await db.batch([
     db.update(issues).set(changes).where(eq(issues.id, issue.id)),
-    db.insert(activityLog).values({
-      id: newId(),
-      companyId: issue.companyId,
-      actorType: "system",
-      actorId: "runner",
-      action: "issue.released",
-      entityType: "issue",
-      entityId: issue.id,
-      details,
-      createdAt: now,
-    }),
+    activityInsert(
+      db,
+      {
+        companyId: issue.companyId,
+        actor: { type: "system", process: "runner" },
+        action: "issue.released",
+        entityType: "issue",
+        entityId: issue.id,
+        details: {
+          previousStatus: issue.status,
+          status,
+          previousAssigneeAgentId: issue.assigneeAgentId,
+          runId: op.runId,
+          reason: op.reason,
+        },
+      },
+      now,
+    ),
   ]);
   return { status: 200, body: issueResource({ ...issue, ...changes }) };
 };
