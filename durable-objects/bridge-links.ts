@@ -4,6 +4,19 @@ export interface LinkAttachment {
   epoch: number;
 }
 
+/** What a SessionDO remembers on each dashboard viewer's WebSocket: viewers only listen. */
+export interface ViewerAttachment {
+  viewer: true;
+}
+
+/** The tag of viewer sockets. A bridge could be named this too: links are told apart by attachment. */
+export const VIEWER_TAG = "dashboard-viewer";
+
+export function isViewer(ws: WebSocket): boolean {
+  const attachment = ws.deserializeAttachment() as Partial<ViewerAttachment> | null;
+  return attachment?.viewer === true;
+}
+
 /** The open link of the current lease holder, ignoring `except` (a socket that is closing). */
 export function findLiveLink(
   ctx: DurableObjectState,
@@ -19,8 +32,33 @@ export function findLiveLink(
   return null;
 }
 
+/** Closes every bridge link; viewers stay (they watch the session, not the lease). */
 export function closeAllLinks(ctx: DurableObjectState, code: number, reason: string): void {
   for (const ws of ctx.getWebSockets()) {
+    if (isViewer(ws)) continue;
+    try {
+      ws.close(code, reason);
+    } catch {
+      // already closing
+    }
+  }
+}
+
+/** Sends `text` to every open viewer socket; one that has gone away is skipped. */
+export function broadcastToViewers(ctx: DurableObjectState, text: string): void {
+  for (const ws of ctx.getWebSockets(VIEWER_TAG)) {
+    if (!isViewer(ws) || ws.readyState !== WebSocket.OPEN) continue;
+    try {
+      ws.send(text);
+    } catch {
+      // closing; its close handler cleans up
+    }
+  }
+}
+
+export function closeAllViewers(ctx: DurableObjectState, code: number, reason: string): void {
+  for (const ws of ctx.getWebSockets(VIEWER_TAG)) {
+    if (!isViewer(ws)) continue;
     try {
       ws.close(code, reason);
     } catch {

@@ -13,7 +13,16 @@ import {
 import type { SessionState } from "../workers/db/schema";
 import type { Env } from "../workers/env";
 import { BridgeCommands, failureStatusOf } from "./bridge-commands";
-import { closeAllLinks, findLiveLink, type LinkAttachment } from "./bridge-links";
+import {
+  broadcastToViewers,
+  closeAllLinks,
+  closeAllViewers,
+  findLiveLink,
+  isViewer,
+  type LinkAttachment,
+  VIEWER_TAG,
+  type ViewerAttachment,
+} from "./bridge-links";
 import { failure, type Outcome } from "./messaging/context";
 import type { StoredMedia } from "./messaging/media-store";
 import { readMedia } from "./messaging/media-store";
@@ -40,6 +49,15 @@ export interface SessionSnapshot {
   counts: SessionCounts;
 }
 
+/** What a dashboard viewer is told on connect and after every lifecycle change. */
+export interface SessionView {
+  type: "session";
+  state: SessionState;
+  status: ReturnType<typeof statusOf>;
+  qrImage: string | null;
+  me: SessionRecord["me"];
+}
+
 const notReady = (detail: string): Outcome<never> => failure(503, detail);
 
 /**
@@ -52,6 +70,7 @@ export class SessionDO extends DurableObject<Env> {
   private storage: SessionStorage;
   private readonly commands = new BridgeCommands();
   private messaging: SessionMessaging;
+  private lastViewSent = "";
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -212,6 +231,7 @@ export class SessionDO extends DurableObject<Env> {
     this.bind(sessionId);
     if (this.liveLink()) await this.command("logout", {});
     await this.release();
+    closeAllViewers(this.ctx, 1000, "session deleted");
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.storage = new SessionStorage(this.ctx.storage.sql);
@@ -245,11 +265,15 @@ export class SessionDO extends DurableObject<Env> {
 
   // ── The bridge's session socket ────────────────────────────────────────────────────────────
 
-  /** WebSocket upgrade from a bridge; the Worker has already checked its token. */
+  /**
+   * WebSocket upgrade from a bridge (the Worker has already checked its token), or from a dashboard
+   * viewer at `/watch/<id>` (the Worker has already checked the caller may see the session).
+   */
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const bridge = url.searchParams.get("bridge") ?? "";
     this.bind(decodeURIComponent(url.pathname.split("/").pop() ?? ""));
+    if (url.pathname.startsWith("/watch/")) return this.acceptViewer();
+    const bridge = url.searchParams.get("bridge") ?? "";
     const record = this.storage.read();
     if (!record.leaseBridge || record.leaseBridge !== bridge) {
       return new Response("Another bridge holds this session, or none is assigned", { status: 409 });
@@ -274,6 +298,7 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (isViewer(ws)) return; // viewers only listen
     const text = typeof message === "string" ? message : new TextDecoder().decode(message);
     const frame = parseFrame(BridgeToSessionSchema, text);
     const record = this.storage.read();
@@ -304,11 +329,35 @@ export class SessionDO extends DurableObject<Env> {
     } catch {
       // already closed
     }
-    await this.onLinkLost(ws);
+    if (!isViewer(ws)) await this.onLinkLost(ws);
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    await this.onLinkLost(ws);
+    if (!isViewer(ws)) await this.onLinkLost(ws);
+  }
+
+  // ── Dashboard viewers ──────────────────────────────────────────────────────────────────────
+
+  /** A hibernatable socket that receives the session's view now and after every change. */
+  private acceptViewer(): Response {
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server, [VIEWER_TAG]);
+    server.serializeAttachment({ viewer: true } satisfies ViewerAttachment);
+    server.send(JSON.stringify(this.view()));
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  private view(): SessionView {
+    const { state, qrImage, me } = this.storage.read();
+    return { type: "session", state, status: statusOf(state), qrImage, me };
+  }
+
+  /** Tells viewers the view if it changed since the last time (writes that touch no visible field are quiet). */
+  private tellViewers(): void {
+    const text = JSON.stringify(this.view());
+    if (text === this.lastViewSent) return;
+    this.lastViewSent = text;
+    broadcastToViewers(this.ctx, text);
   }
 
   // ── internals ──────────────────────────────────────────────────────────────────────────────
@@ -327,6 +376,7 @@ export class SessionDO extends DurableObject<Env> {
     this.storage.write({ ...patch, lastSeq: seq, stateBeforeLinkLoss: null });
     this.messaging.connectionChanged(record, this.storage.read());
     this.send(ws, { type: "ack", seq }); // held by the output gate until the writes above are durable
+    this.tellViewers();
     if (patch.state !== undefined) await this.mirror();
     if (patch.state !== undefined && RESTING_STATES.has(patch.state)) await this.release();
   }
@@ -367,6 +417,7 @@ export class SessionDO extends DurableObject<Env> {
     const before = this.storage.read();
     this.storage.write(patch);
     this.messaging.connectionChanged(before, this.storage.read());
+    this.tellViewers();
     await this.mirror();
   }
 

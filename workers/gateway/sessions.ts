@@ -175,6 +175,46 @@ sessionRoutes.openapi(
   },
 );
 
+/** A cross-site page must not open a socket with the user's cookie (cross-site WebSocket hijacking). */
+function isSameOriginOrNone(c: Context<AppEnv>): boolean {
+  const origin = c.req.header("Origin");
+  return origin === undefined || origin === new URL(c.req.url).origin;
+}
+
+sessionRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}/events",
+    tags,
+    summary: "Live session state over a WebSocket (what the dashboard's pairing page listens to)",
+    description:
+      'Upgrade to a WebSocket. The server sends `{type:"session", state, status, qrImage, me}` at once ' +
+      "and after every change: each new QR, connected (with `me`), disconnected. Messages from the client are " +
+      "ignored. Authenticated like every route (the cookie from a browser); a cross-site `Origin` is 403.",
+    security: authenticated,
+    request: { params: SessionIdParamsSchema },
+    responses: {
+      101: { description: "Switching protocols; the session's view follows" },
+      403: errorResponse("Cross-site Origin"),
+      404: sessionErrors[404],
+      426: errorResponse("Not a WebSocket upgrade"),
+    },
+  }),
+  async (c) => {
+    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket")
+      throw new ApiError(426, "Upgrade required", "Open this URL as a WebSocket");
+    if (!isSameOriginOrNone(c)) throw new ApiError(403, "Forbidden", "Cross-site WebSocket refused");
+    const db = database(c.env.DB);
+    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const upgraded = await stubFor(c, session.id).fetch(
+      new Request(`https://session/watch/${encodeURIComponent(session.id)}`, {
+        headers: { Upgrade: "websocket" },
+      }),
+    );
+    return upgraded;
+  },
+);
+
 sessionRoutes.openapi(
   createRoute({
     method: "get",
