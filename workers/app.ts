@@ -9,6 +9,7 @@ import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
 import { controlRoutes } from "./control/routes";
+import { createDashboard } from "./dashboard";
 import type { AppEnv } from "./env";
 import { autoRepliesRoutes } from "./gateway/auto-replies";
 import { botConfigRoutes } from "./gateway/bot-config";
@@ -125,7 +126,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
       renderDocsPage(app.getOpenAPI31Document(OPENAPI_CONFIG) as unknown as Record<string, unknown>),
     );
   });
-  app.get("/", (c) => c.redirect("/api/docs"));
+  // Last: the dashboard owns every path the API, the bridges and /llms do not.
+  app.route(
+    "/",
+    createDashboard(async (request, env, ctx) => app.fetch(request, env, ctx)),
+  );
 
   app.notFound(handleNotFound);
   app.onError(handleError);

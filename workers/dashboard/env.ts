@@ -1,0 +1,25 @@
+import type { ExecutionContext, Hono } from "hono";
+import type { PublicUser } from "../auth/principal";
+import type { Env } from "../env";
+import type { ApiClient } from "./api-client";
+
+/** Form fields of a dashboard POST, already checked for the CSRF token (`_csrf` removed). */
+export type FormFields = Record<string, string>;
+
+export type DashboardVariables = {
+  requestId: string;
+  /** The signed-in user (every dashboard page but /login). */
+  viewer: PublicUser;
+  /** The CSRF token of the viewer's web session: every form carries it as `_csrf`. */
+  csrf: string;
+  /** The service's own API, called in-process as the viewer (see api-client.ts). */
+  api: ApiClient;
+  /** The parsed body of a POST (set by the CSRF middleware). */
+  form: FormFields;
+};
+
+export type DashboardEnv = { Bindings: Env; Variables: DashboardVariables };
+export type DashboardApp = Hono<DashboardEnv>;
+
+/** Runs a request through the whole API app (its middleware included), in the same isolate. */
+export type ApiFetch = (request: Request, env: Env, ctx: ExecutionContext) => Promise<Response>;

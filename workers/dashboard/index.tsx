@@ -1,0 +1,181 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { getCookie } from "hono/cookie";
+import {
+  csrfTokenFor,
+  isValidCsrfToken,
+  principalFromSessionToken,
+  SESSION_COOKIE,
+} from "../auth/session-store";
+import { database } from "../db/client";
+import { createApiClient, PageError } from "./api-client";
+import { apiKeyPage } from "./api-key-page";
+import { approvalPages } from "./approval-pages";
+import { registerAssets } from "./assets";
+import { authPages } from "./auth-pages";
+import { companyPages } from "./company-pages";
+import { costPage } from "./cost-page";
+import type { ApiFetch, DashboardEnv, FormFields } from "./env";
+import { homePage } from "./home-page";
+import { issueBoardPage } from "./issue-board-page";
+import { issuePage } from "./issue-page";
+import { orgPage } from "./org-page";
+import { pairingPage } from "./pairing-page";
+import { render, renderBare } from "./render";
+import { routinePages } from "./routine-pages";
+import { sessionPages } from "./session-pages";
+import { userPages } from "./user-pages";
+import { webhookPages } from "./webhook-pages";
+
+/** Paths the API, the bridges and the agent guidance own; everything else is the dashboard's. */
+const NOT_DASHBOARD = /^\/(api|bridge|llms)(\/|$)/;
+const PUBLIC_PAGES = /^\/(login$|assets\/)/;
+const FORM_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export const isDashboardPath = (path: string) => !NOT_DASHBOARD.test(path);
+
+/** Only for dashboard paths: the dashboard is mounted at `/` and must not touch the API's requests. */
+function onDashboardPaths(handler: MiddlewareHandler<DashboardEnv>): MiddlewareHandler<DashboardEnv> {
+  return (c, next) => (isDashboardPath(c.req.path) ? handler(c, next) : next());
+}
+
+/**
+ * Scripts, styles and connections from this origin only; no inline script or style, no framing.
+ * `img-src data:` admits the QR code, which the SessionDO keeps as a PNG data URL.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join("; ");
+
+const securityHeaders: MiddlewareHandler<DashboardEnv> = async (c, next) => {
+  await next();
+  c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+  c.header("Referrer-Policy", "same-origin");
+  if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+};
+
+const limitForms = bodyLimit({
+  maxSize: FORM_BODY_LIMIT_BYTES,
+  onError: (c) => c.text("The form is larger than 1 MiB", 413),
+});
+
+/** Signed-in pages only: anyone else goes to the sign-in page and comes back after. */
+function requireViewer(apiFetch: ApiFetch): MiddlewareHandler<DashboardEnv> {
+  return async (c, next) => {
+    if (PUBLIC_PAGES.test(c.req.path)) return next();
+    const token = getCookie(c, SESSION_COOKIE);
+    const principal = token ? await principalFromSessionToken(database(c.env.DB), token) : null;
+    if (!token || !principal) {
+      if (c.req.method !== "GET") return c.redirect("/login", 303);
+      const url = new URL(c.req.url);
+      return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
+    }
+    const csrf = await csrfTokenFor(token);
+    c.set("viewer", principal.user);
+    c.set("csrf", csrf);
+    c.set("api", createApiClient(c, apiFetch, csrf));
+    return next();
+  };
+}
+
+/** Every signed-in form carries `_csrf`; a POST without the viewer's token changes nothing. */
+const requireFormToken: MiddlewareHandler<DashboardEnv> = async (c, next) => {
+  if (c.req.method !== "POST" || PUBLIC_PAGES.test(c.req.path)) return next();
+  const body = await c.req.parseBody();
+  const fields: FormFields = {};
+  for (const [name, value] of Object.entries(body)) if (typeof value === "string") fields[name] = value;
+  const token = getCookie(c, SESSION_COOKIE) ?? "";
+  if (!(await isValidCsrfToken(token, fields._csrf))) {
+    throw new PageError(
+      403,
+      "The form expired or did not come from this site. Reload the page and try again.",
+    );
+  }
+  delete fields._csrf;
+  c.set("form", fields);
+  return next();
+};
+
+function ErrorBody({ message, status }: { message: string; status: number }) {
+  return (
+    <div class="panel">
+      <p role="alert">{message}</p>
+      <p class="muted">Status {status}.</p>
+      <p>
+        <a href="/">Back to the start page</a>
+      </p>
+    </div>
+  );
+}
+
+const TITLES: Record<number, string> = {
+  400: "Bad request",
+  403: "Not allowed",
+  404: "Not found",
+  409: "Conflict",
+  422: "Not possible",
+  429: "Slow down",
+  500: "Something went wrong",
+  503: "Not available right now",
+};
+
+function renderErrorPage(error: Error, c: Context<DashboardEnv>) {
+  const status = error instanceof PageError ? error.status : 500;
+  if (!(error instanceof PageError)) {
+    console.error(
+      JSON.stringify({ level: "error", msg: "dashboard error", path: c.req.path, error: String(error) }),
+    );
+  }
+  const message =
+    error instanceof PageError ? error.message : "An unexpected error occurred; it has been logged.";
+  const props = {
+    title: TITLES[status] ?? "Error",
+    children: <ErrorBody message={message} status={status} />,
+  };
+  return c.var.viewer ? render(c, props, status) : renderBare(c, props, status);
+}
+
+/**
+ * The dashboard: server-rendered pages (hono/jsx) under `/`, behind the same web session as the API.
+ * Pages read and write through the API in-process (api-client.ts); see docs/dashboard.md.
+ */
+export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
+  const dashboard = new Hono<DashboardEnv>();
+  dashboard.use("*", onDashboardPaths(securityHeaders));
+  dashboard.use("*", onDashboardPaths(limitForms));
+  dashboard.use("*", onDashboardPaths(requireViewer(apiFetch)));
+  dashboard.use("*", onDashboardPaths(requireFormToken));
+
+  registerAssets(dashboard);
+  dashboard.route("/", authPages(apiFetch));
+  dashboard.route("/", homePage);
+  // Gateway
+  dashboard.route("/", sessionPages);
+  dashboard.route("/", pairingPage);
+  dashboard.route("/", webhookPages);
+  dashboard.route("/", apiKeyPage);
+  dashboard.route("/", userPages);
+  // Board
+  dashboard.route("/", companyPages);
+  dashboard.route("/", orgPage);
+  dashboard.route("/", issueBoardPage);
+  dashboard.route("/", issuePage);
+  dashboard.route("/", approvalPages);
+  dashboard.route("/", costPage);
+  dashboard.route("/", routinePages);
+
+  dashboard.all("*", (c) => {
+    if (!isDashboardPath(c.req.path)) return c.notFound();
+    throw new PageError(404, `There is no page at ${c.req.path}.`);
+  });
+  dashboard.onError(renderErrorPage);
+  return dashboard;
+}

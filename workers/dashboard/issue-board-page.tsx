@@ -1,0 +1,4 @@
+import { Hono } from "hono";
+import type { DashboardEnv } from "./env";
+
+export const issueBoardPage = new Hono<DashboardEnv>();

@@ -1,0 +1,240 @@
+import type { Child } from "hono/jsx";
+import type { FieldErrors } from "./api-client";
+
+/**
+ * What a form shows: the values to put back and the server's messages per field. A failed submit
+ * re-renders the page with both, so nothing typed is lost and each message sits next to its field.
+ */
+export interface FormState {
+  values: Record<string, string>;
+  errors: FieldErrors;
+}
+
+export const blankForm = (values: Record<string, string> = {}): FormState => ({ values, errors: {} });
+
+const fieldId = (name: string) => `field-${name.replace(/[^\w-]/g, "-")}`;
+export const errorId = (name: string) => `${fieldId(name)}-error`;
+
+function FieldError({ name, message }: { name: string; message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p class="field-error" id={errorId(name)}>
+      {message}
+    </p>
+  );
+}
+
+/** The accessible wiring of an input: its id, and the error it is described by when there is one. */
+function inputAttributes(form: FormState, name: string, hintId?: string) {
+  const error = form.errors[name];
+  const describedBy = [error ? errorId(name) : null, hintId ?? null].filter(Boolean).join(" ");
+  return {
+    id: fieldId(name),
+    name,
+    "aria-invalid": error ? ("true" as const) : undefined,
+    "aria-describedby": describedBy || undefined,
+  };
+}
+
+interface FieldProps {
+  form: FormState;
+  name: string;
+  label: string;
+  hint?: string;
+  required?: boolean;
+}
+
+export function Field(
+  props: FieldProps & {
+    type?: "text" | "email" | "password" | "url" | "number" | "tel" | "datetime-local" | "search";
+    autocomplete?: string;
+    placeholder?: string;
+    min?: string;
+    step?: string;
+  },
+) {
+  const hintId = props.hint ? `${fieldId(props.name)}-hint` : undefined;
+  return (
+    <div class="field">
+      <label for={fieldId(props.name)}>{props.label}</label>
+      {props.hint && (
+        <span class="hint" id={hintId}>
+          {props.hint}
+        </span>
+      )}
+      <input
+        {...inputAttributes(props.form, props.name, hintId)}
+        type={props.type ?? "text"}
+        value={props.type === "password" ? undefined : (props.form.values[props.name] ?? "")}
+        required={props.required}
+        autocomplete={props.autocomplete}
+        placeholder={props.placeholder}
+        min={props.min}
+        step={props.step}
+      />
+      <FieldError name={props.name} message={props.form.errors[props.name]} />
+    </div>
+  );
+}
+
+export function TextAreaField(props: FieldProps & { rows?: number }) {
+  const hintId = props.hint ? `${fieldId(props.name)}-hint` : undefined;
+  return (
+    <div class="field">
+      <label for={fieldId(props.name)}>{props.label}</label>
+      {props.hint && (
+        <span class="hint" id={hintId}>
+          {props.hint}
+        </span>
+      )}
+      <textarea
+        {...inputAttributes(props.form, props.name, hintId)}
+        required={props.required}
+        rows={props.rows}
+      >
+        {props.form.values[props.name] ?? ""}
+      </textarea>
+      <FieldError name={props.name} message={props.form.errors[props.name]} />
+    </div>
+  );
+}
+
+export interface Option {
+  value: string;
+  label: string;
+}
+
+export function SelectField(props: FieldProps & { options: readonly Option[] }) {
+  const hintId = props.hint ? `${fieldId(props.name)}-hint` : undefined;
+  const current = props.form.values[props.name] ?? "";
+  return (
+    <div class="field">
+      <label for={fieldId(props.name)}>{props.label}</label>
+      {props.hint && (
+        <span class="hint" id={hintId}>
+          {props.hint}
+        </span>
+      )}
+      <select {...inputAttributes(props.form, props.name, hintId)} required={props.required}>
+        {props.options.map((option) => (
+          <option value={option.value} selected={option.value === current}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      <FieldError name={props.name} message={props.form.errors[props.name]} />
+    </div>
+  );
+}
+
+export function CheckboxField(props: Omit<FieldProps, "required">) {
+  const checked = ["on", "true", "1"].includes(props.form.values[props.name] ?? "");
+  return (
+    <div class="field">
+      <label>
+        <input {...inputAttributes(props.form, props.name)} type="checkbox" value="on" checked={checked} />{" "}
+        {props.label}
+      </label>
+      {props.hint && <span class="hint">{props.hint}</span>}
+      <FieldError name={props.name} message={props.form.errors[props.name]} />
+    </div>
+  );
+}
+
+/**
+ * A POST form with the CSRF token. A message that belongs to no field (`_form`) is shown at its top
+ * as an alert, so screen readers announce it after the failed submit.
+ */
+export function Form(props: {
+  action: string;
+  csrf: string;
+  form?: FormState;
+  class?: string;
+  label?: string;
+  confirm?: string;
+  children?: Child;
+}) {
+  const general = props.form?.errors._form;
+  return (
+    <form
+      method="post"
+      action={props.action}
+      class={props.class ?? "stack"}
+      aria-label={props.label}
+      data-confirm={props.confirm}
+      novalidate
+    >
+      <input type="hidden" name="_csrf" value={props.csrf} />
+      {general && (
+        <p class="alert" role="alert" id={errorId("_form")}>
+          {general}
+        </p>
+      )}
+      {props.children}
+    </form>
+  );
+}
+
+/** A one-button form (start, stop, approve, redeliver). */
+export function ActionButton(props: {
+  action: string;
+  csrf: string;
+  label: string;
+  variant?: "secondary" | "danger";
+  confirm?: string;
+  hidden?: Record<string, string>;
+}) {
+  return (
+    <form method="post" action={props.action} class="inline" data-confirm={props.confirm}>
+      <input type="hidden" name="_csrf" value={props.csrf} />
+      {Object.entries(props.hidden ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={props.variant}>
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+const TONES: Record<string, "ok" | "warn" | "danger" | "neutral"> = {
+  Connected: "ok",
+  connected: "ok",
+  done: "ok",
+  succeeded: "ok",
+  approved: "ok",
+  active: "ok",
+  idle: "ok",
+  running: "warn",
+  in_progress: "warn",
+  in_review: "warn",
+  pending: "warn",
+  queued: "warn",
+  revision_requested: "warn",
+  Connecting: "warn",
+  paused: "warn",
+  blocked: "danger",
+  failed: "danger",
+  rejected: "danger",
+  terminated: "danger",
+  cancelled: "neutral",
+  Disconnected: "neutral",
+};
+
+/** A status word in a colour that carries no meaning on its own: the word is always printed. */
+export function StatusBadge({ status }: { status: string }) {
+  return <span class={`badge ${TONES[status] ?? "neutral"}`}>{status.replace(/_/g, " ")}</span>;
+}
+
+export function EmptyState({ children }: { children?: Child }) {
+  return <p class="muted">{children}</p>;
+}
+
+/** Dates as the reader's UTC timestamp; the ISO string stays machine-readable in `datetime`. */
+export function Time({ value }: { value: string | number | null | undefined }) {
+  if (value === null || value === undefined || value === "") return <span class="muted">—</span>;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return <span>{String(value)}</span>;
+  const iso = date.toISOString();
+  return <time datetime={iso}>{iso.replace("T", " ").slice(0, 16)} UTC</time>;
+}
