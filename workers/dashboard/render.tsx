@@ -52,6 +52,6 @@ export function formWithErrors(
 
 /** `next` after sign-in: a local path only, so the login page cannot be used as an open redirect. */
 export function safeLocalPath(candidate: string | undefined, fallback = "/"): string {
-  const isLocal = candidate !== undefined && /^\/(?![/\])/.test(candidate) && !candidate.includes("\");
+  const isLocal = candidate !== undefined && /^\/(?![/\\])/.test(candidate) && !candidate.includes("\\");
   return isLocal ? candidate : fallback;
 }
