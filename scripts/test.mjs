@@ -37,6 +37,8 @@ const STEPS = [
   { name: "lint", command: NPM, args: ["run", "lint"] },
   vitestStep("workers", "vitest.workers.config.ts"),
   vitestStep("bridge", "vitest.bridge.config.ts"),
+  // The dashboard's browser tests (in e2e) need Debian's chromium; installed here when missing.
+  { name: "chromium", command: process.execPath, args: [path.join(ROOT, "scripts", "ensure-chromium.mjs")] },
   vitestStep("e2e", "vitest.e2e.config.ts"),
 ];
 

@@ -1,0 +1,48 @@
+// Debian's Chromium driven by playwright-core (no browser download), for the dashboard's end-to-end
+// tests; screenshots land in docs/screenshots/ where the README links them.
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const SCREENSHOT_DIR = path.join(REPO_ROOT, "docs", "screenshots");
+
+/**
+ * Flags for a root user on a machine without a network: no sandbox (root), and none of Chromium's
+ * background connections, which the closed network would refuse by the dozen.
+ */
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-dev-shm-usage",
+];
+
+export interface BrowserSession {
+  readonly browser: Browser;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  close(): Promise<void>;
+}
+
+export async function openBrowser(baseURL: string): Promise<BrowserSession> {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: CHROMIUM_ARGS,
+    headless: true,
+  });
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  return { browser, context, page, close: () => browser.close() };
+}
+
+/** Saves a full-page PNG as docs/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
