@@ -26,12 +26,12 @@ if (process.env.CHROMIUM_PATH) {
 }
 const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
 const prefix = asRoot ? [] : ["sudo", "-n"];
-const aptGet = (...args) => (asRoot ? run("apt-get", args) : run(prefix[0], [...prefix.slice(1), "apt-get", ...args]));
+const aptGet = (...args) =>
+  asRoot ? run("apt-get", args) : run(prefix[0], [...prefix.slice(1), "apt-get", ...args]);
 console.log("chromium: not found; installing Debian's chromium package");
 // The package lists may be stale on a fresh machine: update once and retry before giving up.
 const installed =
-  aptGet("install", "-y", "chromium") ||
-  (aptGet("update") && aptGet("install", "-y", "chromium"));
+  aptGet("install", "-y", "chromium") || (aptGet("update") && aptGet("install", "-y", "chromium"));
 if (!installed || !existsSync(target)) {
   console.error("chromium: could not install it (apt-get needs root or passwordless sudo); see README");
   process.exit(1);

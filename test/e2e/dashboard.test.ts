@@ -16,7 +16,11 @@ import { payloadOf, type Receiver, startReceiver, uniqueId, webhookStackEnv } fr
 import { type Stack, startStack } from "../support/stack.ts";
 
 const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
-const AGENT_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "heartbeat-agent.mjs");
+const AGENT_SCRIPT = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "fixtures",
+  "heartbeat-agent.mjs",
+);
 const UI_WAIT_MS = 30_000;
 
 let stack: Stack;
@@ -173,7 +177,9 @@ describe("dashboard in a browser", () => {
 
     // The assignment wakes the agent; the bridge's runner spawns it; it checks out and sets done.
     const status = page.locator("#issue-status");
-    await expect.poll(async () => (await status.textContent())?.trim(), { timeout: 90_000, interval: 500 }).toMatch(/done/i);
+    await expect
+      .poll(async () => (await status.textContent())?.trim(), { timeout: 90_000, interval: 500 })
+      .toMatch(/done/i);
     expect(await documentIsUnchanged()).toBe(true);
     await page.locator("#issue-live pre").first().waitFor();
     await screenshot(page, "issue-done");

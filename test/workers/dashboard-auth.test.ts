@@ -77,6 +77,22 @@ describe("dashboard sign-in", () => {
     expect(res.headers.get("set-cookie") ?? "").not.toContain("web-auth.session-token");
   });
 
+  it("keeps the sign-in token when a second sign-in page is served (another tab, a favicon redirect)", async () => {
+    const user = await createUser("OWNER");
+    const { token, cookie } = await loginForm();
+    const again = await SELF.fetch(`${BASE}/login`, { headers: { cookie } });
+    expect((await again.text()).includes(`value="${token}"`)).toBe(true);
+    const res = await submit(
+      null,
+      "/login",
+      { _csrf: token, email: user.email, password: user.password },
+      { cookie, "CF-Connecting-IP": freshAddress() },
+    );
+    expect(res.status).toBe(303);
+    const icon = await SELF.fetch(`${BASE}/favicon.ico`, { redirect: "manual" });
+    expect(icon.status).toBe(200);
+  });
+
   it("does not redirect anywhere but this site after sign-in", async () => {
     const user = await createUser("OWNER");
     const { token, cookie } = await loginForm();

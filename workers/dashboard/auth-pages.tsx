@@ -36,7 +36,9 @@ function LoginForm({ csrf, next, form }: { csrf: string; next: string; form: For
 }
 
 function showLogin(c: Context<DashboardEnv>, form: FormState, status: 200 | 400 | 401 | 403 | 429 = 200) {
-  const token = randomToken(24);
+  // Reused while it lasts: a second sign-in page (another tab, a redirected favicon request) must not
+  // invalidate the form already on screen.
+  const token = getCookie(c, LOGIN_CSRF_COOKIE) ?? randomToken(24);
   setCookie(c, LOGIN_CSRF_COOKIE, token, {
     path: "/login",
     httpOnly: true,

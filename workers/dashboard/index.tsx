@@ -30,7 +30,7 @@ import { webhookPages } from "./webhook-pages";
 
 /** Paths the API, the bridges and the agent guidance own; everything else is the dashboard's. */
 const NOT_DASHBOARD = /^\/(api|bridge|llms)(\/|$)/;
-const PUBLIC_PAGES = /^\/(login$|assets\/)/;
+const PUBLIC_PAGES = /^\/(login$|assets\/|favicon\.ico$)/;
 const FORM_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export const isDashboardPath = (path: string) => !NOT_DASHBOARD.test(path);
@@ -58,7 +58,6 @@ const CONTENT_SECURITY_POLICY = [
 const securityHeaders: MiddlewareHandler<DashboardEnv> = async (c, next) => {
   await next();
   c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
-  c.header("Referrer-Policy", "same-origin");
   if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
 };
 
