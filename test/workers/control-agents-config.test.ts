@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   activityOf,
   type BoardUser,
@@ -26,6 +26,10 @@ let company: SeededCompany;
 
 beforeAll(async () => {
   board = await boardUser();
+});
+
+// A company per test: seedOrg adds a CEO, and a company has at most one (agents_one_ceo_uq).
+beforeEach(async () => {
   company = await seedCompany(board);
 });
 
@@ -128,7 +132,7 @@ describe("config revisions and rollback", () => {
       "agent.config_rolled_back",
     );
 
-    const other = await seedOrg(company.id);
+    const other = await seedOrg((await seedCompany(board)).id);
     const foreign = `/api/agents/${other.engineer.id}/config-revisions/${second?.id}/rollback`;
     expect((await call("POST", foreign, { headers: board.headers })).status).toBe(404);
     const peer = `/api/agents/${org.engineer.id}/config-revisions/${first?.id}/rollback`;

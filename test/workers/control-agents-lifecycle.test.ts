@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   activityOf,
   type BoardUser,
@@ -29,6 +29,10 @@ let company: SeededCompany;
 
 beforeAll(async () => {
   board = await boardUser();
+});
+
+// A company per test: seedOrg adds a CEO, and a company has at most one (agents_one_ceo_uq).
+beforeEach(async () => {
   company = await seedCompany(board);
 });
 

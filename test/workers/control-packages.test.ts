@@ -244,5 +244,14 @@ describe("company package import", () => {
       .bind(t.company.id)
       .first<{ boss: string }>();
     expect(lead?.boss).toBe("Chief (2)");
+    // The company keeps its one CEO: the package's CEO arrives as a general agent, as the apply said.
+    const roles = await env.DB.prepare("SELECT name, role FROM agents WHERE company_id = ? AND name LIKE 'Chief%'")
+      .bind(t.company.id)
+      .all<{ name: string; role: string }>();
+    expect(Object.fromEntries(roles.results.map((row) => [row.name, row.role]))).toEqual({
+      Chief: "ceo",
+      "Chief (2)": "general",
+    });
+    expect(JSON.stringify(rename.body)).toContain("imported with role general");
   });
 });

@@ -1,20 +1,19 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { BatchItem } from "drizzle-orm/batch";
 import { approvals, issueApprovals } from "../db/schema";
-import { conflictOnDuplicate, forbidden } from "../http/errors";
+import { forbidden } from "../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../http/openapi";
 import { companyForActor, controlContext } from "./access";
 import { activityInsert } from "./activity";
 import { refOf } from "./actor";
 import { agentInsert, buildAgentRow, hireApprovalRow, isManager } from "./agent-create";
 import { AgentCreateSchema, AgentSchema, CompanyParamSchema, HireResultSchema } from "./agent-schemas";
-import { agentResource, commit, companyAgents, isCeo } from "./agent-store";
+import { agentResource, commit, companyAgents, isCeo, writeAgent } from "./agent-store";
 import { approvalResource } from "./approval-resource";
 
 /** Creating agents: directly (board or CEO) or as a hire request that may need board approval. */
 export const agentHireRoutes = createRouter();
 const tags = ["Agents"];
-const NAME_TAKEN = "An agent with this name already exists in the company";
 
 const errors = {
   ...controlErrors,
@@ -43,7 +42,7 @@ agentHireRoutes.openapi(
       throw forbidden("Only board users and the CEO may create agents directly; request a hire instead");
     const now = Date.now();
     const row = await buildAgentRow(db, actor, company.id, byId, c.req.valid("json"), "idle", now);
-    await conflictOnDuplicate(
+    await writeAgent(
       commit(db, [
         agentInsert(db, row),
         activityInsert(
@@ -59,7 +58,6 @@ agentHireRoutes.openapi(
           now,
         ),
       ]),
-      NAME_TAKEN,
     );
     return c.json(agentResource(row), 201);
   },
@@ -142,7 +140,7 @@ agentHireRoutes.openapi(
         now,
       ),
     );
-    await conflictOnDuplicate(commit(db, statements), NAME_TAKEN);
+    await writeAgent(commit(db, statements));
     return c.json({ agent: agentResource(row), approval: approval ? approvalResource(approval) : null }, 201);
   },
 );

@@ -2,7 +2,7 @@ import { asc, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { type AgentRow, agents } from "../db/schema";
-import { forbidden, unprocessable } from "../http/errors";
+import { conflict, forbidden, unprocessable } from "../http/errors";
 import { ensureVisible } from "./access";
 import type { Actor, AgentActor } from "./actor";
 import { redactSecrets } from "./redact";
@@ -158,13 +158,33 @@ export function ensureWithinTeam(actor: Actor, byId: AgentsById, managerId: stri
   throw forbidden("An agent may only place agents under itself or its own reports");
 }
 
+const SECOND_CEO = "This company already has a CEO";
+export const AGENT_NAME_TAKEN = "An agent with this name already exists in the company";
+
 /** One CEO per company: a second non-terminated one is a 422. */
 export function ensureSingleCeo(byId: AgentsById, role: string, exceptId: string | null): void {
   if (role !== "ceo") return;
   const existing = [...byId.values()].find(
     (row) => row.role === "ceo" && row.status !== "terminated" && row.id !== exceptId,
   );
-  if (existing) throw unprocessable("This company already has a CEO", { ceoAgentId: existing.id });
+  if (existing) throw unprocessable(SECOND_CEO, { ceoAgentId: existing.id });
+}
+
+/**
+ * Runs an agent insert or update. Two requests can both pass the checks above before either writes;
+ * the loser then breaks a unique index and gets the answer the check would have given it: the name
+ * index (company_id, name_key) a 409, the one-CEO index (company_id alone) a 422.
+ */
+export async function writeAgent<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    const text = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);
+    if (!text.includes("UNIQUE constraint failed")) throw error;
+    if (text.includes("agents.name_key")) throw conflict(AGENT_NAME_TAKEN);
+    if (text.includes("agents.company_id")) throw unprocessable(SECOND_CEO);
+    throw error;
+  }
 }
 
 /** Names are unique per company ignoring case (mentions match that way), terminated agents included. */

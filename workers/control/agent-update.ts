@@ -4,7 +4,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { agentCredentialsChanged } from "../auth/agent-key-store";
 import type { Db } from "../db/client";
 import { type AgentRow, agents, type JsonObject } from "../db/schema";
-import { conflict, conflictOnDuplicate, forbidden } from "../http/errors";
+import { conflict, forbidden } from "../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../http/openapi";
 import { controlContext } from "./access";
 import { activityInsert } from "./activity";
@@ -29,6 +29,7 @@ import {
   ensureWithinTeam,
   nameTaken,
   validateManager,
+  writeAgent,
 } from "./agent-store";
 
 /** PATCH /agents/:id: identity, reporting line, configuration and budget. */
@@ -151,10 +152,7 @@ agentUpdateRoutes.openapi(
         now,
       ),
     );
-    await conflictOnDuplicate(
-      commit(db, statements),
-      "An agent with this name already exists in the company",
-    );
+    await writeAgent(commit(db, statements));
     if (next.role !== agent.role) await agentCredentialsChanged(c.env, agent.id);
     return c.json(agentResource(next), 200);
   },

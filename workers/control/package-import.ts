@@ -19,6 +19,7 @@ import {
   loadExisting,
   narrowModel,
   requiredInputs,
+  yieldToExistingCeo,
 } from "./package-plan";
 import {
   agentStatements,
@@ -67,12 +68,13 @@ export async function prepareImport(env: Env, db: Db, request: ImportRequest): P
   const strategy = strategyOf(request);
   const files = await loadPackageSource(env, request.source);
   const { model: parsed, warnings } = parsePackage(files);
-  const model = narrowModel(parsed, resolveInclude(request.include, true), warnings);
+  const narrowed = narrowModel(parsed, resolveInclude(request.include, true), warnings);
   const target =
     request.target.mode === "new_company"
       ? { ...request.target, newCompanyName: request.target.newCompanyName || parsed.company.name }
       : request.target;
   const existing = await loadExisting(db, target);
+  const model = yieldToExistingCeo(narrowed, existing, warnings);
   const plan = buildPlan(model, target, existing, strategy);
   return { model, plan, target, existing, warnings, requiredInputs: requiredInputs(model, plan) };
 }

@@ -30,6 +30,8 @@ export type ImportTarget =
 
 /** Names already taken in the target company (lower-cased) → the id that holds each. */
 export interface Existing {
+  /** The target company has a CEO that is not terminated (there can be only one). */
+  hasLiveCeo: boolean;
   agents: Map<string, string>;
   projects: Map<string, string>;
   goals: Map<string, string>;
@@ -38,6 +40,7 @@ export interface Existing {
 }
 
 const emptyExisting = (): Existing => ({
+  hasLiveCeo: false,
   agents: new Map(),
   projects: new Map(),
   goals: new Map(),
@@ -52,13 +55,17 @@ export async function loadExisting(db: Db, target: ImportTarget): Promise<Existi
   if (target.mode === "new_company") return emptyExisting();
   const id = target.companyId;
   const [agentRows, projectRows, goalRows, issueRows, routineRows] = await Promise.all([
-    db.select({ id: agents.id, name: agents.name }).from(agents).where(eq(agents.companyId, id)),
+    db
+      .select({ id: agents.id, name: agents.name, role: agents.role, status: agents.status })
+      .from(agents)
+      .where(eq(agents.companyId, id)),
     db.select({ id: projects.id, name: projects.name }).from(projects).where(eq(projects.companyId, id)),
     db.select({ id: goals.id, name: goals.title }).from(goals).where(eq(goals.companyId, id)),
     db.select({ id: issues.id, name: issues.title }).from(issues).where(eq(issues.companyId, id)),
     db.select({ id: routines.id, name: routines.title }).from(routines).where(eq(routines.companyId, id)),
   ]);
   return {
+    hasLiveCeo: agentRows.some((row) => row.role === "ceo" && row.status !== "terminated"),
     agents: keyed(agentRows),
     projects: keyed(projectRows),
     goals: keyed(goalRows),
@@ -135,6 +142,29 @@ export function narrowModel(model: PackageModel, include: Include, warnings: str
       })),
     })),
     envInputs: model.envInputs.filter((input) => agentSet.has(input.agent)),
+  };
+}
+
+/**
+ * A company has one CEO. Importing a package's CEO into a company that already has one would break
+ * that, so the package's CEO comes in as a `general` agent (its reports keep reporting to it), and
+ * the preview says so.
+ */
+export function yieldToExistingCeo(
+  model: PackageModel,
+  existing: Existing,
+  warnings: string[],
+): PackageModel {
+  if (!existing.hasLiveCeo || !model.agents.some((agent) => agent.role === "ceo")) return model;
+  return {
+    ...model,
+    agents: model.agents.map((agent) => {
+      if (agent.role !== "ceo") return agent;
+      warnings.push(
+        `Agent "${agent.name}" is the package's CEO; the company already has one, so it is imported with role general`,
+      );
+      return { ...agent, role: "general" as const };
+    }),
   };
 }
 

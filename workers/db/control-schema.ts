@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./schema";
 
@@ -166,6 +167,8 @@ export const agents = sqliteTable(
     index("agents_company_idx").on(t.companyId),
     uniqueIndex("agents_company_name_key_uq").on(t.companyId, t.nameKey),
     index("agents_reports_to_idx").on(t.reportsTo),
+    // One CEO per company. The handlers check it first for a clear 422; this index decides races.
+    uniqueIndex("agents_one_ceo_uq").on(t.companyId).where(sql`role = 'ceo' AND status <> 'terminated'`),
   ],
 );
 
