@@ -45,12 +45,10 @@ afterAll(async () => {
 
 /** Marks the current document; if the page reloads or navigates, the mark is gone. */
 async function markDocument(): Promise<void> {
-  await page.evaluate(() => {
-    document.documentElement.dataset.e2eMark = "still-here";
-  });
+  await page.evaluate('document.documentElement.dataset.e2eMark = "still-here"');
 }
 async function documentIsUnchanged(): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.dataset.e2eMark === "still-here");
+  return page.evaluate<boolean>('document.documentElement.dataset.e2eMark === "still-here"');
 }
 
 async function signIn(): Promise<void> {

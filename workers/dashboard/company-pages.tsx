@@ -1,4 +1,409 @@
+import type { Context } from "hono";
 import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import type { AgentSchema } from "../control/agent-schemas";
+import type { ActivitySchema, CompanySchema, DashboardSchema } from "../control/company-schemas";
+import type { ApiResult, FieldErrors } from "./api-client";
 import type { DashboardEnv } from "./env";
+import type { CompanyNav, CompanyTab } from "./layout";
+import { failureStatus, formWithErrors, redirectWithFlash, render } from "./render";
+import {
+  blankForm,
+  CheckboxField,
+  EmptyState,
+  Field,
+  Form,
+  type FormState,
+  StatusBadge,
+  TextAreaField,
+  Time,
+} from "./ui";
+
+export type Company = z.infer<typeof CompanySchema>;
+export type Agent = z.infer<typeof AgentSchema>;
+type Dashboard = z.infer<typeof DashboardSchema>;
+type Activity = z.infer<typeof ActivitySchema>;
+type BoardContext = Context<DashboardEnv>;
+
+// ---------------------------------------------------------------------------------------------
+// Shared by the board pages (org, issues, approvals, costs, routines): loading the company for the
+// tab bar, agent names, money, and turning form strings into the API's JSON types.
+// ---------------------------------------------------------------------------------------------
+
+export const apiCompanyPath = (companyId: string) => `/api/companies/${encodeURIComponent(companyId)}`;
+
+/** The company, through the API: another tenant's id answers the API's 404 page. */
+export function loadCompany(c: BoardContext, companyId: string): Promise<Company> {
+  return c.var.api.get<Company>(apiCompanyPath(companyId));
+}
+
+export function loadAgents(c: BoardContext, companyId: string): Promise<Agent[]> {
+  return c.var.api.get<Agent[]>(`${apiCompanyPath(companyId)}/agents`);
+}
+
+export const companyNav = (company: Company, tab: CompanyTab): CompanyNav => ({
+  id: company.id,
+  name: company.name,
+  tab,
+});
+
+export const agentNamesOf = (agents: readonly Agent[]) =>
+  new Map(agents.map((agent) => [agent.id, agent.name] as const));
+
+const USD = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
+
+/** The API counts cents; people read dollars. */
+export const dollars = (cents: number) => USD.format(cents / 100);
+
+/** A blank optional text field is left out, so the API applies its default instead of "". */
+export function optionalText(value: string | undefined): string | undefined {
+  const trimmed = value?.trim() ?? "";
+  return trimmed === "" ? undefined : trimmed;
+}
+
+/**
+ * A numeric field as a JSON number. Anything that is not a number is passed on as typed, so the
+ * API's own type check produces the message (rather than a second rule here).
+ */
+export function optionalNumber(value: string | undefined): number | string | undefined {
+  const trimmed = value?.trim() ?? "";
+  if (trimmed === "") return undefined;
+  return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed;
+}
+
+/** A select whose "" option means "none": JSON null. */
+export const idOrNull = (value: string | undefined) => optionalText(value) ?? null;
+
+/**
+ * The control plane's 422s name their field as a prefix ("assigneeAgentId: no such agent in this
+ * company") rather than in `details`; put such a message next to that field when the form has it.
+ */
+export function placeFieldMessages(
+  result: ApiResult<unknown> & { ok: false },
+  formFields: readonly string[],
+  rename: Record<string, string> = {},
+): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const [name, message] of Object.entries(result.fields)) {
+    if (name !== "_form") {
+      // A nested path (adapterConfig.args) belongs to the field that holds the JSON.
+      const [head = name, ...rest] = name.split(".");
+      const target = rename[head] ?? head;
+      const text = rest.length > 0 ? `${rest.join(".")}: ${message}` : message;
+      if (formFields.includes(target)) errors[target] ??= text;
+      else errors._form ??= `${name}: ${message}`;
+      continue;
+    }
+    const match = message.match(/^(\w+): (.+)$/s);
+    const field = match?.[1] ? (rename[match[1]] ?? match[1]) : undefined;
+    if (match?.[2] && field && formFields.includes(field)) errors[field] ??= match[2];
+    else errors._form ??= message;
+  }
+  return errors;
+}
+
+/** A failed submit, re-rendered with the API's messages placed by field. */
+export function failedForm(
+  values: Record<string, string>,
+  result: ApiResult<unknown> & { ok: false },
+  formFields: readonly string[],
+  rename: Record<string, string> = {},
+): FormState {
+  return { ...formWithErrors(values, result), errors: placeFieldMessages(result, formFields, rename) };
+}
+
+/** Who did something, in words; board users have no public directory, so only "you" is named. */
+export function actorLabel(
+  viewerId: string,
+  names: ReadonlyMap<string, string>,
+  actor: { type: string; id: string | null | undefined },
+): string {
+  if (actor.type === "agent") return names.get(actor.id ?? "") ?? "An agent no longer listed";
+  if (actor.type === "system") return "System";
+  return actor.id === viewerId ? "You" : "A board member";
+}
+
+/** A message above a page's content, for a one-button action that the API refused. */
+export function ActionAlert({ message }: { message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p class="alert" role="alert">
+      {message}
+    </p>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /companies, POST /companies, GET /companies/:id
+// ---------------------------------------------------------------------------------------------
 
 export const companyPages = new Hono<DashboardEnv>();
+
+const COMPANY_FIELDS = [
+  "name",
+  "description",
+  "budgetMonthlyCents",
+  "requireBoardApprovalForNewAgents",
+] as const;
+
+function CompaniesTable({ companies }: { companies: Company[] }) {
+  if (companies.length === 0) return <EmptyState>You are not on the board of any company yet.</EmptyState>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Company</th>
+            <th scope="col">Issue prefix</th>
+            <th scope="col">Status</th>
+            <th scope="col">Spent this month</th>
+            <th scope="col">Monthly budget</th>
+          </tr>
+        </thead>
+        <tbody>
+          {companies.map((company) => (
+            <tr>
+              <td>
+                <a href={`/companies/${company.id}`}>{company.name}</a>
+              </td>
+              <td>{company.issuePrefix}</td>
+              <td>
+                <StatusBadge status={company.status} />
+              </td>
+              <td>{dollars(company.spentMonthlyCents)}</td>
+              <td>{company.budgetMonthlyCents > 0 ? dollars(company.budgetMonthlyCents) : "No limit"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function NewCompanyForm({ csrf, form }: { csrf: string; form: FormState }) {
+  return (
+    <Form action="/companies" csrf={csrf} form={form} label="New company">
+      <Field form={form} name="name" label="Company name" required />
+      <TextAreaField form={form} name="description" label="Description" rows={3} />
+      <Field
+        form={form}
+        name="budgetMonthlyCents"
+        label="Monthly budget (cents)"
+        type="number"
+        min="0"
+        step="1"
+        hint="Optional; 0 or empty means no limit."
+      />
+      <CheckboxField
+        form={form}
+        name="requireBoardApprovalForNewAgents"
+        label="New agents need board approval"
+      />
+      <div>
+        <button type="submit">Create company</button>
+      </div>
+    </Form>
+  );
+}
+
+async function showCompanies(c: BoardContext, form: FormState, status: ContentfulStatusCode = 200) {
+  const companies = await c.var.api.get<Company[]>("/api/companies");
+  return render(
+    c,
+    {
+      title: "Companies",
+      section: "companies",
+      children: (
+        <>
+          <section aria-labelledby="companies-list">
+            <h2 id="companies-list">Your companies</h2>
+            <CompaniesTable companies={companies} />
+          </section>
+          <section class="panel" aria-labelledby="companies-new">
+            <h2 id="companies-new">New company</h2>
+            <NewCompanyForm csrf={c.var.csrf} form={form} />
+          </section>
+        </>
+      ),
+    },
+    status,
+  );
+}
+
+companyPages.get("/companies", (c) =>
+  showCompanies(c, blankForm({ requireBoardApprovalForNewAgents: "on" })),
+);
+
+companyPages.post("/companies", async (c) => {
+  const values = c.var.form;
+  const result = await c.var.api.send<Company>("POST", "/api/companies", {
+    name: values.name ?? "",
+    description: optionalText(values.description),
+    budgetMonthlyCents: optionalNumber(values.budgetMonthlyCents),
+    requireBoardApprovalForNewAgents: values.requireBoardApprovalForNewAgents === "on",
+  });
+  if (!result.ok) {
+    return showCompanies(c, failedForm(values, result, COMPANY_FIELDS), failureStatus(result));
+  }
+  return redirectWithFlash(c, `/companies/${result.data.id}`, `Company ${result.data.name} created`);
+});
+
+function CountList({ counts }: { counts: Record<string, number> }) {
+  return (
+    <dl class="facts">
+      {Object.entries(counts).map(([status, n]) => (
+        <>
+          <dt>{status.replace(/_/g, " ")}</dt>
+          <dd>{n}</dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
+/** Link texts here avoid the tab names ("Org chart", "Approvals", …): each tab stays the only link so named. */
+function SummaryPanels({ company, dashboard }: { company: Company; dashboard: Dashboard }) {
+  const { agents, issues, spend } = dashboard;
+  return (
+    <div class="grid">
+      <section class="panel" aria-labelledby="overview-issues">
+        <h2 id="overview-issues">Issues</h2>
+        <p>
+          {issues.open} open of {issues.total}. <a href={`/companies/${company.id}/issues`}>Open the board</a>
+        </p>
+        <CountList counts={issues.byStatus} />
+      </section>
+      <section class="panel" aria-labelledby="overview-agents">
+        <h2 id="overview-agents">Agents</h2>
+        <p>
+          {agents.total} in total. <a href={`/companies/${company.id}/org`}>See who reports to whom</a>
+        </p>
+        <CountList counts={agents.byStatus} />
+      </section>
+      <section class="panel" aria-labelledby="overview-spend">
+        <h2 id="overview-spend">Spend this month</h2>
+        <p>
+          {spend.budgetMonthlyCents > 0
+            ? `${dollars(spend.spentMonthlyCents)} of ${dollars(spend.budgetMonthlyCents)} (${spend.utilizationPercent}%).`
+            : `${dollars(spend.spentMonthlyCents)} spent; no monthly budget.`}{" "}
+          <a href={`/companies/${company.id}/costs`}>Spend in detail</a>
+        </p>
+        <p>
+          {dashboard.pendingApprovals === 0 ? (
+            "Nothing waiting for a board decision."
+          ) : (
+            <a href={`/companies/${company.id}/approvals`}>
+              {dashboard.pendingApprovals} request{dashboard.pendingApprovals === 1 ? "" : "s"} waiting for a
+              board decision
+            </a>
+          )}
+        </p>
+      </section>
+    </div>
+  );
+}
+
+function StaleTasks({ dashboard }: { dashboard: Dashboard }) {
+  return (
+    <section aria-labelledby="overview-stale">
+      <h2 id="overview-stale">Stale tasks</h2>
+      {dashboard.staleTasks.length === 0 ? (
+        <EmptyState>No in-progress issue has been left untouched for a day.</EmptyState>
+      ) : (
+        <ul>
+          {dashboard.staleTasks.map((task) => (
+            <li>
+              <a href={`/issues/${task.id}`}>
+                {task.identifier} {task.title}
+              </a>{" "}
+              <span class="muted">
+                last updated <Time value={task.updatedAt} />
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** "issue.created" → "issue created"; the entity's own title or name when the details carry one. */
+function describeActivity(entry: Activity): string {
+  const what = entry.action.replace(/[._]/g, " ");
+  const label = [entry.details.title, entry.details.name, entry.details.type].find(
+    (value): value is string => typeof value === "string" && value !== "",
+  );
+  return label ? `${what}: ${label}` : what;
+}
+
+function ActivityTable({
+  activity,
+  names,
+  viewerId,
+}: {
+  activity: Activity[];
+  names: ReadonlyMap<string, string>;
+  viewerId: string;
+}) {
+  return (
+    <section aria-labelledby="overview-activity">
+      <h2 id="overview-activity">Recent activity</h2>
+      {activity.length === 0 ? (
+        <EmptyState>Nothing has happened yet.</EmptyState>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+              </tr>
+            </thead>
+            <tbody>
+              {activity.map((entry) => (
+                <tr>
+                  <td>
+                    <Time value={entry.createdAt} />
+                  </td>
+                  <td>{actorLabel(viewerId, names, { type: entry.actorType, id: entry.actorId })}</td>
+                  <td>{describeActivity(entry)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+const RECENT_ACTIVITY = 30;
+
+companyPages.get("/companies/:companyId", async (c) => {
+  const company = await loadCompany(c, c.req.param("companyId"));
+  const base = apiCompanyPath(company.id);
+  const [dashboard, activity, agents] = await Promise.all([
+    c.var.api.get<Dashboard>(`${base}/dashboard`),
+    c.var.api.get<Activity[]>(`${base}/activity?limit=${RECENT_ACTIVITY}`),
+    loadAgents(c, company.id),
+  ]);
+  return render(c, {
+    title: company.name,
+    section: "companies",
+    company: companyNav(company, "overview"),
+    children: (
+      <>
+        {company.description && <p>{company.description}</p>}
+        <p class="muted">
+          Issue prefix {company.issuePrefix} · <StatusBadge status={company.status} /> · new agents{" "}
+          {company.requireBoardApprovalForNewAgents ? "need board approval" : "start without approval"}
+        </p>
+        <SummaryPanels company={company} dashboard={dashboard} />
+        <StaleTasks dashboard={dashboard} />
+        <ActivityTable activity={activity} names={agentNamesOf(agents)} viewerId={c.var.viewer.id} />
+      </>
+    ),
+  });
+});

@@ -37,6 +37,7 @@ h3 { font-size: 1rem; margin: 1rem 0 .25rem; }
 .subnav a[aria-current="page"] { background: var(--accent); color: var(--accent-text); border-color: var(--accent); }
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: 1rem;
   margin-bottom: 1rem; }
+.panel > h2:first-child, .panel > h3:first-child { margin-top: 0; }
 .grid { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); }
 .muted { color: var(--muted); }
 .flash { border-left: 4px solid var(--ok); background: #e8f5ec; padding: .6rem 1rem; margin-bottom: 1rem; }
@@ -99,4 +100,20 @@ dl.facts dd { margin: 0; }
   th, td { padding: .4rem; }
   .board { grid-auto-flow: row; grid-auto-columns: auto; }
 }
+/* gateway */
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .75rem; }
+.actions p { margin: 0; }
+.copy-row { display: flex; gap: .5rem; align-items: center; }
+.pairing-code { font-family: ui-monospace, monospace; font-size: 2rem; font-weight: 700; letter-spacing: .2em;
+  margin: 0; }
+fieldset.choices { border: 1px solid var(--line); border-radius: var(--radius); padding: .5rem .75rem; margin: 0; }
+fieldset.choices legend { font-weight: 600; padding: 0 .25rem; }
+fieldset.choices ul { list-style: none; padding: 0; margin: .5rem 0 0; display: grid; gap: .25rem;
+  grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); }
+fieldset.choices code { font-size: .8rem; }
+/* board */
+.prose { white-space: pre-wrap; overflow-wrap: anywhere; }
+svg.chart { display: block; max-width: 100%; height: auto; margin: .5rem 0; }
+ol.comments { list-style: none; padding: 0; }
+h4 { font-size: .95rem; margin: .75rem 0 .25rem; }
 `;
