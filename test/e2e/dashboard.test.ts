@@ -12,7 +12,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
 import { type BrowserSession, openBrowser, screenshot } from "../support/browser.ts";
-import { payloadOf, type Receiver, startReceiver, uniqueId, webhookStackEnv } from "../support/receiver.ts";
+import { payloadOf, type Receiver, startReceiver, webhookStackEnv } from "../support/receiver.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
@@ -64,7 +64,7 @@ async function signIn(): Promise<void> {
 describe("dashboard in a browser", () => {
   it("signs in, pairs a phone by QR, sends a test message and shows its webhook delivery", async () => {
     await signIn();
-    const slug = uniqueId("dash");
+    const slug = "front-desk";
 
     await page.getByRole("link", { name: "Sessions", exact: true }).click();
     await page.getByLabel("Name", { exact: true }).fill("Front desk");
@@ -133,8 +133,9 @@ describe("dashboard in a browser", () => {
   });
 
   it("runs a company: hire approved, issue created, the agent's run moves it to done on screen", async () => {
-    const company = `Dash Co ${Math.random().toString(36).slice(2, 6)}`;
-    const agentName = `Builder${Math.random().toString(36).slice(2, 6)}`;
+    // Fixed names (the stack is fresh for this file), so the screenshots change only when the pages do.
+    const company = "Acme Robotics";
+    const agentName = "Builder";
 
     await page.goto("/companies");
     await page.getByLabel("Company name").fill(company);
@@ -143,9 +144,9 @@ describe("dashboard in a browser", () => {
     const companyPath = new URL(page.url()).pathname;
 
     // Hire request with a bad adapter config first: the message sits next to the field.
-    await page.getByRole("link", { name: "Org chart" }).click();
-    await page.getByLabel("Agent name").fill(agentName);
-    await page.getByLabel("Role").selectOption("engineer");
+    await page.getByRole("link", { name: "Org chart", exact: true }).click();
+    await page.getByLabel("Agent name", { exact: true }).fill(agentName);
+    await page.getByLabel("Role", { exact: true }).selectOption("engineer");
     await page.getByLabel("Adapter", { exact: true }).selectOption("coder_local");
     await page.getByLabel("Adapter config (JSON)").fill("{not json");
     await page.getByRole("button", { name: "Request hire" }).click();
@@ -156,18 +157,18 @@ describe("dashboard in a browser", () => {
     await page.getByRole("button", { name: "Request hire" }).click();
     await page.getByText("Hire requested").waitFor();
 
-    await page.getByRole("link", { name: "Approvals" }).click();
+    await page.getByRole("link", { name: "Approvals", exact: true }).click();
     const request = page.locator("article", { hasText: agentName });
     await screenshot(page, "approvals");
     await request.getByRole("button", { name: "Approve" }).click();
     await page.getByText("Approved").first().waitFor();
 
-    await page.getByRole("link", { name: "Org chart" }).click();
+    await page.getByRole("link", { name: "Org chart", exact: true }).click();
     await page.locator(".tree", { hasText: agentName }).waitFor();
     await screenshot(page, "org-chart");
 
-    await page.getByRole("link", { name: "Issues" }).click();
-    await page.getByLabel("Title").fill("Write the welcome note");
+    await page.getByRole("link", { name: "Issues", exact: true }).click();
+    await page.getByLabel("Title", { exact: true }).fill("Write the welcome note");
     await page.getByLabel("Assignee").last().selectOption({ label: agentName });
     await page.getByRole("button", { name: "Create issue" }).click();
     await page.waitForURL("**/issues/**");
