@@ -245,7 +245,9 @@ describe("company package import", () => {
       .first<{ boss: string }>();
     expect(lead?.boss).toBe("Chief (2)");
     // The company keeps its one CEO: the package's CEO arrives as a general agent, as the apply said.
-    const roles = await env.DB.prepare("SELECT name, role FROM agents WHERE company_id = ? AND name LIKE 'Chief%'")
+    const roles = await env.DB.prepare(
+      "SELECT name, role FROM agents WHERE company_id = ? AND name LIKE 'Chief%'",
+    )
       .bind(t.company.id)
       .all<{ name: string; role: string }>();
     expect(Object.fromEntries(roles.results.map((row) => [row.name, row.role]))).toEqual({

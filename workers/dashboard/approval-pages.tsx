@@ -15,7 +15,7 @@ import {
   loadAgents,
   loadCompany,
   optionalText,
-} from "./company-pages";
+} from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import { EmptyState, errorId, Form, type FormState, StatusBadge, Time } from "./ui";

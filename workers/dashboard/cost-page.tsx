@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { z } from "zod";
 import type { AgentCostSchema, CostSummarySchema, ProjectCostSchema } from "../control/cost-schemas";
-import { apiCompanyPath, companyNav, dollars, loadCompany } from "./company-pages";
+import { apiCompanyPath, companyNav, dollars, loadCompany } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { render } from "./render";
 import { EmptyState, StatusBadge, Time } from "./ui";

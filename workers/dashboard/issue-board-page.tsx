@@ -17,7 +17,7 @@ import {
   loadAgents,
   loadCompany,
   optionalText,
-} from "./company-pages";
+} from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {

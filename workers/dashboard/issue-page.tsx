@@ -15,7 +15,7 @@ import {
   loadAgents,
   loadCompany,
   optionalText,
-} from "./company-pages";
+} from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { PriorityBadge } from "./issue-board-page";
 import { failureStatus, redirectWithFlash, render } from "./render";

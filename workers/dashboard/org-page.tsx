@@ -15,7 +15,7 @@ import {
   loadCompany,
   optionalNumber,
   optionalText,
-} from "./company-pages";
+} from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import type { QrSchema, SessionDetailSchema } from "../gateway/session-schemas";
 import type { DashboardEnv } from "./env";
 import { redirectWithFlash, render } from "./render";
-import { describeMe, fieldOf, pageStatus, sessionApi, sessionPath } from "./session-pages";
+import { describeMe, fieldOf, pageStatus, sessionApi, sessionPath } from "./session-shared";
 import { ActionButton, blankForm, Field, Form, type FormState } from "./ui";
 
 type SessionDetail = z.infer<typeof SessionDetailSchema>;

@@ -22,7 +22,7 @@ import {
   loadAgents,
   loadCompany,
   optionalText,
-} from "./company-pages";
+} from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { agentOptions, loadProjects, PriorityBadge, type Project, projectOptions } from "./issue-board-page";
 import { failureStatus, redirectWithFlash, render } from "./render";

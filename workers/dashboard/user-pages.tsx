@@ -6,7 +6,7 @@ import type { UserSchema } from "../auth/schemas";
 import { ROLES } from "../db/schema";
 import type { DashboardEnv } from "./env";
 import { failureStatus, redirectWithFlash, render } from "./render";
-import { fieldOf } from "./session-pages";
+import { fieldOf } from "./session-shared";
 import { ActionButton, blankForm, Field, Form, type FormState, SelectField, Time } from "./ui";
 
 type User = z.infer<typeof UserSchema>;

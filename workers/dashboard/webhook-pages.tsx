@@ -7,6 +7,7 @@ import type { CreatedWebhookSchema, DeliverySchema, WebhookSchema } from "../gat
 import { PageError } from "./api-client";
 import type { DashboardEnv } from "./env";
 import { redirectWithFlash, render } from "./render";
+import { showSessionDetail } from "./session-detail-view";
 import {
   checkboxValue,
   fieldOf,
@@ -15,8 +16,7 @@ import {
   selectedEvents,
   sessionApi,
   sessionPath,
-  showSessionDetail,
-} from "./session-pages";
+} from "./session-shared";
 import { ActionButton, EmptyState, StatusBadge, Time } from "./ui";
 
 type Session = z.infer<typeof SessionSchema>;

@@ -1,0 +1,467 @@
+/** The session page (settings, bot config, webhooks, the test message form), rendered with any failed form put back. */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import { WEBHOOK_EVENTS } from "../../durable-objects/messaging/context";
+import type { ACCESS_MODES } from "../db/schema";
+import type {
+  BotConfigSchema,
+  SessionDetailSchema,
+  SessionSettingsSchema,
+  WebhookSummary,
+} from "../gateway/session-schemas";
+import { ALL_EVENTS } from "../gateway/webhooks-schemas";
+import type { DashboardEnv } from "./env";
+import { render } from "./render";
+import {
+  checkboxValue,
+  describeMe,
+  eventFieldName,
+  formatUptime,
+  sessionApi,
+  sessionPath,
+} from "./session-shared";
+import {
+  ActionButton,
+  blankForm,
+  CheckboxField,
+  EmptyState,
+  errorId,
+  Field,
+  Form,
+  type FormState,
+  SelectField,
+  StatusBadge,
+  TextAreaField,
+  Time,
+} from "./ui";
+
+type SessionDetail = z.infer<typeof SessionDetailSchema>;
+type BotConfig = z.infer<typeof BotConfigSchema>;
+type Settings = z.infer<typeof SessionSettingsSchema>;
+type Ctx = Context<DashboardEnv>;
+
+// ── Webhook form pieces (the form sits on the session page; webhook-pages.tsx handles its POST) ──
+
+/**
+ * Readable names for the events. They avoid the word "message" so the send form's "Message" field
+ * stays the only one a reader (or a test) finds by that label; the event's own name is printed beside.
+ */
+const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
+  "message.received": "Received",
+  "message.sent": "Sent",
+  "message.status": "Delivery and read receipts",
+  "message.edited": "Edited",
+  "message.deleted": "Deleted",
+  "connection.update": "Connection changes",
+  "group.update": "Group changes",
+  "group.upsert": "Groups joined or created",
+  "group.participant": "Group members joined or left",
+  "contact.update": "Contact changes",
+  "status.update": "Status posts",
+};
+
+const EVENT_CHOICES = [
+  { event: ALL_EVENTS, label: "All events" },
+  ...WEBHOOK_EVENTS.map((event) => ({ event, label: EVENT_LABELS[event] })),
+];
+
+const EVENTS_HINT_ID = "field-events-hint";
+
+function EventChoices({ form }: { form: FormState }) {
+  const error = form.errors.events;
+  return (
+    <fieldset class="choices" aria-describedby={error ? errorId("events") : EVENTS_HINT_ID}>
+      <legend>Events</legend>
+      <span class="hint muted" id={EVENTS_HINT_ID}>
+        What to send to this URL. "All events" includes the ones added later.
+      </span>
+      <ul>
+        {EVENT_CHOICES.map(({ event, label }) => {
+          const id = event === ALL_EVENTS ? "event-all" : `event-${event.replace(/[^\w-]/g, "-")}`;
+          return (
+            <li>
+              <input
+                type="checkbox"
+                id={id}
+                name={eventFieldName(event)}
+                value="on"
+                checked={checkboxValue(form.values[eventFieldName(event)]) === true}
+                aria-describedby={`${id}-name`}
+              />{" "}
+              <label for={id}>{label}</label>{" "}
+              <code class="muted" id={`${id}-name`}>
+                {event}
+              </code>
+            </li>
+          );
+        })}
+      </ul>
+      {error && (
+        <p class="field-error" id={errorId("events")}>
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+/** Prefilled so that a URL alone makes a working webhook; the API still checks every field. */
+export const newWebhookForm = () => blankForm({ name: "Webhook", [eventFieldName(ALL_EVENTS)]: "on" });
+
+function AddWebhookForm({ slug, csrf, form }: { slug: string; csrf: string; form: FormState }) {
+  return (
+    <Form action={`${sessionPath(slug)}/webhooks`} csrf={csrf} form={form}>
+      <Field
+        form={form}
+        name="url"
+        label="Webhook URL"
+        type="url"
+        placeholder="https://example.com/hooks/whatsapp"
+        required
+      />
+      <Field form={form} name="name" label="Webhook name" required />
+      <EventChoices form={form} />
+      <Field
+        form={form}
+        name="secret"
+        label="Signing secret (optional)"
+        type="password"
+        autocomplete="new-password"
+        hint="At least 8 characters. Leave empty and one is generated and shown once."
+      />
+      <CheckboxField form={form} name="global" label="Global: send events from every session of the owner" />
+      <div>
+        <button type="submit">Add webhook</button>
+      </div>
+    </Form>
+  );
+}
+
+function WebhookTable({ slug, webhooks }: { slug: string; webhooks: WebhookSummary[] }) {
+  if (webhooks.length === 0) return <EmptyState>No webhooks yet.</EmptyState>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">URL</th>
+            <th scope="col">Name</th>
+            <th scope="col">Events</th>
+            <th scope="col">Active</th>
+          </tr>
+        </thead>
+        <tbody>
+          {webhooks.map((hook) => (
+            <tr>
+              <td>
+                <a href={`${sessionPath(slug)}/webhooks/${encodeURIComponent(hook.id)}`}>{hook.url}</a>
+              </td>
+              <td>{hook.name}</td>
+              <td>{hook.events.join(", ")}</td>
+              <td>{hook.isActive ? "Yes" : "No"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A secret the API generated: in this response only, never in a URL or cookie. */
+function NewSecret({ secret }: { secret: { url: string; value: string } }) {
+  return (
+    <section class="panel" aria-labelledby="new-secret-heading">
+      <h2 id="new-secret-heading">Signing secret</h2>
+      <p>
+        Deliveries to <span class="secret">{secret.url}</span> are signed with this secret. Copy it now: it is
+        not shown again.
+      </p>
+      <div class="field">
+        <label for="webhook-secret">New signing secret</label>
+        <div class="copy-row">
+          <input id="webhook-secret" class="secret" readonly value={secret.value} />
+          <button type="button" class="secondary" data-copy="webhook-secret">
+            Copy
+          </button>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+// ── Session detail ───────────────────────────────────────────────────────────────────────────
+
+function SessionFacts({ session }: { session: SessionDetail }) {
+  return (
+    <dl class="facts">
+      <dt>Status</dt>
+      <dd>
+        <StatusBadge status={session.status} />
+      </dd>
+      <dt>State</dt>
+      <dd>{session.state.replace(/_/g, " ")}</dd>
+      <dt>Phone</dt>
+      <dd>{session.me ? describeMe(session.me) : <span class="muted">No phone linked</span>}</dd>
+      <dt>Uptime</dt>
+      <dd>{formatUptime(session.uptime)}</dd>
+      <dt>Messages stored</dt>
+      <dd>{session.messageCount}</dd>
+      <dt>Bridge</dt>
+      <dd>{session.hasInstance ? "Holds the session" : "None right now"}</dd>
+      <dt>Last disconnect</dt>
+      <dd>{session.lastDisconnect ?? <span class="muted">—</span>}</dd>
+      <dt>Created</dt>
+      <dd>
+        <Time value={session.createdAt} />
+      </dd>
+    </dl>
+  );
+}
+
+export const LIFECYCLE_ACTIONS = {
+  start: { label: "Start", flash: "Session starting" },
+  stop: { label: "Stop", flash: "Session stopped" },
+  restart: { label: "Restart", flash: "Session restarting" },
+  logout: { label: "Log out", flash: "Session logged out" },
+} as const;
+
+function SessionActions({ slug, csrf }: { slug: string; csrf: string }) {
+  const base = sessionPath(slug);
+  return (
+    <div class="actions">
+      {Object.entries(LIFECYCLE_ACTIONS).map(([action, { label }]) => (
+        <ActionButton action={`${base}/${action}`} csrf={csrf} label={label} variant="secondary" />
+      ))}
+      <ActionButton
+        action={`${base}/delete`}
+        csrf={csrf}
+        label="Delete"
+        variant="danger"
+        confirm="Delete this session for good? It is logged out and all of its data is erased."
+      />
+      <a class="button" href={`${base}/pair`}>
+        Pair a phone
+      </a>
+    </div>
+  );
+}
+
+function SendTestForm({ slug, csrf, form }: { slug: string; csrf: string; form: FormState }) {
+  return (
+    <Form action={`${sessionPath(slug)}/send`} csrf={csrf} form={form}>
+      <Field
+        form={form}
+        name="to"
+        label="To (phone number)"
+        type="tel"
+        hint="With country code, e.g. 628123456789; or a full chat JID."
+        required
+      />
+      <TextAreaField form={form} name="text" label="Message" rows={3} required />
+      <div>
+        <button type="submit">Send test message</button>
+      </div>
+    </Form>
+  );
+}
+
+export const SETTINGS = [
+  { name: "readReceipts", label: "Send read receipts" },
+  { name: "rejectCalls", label: "Reject incoming calls" },
+  { name: "antiDelete", label: "Anti-delete: keep what a contact deletes" },
+  { name: "alwaysOnline", label: "Always appear online" },
+] as const satisfies ReadonlyArray<{ name: keyof Settings; label: string }>;
+
+const checkedIf = (value: boolean | undefined) => (value ? "on" : "");
+
+function settingsForm(settings: Settings): FormState {
+  return blankForm(Object.fromEntries(SETTINGS.map(({ name }) => [name, checkedIf(settings[name])])));
+}
+
+function SettingsForm({ slug, csrf, form }: { slug: string; csrf: string; form: FormState }) {
+  return (
+    <Form action={`${sessionPath(slug)}/settings`} csrf={csrf} form={form}>
+      {SETTINGS.map(({ name, label }) => (
+        <CheckboxField form={form} name={name} label={label} />
+      ))}
+      <div>
+        <button type="submit">Save settings</button>
+      </div>
+    </Form>
+  );
+}
+
+export const BOT_SWITCHES = [
+  { name: "enableSticker", label: "Sticker command" },
+  { name: "enableVideoSticker", label: "Video sticker command" },
+  { name: "enablePing", label: "Ping command" },
+  { name: "enableUptime", label: "Uptime command" },
+] as const satisfies ReadonlyArray<{ name: keyof BotConfig; label: string }>;
+
+export const JID_LISTS = [
+  { name: "botAllowedJids", label: "Bot: allowed chats" },
+  { name: "botBlockedJids", label: "Bot: blocked chats" },
+  { name: "autoReplyAllowedJids", label: "Auto-reply: allowed chats" },
+  { name: "autoReplyBlockedJids", label: "Auto-reply: blocked chats" },
+] as const satisfies ReadonlyArray<{ name: keyof BotConfig; label: string }>;
+
+const MODE_OPTIONS: ReadonlyArray<{ value: (typeof ACCESS_MODES)[number]; label: string }> = [
+  { value: "OWNER", label: "The account owner only" },
+  { value: "SPECIFIC", label: "Only the allowed chats" },
+  { value: "BLACKLIST", label: "Everyone but the blocked chats" },
+  { value: "ALL", label: "Everyone" },
+];
+
+function botConfigForm(config: BotConfig): FormState {
+  return blankForm({
+    enabled: checkedIf(config.enabled),
+    botName: config.botName,
+    prefix: config.prefix,
+    botMode: config.botMode,
+    autoReplyMode: config.autoReplyMode,
+    maxStickerDuration: String(config.maxStickerDuration),
+    ...Object.fromEntries(BOT_SWITCHES.map(({ name }) => [name, checkedIf(config[name])])),
+    ...Object.fromEntries(JID_LISTS.map(({ name }) => [name, config[name].join("\n")])),
+  });
+}
+
+function BotConfigForm(props: { slug: string; csrf: string; form: FormState; savedKey: string | null }) {
+  const { form } = props;
+  const keyHint = props.savedKey
+    ? `A key is saved (${props.savedKey}). Leave empty to keep it.`
+    : "None saved. Needed for the background-removal sticker option.";
+  return (
+    <Form action={`${sessionPath(props.slug)}/bot-config`} csrf={props.csrf} form={form}>
+      <CheckboxField form={form} name="enabled" label="Bot enabled" />
+      <Field form={form} name="botName" label="Bot name" required />
+      <Field form={form} name="prefix" label="Command prefix" hint="1 to 5 characters, e.g. #" required />
+      <SelectField form={form} name="botMode" label="Who may use bot commands" options={MODE_OPTIONS} />
+      <SelectField form={form} name="autoReplyMode" label="Who gets auto-replies" options={MODE_OPTIONS} />
+      {JID_LISTS.map(({ name, label }) => (
+        <TextAreaField
+          form={form}
+          name={name}
+          label={label}
+          rows={2}
+          hint="One chat JID per line, e.g. 628123456789@s.whatsapp.net"
+        />
+      ))}
+      {BOT_SWITCHES.map(({ name, label }) => (
+        <CheckboxField form={form} name={name} label={label} />
+      ))}
+      <Field
+        form={form}
+        name="maxStickerDuration"
+        label="Longest video sticker (seconds)"
+        type="number"
+        min="1"
+        step="1"
+      />
+      <Field
+        form={form}
+        name="removeBgApiKey"
+        label="remove.bg API key"
+        type="password"
+        autocomplete="off"
+        hint={keyHint}
+      />
+      {props.savedKey && (
+        <CheckboxField form={form} name="clearRemoveBgApiKey" label="Remove the saved remove.bg key" />
+      )}
+      <div>
+        <button type="submit">Save bot config</button>
+      </div>
+    </Form>
+  );
+}
+
+/** What a re-rendered detail page carries besides the session: a failed form, a notice, a new secret. */
+export interface DetailExtras {
+  send?: FormState;
+  webhook?: FormState;
+  settings?: FormState;
+  botConfig?: FormState;
+  /** A failed start, stop, delete…: the API's message at the top of the actions. */
+  alert?: string;
+  /** A confirmation shown without a redirect (the response also carries a secret). */
+  notice?: string;
+  newSecret?: { url: string; value: string };
+}
+
+/** The session page; `extras` puts a failed form's values and messages back in place. */
+export async function showSessionDetail(
+  c: Ctx,
+  id: string,
+  extras: DetailExtras = {},
+  status: ContentfulStatusCode = 200,
+) {
+  const session = await c.var.api.get<SessionDetail>(sessionApi(id));
+  const slug = session.sessionId;
+  const [{ config }, botConfig] = await Promise.all([
+    c.var.api.get<{ config: Settings }>(`${sessionApi(slug)}/settings`),
+    c.var.api.get<BotConfig>(`${sessionApi(slug)}/bot-config`),
+  ]);
+  const csrf = c.var.csrf;
+  return render(
+    c,
+    {
+      title: session.name,
+      section: "sessions",
+      children: (
+        <>
+          <p class="muted">
+            <a href="/sessions">Sessions</a> / <code>{slug}</code>
+          </p>
+          {extras.notice && (
+            <p class="flash" role="status">
+              {extras.notice}
+            </p>
+          )}
+          {extras.newSecret && <NewSecret secret={extras.newSecret} />}
+          <div class="grid">
+            <section class="panel" aria-labelledby="session-status-heading">
+              <h2 id="session-status-heading">Status</h2>
+              <div id="session-facts" data-live="3">
+                <SessionFacts session={session} />
+              </div>
+              {extras.alert && (
+                <p class="alert" role="alert">
+                  {extras.alert}
+                </p>
+              )}
+              <SessionActions slug={slug} csrf={csrf} />
+            </section>
+            {/* No aria-labelledby here: its name would be one more "message" label next to the field's. */}
+            <section class="panel">
+              <h2>Send a test message</h2>
+              <SendTestForm slug={slug} csrf={csrf} form={extras.send ?? blankForm()} />
+            </section>
+          </div>
+          <section class="panel" aria-labelledby="webhooks-heading">
+            <h2 id="webhooks-heading">Webhooks</h2>
+            <WebhookTable slug={slug} webhooks={session.webhooks ?? []} />
+            <h3>Add a webhook</h3>
+            <AddWebhookForm slug={slug} csrf={csrf} form={extras.webhook ?? newWebhookForm()} />
+          </section>
+          <div class="grid">
+            <section class="panel" aria-labelledby="settings-heading">
+              <h2 id="settings-heading">Settings</h2>
+              <SettingsForm slug={slug} csrf={csrf} form={extras.settings ?? settingsForm(config)} />
+            </section>
+            <section class="panel" aria-labelledby="bot-config-heading">
+              <h2 id="bot-config-heading">Bot</h2>
+              <BotConfigForm
+                slug={slug}
+                csrf={csrf}
+                form={extras.botConfig ?? botConfigForm(botConfig)}
+                savedKey={botConfig.removeBgApiKey}
+              />
+            </section>
+          </div>
+        </>
+      ),
+    },
+    status,
+  );
+}
