@@ -11,6 +11,8 @@ const EnvSchema = z.object({
   BRIDGE_ID: z.string().trim().min(1).max(128).optional(),
   BRIDGE_CAPACITY: z.coerce.number().int().min(1).max(100_000).default(1000),
   SIMULATOR: z.string().optional(),
+  /** How often the simulator issues a new QR (default 20000, as WhatsApp); tests shorten it. */
+  SIMULATOR_QR_INTERVAL_MS: z.coerce.number().int().min(200).max(600_000).optional(),
   /** Heartbeat runs of local agents this bridge runs at once; 0 turns its agent runner off. */
   RUNNER_SLOTS: z.coerce.number().int().min(0).max(64).default(2),
 });
@@ -23,6 +25,8 @@ export interface BridgeConfig {
   capacity: number;
   /** Use the in-memory WhatsApp simulator instead of Baileys (tests, demos). */
   simulator: boolean;
+  /** The simulator's QR refresh interval, when not its default. */
+  simulatorQrIntervalMs?: number;
   /** Concurrent agent runs (0: no agent runner). */
   runnerSlots: number;
 }
@@ -45,13 +49,22 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
       `invalid bridge configuration: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
     );
   }
-  const { EDGE_URL, BRIDGE_TOKEN, BRIDGE_ID, BRIDGE_CAPACITY, SIMULATOR, RUNNER_SLOTS } = parsed.data;
+  const {
+    EDGE_URL,
+    BRIDGE_TOKEN,
+    BRIDGE_ID,
+    BRIDGE_CAPACITY,
+    SIMULATOR,
+    SIMULATOR_QR_INTERVAL_MS,
+    RUNNER_SLOTS,
+  } = parsed.data;
   return {
     edgeUrl: toWebSocketUrl(EDGE_URL),
     token: BRIDGE_TOKEN,
     bridgeId: BRIDGE_ID ?? `${hostname()}-${process.pid}`,
     capacity: BRIDGE_CAPACITY,
     simulator: SIMULATOR === "1",
+    simulatorQrIntervalMs: SIMULATOR_QR_INTERVAL_MS,
     runnerSlots: RUNNER_SLOTS,
   };
 }

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // Baileys loads only when it is used: the simulator starts fast and never touches it.
   const network: WhatsAppNetwork = config.simulator
-    ? simulatorNetwork()
+    ? simulatorNetwork({ qrIntervalMs: config.simulatorQrIntervalMs })
     : (await import("./whatsapp.ts")).baileysNetwork({ log });
   const fleet = new FleetLink({ ...config, network, log });
   const runner =

@@ -43,6 +43,11 @@ describe("config", () => {
     });
     expect(loadConfig(base).runnerSlots).toBe(2);
     expect(() => loadConfig({ ...base, RUNNER_SLOTS: "65" })).toThrow(/invalid bridge configuration/);
+    expect(loadConfig({ ...base, SIMULATOR_QR_INTERVAL_MS: "1500" }).simulatorQrIntervalMs).toBe(1500);
+    expect(loadConfig(base).simulatorQrIntervalMs).toBeUndefined();
+    expect(() => loadConfig({ ...base, SIMULATOR_QR_INTERVAL_MS: "5" })).toThrow(
+      /invalid bridge configuration/,
+    );
   });
 
   it("refuses a missing token, a bad URL and a bad capacity without echoing the token", () => {

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
-import { type BrowserSession, openBrowser, screenshot } from "../support/browser.ts";
+import { accessibilityProblems, type BrowserSession, openBrowser, screenshot } from "../support/browser.ts";
 import { payloadOf, type Receiver, startReceiver, webhookStackEnv } from "../support/receiver.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
@@ -30,7 +30,11 @@ let browser: BrowserSession;
 let page: Page;
 
 beforeAll(async () => {
-  [stack, receiver] = await Promise.all([startStack({ env: webhookStackEnv("500,1000") }), startReceiver()]);
+  [stack, receiver] = await Promise.all([
+    // New QRs every 2 s instead of WhatsApp's 20 s, so the test sees the page swap one in.
+    startStack({ env: { ...webhookStackEnv("500,1000"), SIMULATOR_QR_INTERVAL_MS: "2000" } }),
+    startReceiver(),
+  ]);
   api = await adminClient(stack.baseUrl);
   browser = await openBrowser(stack.baseUrl);
   page = browser.page;
@@ -43,6 +47,14 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** Every page the test visits is also checked against WCAG 2.1 AA by axe-core; found problems fail the test. */
+const problemsByPage = new Map<string, string[]>();
+async function capture(name: string): Promise<void> {
+  await screenshot(page, name);
+  const problems = await accessibilityProblems(page);
+  if (problems.length > 0) problemsByPage.set(name, problems);
+}
+
 /** Marks the current document; if the page reloads or navigates, the mark is gone. */
 async function markDocument(): Promise<void> {
   await page.evaluate('document.documentElement.dataset.e2eMark = "still-here"');
@@ -54,7 +66,7 @@ async function documentIsUnchanged(): Promise<boolean> {
 async function signIn(): Promise<void> {
   await page.goto("/");
   expect(new URL(page.url()).pathname).toBe("/login");
-  await screenshot(page, "sign-in");
+  await capture("sign-in");
   await page.getByLabel("E-mail").fill(ADMIN.email);
   await page.getByLabel("Password").fill(ADMIN.password);
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -75,15 +87,20 @@ describe("dashboard in a browser", () => {
     // The QR arrives over the session's WebSocket once the bridge has started the socket.
     const qr = page.locator("img[data-qr]");
     await qr.waitFor({ state: "visible" });
-    expect(await qr.getAttribute("src")).toMatch(/^data:image\/png;base64,/);
-    await screenshot(page, "pairing-qr");
+    const firstQr = await qr.getAttribute("src");
+    expect(firstQr).toMatch(/^data:image\/png;base64,/);
+    await capture("pairing-qr");
 
+    // The next QR replaces the first on the same page: no reload, no polling of /qr.
     await markDocument();
+    await expect.poll(() => qr.getAttribute("src"), { timeout: 10_000, interval: 200 }).not.toBe(firstQr);
+    expect(await documentIsUnchanged()).toBe(true);
+
     expect((await api.call("POST", `/api/sessions/${slug}/simulate/scan`)).status).toBe(200);
     await page.getByText("Connected as").waitFor({ state: "visible" });
     expect(await documentIsUnchanged()).toBe(true);
     await expect.poll(() => qr.isVisible()).toBe(false);
-    await screenshot(page, "pairing-connected");
+    await capture("pairing-connected");
 
     // Bad input: the same session id again. The server's message sits next to the field; nothing is added.
     await page.goto("/sessions");
@@ -96,7 +113,7 @@ describe("dashboard in a browser", () => {
     expect(await idError.textContent()).toMatch(/already in use/i);
     expect(await page.getByLabel("Session ID (optional)").getAttribute("aria-invalid")).toBe("true");
     expect((await api.call<{ data: unknown[] }>("GET", "/api/sessions")).body.data.length).toBe(before);
-    await screenshot(page, "sessions");
+    await capture("sessions");
 
     // A webhook, then a test message, then that message's delivery in the log.
     await page.goto(`/sessions/${slug}`);
@@ -107,7 +124,7 @@ describe("dashboard in a browser", () => {
     await page.getByLabel("Message").fill("Hello from the dashboard");
     await page.getByRole("button", { name: "Send test message" }).click();
     await page.getByText("Message sent").waitFor();
-    await screenshot(page, "session-detail");
+    await capture("session-detail");
 
     const delivered = await eventually(
       async () => {
@@ -121,7 +138,7 @@ describe("dashboard in a browser", () => {
 
     await page.getByRole("link", { name: receiver.url("/dashboard-hook") }).click();
     await page.locator("#deliveries-live").getByText("message.sent").first().waitFor();
-    await screenshot(page, "webhook-deliveries");
+    await capture("webhook-deliveries");
 
     await page.goto("/api-key");
     await page.getByRole("button", { name: /Generate a new key/ }).click();
@@ -129,7 +146,7 @@ describe("dashboard in a browser", () => {
     expect(key.length).toBeGreaterThan(20);
     const withKey = await fetch(`${stack.baseUrl}/api/sessions`, { headers: { "X-API-Key": key } });
     expect(withKey.status).toBe(200);
-    await screenshot(page, "api-key");
+    await capture("api-key");
   });
 
   it("runs a company: hire approved, issue created, the agent's run moves it to done on screen", async () => {
@@ -159,13 +176,13 @@ describe("dashboard in a browser", () => {
 
     await page.getByRole("link", { name: "Approvals", exact: true }).click();
     const request = page.locator("article", { hasText: agentName });
-    await screenshot(page, "approvals");
+    await capture("approvals");
     await request.getByRole("button", { name: "Approve" }).click();
     await page.getByText("Approved").first().waitFor();
 
     await page.getByRole("link", { name: "Org chart", exact: true }).click();
     await page.locator(".tree", { hasText: agentName }).waitFor();
-    await screenshot(page, "org-chart");
+    await capture("org-chart");
 
     await page.getByRole("link", { name: "Issues", exact: true }).click();
     await page.getByLabel("Title", { exact: true }).fill("Write the welcome note");
@@ -181,19 +198,29 @@ describe("dashboard in a browser", () => {
       .toMatch(/done/i);
     expect(await documentIsUnchanged()).toBe(true);
     await page.locator("#issue-live pre").first().waitFor();
-    await screenshot(page, "issue-done");
+    await capture("issue-done");
 
     await page.goto(`${companyPath}/issues`);
-    await screenshot(page, "issue-board");
+    await capture("issue-board");
     await page.goto(`${companyPath}/costs`);
-    await screenshot(page, "costs");
+    await capture("costs");
     await page.goto(`${companyPath}/routines`);
-    await screenshot(page, "routines");
+    await capture("routines");
 
     // Down to a phone: the board still renders and its navigation stays usable.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${companyPath}/issues`);
     await page.getByRole("link", { name: "Write the welcome note" }).waitFor();
-    await screenshot(page, "phone-issues");
+    await capture("phone-issues");
+  });
+
+  it("is usable by keyboard and has no WCAG 2.1 AA problems axe can find on any page visited", async () => {
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto("/sessions");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Skip to content");
+    await page.keyboard.press("Enter");
+    expect(new URL(page.url()).hash).toBe("#main");
+    expect(Object.fromEntries(problemsByPage)).toEqual({});
   });
 });

@@ -1,10 +1,12 @@
 // Debian's Chromium driven by playwright-core (no browser download), for the dashboard's end-to-end
 // tests; screenshots land in docs/screenshots/ where the README links them.
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
+const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const SCREENSHOT_DIR = path.join(REPO_ROOT, "docs", "screenshots");
 
@@ -45,4 +47,17 @@ export async function openBrowser(baseURL: string): Promise<BrowserSession> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/**
+ * WCAG 2.1 A and AA problems axe-core finds on the page as it is now, one line each ("rule (impact):
+ * where"). axe is evaluated through the DevTools protocol, which the page's CSP does not govern.
+ */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(await readFile(AXE_SOURCE, "utf8"));
+  return page.evaluate<string[]>(`
+    axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } })
+      .then((result) => result.violations.map((v) =>
+        v.id + " (" + v.impact + "): " + v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")))
+  `);
 }

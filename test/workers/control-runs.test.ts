@@ -67,6 +67,26 @@ describe("wakes", () => {
       .all<Json>();
     expect(runs.results).toEqual([{ status: "queued", coalesced_count: 1 }]);
   });
+
+  it("lists one issue's runs with ?issueId, and none for an issue without any", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    await seedAgent(company.id, { name: "Lister" });
+    const [first, second, quiet] = [
+      await seedIssue(company, { status: "todo" }),
+      await seedIssue(company, { status: "todo" }),
+      await seedIssue(company, { status: "todo" }),
+    ];
+    await mentionWake(board.headers, first.id, "Lister");
+    await mentionWake(board.headers, second.id, "Lister");
+    const list = (issueId: string) =>
+      call<Json[]>("GET", `/api/companies/${company.id}/heartbeat-runs?issueId=${issueId}`, {
+        headers: board.headers,
+      });
+    expect((await list(first.id)).body.map((run) => run.issueId)).toEqual([first.id]);
+    expect((await list(quiet.id)).body).toEqual([]);
+    expect((await list("not-a-uuid")).status).toBe(400);
+  });
 });
 
 describe("the runner link", () => {

@@ -26,9 +26,10 @@ describe("HTTP core", () => {
       message: "Not found",
       error: "No route for GET /api/no-such-thing",
     });
+    // Outside /api, /bridge and /llms the paths are the dashboard's: a visitor is sent to sign in.
     const outside = await call("GET", "/nope");
-    expect(outside.status).toBe(404);
-    expect(outside.body).toMatchObject({ status: false, message: "Not found" });
+    expect(outside.status).toBe(302);
+    expect(outside.headers.get("location")).toBe("/login?next=%2Fnope");
   });
 
   it("answers unknown control-plane routes in the control-plane envelope", async () => {

@@ -13,6 +13,7 @@ const tags = ["Heartbeat runs"];
 const RunParamSchema = z.object({ runId: z.uuid() });
 const RunListQuerySchema = z.object({
   agentId: z.uuid().optional(),
+  issueId: z.uuid().optional().openapi({ description: "Only the runs woken for this issue" }),
   status: z
     .string()
     .optional()
@@ -59,6 +60,7 @@ runRoutes.openapi(
         and(
           eq(heartbeatRuns.companyId, company.id),
           query.agentId ? eq(heartbeatRuns.agentId, query.agentId) : undefined,
+          query.issueId ? eq(heartbeatRuns.issueId, query.issueId) : undefined,
           statuses ? inArray(heartbeatRuns.status, statuses) : undefined,
         ),
       )

@@ -51,11 +51,7 @@ interface RunLog {
 
 export const issuePage = new Hono<DashboardEnv>();
 
-/**
- * The runs list has no issue filter, so the page takes the company's latest runs and keeps this
- * issue's. Enough for an issue being worked on now; older runs are in the API.
- */
-const RUNS_SCANNED = 200;
+/** The newest runs woken for this issue; older ones are in the API. */
 const RUNS_SHOWN = 5;
 /** The tail of a log worth showing inline; the API has the whole output. */
 const LOG_TAIL_CHARS = 16_384;
@@ -84,10 +80,9 @@ async function logOf(c: IssueContext, run: Run): Promise<string> {
 
 async function runsOf(c: IssueContext, issue: IssueDetail) {
   const runs = await c.var.api.get<Run[]>(
-    `${apiCompanyPath(issue.companyId)}/heartbeat-runs?limit=${RUNS_SCANNED}`,
+    `${apiCompanyPath(issue.companyId)}/heartbeat-runs?issueId=${issue.id}&limit=${RUNS_SHOWN}`,
   );
-  const mine = runs.filter((run) => run.issueId === issue.id).slice(0, RUNS_SHOWN);
-  return Promise.all(mine.map(async (run) => ({ run, log: await logOf(c, run) })));
+  return Promise.all(runs.map(async (run) => ({ run, log: await logOf(c, run) })));
 }
 
 async function documentsOf(c: IssueContext, issueId: string): Promise<IssueDocument[]> {

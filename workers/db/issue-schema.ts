@@ -268,6 +268,7 @@ export const heartbeatRuns = sqliteTable(
   (t) => [
     index("heartbeat_runs_agent_idx").on(t.agentId, t.status),
     index("heartbeat_runs_company_idx").on(t.companyId, t.createdAt),
+    index("heartbeat_runs_issue_idx").on(t.issueId, t.createdAt),
     index("heartbeat_runs_status_idx").on(t.status, t.createdAt),
     // At most one queued run per agent and issue: a duplicate wake coalesces into it (see wakes.ts).
     // Wakes without an issue (timer, manual) have NULL here, which never conflicts; wakes.ts handles them.

@@ -1,1 +1,0 @@
-CREATE UNIQUE INDEX `agents_one_ceo_uq` ON `agents` (`company_id`) WHERE role = 'ceo' AND status <> 'terminated';

@@ -1,0 +1,2 @@
+CREATE UNIQUE INDEX `agents_one_ceo_uq` ON `agents` (`company_id`) WHERE role = 'ceo' AND status <> 'terminated';--> statement-breakpoint
+CREATE INDEX `heartbeat_runs_issue_idx` ON `heartbeat_runs` (`issue_id`,`created_at`);
