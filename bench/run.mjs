@@ -17,6 +17,7 @@ const BENCH_FILES = [
   "webhooks.mjs",
   "control.mjs",
   "automation.mjs",
+  "dashboard.mjs",
 ];
 
 async function runBench(file) {
