@@ -4,6 +4,7 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { MEDIA_MAX_BYTES } from "../bridge/src/messaging-protocol";
 import { apiKeyRoutes } from "./auth/api-key";
+import { recognizeInProcessCalls } from "./auth/in-process";
 import { requireAuthentication } from "./auth/middleware";
 import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
@@ -63,6 +64,7 @@ export const OPENAPI_CONFIG = {
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = createRouter();
 
+  app.use("/api/*", recognizeInProcessCalls);
   app.use("*", requestId());
   app.use("*", secureHeaders());
   app.use("/api/*", async (c, next) => {

@@ -45,6 +45,8 @@ export type Variables = {
   requestId: string;
   /** Set by the authentication middleware on every non-public /api route. */
   principal: Principal;
+  /** The dashboard's own in-process API calls carry the viewer it authenticated (auth/in-process.ts). */
+  vouchedPrincipal?: Principal;
   /**
    * Set with `principal` for board users; for agent keys (control-plane routes only) it is the only
    * identity, and `principal` is unset. Control-plane handlers read this, never `principal`.

@@ -37,6 +37,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * token from GET /api/auth/csrf in `X-CSRF-Token`.
  */
 export async function resolvePrincipal(c: Context<AppEnv>): Promise<Principal | null> {
+  const vouched = c.get("vouchedPrincipal");
+  if (vouched) return vouched;
   const db = database(c.env.DB);
   const presentedKey = c.req.header(API_KEY_HEADER);
   if (presentedKey !== undefined) {

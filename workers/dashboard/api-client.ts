@@ -1,5 +1,7 @@
 import type { Context } from "hono";
+import { vouchFor } from "../auth/in-process";
 import { CSRF_HEADER } from "../auth/middleware";
+import type { Principal } from "../auth/principal";
 import { apiFamilyOf } from "../http/family";
 import type { ApiFetch, DashboardEnv } from "./env";
 
@@ -91,7 +93,17 @@ async function parseBody(response: Response): Promise<unknown> {
   }
 }
 
-export function createApiClient(c: Context<DashboardEnv>, apiFetch: ApiFetch, csrf: string): ApiClient {
+/**
+ * `viewer` is the principal the dashboard authenticated from the cookie; the API trusts it for these
+ * in-process calls instead of looking the session up again (auth/in-process.ts). Without one (the
+ * sign-in page) the API authenticates the request as usual.
+ */
+export function createApiClient(
+  c: Context<DashboardEnv>,
+  apiFetch: ApiFetch,
+  csrf: string,
+  viewer?: Principal,
+): ApiClient {
   const origin = new URL(c.req.url).origin;
   const baseHeaders: Record<string, string> = { accept: "application/json" };
   const cookie = c.req.header("cookie");
@@ -103,15 +115,13 @@ export function createApiClient(c: Context<DashboardEnv>, apiFetch: ApiFetch, cs
     const headers = { ...baseHeaders };
     if (method !== "GET") headers[CSRF_HEADER] = csrf;
     if (body !== undefined) headers["content-type"] = "application/json";
-    const response = await apiFetch(
-      new Request(`${origin}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-      c.env,
-      c.executionCtx,
-    );
+    const request = new Request(`${origin}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (viewer) vouchFor(request, viewer);
+    const response = await apiFetch(request, c.env, c.executionCtx);
     const parsed = await parseBody(response);
     if (response.ok)
       return {

@@ -80,7 +80,7 @@ function requireViewer(apiFetch: ApiFetch): MiddlewareHandler<DashboardEnv> {
     const csrf = await csrfTokenFor(token);
     c.set("viewer", principal.user);
     c.set("csrf", csrf);
-    c.set("api", createApiClient(c, apiFetch, csrf));
+    c.set("api", createApiClient(c, apiFetch, csrf, principal));
     return next();
   };
 }
