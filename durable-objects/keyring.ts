@@ -30,6 +30,23 @@ export interface ResolvedAgentKey extends AgentIdentity {
   touch: boolean;
 }
 
+/** What a web-session cookie proves. Expiry is checked by the caller on every use, cached or not. */
+export interface WebSessionIdentity {
+  user: PublicUser;
+  sessionId: string;
+  expiresAt: number;
+}
+
+interface WebSessionRow {
+  session_id: string;
+  expires_at: number;
+  id: string;
+  name: string;
+  email: string;
+  image: string | null;
+  role: Role;
+}
+
 interface KeyUserRow {
   key_id: string;
   id: string;
@@ -109,8 +126,8 @@ class PrincipalCache<T> {
 }
 
 /**
- * A read-through cache of key principals (users' API keys and agents' keys), so authenticating a
- * key costs an in-memory lookup instead of a D1 query (D1 is the source of truth; this object holds
+ * A read-through cache of key principals (users' API keys, agents' keys and web-session cookies), so
+ * authenticating a key costs an in-memory lookup instead of a D1 query (D1 is the source of truth; this object holds
  * nothing durable).
  *
  * Each owner's keys live in exactly one shard, named by a tag embedded in the key itself, so every
@@ -121,6 +138,7 @@ class PrincipalCache<T> {
 export class Keyring extends DurableObject<Env> {
   private readonly users = new PrincipalCache<Omit<ResolvedKey, "touch">>();
   private readonly agents = new PrincipalCache<AgentIdentity>();
+  private readonly webSessions = new PrincipalCache<WebSessionIdentity>();
 
   async resolve(keyHash: string): Promise<ResolvedKey | null> {
     const found = await this.users.resolve(keyHash, () => this.loadUserKey(keyHash));
@@ -132,9 +150,18 @@ export class Keyring extends DurableObject<Env> {
     return found && { ...found.value, touch: found.touch };
   }
 
-  /** Forgets everything about a user; call after any committed change to their keys or identity. */
+  async resolveWebSession(tokenHash: string): Promise<WebSessionIdentity | null> {
+    const found = await this.webSessions.resolve(tokenHash, () => this.loadWebSession(tokenHash));
+    return found?.value ?? null;
+  }
+
+  /**
+   * Forgets everything about a user (API key and web sessions); call after any committed change to
+   * their keys, sessions (sign-out, password change) or identity.
+   */
   async invalidate(userId: string): Promise<void> {
     this.users.invalidate(userId);
+    this.webSessions.invalidate(userId);
   }
 
   /** Forgets an agent's keys; call after any committed change to its keys, role or status. */
@@ -158,6 +185,24 @@ export class Keyring extends DurableObject<Env> {
       role: row.role,
     };
     return { value: { user, apiKeyId: row.key_id }, ownerId: row.id };
+  }
+
+  private async loadWebSession(tokenHash: string) {
+    const row = await this.env.DB.prepare(
+      `SELECT s.id AS session_id, s.expires_at, u.id, u.name, u.email, u.image, u.role
+       FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`,
+    )
+      .bind(tokenHash)
+      .first<WebSessionRow>();
+    if (!row) return null;
+    const user: PublicUser = {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      image: row.image,
+      role: row.role,
+    };
+    return { value: { user, sessionId: row.session_id, expiresAt: row.expires_at }, ownerId: row.id };
   }
 
   private async loadAgentKey(keyHash: string) {

@@ -66,7 +66,8 @@ describe("login and the session cookie", () => {
     const [pair = ""] = setCookie.split(";");
     const token = pair.slice("web-auth.session-token=".length);
     expect(pair.startsWith("web-auth.session-token=")).toBe(true);
-    expect(token).toMatch(/^[\w-]{43}$/);
+    // <Keyring shard tag>.<32 random bytes, base64url>
+    expect(token).toMatch(/^[0-9A-Za-z]{2}\.[\w-]{43}$/);
     const attrs = cookieAttributes(setCookie);
     expect(attrs.has("httponly")).toBe(true);
     expect(attrs.get("samesite")).toBe("Lax");
@@ -78,6 +79,30 @@ describe("login and the session cookie", () => {
       .bind(token)
       .first<{ n: number }>();
     expect(plaintext?.n).toBe(0);
+  });
+
+  it("still accepts a session token from before tokens carried a shard tag, until it expires", async () => {
+    const root = await rootSession();
+    const userId = root.userId;
+    const legacy = "A".repeat(43);
+    const hash = Array.from(
+      new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(legacy))),
+    )
+      .map((byte) => byte.toString(16).padStart(2, "0"))
+      .join("");
+    const insert = (id: string, tokenHash: string, expiresAt: number) =>
+      env.DB.prepare(
+        "INSERT INTO web_sessions (id, token_hash, user_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?)",
+      )
+        .bind(id, tokenHash, userId, expiresAt, Date.now())
+        .run();
+    await insert(crypto.randomUUID(), hash, Date.now() + 60_000);
+    const cookie = { cookie: `web-auth.session-token=${legacy}` };
+    expect((await call("GET", "/api/auth/session", { headers: cookie })).status).toBe(200);
+    await env.DB.prepare("UPDATE web_sessions SET expires_at = ? WHERE token_hash = ?")
+      .bind(Date.now() - 1, hash)
+      .run();
+    expect((await call("GET", "/api/auth/session", { headers: cookie })).status).toBe(401);
   });
 
   it("marks the cookie Secure in production and on HTTPS", async () => {

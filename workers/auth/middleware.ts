@@ -47,7 +47,7 @@ export async function resolvePrincipal(c: Context<AppEnv>): Promise<Principal | 
     return found?.principal ?? null;
   }
   const token = getCookie(c, SESSION_COOKIE);
-  return token ? principalFromSessionToken(db, token) : null;
+  return token ? principalFromSessionToken(c.env, db, token) : null;
 }
 
 /** `Authorization: Bearer <token>`, the agents' credential transport (control plane only). */

@@ -2,6 +2,9 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { newId } from "../db/client";
 import { users, webSessions } from "../db/schema";
+import type { Env } from "../env";
+import { keyringTagFor } from "./api-key-format";
+import { credentialsChanged, keyringShard } from "./api-key-store";
 import { hmacSha256, randomToken, sha256Hex, timingSafeEqual, toBase64Url } from "./crypto";
 import type { Principal } from "./principal";
 import { toPublicUser } from "./user-store";
@@ -14,8 +17,16 @@ export interface IssuedSession {
   expiresAt: number;
 }
 
+/**
+ * `<tag>.<43 base64url chars>`: the tag names the Keyring shard of the user (as in their API key), so
+ * a signed-in request is authenticated from that shard's memory and every change to the user (sign
+ * out, password, role, deletion) invalidates exactly that shard. Tokens without a tag (issued before
+ * the cache existed) are still accepted, from D1.
+ */
+const TAGGED_TOKEN = /^([0-9A-Za-z]{2})\.[\w-]{43}$/;
+
 export async function createWebSession(db: Db, userId: string): Promise<IssuedSession> {
-  const token = randomToken(32);
+  const token = `${await keyringTagFor(userId)}.${randomToken(32)}`;
   const now = Date.now();
   const expiresAt = now + SESSION_TTL_MS;
   await db
@@ -24,8 +35,21 @@ export async function createWebSession(db: Db, userId: string): Promise<IssuedSe
   return { token, expiresAt };
 }
 
-/** Resolves a cookie token to its user, in one indexed query; expired sessions do not count. */
-export async function principalFromSessionToken(db: Db, token: string): Promise<Principal | null> {
+/** Resolves a cookie token to its user through its Keyring shard; expired sessions do not count. */
+export async function principalFromSessionToken(env: Env, db: Db, token: string): Promise<Principal | null> {
+  const tag = token.match(TAGGED_TOKEN)?.[1];
+  if (!tag) return principalFromUntaggedToken(db, token);
+  const found = await keyringShard(env, tag).resolveWebSession(await sha256Hex(token));
+  if (!found || found.expiresAt <= Date.now()) return null;
+  return {
+    via: "cookie",
+    user: found.user,
+    webSession: { id: found.sessionId, token, expiresAt: found.expiresAt },
+  };
+}
+
+/** A token from before sessions were tagged: one indexed D1 query. */
+async function principalFromUntaggedToken(db: Db, token: string): Promise<Principal | null> {
   const [row] = await db
     .select({ sessionId: webSessions.id, expiresAt: webSessions.expiresAt, user: users })
     .from(webSessions)
@@ -40,8 +64,10 @@ export async function principalFromSessionToken(db: Db, token: string): Promise<
   };
 }
 
-export async function deleteWebSession(db: Db, sessionId: string): Promise<void> {
+/** Signs one session out; the user's Keyring shard forgets their cached sessions after the delete. */
+export async function deleteWebSession(env: Env, db: Db, sessionId: string, userId: string): Promise<void> {
   await db.delete(webSessions).where(eq(webSessions.id, sessionId));
+  await credentialsChanged(env, userId);
 }
 
 /**

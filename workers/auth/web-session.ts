@@ -119,12 +119,12 @@ const logout = createRoute({
 webSessionRoutes.openapi(logout, async (c) => {
   const token = getCookie(c, SESSION_COOKIE);
   const db = database(c.env.DB);
-  const principal = token ? await principalFromSessionToken(db, token) : null;
+  const principal = token ? await principalFromSessionToken(c.env, db, token) : null;
   if (principal?.via === "cookie") {
     if (!(await isValidCsrfToken(principal.webSession.token, c.req.header(CSRF_HEADER)))) {
       throw new ApiError(403, titleOf(403), `Missing or invalid CSRF token in ${CSRF_HEADER}`);
     }
-    await deleteWebSession(db, principal.webSession.id);
+    await deleteWebSession(c.env, db, principal.webSession.id, principal.user.id);
   }
   deleteCookie(c, SESSION_COOKIE, { path: "/", secure: cookieIsSecure(c), httpOnly: true, sameSite: "Lax" });
   return c.json(ok("Logged out", null), 200);

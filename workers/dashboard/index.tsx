@@ -71,7 +71,7 @@ function requireViewer(apiFetch: ApiFetch): MiddlewareHandler<DashboardEnv> {
   return async (c, next) => {
     if (PUBLIC_PAGES.test(c.req.path)) return next();
     const token = getCookie(c, SESSION_COOKIE);
-    const principal = token ? await principalFromSessionToken(database(c.env.DB), token) : null;
+    const principal = token ? await principalFromSessionToken(c.env, database(c.env.DB), token) : null;
     if (!token || !principal) {
       if (c.req.method !== "GET") return c.redirect("/login", 303);
       const url = new URL(c.req.url);
