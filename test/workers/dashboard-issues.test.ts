@@ -308,6 +308,14 @@ describe("issue page", () => {
       headers: asSession(owner),
     });
     expect(comments.body.map((comment) => comment.body)).toEqual(["ready"]);
+
+    // "No change" (the default, since the page's form may be older than the issue) sends only the note.
+    const page = await browse(owner, `/issues/${issue.id}`);
+    expect(page.html).toMatch(/<option value="" selected="">No change<\/option>/);
+    const note = await submit(owner, `/issues/${issue.id}/update`, { status: "", comment: "just a note" });
+    expect(note.status).toBe(303);
+    const unchanged = await call<Issue>("GET", `/api/issues/${issue.id}`, { headers: asSession(owner) });
+    expect(unchanged.body.status).toBe("todo");
   });
 
   it("adds a document; a bad key or an existing one shows the message next to key", async () => {

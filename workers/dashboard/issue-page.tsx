@@ -223,7 +223,9 @@ function Documents({ documents }: { documents: IssueDocument[] }) {
 }
 
 function IssueForms({ issue, csrf, view }: { issue: IssueDetail; csrf: string; view: IssueView }) {
-  const update = view.update ?? blankForm({ status: issue.status });
+  // No status is preselected: the live region above moves on while this form stays as loaded, and a
+  // preselected stale status would quietly move the issue back when only a note is sent.
+  const update = view.update ?? blankForm();
   const comment = view.comment ?? blankForm();
   const document = view.document ?? blankForm();
   const action = (what: string) => `/issues/${issue.id}/${what}`;
@@ -245,7 +247,10 @@ function IssueForms({ issue, csrf, view }: { issue: IssueDetail; csrf: string; v
             form={update}
             name="status"
             label="Status"
-            options={ISSUE_STATUSES.map((status) => ({ value: status, label: status.replace(/_/g, " ") }))}
+            options={[
+              { value: "", label: "No change" },
+              ...ISSUE_STATUSES.map((status) => ({ value: status, label: status.replace(/_/g, " ") })),
+            ]}
           />
           <TextAreaField form={update} name="comment" label="Note with the change (optional)" rows={3} />
           <div>
@@ -343,7 +348,7 @@ issuePage.post("/issues/:issueId/update", async (c) => {
   const issueId = c.req.param("issueId");
   const values = c.var.form;
   const result = await c.var.api.send<z.infer<typeof UpdatedIssueSchema>>("PATCH", issueApiPath(issueId), {
-    status: values.status,
+    status: optionalText(values.status),
     comment: optionalText(values.comment),
   });
   if (!result.ok) {
