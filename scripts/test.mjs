@@ -11,7 +11,11 @@ const RESULTS_DIR = path.join(ROOT, ".test-results");
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 const VITEST = path.join(ROOT, "node_modules", ".bin", "vitest");
 
-/** @typedef {{ name: string, command: string, args: string[], resultFile?: string }} Step */
+/**
+ * `background`: started when the run starts (it waits on the network or disk, not the CPU), its
+ * output kept and printed at its place in the order, where the run waits for it.
+ * @typedef {{ name: string, command: string, args: string[], resultFile?: string, background?: boolean }} Step
+ */
 
 /** @returns {Step} */
 function vitestStep(name, config) {
@@ -37,13 +41,37 @@ const STEPS = [
   { name: "lint", command: NPM, args: ["run", "lint"] },
   vitestStep("workers", "vitest.workers.config.ts"),
   vitestStep("bridge", "vitest.bridge.config.ts"),
-  // The dashboard's browser tests (in e2e) need Debian's chromium; installed here when missing.
-  { name: "chromium", command: process.execPath, args: [path.join(ROOT, "scripts", "ensure-chromium.mjs")] },
+  // The dashboard's browser tests (in e2e) need Debian's chromium; installed when missing, from the
+  // start of the run (apt-get waits on the network), so it costs no time on a fresh machine.
+  {
+    name: "chromium",
+    command: process.execPath,
+    args: [path.join(ROOT, "scripts", "ensure-chromium.mjs")],
+    background: true,
+  },
   vitestStep("e2e", "vitest.e2e.config.ts"),
 ];
 
 function announce(step, index) {
   console.log(`\n=== [${index + 1}/${STEPS.length}] ${step.name} ===`);
+}
+
+/** Starts `step` now with its output captured; resolves to its exit code and output. */
+function startInBackground(step) {
+  return new Promise((resolve) => {
+    let output = "";
+    const child = spawn(step.command, step.args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.once("error", (error) =>
+      resolve({ code: 1, output: `could not run ${step.command}: ${error.message}\n` }),
+    );
+    child.once("close", (code) => resolve({ code: code ?? 1, output }));
+  });
 }
 
 /** Resolves to the exit code (1 if the command could not be started or was killed). */
@@ -95,10 +123,16 @@ function summaryLine() {
 
 async function main() {
   clearOldResults();
+  const started = new Map(
+    STEPS.filter((step) => step.background).map((step) => [step, startInBackground(step)]),
+  );
   let failedStep;
   for (const [index, step] of STEPS.entries()) {
     announce(step, index);
-    const code = await runStep(step);
+    const code = await (started.get(step)?.then(({ code, output }) => {
+      process.stdout.write(output);
+      return code;
+    }) ?? runStep(step));
     if (code !== 0) {
       failedStep = { step, code };
       break;
