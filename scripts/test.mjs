@@ -39,16 +39,17 @@ function vitestStep(name, config) {
 const STEPS = [
   { name: "typecheck", command: NPM, args: ["run", "typecheck"] },
   { name: "lint", command: NPM, args: ["run", "lint"] },
-  vitestStep("workers", "vitest.workers.config.ts"),
-  vitestStep("bridge", "vitest.bridge.config.ts"),
-  // The dashboard's browser tests (in e2e) need Debian's chromium; installed when missing, from the
-  // start of the run (apt-get waits on the network), so it costs no time on a fresh machine.
+  // The dashboard's browser tests (in e2e) need Debian's chromium; installed when missing. It starts
+  // with the run and overlaps the typecheck and lint only: dpkg's unpacking must not load the
+  // machine while the timing-sensitive suites run (a webhook retry test flaked when it did).
   {
     name: "chromium",
     command: process.execPath,
     args: [path.join(ROOT, "scripts", "ensure-chromium.mjs")],
     background: true,
   },
+  vitestStep("workers", "vitest.workers.config.ts"),
+  vitestStep("bridge", "vitest.bridge.config.ts"),
   vitestStep("e2e", "vitest.e2e.config.ts"),
 ];
 

@@ -1,32 +1,17 @@
 /** The session page (settings, bot config, webhooks, the test message form), rendered with any failed form put back. */
+
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import { WEBHOOK_EVENTS } from "../../durable-objects/messaging/context";
 import type { ACCESS_MODES } from "../db/schema";
-import type {
-  BotConfigSchema,
-  SessionDetailSchema,
-  SessionSettingsSchema,
-  WebhookSummary,
-} from "../gateway/session-schemas";
-import { ALL_EVENTS } from "../gateway/webhooks-schemas";
+import type { BotConfigSchema, SessionDetailSchema, SessionSettingsSchema } from "../gateway/session-schemas";
 import type { DashboardEnv } from "./env";
 import { render } from "./render";
-import {
-  checkboxValue,
-  describeMe,
-  eventFieldName,
-  formatUptime,
-  sessionApi,
-  sessionPath,
-} from "./session-shared";
+import { describeMe, formatUptime, sessionApi, sessionPath } from "./session-shared";
 import {
   ActionButton,
   blankForm,
   CheckboxField,
-  EmptyState,
-  errorId,
   Field,
   Form,
   type FormState,
@@ -35,160 +20,12 @@ import {
   TextAreaField,
   Time,
 } from "./ui";
+import { AddWebhookForm, NewSecret, newWebhookForm, WebhookTable } from "./webhook-form";
 
 type SessionDetail = z.infer<typeof SessionDetailSchema>;
 type BotConfig = z.infer<typeof BotConfigSchema>;
 type Settings = z.infer<typeof SessionSettingsSchema>;
 type Ctx = Context<DashboardEnv>;
-
-// ── Webhook form pieces (the form sits on the session page; webhook-pages.tsx handles its POST) ──
-
-/**
- * Readable names for the events. They avoid the word "message" so the send form's "Message" field
- * stays the only one a reader (or a test) finds by that label; the event's own name is printed beside.
- */
-const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
-  "message.received": "Received",
-  "message.sent": "Sent",
-  "message.status": "Delivery and read receipts",
-  "message.edited": "Edited",
-  "message.deleted": "Deleted",
-  "connection.update": "Connection changes",
-  "group.update": "Group changes",
-  "group.upsert": "Groups joined or created",
-  "group.participant": "Group members joined or left",
-  "contact.update": "Contact changes",
-  "status.update": "Status posts",
-};
-
-const EVENT_CHOICES = [
-  { event: ALL_EVENTS, label: "All events" },
-  ...WEBHOOK_EVENTS.map((event) => ({ event, label: EVENT_LABELS[event] })),
-];
-
-const EVENTS_HINT_ID = "field-events-hint";
-
-function EventChoices({ form }: { form: FormState }) {
-  const error = form.errors.events;
-  return (
-    <fieldset class="choices" aria-describedby={error ? errorId("events") : EVENTS_HINT_ID}>
-      <legend>Events</legend>
-      <span class="hint muted" id={EVENTS_HINT_ID}>
-        What to send to this URL. "All events" includes the ones added later.
-      </span>
-      <ul>
-        {EVENT_CHOICES.map(({ event, label }) => {
-          const id = event === ALL_EVENTS ? "event-all" : `event-${event.replace(/[^\w-]/g, "-")}`;
-          return (
-            <li>
-              <input
-                type="checkbox"
-                id={id}
-                name={eventFieldName(event)}
-                value="on"
-                checked={checkboxValue(form.values[eventFieldName(event)]) === true}
-                aria-describedby={`${id}-name`}
-              />{" "}
-              <label for={id}>{label}</label>{" "}
-              <code class="muted" id={`${id}-name`}>
-                {event}
-              </code>
-            </li>
-          );
-        })}
-      </ul>
-      {error && (
-        <p class="field-error" id={errorId("events")}>
-          {error}
-        </p>
-      )}
-    </fieldset>
-  );
-}
-
-/** Prefilled so that a URL alone makes a working webhook; the API still checks every field. */
-export const newWebhookForm = () => blankForm({ name: "Webhook", [eventFieldName(ALL_EVENTS)]: "on" });
-
-function AddWebhookForm({ slug, csrf, form }: { slug: string; csrf: string; form: FormState }) {
-  return (
-    <Form action={`${sessionPath(slug)}/webhooks`} csrf={csrf} form={form}>
-      <Field
-        form={form}
-        name="url"
-        label="Webhook URL"
-        type="url"
-        placeholder="https://example.com/hooks/whatsapp"
-        required
-      />
-      <Field form={form} name="name" label="Webhook name" required />
-      <EventChoices form={form} />
-      <Field
-        form={form}
-        name="secret"
-        label="Signing secret (optional)"
-        type="password"
-        autocomplete="new-password"
-        hint="At least 8 characters. Leave empty and one is generated and shown once."
-      />
-      <CheckboxField form={form} name="global" label="Global: send events from every session of the owner" />
-      <div>
-        <button type="submit">Add webhook</button>
-      </div>
-    </Form>
-  );
-}
-
-function WebhookTable({ slug, webhooks }: { slug: string; webhooks: WebhookSummary[] }) {
-  if (webhooks.length === 0) return <EmptyState>No webhooks yet.</EmptyState>;
-  return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Name</th>
-            <th scope="col">Events</th>
-            <th scope="col">Active</th>
-          </tr>
-        </thead>
-        <tbody>
-          {webhooks.map((hook) => (
-            <tr>
-              <td>
-                <a href={`${sessionPath(slug)}/webhooks/${encodeURIComponent(hook.id)}`}>{hook.url}</a>
-              </td>
-              <td>{hook.name}</td>
-              <td>{hook.events.join(", ")}</td>
-              <td>{hook.isActive ? "Yes" : "No"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-/** A secret the API generated: in this response only, never in a URL or cookie. */
-function NewSecret({ secret }: { secret: { url: string; value: string } }) {
-  return (
-    <section class="panel" aria-labelledby="new-secret-heading">
-      <h2 id="new-secret-heading">Signing secret</h2>
-      <p>
-        Deliveries to <span class="secret">{secret.url}</span> are signed with this secret. Copy it now: it is
-        not shown again.
-      </p>
-      <div class="field">
-        <label for="webhook-secret">New signing secret</label>
-        <div class="copy-row">
-          <input id="webhook-secret" class="secret" readonly value={secret.value} />
-          <button type="button" class="secondary" data-copy="webhook-secret">
-            Copy
-          </button>
-        </div>
-      </div>
-    </section>
-  );
-}
 
 // ── Session detail ───────────────────────────────────────────────────────────────────────────
 

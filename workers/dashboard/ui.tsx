@@ -44,6 +44,24 @@ interface FieldProps {
   required?: boolean;
 }
 
+/** Label, optional hint and the field's error around one control: the part every field shares. */
+function FieldFrame(props: FieldProps & { hintId?: string; children?: Child }) {
+  return (
+    <div class="field">
+      <label for={fieldId(props.name)}>{props.label}</label>
+      {props.hint && (
+        <span class="hint" id={props.hintId}>
+          {props.hint}
+        </span>
+      )}
+      {props.children}
+      <FieldError name={props.name} message={props.form.errors[props.name]} />
+    </div>
+  );
+}
+
+const hintIdOf = (props: FieldProps) => (props.hint ? `${fieldId(props.name)}-hint` : undefined);
+
 export function Field(
   props: FieldProps & {
     type?: "text" | "email" | "password" | "url" | "number" | "tel" | "datetime-local" | "search";
@@ -53,15 +71,9 @@ export function Field(
     step?: string;
   },
 ) {
-  const hintId = props.hint ? `${fieldId(props.name)}-hint` : undefined;
+  const hintId = hintIdOf(props);
   return (
-    <div class="field">
-      <label for={fieldId(props.name)}>{props.label}</label>
-      {props.hint && (
-        <span class="hint" id={hintId}>
-          {props.hint}
-        </span>
-      )}
+    <FieldFrame {...props} hintId={hintId}>
       <input
         {...inputAttributes(props.form, props.name, hintId)}
         type={props.type ?? "text"}
@@ -72,21 +84,14 @@ export function Field(
         min={props.min}
         step={props.step}
       />
-      <FieldError name={props.name} message={props.form.errors[props.name]} />
-    </div>
+    </FieldFrame>
   );
 }
 
 export function TextAreaField(props: FieldProps & { rows?: number }) {
-  const hintId = props.hint ? `${fieldId(props.name)}-hint` : undefined;
+  const hintId = hintIdOf(props);
   return (
-    <div class="field">
-      <label for={fieldId(props.name)}>{props.label}</label>
-      {props.hint && (
-        <span class="hint" id={hintId}>
-          {props.hint}
-        </span>
-      )}
+    <FieldFrame {...props} hintId={hintId}>
       <textarea
         {...inputAttributes(props.form, props.name, hintId)}
         required={props.required}
@@ -94,8 +99,7 @@ export function TextAreaField(props: FieldProps & { rows?: number }) {
       >
         {props.form.values[props.name] ?? ""}
       </textarea>
-      <FieldError name={props.name} message={props.form.errors[props.name]} />
-    </div>
+    </FieldFrame>
   );
 }
 
@@ -105,16 +109,10 @@ export interface Option {
 }
 
 export function SelectField(props: FieldProps & { options: readonly Option[] }) {
-  const hintId = props.hint ? `${fieldId(props.name)}-hint` : undefined;
+  const hintId = hintIdOf(props);
   const current = props.form.values[props.name] ?? "";
   return (
-    <div class="field">
-      <label for={fieldId(props.name)}>{props.label}</label>
-      {props.hint && (
-        <span class="hint" id={hintId}>
-          {props.hint}
-        </span>
-      )}
+    <FieldFrame {...props} hintId={hintId}>
       <select {...inputAttributes(props.form, props.name, hintId)} required={props.required}>
         {props.options.map((option) => (
           <option value={option.value} selected={option.value === current}>
@@ -122,8 +120,7 @@ export function SelectField(props: FieldProps & { options: readonly Option[] }) 
           </option>
         ))}
       </select>
-      <FieldError name={props.name} message={props.form.errors[props.name]} />
-    </div>
+    </FieldFrame>
   );
 }
 
