@@ -65,6 +65,11 @@ interface KeyAgentRow {
   status: AgentStatus;
 }
 
+/** The user columns both user lookups select, as every response shows a user. */
+function publicUserOf(row: PublicUser): PublicUser {
+  return { id: row.id, name: row.name, email: row.email, image: row.image, role: row.role };
+}
+
 interface Entry<T> {
   value: T;
   ownerId: string;
@@ -177,14 +182,7 @@ export class Keyring extends DurableObject<Env> {
       .bind(keyHash)
       .first<KeyUserRow>();
     if (!row) return null;
-    const user: PublicUser = {
-      id: row.id,
-      name: row.name,
-      email: row.email,
-      image: row.image,
-      role: row.role,
-    };
-    return { value: { user, apiKeyId: row.key_id }, ownerId: row.id };
+    return { value: { user: publicUserOf(row), apiKeyId: row.key_id }, ownerId: row.id };
   }
 
   private async loadWebSession(tokenHash: string) {
@@ -195,14 +193,10 @@ export class Keyring extends DurableObject<Env> {
       .bind(tokenHash)
       .first<WebSessionRow>();
     if (!row) return null;
-    const user: PublicUser = {
-      id: row.id,
-      name: row.name,
-      email: row.email,
-      image: row.image,
-      role: row.role,
+    return {
+      value: { user: publicUserOf(row), sessionId: row.session_id, expiresAt: row.expires_at },
+      ownerId: row.id,
     };
-    return { value: { user, sessionId: row.session_id, expiresAt: row.expires_at }, ownerId: row.id };
   }
 
   private async loadAgentKey(keyHash: string) {

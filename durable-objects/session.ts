@@ -13,16 +13,7 @@ import {
 import type { SessionState } from "../workers/db/schema";
 import type { Env } from "../workers/env";
 import { BridgeCommands, failureStatusOf } from "./bridge-commands";
-import {
-  broadcastToViewers,
-  closeAllLinks,
-  closeAllViewers,
-  findLiveLink,
-  isViewer,
-  type LinkAttachment,
-  VIEWER_TAG,
-  type ViewerAttachment,
-} from "./bridge-links";
+import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment } from "./bridge-links";
 import { failure, type Outcome } from "./messaging/context";
 import type { StoredMedia } from "./messaging/media-store";
 import { readMedia } from "./messaging/media-store";
@@ -32,6 +23,7 @@ import type { WebhookEndpoint } from "./messaging/webhook-types";
 import { applyEvent, RESTING_STATES, statusOf } from "./session-lifecycle";
 import { SessionMessaging } from "./session-messaging";
 import { type SessionRecord, SessionStorage } from "./session-storage";
+import { SessionViewers } from "./session-viewers";
 
 export type { Outcome };
 
@@ -49,15 +41,6 @@ export interface SessionSnapshot {
   counts: SessionCounts;
 }
 
-/** What a dashboard viewer is told on connect and after every lifecycle change. */
-export interface SessionView {
-  type: "session";
-  state: SessionState;
-  status: ReturnType<typeof statusOf>;
-  qrImage: string | null;
-  me: SessionRecord["me"];
-}
-
 const notReady = (detail: string): Outcome<never> => failure(503, detail);
 
 /**
@@ -70,12 +53,13 @@ export class SessionDO extends DurableObject<Env> {
   private storage: SessionStorage;
   private readonly commands = new BridgeCommands();
   private messaging: SessionMessaging;
-  private lastViewSent = "";
+  private readonly viewers: SessionViewers;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.storage = new SessionStorage(ctx.storage.sql);
     this.messaging = this.createMessaging();
+    this.viewers = new SessionViewers(ctx, () => this.storage.read());
   }
 
   private createMessaging(): SessionMessaging {
@@ -231,7 +215,7 @@ export class SessionDO extends DurableObject<Env> {
     this.bind(sessionId);
     if (this.liveLink()) await this.command("logout", {});
     await this.release();
-    closeAllViewers(this.ctx, 1000, "session deleted");
+    this.viewers.closeAll("session deleted");
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.storage = new SessionStorage(this.ctx.storage.sql);
@@ -272,7 +256,7 @@ export class SessionDO extends DurableObject<Env> {
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     this.bind(decodeURIComponent(url.pathname.split("/").pop() ?? ""));
-    if (url.pathname.startsWith("/watch/")) return this.acceptViewer();
+    if (url.pathname.startsWith("/watch/")) return this.viewers.accept();
     const bridge = url.searchParams.get("bridge") ?? "";
     const record = this.storage.read();
     if (!record.leaseBridge || record.leaseBridge !== bridge) {
@@ -336,30 +320,6 @@ export class SessionDO extends DurableObject<Env> {
     if (!isViewer(ws)) await this.onLinkLost(ws);
   }
 
-  // ── Dashboard viewers ──────────────────────────────────────────────────────────────────────
-
-  /** A hibernatable socket that receives the session's view now and after every change. */
-  private acceptViewer(): Response {
-    const { 0: client, 1: server } = new WebSocketPair();
-    this.ctx.acceptWebSocket(server, [VIEWER_TAG]);
-    server.serializeAttachment({ viewer: true } satisfies ViewerAttachment);
-    server.send(JSON.stringify(this.view()));
-    return new Response(null, { status: 101, webSocket: client });
-  }
-
-  private view(): SessionView {
-    const { state, qrImage, me } = this.storage.read();
-    return { type: "session", state, status: statusOf(state), qrImage, me };
-  }
-
-  /** Tells viewers the view if it changed since the last time (writes that touch no visible field are quiet). */
-  private tellViewers(): void {
-    const text = JSON.stringify(this.view());
-    if (text === this.lastViewSent) return;
-    this.lastViewSent = text;
-    broadcastToViewers(this.ctx, text);
-  }
-
   // ── internals ──────────────────────────────────────────────────────────────────────────────
 
   private async applyBridgeEvent(record: SessionRecord, event: SessionEvent, seq: number, ws: WebSocket) {
@@ -376,7 +336,7 @@ export class SessionDO extends DurableObject<Env> {
     this.storage.write({ ...patch, lastSeq: seq, stateBeforeLinkLoss: null });
     this.messaging.connectionChanged(record, this.storage.read());
     this.send(ws, { type: "ack", seq }); // held by the output gate until the writes above are durable
-    this.tellViewers();
+    this.viewers.tell();
     if (patch.state !== undefined) await this.mirror();
     if (patch.state !== undefined && RESTING_STATES.has(patch.state)) await this.release();
   }
@@ -417,7 +377,7 @@ export class SessionDO extends DurableObject<Env> {
     const before = this.storage.read();
     this.storage.write(patch);
     this.messaging.connectionChanged(before, this.storage.read());
-    this.tellViewers();
+    this.viewers.tell();
     await this.mirror();
   }
 
