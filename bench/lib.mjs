@@ -125,6 +125,19 @@ async function stopStartScript(child) {
 }
 
 /**
+ * How the stack serves the Worker: `serve` (default) is workerd serving the built Worker directly
+ * (`npm run serve`); `dev` is `npm start`'s `wrangler dev`, whose reload proxy caps every route well
+ * below what the Worker does (docs/decisions.md, "How the benchmarks reach the Worker").
+ */
+export function benchStack() {
+  const stack = process.env.BENCH_STACK ?? "serve";
+  if (stack !== "serve" && stack !== "dev") throw new Error(`BENCH_STACK must be serve or dev, got ${stack}`);
+  return stack;
+}
+
+const stackArgs = () => (benchStack() === "serve" ? ["--serve"] : []);
+
+/**
  * Boots `node scripts/start.mjs` (with `extraEnv` on top of this process's environment) on a free port with an empty state directory and LOG_LEVEL=warn.
  * Its output goes to this process's stderr. Ctrl-C or SIGTERM here also stops the stack.
  * @returns {Promise<{ baseUrl: string, stop: () => Promise<void> }>}
@@ -133,7 +146,7 @@ export async function bootStack(extraEnv = {}) {
   const port = await findFreePort();
   const stateDir = await mkdtemp(path.join(tmpdir(), "switchboard-bench-"));
   const baseUrl = `http://${HOST}:${port}`;
-  const child = spawn(process.execPath, [START_SCRIPT], {
+  const child = spawn(process.execPath, [START_SCRIPT, ...stackArgs()], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...extraEnv, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: "warn" },
     stdio: ["ignore", process.stderr, process.stderr],

@@ -2,7 +2,8 @@
 // `npm start`: prepares local state and runs the whole local stack until Ctrl-C.
 //
 // Environment: PORT (default 8787), LOG_LEVEL (default info), STATE_DIR (optional; where wrangler
-// keeps the local D1 database and Durable Object storage, default .wrangler/state).
+// keeps the local D1 database and Durable Object storage, default .wrangler/state), INSPECTOR_PORT
+// (with --serve only: where DevTools attach; `wrangler dev` always picks a free one).
 //
 // Every long-running child is a "service" (see serviceDefinitions). Each runs in its own process
 // group, so stopping a service also stops the processes it started (wrangler dev runs workerd).
@@ -28,7 +29,7 @@ const WRANGLER_ENV = {
   WRANGLER_HIDE_BANNER: "true",
 };
 
-/** @typedef {{ port: number, logLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, fleetGraceMs: string | undefined }} Config */
+/** @typedef {{ port: number, logLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, fleetGraceMs: string | undefined, serve: boolean }} Config */
 /** @typedef {{ name: string, command: string, args: string[], env?: Record<string, string> }} Service */
 /** @typedef {{ name: string, child: import("node:child_process").ChildProcess, exited: Promise<void>, exitCode: number | null }} Running */
 
@@ -60,6 +61,9 @@ function readConfig() {
     // BRIDGE=0 runs the edge alone (tests that start their own bridges).
     bridge: process.env.BRIDGE !== "0",
     fleetGraceMs: process.env.FLEET_GRACE_MS,
+    // --serve (`npm run serve`): the Worker built once and served by workerd without wrangler dev's
+    // reload proxy (scripts/serve-worker.mjs); no rebuild on change. The benchmarks use it.
+    serve: process.argv.slice(2).includes("--serve"),
   };
 }
 
@@ -168,6 +172,32 @@ async function applyMigrations(config) {
 
 /** @returns {Service} */
 function workerService(config, inspectorPort) {
+  return config.serve ? servedWorkerService(config) : devWorkerService(config, inspectorPort);
+}
+
+/** @returns {Service} */
+function servedWorkerService(config) {
+  return {
+    name: "workerd (serve)",
+    command: process.execPath,
+    args: [
+      path.join(ROOT, "scripts", "serve-worker.mjs"),
+      "--ip",
+      HOST,
+      "--port",
+      String(config.port),
+      "--log-level",
+      config.logLevel,
+      ...(process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : []),
+      ...persistArgs(config),
+      ...workerVars(config),
+    ],
+    env: WRANGLER_ENV,
+  };
+}
+
+/** @returns {Service} */
+function devWorkerService(config, inspectorPort) {
   return {
     name: "wrangler dev",
     command: WRANGLER,

@@ -27,6 +27,8 @@ export interface StackOptions {
   readonly readyTimeoutMs?: number;
   /** Reuse this state directory (a stopped stack's, kept with `keepState`) instead of a fresh one. */
   readonly stateDir?: string;
+  /** `npm run serve` (workerd serves the built Worker) instead of `npm start` (wrangler dev). */
+  readonly serve?: boolean;
 }
 
 const HOST = "127.0.0.1";
@@ -134,7 +136,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const port = await findFreePort();
   const stateDir = options.stateDir ?? (await mkdtemp(path.join(tmpdir(), "switchboard-e2e-")));
   const baseUrl = `http://${HOST}:${port}`;
-  const child = spawn(process.execPath, [START_SCRIPT], {
+  const child = spawn(process.execPath, [START_SCRIPT, ...(options.serve ? ["--serve"] : [])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { AGENT_READ_TTL_MS } from "../../workers/auth/agent-key-reads";
+import { keyringTagFor } from "../../workers/auth/api-key-format";
 import { boardUser, seedAgent, seedCompany } from "./control-helpers";
 import { call } from "./helpers";
 
@@ -59,6 +61,46 @@ describe("control-plane callers", () => {
       const res = await call("GET", `/api/companies/${company.id}`, { headers: agent.headers });
       expect(res.status).toBe(401);
     }
+  });
+
+  it("a key revoked by another isolate stops writes at once and reads within AGENT_READ_TTL_MS", async () => {
+    const company = await seedCompany(await boardUser());
+    const agent = await seedAgent(company.id);
+    const read = () => call("GET", `/api/companies/${company.id}`, { headers: agent.headers });
+    expect((await read()).status).toBe(200);
+
+    // What another isolate's revocation leaves behind: the row and the Keyring, not this isolate.
+    await env.DB.prepare("UPDATE agent_api_keys SET revoked_at = ? WHERE agent_id = ?")
+      .bind(Date.now(), agent.id)
+      .run();
+    await env.KEYRING.getByName(`keyring-${await keyringTagFor(agent.id)}`).invalidateAgent(agent.id);
+
+    const write = await call<ControlError>("POST", `/api/companies/${company.id}/issues`, {
+      headers: agent.headers,
+      body: { title: "after revocation" },
+    });
+    expect(write.status).toBe(401);
+    const written = await env.DB.prepare("SELECT count(*) AS n FROM issues WHERE company_id = ?")
+      .bind(company.id)
+      .first<{ n: number }>();
+    expect(written?.n).toBe(0);
+    // The write asked the Keyring and was refused: this isolate's reads are refused from then on too.
+    expect((await read()).status).toBe(401);
+
+    // A read-only caller of the revoked key, in an isolate that never wrote with it, is refused once
+    // its remembered answer expires.
+    const reader = await seedAgent(company.id);
+    const readAsReader = () => call("GET", `/api/companies/${company.id}`, { headers: reader.headers });
+    expect((await readAsReader()).status).toBe(200);
+    await env.DB.prepare("UPDATE agent_api_keys SET revoked_at = ? WHERE agent_id = ?")
+      .bind(Date.now(), reader.id)
+      .run();
+    await env.KEYRING.getByName(`keyring-${await keyringTagFor(reader.id)}`).invalidateAgent(reader.id);
+    const readerRevokedAt = Date.now();
+    const soon = await readAsReader();
+    if (Date.now() - readerRevokedAt < AGENT_READ_TTL_MS) expect(soon.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, AGENT_READ_TTL_MS + 50));
+    expect((await readAsReader()).status).toBe(401);
   });
 
   it("never accepts an agent key on the messaging gateway, nor in X-API-Key", async () => {

@@ -4,6 +4,13 @@ import type { Db } from "../db/client";
 import { agentApiKeys } from "../db/schema";
 import type { Env } from "../env";
 import { agentKeyringTagOf, isWellFormedAgentKey } from "./agent-key-format";
+import {
+  agentReadGeneration,
+  forgetAgentIdentities,
+  forgetAgentKey,
+  recentAgentIdentity,
+  rememberAgentIdentity,
+} from "./agent-key-reads";
 import { keyringTagFor } from "./api-key-format";
 import { keyringShard } from "./api-key-store";
 import { sha256Hex } from "./crypto";
@@ -17,15 +24,28 @@ export interface AgentKeyLookup {
 /**
  * Resolves `Authorization: Bearer <agent key>` through the Keyring shard named in the key: memory on
  * a hit, one D1 read on a miss. Null for anything that must answer 401 (unknown, revoked, or an agent
- * that is pending_approval or terminated).
+ * that is pending_approval or terminated). A read (`forRead`) may be answered from what this isolate
+ * resolved within the last AGENT_READ_TTL_MS instead (see agent-key-reads.ts); a write always asks.
  */
-export async function actorFromAgentKey(env: Env, db: Db, presented: string): Promise<AgentKeyLookup | null> {
+export async function actorFromAgentKey(
+  env: Env,
+  db: Db,
+  presented: string,
+  { forRead }: { forRead: boolean },
+): Promise<AgentKeyLookup | null> {
   if (!isWellFormedAgentKey(presented)) return null;
-  const resolved = await keyringShard(env, agentKeyringTagOf(presented)).resolveAgent(
-    await sha256Hex(presented),
-  );
-  if (!resolved) return null;
+  const keyHash = await sha256Hex(presented);
+  const recent = forRead ? recentAgentIdentity(keyHash) : undefined;
+  if (recent) return { actor: { type: "agent", ...recent } };
+
+  const generationAtRead = agentReadGeneration();
+  const resolved = await keyringShard(env, agentKeyringTagOf(presented)).resolveAgent(keyHash);
+  if (!resolved) {
+    forgetAgentKey(keyHash);
+    return null;
+  }
   const { touch, ...identity } = resolved;
+  rememberAgentIdentity(keyHash, identity, generationAtRead);
   const actor: AgentActor = { type: "agent", ...identity };
   if (!touch) return { actor };
   const write = db
@@ -38,8 +58,10 @@ export async function actorFromAgentKey(env: Env, db: Db, presented: string): Pr
 
 /**
  * Must follow every committed change to an agent's keys, role or status: the Keyring then answers
- * from D1 again, so a revoked key or a terminated agent is refused on the very next request.
+ * from D1 again, so a revoked key or a terminated agent is refused on its very next write anywhere,
+ * and on its next read here and, within AGENT_READ_TTL_MS, in every other isolate.
  */
 export async function agentCredentialsChanged(env: Env, agentId: string): Promise<void> {
+  forgetAgentIdentities(agentId);
   await keyringShard(env, await keyringTagFor(agentId)).invalidateAgent(agentId);
 }

@@ -25,8 +25,13 @@ export function toBase64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
+/** Every byte's two hex digits, computed once: every authenticated request hexes a SHA-256. */
+const HEX_DIGITS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 export function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  let hex = "";
+  for (const byte of bytes) hex += HEX_DIGITS[byte];
+  return hex;
 }
 
 /** Base62 of an unsigned big-endian integer, left-padded to `width` characters when given. */

@@ -59,7 +59,9 @@ function bearerToken(c: Context<AppEnv>): string | undefined {
 
 /** An agent key authenticates control-plane routes only; the gateway never accepts one. */
 async function authenticateAgent(c: Context<AppEnv>, token: string): Promise<void> {
-  const found = await actorFromAgentKey(c.env, database(c.env.DB), token);
+  const found = await actorFromAgentKey(c.env, database(c.env.DB), token, {
+    forRead: SAFE_METHODS.has(c.req.method),
+  });
   if (!found) throw unauthorized("Missing, invalid or revoked agent key");
   if (found.touch) c.executionCtx.waitUntil(found.touch.catch(() => undefined));
   c.set("actor", found.actor);

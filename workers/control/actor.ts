@@ -27,12 +27,21 @@ export interface AgentActor {
  */
 export type ActorRef =
   | { type: "board"; userId: string }
-  | { type: "agent"; agentId: string; companyId: string };
+  | {
+      type: "agent";
+      agentId: string;
+      companyId: string;
+      /**
+       * The role the agent's key proved for this request (absent when the ref was built without a
+       * key). Current: a role change invalidates the agent's keys in the Keyring before it answers.
+       */
+      role?: AgentRole;
+    };
 
 export const refOf = (actor: Actor): ActorRef =>
   actor.type === "board"
     ? { type: "board", userId: actor.userId }
-    : { type: "agent", agentId: actor.agentId, companyId: actor.companyId };
+    : { type: "agent", agentId: actor.agentId, companyId: actor.companyId, role: actor.role };
 
 /** The platform itself acting (a schedule tick, the runner releasing a dead run's issue), named by part. */
 export interface SystemActor {

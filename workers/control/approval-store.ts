@@ -104,11 +104,12 @@ export const CEO_STRATEGY_REQUIRED =
 /**
  * The approve_ceo_strategy gate (issue 7): a CEO agent may not move issues to in_progress until one
  * approve_ceo_strategy approval it requested has been approved. Board users and other agents pass.
- * One D1 read (the caller's role and the approval's existence together); called only for moves to
- * in_progress, inside the IssueDO that makes the move.
+ * One D1 read (the caller's role and the approval's existence together), skipped when the key
+ * already proved a role other than ceo; called only for moves to in_progress, inside the IssueDO that
+ * makes the move.
  */
 export async function assertCeoMayStartWork(db: Db, actor: ActorRef): Promise<void> {
-  if (actor.type !== "agent") return;
+  if (actor.type !== "agent" || (actor.role !== undefined && actor.role !== "ceo")) return;
   const row = await db
     .select({
       role: agents.role,

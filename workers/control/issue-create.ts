@@ -17,6 +17,7 @@ import { companyForActor, controlContext } from "./access";
 import { activityInsert } from "./activity";
 import { type ActorRef, authorColumns, refOf } from "./actor";
 import { assignmentWake } from "./assignment-wake";
+import { rememberNewIssue } from "./issue-locator";
 import { checkReferences } from "./issue-refs";
 import { issueResource } from "./issue-resource";
 import {
@@ -198,6 +199,7 @@ issueCreateRoutes.openapi(
       actor: refOf(actor),
       now: Date.now(),
     });
+    rememberNewIssue(created.row);
     if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
     return c.json({ ...issueResource(created.row), labelIds: created.labelIds }, 201);
   },

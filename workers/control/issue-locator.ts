@@ -33,6 +33,16 @@ function remember(key: string, location: IssueLocation): void {
 }
 
 /**
+ * A just-created issue, remembered under its id and identifier: the isolate that created it is the
+ * likeliest to be asked for it next (an agent creating a task and checking it out).
+ */
+export function rememberNewIssue(issue: { id: string; identifier: string; companyId: string }): void {
+  const location = { id: issue.id, companyId: issue.companyId };
+  remember(normalisedKey(issue.id), location);
+  remember(normalisedKey(issue.identifier), location);
+}
+
+/**
  * Where the issue named in the path lives, if the actor may see it; otherwise the 404 an unknown
  * id gets. Agents see their company (no query once the issue is known to this isolate); board users
  * the companies they are members of (one membership read).

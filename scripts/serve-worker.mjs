@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// The Worker built once, the way `wrangler deploy` bundles it, and served by workerd directly
+// (through Miniflare, the library `wrangler dev` itself drives): `npm run serve` uses it instead of
+// `wrangler dev`.
+//
+// `wrangler dev` puts a reload proxy in front of the Worker: a second workerd process whose one
+// Durable Object queues every request and forwards it over HTTP to the Worker's own workerd. That
+// proxy exists to hold requests while the code rebuilds; Cloudflare does not have it. Here it caps
+// even a hello-world Worker at a few hundred requests per second on a 2-core machine, so the
+// benchmarks measure the Worker without it (docs/decisions.md, "How the benchmarks reach the Worker").
+//
+// Takes the flags `scripts/start.mjs` gives `wrangler dev`: --ip, --port, --persist-to, --log-level,
+// --inspector-port and repeated --var NAME:value. Bindings, Durable Objects, D1, R2 and .dev.vars come
+// from wrangler.toml through wrangler's own translation (unstable_getMiniflareWorkerOptions), and
+// storage lives where `wrangler dev --persist-to` keeps it, so both serve the same local data.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Log, LogLevel, Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
+const CONFIG = path.join(ROOT, "wrangler.toml");
+/** Where `wrangler dev` keeps local state when no --persist-to is given. */
+const DEFAULT_STATE_DIR = path.join(ROOT, ".wrangler", "state");
+const WRANGLER_ENV = {
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+};
+const MINIFLARE_LOG_LEVELS = {
+  debug: LogLevel.DEBUG,
+  info: LogLevel.INFO,
+  log: LogLevel.INFO,
+  warn: LogLevel.WARN,
+  error: LogLevel.ERROR,
+  none: LogLevel.NONE,
+};
+
+function log(message) {
+  console.log(`[serve] ${message}`);
+}
+
+/** @returns {{ ip: string, port: number, stateDir: string, logLevel: string, vars: Record<string, string> }} */
+function parseArgs(argv) {
+  const options = { ip: "127.0.0.1", port: 8787, stateDir: DEFAULT_STATE_DIR, logLevel: "info", vars: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = argv[++i];
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    if (flag === "--ip") options.ip = value;
+    else if (flag === "--port") options.port = Number(value);
+    else if (flag === "--persist-to") options.stateDir = path.resolve(value);
+    else if (flag === "--log-level") options.logLevel = value;
+    else if (flag === "--inspector-port") options.inspectorPort = Number(value);
+    else if (flag === "--var") {
+      const separator = value.indexOf(":");
+      if (separator <= 0) throw new Error(`--var takes NAME:value, got ${JSON.stringify(value)}`);
+      options.vars[value.slice(0, separator)] = value.slice(separator + 1);
+    } else throw new Error(`unknown flag ${flag}`);
+  }
+  if (!Number.isInteger(options.port) || options.port <= 0 || options.port > 65535) {
+    throw new Error(`--port must be a TCP port number, got ${options.port}`);
+  }
+  return options;
+}
+
+/**
+ * `wrangler deploy --dry-run --outdir`: the exact bundle a deploy would upload, in a directory of
+ * this process's own (two stacks may build at once).
+ */
+async function buildWorker(buildDir) {
+  const child = spawn(WRANGLER, ["deploy", "--dry-run", "--outdir", buildDir, "--config", CONFIG], {
+    cwd: ROOT,
+    env: { ...process.env, ...WRANGLER_ENV, WRANGLER_LOG: "warn" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const code = await new Promise((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`wrangler deploy --dry-run failed (exit code ${code})`);
+}
+
+function miniflareOptions(options, buildDir) {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(CONFIG);
+  const persistRoot = path.join(options.stateDir, "v3");
+  const logLevel = MINIFLARE_LOG_LEVELS[options.logLevel] ?? LogLevel.INFO;
+  return {
+    host: options.ip,
+    port: options.port,
+    log: new Log(logLevel),
+    // A line per request, as `wrangler dev` prints, only when info lines are shown at all.
+    logRequests: logLevel >= LogLevel.INFO,
+    // No internet needed: the placeholder `request.cf` instead of downloading Cloudflare's.
+    cf: false,
+    // Chrome DevTools (or a CPU profile) attach here; off unless asked for.
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
+    d1Persist: path.join(persistRoot, "d1"),
+    durableObjectsPersist: path.join(persistRoot, "do"),
+    r2Persist: path.join(persistRoot, "r2"),
+    cachePersist: path.join(persistRoot, "cache"),
+    workers: [
+      {
+        ...workerOptions,
+        name: "switchboard",
+        bindings: { ...workerOptions.bindings, ...options.vars },
+        modulesRoot: buildDir,
+        modules: [{ type: "ESModule", path: path.join(buildDir, "index.js") }],
+      },
+    ],
+  };
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const buildDir = await mkdtemp(path.join(tmpdir(), "switchboard-worker-"));
+  /** @type {Miniflare | undefined} */
+  let miniflare;
+  let stopping = false;
+  // The whole process group gets the signal (start.mjs stops services that way), so workerd may
+  // already be gone: the build directory is removed whatever dispose() makes of that.
+  const stop = async (signal, exitCode) => {
+    if (stopping) return;
+    stopping = true;
+    if (signal) log(`received ${signal}; stopping workerd`);
+    await miniflare?.dispose().catch(() => undefined);
+    await rm(buildDir, { recursive: true, force: true });
+    process.exit(exitCode);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop(signal, 0));
+
+  try {
+    log("building the Worker (wrangler deploy --dry-run)");
+    await buildWorker(buildDir);
+    miniflare = new Miniflare(miniflareOptions(options, buildDir));
+    const url = await miniflare.ready;
+    log(`workerd serves the Worker at ${url.href}`);
+  } catch (error) {
+    console.error(`[serve] ERROR: ${error instanceof Error ? error.message : String(error)}`);
+    await stop(undefined, 1);
+  }
+}
+
+main().catch((error) => {
+  console.error(`[serve] ERROR: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
