@@ -14,7 +14,8 @@
 // from wrangler.toml through wrangler's own translation (unstable_getMiniflareWorkerOptions), and
 // storage lives where `wrangler dev --persist-to` keeps it, so both serve the same local data.
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -115,17 +116,17 @@ function miniflareOptions(options, buildDir) {
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   const buildDir = await mkdtemp(path.join(tmpdir(), "switchboard-worker-"));
+  // On "exit", synchronously: Miniflare's own signal hook exits the process before an async
+  // handler of ours could finish.
+  process.on("exit", () => rmSync(buildDir, { recursive: true, force: true }));
   /** @type {Miniflare | undefined} */
   let miniflare;
   let stopping = false;
-  // The whole process group gets the signal (start.mjs stops services that way), so workerd may
-  // already be gone: the build directory is removed whatever dispose() makes of that.
   const stop = async (signal, exitCode) => {
     if (stopping) return;
     stopping = true;
     if (signal) log(`received ${signal}; stopping workerd`);
     await miniflare?.dispose().catch(() => undefined);
-    await rm(buildDir, { recursive: true, force: true });
     process.exit(exitCode);
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop(signal, 0));

@@ -37,10 +37,10 @@ describe("npm run serve", () => {
     stacks.push(served);
     const health = await fetch(`${served.baseUrl}/api/health`);
     expect(health.status).toBe(200);
-    // An unknown route gets the app's own JSON 404: the Worker itself answered.
-    const missing = await fetch(`${served.baseUrl}/api/no-such-route`);
-    expect(missing.status).toBe(404);
-    expect(((await missing.json()) as { status: boolean }).status).toBe(false);
+    // A request without credentials gets the app's own JSON 401: the Worker itself answered.
+    const anonymous = await fetch(`${served.baseUrl}/api/sessions`);
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as { status: boolean }).status).toBe(false);
 
     const apiKey = await adminApiKey(served.baseUrl);
     const name = `Served ${Date.now()}`;
