@@ -5,6 +5,9 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 /** GET /api/sessions is polled at most this often (one poll in flight at a time). */
 export const POLL_INTERVAL_MS = 100;
 
+/** undici's words for a reused keep-alive connection the server had already closed. */
+export const isLostConnection = (causeMessage) => /other side closed|ECONNRESET|socket hang up/i.test(causeMessage);
+
 /** Counts every answer by status so a phase can tell whether it measured what it claims to. */
 export class Api {
   constructor(baseUrl, key) {
@@ -14,14 +17,16 @@ export class Api {
   }
 
   /**
-   * wrangler dev answers 503 "Your worker restarted mid-request" when it reloads the Worker (it does so
-   * once shortly after starting) and asks for the request to be sent again; that is retried, nothing else.
+   * Two answers mean "the request never reached the Worker; send it again", and are retried, nothing
+   * else: wrangler dev's 503 "Your worker restarted mid-request" (it reloads once shortly after
+   * starting), and, served directly by workerd, a keep-alive connection it closed just as this client
+   * reused it ("other side closed", no response byte; the same race wrangler dev turns into that 503).
    */
   async call(method, route, body) {
     for (let attempt = 0; ; attempt++) {
       const result = await this.callOnce(method, route, body);
       const restarted = result.status === 503 && /restarted mid-request/.test(JSON.stringify(result.body));
-      if (!restarted || attempt >= 2) return result;
+      if (!(restarted || result.connectionLost) || attempt >= 2) return result;
       await sleep(200);
     }
   }
@@ -46,7 +51,9 @@ export class Api {
       }
       return { status: response.status, body: json };
     } catch (error) {
-      return { status: 0, body: { error: error instanceof Error ? error.message : String(error) } };
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+      const message = `${error instanceof Error ? error.message : String(error)}${cause ? `: ${cause}` : ""}`;
+      return { status: 0, body: { error: message }, connectionLost: isLostConnection(cause) };
     }
   }
 
