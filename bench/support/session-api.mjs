@@ -6,7 +6,8 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const POLL_INTERVAL_MS = 100;
 
 /** undici's words for a reused keep-alive connection the server had already closed. */
-export const isLostConnection = (causeMessage) => /other side closed|ECONNRESET|socket hang up/i.test(causeMessage);
+export const isLostConnection = (causeMessage) =>
+  /other side closed|ECONNRESET|socket hang up/i.test(causeMessage);
 
 /** Counts every answer by status so a phase can tell whether it measured what it claims to. */
 export class Api {
