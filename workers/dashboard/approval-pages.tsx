@@ -18,7 +18,7 @@ import {
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { failureStatus, redirectWithFlash, render } from "./render";
-import { EmptyState, errorId, Form, type FormState, StatusBadge, Time } from "./ui";
+import { DataTable, EmptyState, errorId, Form, type FormState, StatusBadge, Time } from "./ui";
 
 type Approval = z.infer<typeof ApprovalSchema>;
 type Issue = z.infer<typeof IssueSchema>;
@@ -191,38 +191,25 @@ function OpenApproval(props: {
 function History({ approvals, names, viewerId }: { approvals: Approval[]; names: Names; viewerId: string }) {
   if (approvals.length === 0) return <EmptyState>No decisions yet.</EmptyState>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Request</th>
-            <th scope="col">Requested by</th>
-            <th scope="col">Decision</th>
-            <th scope="col">Decided</th>
-            <th scope="col">Note</th>
-          </tr>
-        </thead>
-        <tbody>
-          {approvals.map((approval) => (
-            <tr>
-              <td>{headline(approval)}</td>
-              <td>
-                {approval.requestedByAgentId
-                  ? actorLabel(viewerId, names, { type: "agent", id: approval.requestedByAgentId })
-                  : actorLabel(viewerId, names, { type: "user", id: approval.requestedByUserId })}
-              </td>
-              <td>
-                <StatusBadge status={approval.status} />
-              </td>
-              <td>
-                <Time value={approval.decidedAt ?? approval.updatedAt} />
-              </td>
-              <td>{approval.decisionNote ?? ""}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable headings={["Request", "Requested by", "Decision", "Decided", "Note"]}>
+      {approvals.map((approval) => (
+        <tr>
+          <td>{headline(approval)}</td>
+          <td>
+            {approval.requestedByAgentId
+              ? actorLabel(viewerId, names, { type: "agent", id: approval.requestedByAgentId })
+              : actorLabel(viewerId, names, { type: "user", id: approval.requestedByUserId })}
+          </td>
+          <td>
+            <StatusBadge status={approval.status} />
+          </td>
+          <td>
+            <Time value={approval.decidedAt ?? approval.updatedAt} />
+          </td>
+          <td>{approval.decisionNote ?? ""}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

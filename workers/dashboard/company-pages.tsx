@@ -21,6 +21,7 @@ import { failureStatus, redirectWithFlash, render } from "./render";
 import {
   blankForm,
   CheckboxField,
+  DataTable,
   EmptyState,
   Field,
   Form,
@@ -49,34 +50,21 @@ const COMPANY_FIELDS = [
 function CompaniesTable({ companies }: { companies: Company[] }) {
   if (companies.length === 0) return <EmptyState>You are not on the board of any company yet.</EmptyState>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Company</th>
-            <th scope="col">Issue prefix</th>
-            <th scope="col">Status</th>
-            <th scope="col">Spent this month</th>
-            <th scope="col">Monthly budget</th>
-          </tr>
-        </thead>
-        <tbody>
-          {companies.map((company) => (
-            <tr>
-              <td>
-                <a href={`/companies/${company.id}`}>{company.name}</a>
-              </td>
-              <td>{company.issuePrefix}</td>
-              <td>
-                <StatusBadge status={company.status} />
-              </td>
-              <td>{dollars(company.spentMonthlyCents)}</td>
-              <td>{company.budgetMonthlyCents > 0 ? dollars(company.budgetMonthlyCents) : "No limit"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable headings={["Company", "Issue prefix", "Status", "Spent this month", "Monthly budget"]}>
+      {companies.map((company) => (
+        <tr>
+          <td>
+            <a href={`/companies/${company.id}`}>{company.name}</a>
+          </td>
+          <td>{company.issuePrefix}</td>
+          <td>
+            <StatusBadge status={company.status} />
+          </td>
+          <td>{dollars(company.spentMonthlyCents)}</td>
+          <td>{company.budgetMonthlyCents > 0 ? dollars(company.budgetMonthlyCents) : "No limit"}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -251,28 +239,17 @@ function ActivityTable({
       {activity.length === 0 ? (
         <EmptyState>Nothing has happened yet.</EmptyState>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-              </tr>
-            </thead>
-            <tbody>
-              {activity.map((entry) => (
-                <tr>
-                  <td>
-                    <Time value={entry.createdAt} />
-                  </td>
-                  <td>{actorLabel(viewerId, names, { type: entry.actorType, id: entry.actorId })}</td>
-                  <td>{describeActivity(entry)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable headings={["When", "Who", "What"]}>
+          {activity.map((entry) => (
+            <tr>
+              <td>
+                <Time value={entry.createdAt} />
+              </td>
+              <td>{actorLabel(viewerId, names, { type: entry.actorType, id: entry.actorId })}</td>
+              <td>{describeActivity(entry)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -4,7 +4,7 @@ import type { AgentCostSchema, CostSummarySchema, ProjectCostSchema } from "../c
 import { apiCompanyPath, companyNav, dollars, loadCompany } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { render } from "./render";
-import { EmptyState, StatusBadge, Time } from "./ui";
+import { DataTable, EmptyState, StatusBadge, Time } from "./ui";
 
 type CostSummary = z.infer<typeof CostSummarySchema>;
 type AgentCost = z.infer<typeof AgentCostSchema>;
@@ -120,32 +120,18 @@ function ByAgent({ rows }: { rows: AgentCost[] }) {
             label="Spend by agent"
             bars={rows.map((row) => ({ label: row.agentName, cents: row.costCents }))}
           />
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Spent</th>
-                  {TOKEN_HEADERS.map((header) => (
-                    <th scope="col">{header}</th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr>
-                    <td>{row.agentName}</td>
-                    <td>
-                      <StatusBadge status={row.agentStatus} />
-                    </td>
-                    <td>{dollars(row.costCents)}</td>
-                    <TokenCells row={row} />
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable headings={["Agent", "Status", "Spent", ...TOKEN_HEADERS]}>
+            {rows.map((row) => (
+              <tr>
+                <td>{row.agentName}</td>
+                <td>
+                  <StatusBadge status={row.agentStatus} />
+                </td>
+                <td>{dollars(row.costCents)}</td>
+                <TokenCells row={row} />
+              </tr>
+            ))}
+          </DataTable>
         </>
       )}
     </section>
@@ -166,28 +152,15 @@ function ByProject({ rows }: { rows: ProjectCost[] }) {
             label="Spend by project"
             bars={rows.map((row) => ({ label: projectLabel(row), cents: row.costCents }))}
           />
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Project</th>
-                  <th scope="col">Spent</th>
-                  {TOKEN_HEADERS.map((header) => (
-                    <th scope="col">{header}</th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr>
-                    <td>{projectLabel(row)}</td>
-                    <td>{dollars(row.costCents)}</td>
-                    <TokenCells row={row} />
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable headings={["Project", "Spent", ...TOKEN_HEADERS]}>
+            {rows.map((row) => (
+              <tr>
+                <td>{projectLabel(row)}</td>
+                <td>{dollars(row.costCents)}</td>
+                <TokenCells row={row} />
+              </tr>
+            ))}
+          </DataTable>
         </>
       )}
     </section>

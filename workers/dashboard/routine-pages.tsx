@@ -26,7 +26,17 @@ import {
 import type { DashboardEnv } from "./env";
 import { agentOptions, loadProjects, PriorityBadge, type Project, projectOptions } from "./issue-board-page";
 import { failureStatus, redirectWithFlash, render } from "./render";
-import { blankForm, EmptyState, Field, Form, type FormState, SelectField, StatusBadge, Time } from "./ui";
+import {
+  blankForm,
+  DataTable,
+  EmptyState,
+  Field,
+  Form,
+  type FormState,
+  SelectField,
+  StatusBadge,
+  Time,
+} from "./ui";
 
 type Routine = z.infer<typeof RoutineSchema>;
 type RoutineDetail = z.infer<typeof RoutineDetailSchema>;
@@ -46,75 +56,50 @@ const routineApiPath = (routineId: string) => `/api/routines/${encodeURIComponen
 function TriggerList({ triggers }: { triggers: Trigger[] }) {
   if (triggers.length === 0) return <p class="muted">No triggers: it runs only when started by hand.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Trigger</th>
-            <th scope="col">Schedule</th>
-            <th scope="col">Next run</th>
-            <th scope="col">Last fired</th>
-            <th scope="col">Enabled</th>
-          </tr>
-        </thead>
-        <tbody>
-          {triggers.map((trigger) => (
-            <tr>
-              <td>{trigger.label ? `${trigger.kind}: ${trigger.label}` : trigger.kind}</td>
-              <td>
-                {trigger.cronExpression ? (
-                  <>
-                    <code>{trigger.cronExpression}</code> ({trigger.timezone ?? "UTC"})
-                  </>
-                ) : (
-                  "—"
-                )}
-              </td>
-              <td>
-                <Time value={trigger.nextRunAt} />
-              </td>
-              <td>
-                <Time value={trigger.lastFiredAt} />
-              </td>
-              <td>{trigger.enabled ? "Yes" : "No"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable headings={["Trigger", "Schedule", "Next run", "Last fired", "Enabled"]}>
+      {triggers.map((trigger) => (
+        <tr>
+          <td>{trigger.label ? `${trigger.kind}: ${trigger.label}` : trigger.kind}</td>
+          <td>
+            {trigger.cronExpression ? (
+              <>
+                <code>{trigger.cronExpression}</code> ({trigger.timezone ?? "UTC"})
+              </>
+            ) : (
+              "—"
+            )}
+          </td>
+          <td>
+            <Time value={trigger.nextRunAt} />
+          </td>
+          <td>
+            <Time value={trigger.lastFiredAt} />
+          </td>
+          <td>{trigger.enabled ? "Yes" : "No"}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
 function RunHistory({ runs }: { runs: RoutineRun[] }) {
   if (runs.length === 0) return <p class="muted">No runs yet.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Source</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Issue</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((run) => (
-            <tr>
-              <td>
-                <Time value={run.createdAt} />
-              </td>
-              <td>{run.source.replace(/_/g, " ")}</td>
-              <td>
-                {run.status.replace(/_/g, " ")}
-                {run.reason && <span class="muted"> ({run.reason})</span>}
-              </td>
-              <td>{run.issueId ? <a href={`/issues/${run.issueId}`}>Open the issue</a> : "—"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable headings={["When", "Source", "Outcome", "Issue"]}>
+      {runs.map((run) => (
+        <tr>
+          <td>
+            <Time value={run.createdAt} />
+          </td>
+          <td>{run.source.replace(/_/g, " ")}</td>
+          <td>
+            {run.status.replace(/_/g, " ")}
+            {run.reason && <span class="muted"> ({run.reason})</span>}
+          </td>
+          <td>{run.issueId ? <a href={`/issues/${run.issueId}`}>Open the issue</a> : "—"}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -22,7 +22,7 @@ import {
   sessionApi,
   sessionPath,
 } from "./session-shared";
-import { blankForm, EmptyState, Field, Form, type FormState, StatusBadge, Time } from "./ui";
+import { blankForm, DataTable, EmptyState, Field, Form, type FormState, StatusBadge, Time } from "./ui";
 
 type Session = z.infer<typeof SessionSchema>;
 type Ctx = Context<DashboardEnv>;
@@ -32,38 +32,25 @@ type Ctx = Context<DashboardEnv>;
 function SessionTable({ sessions }: { sessions: Session[] }) {
   if (sessions.length === 0) return <EmptyState>No sessions yet. Create one below.</EmptyState>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Session ID</th>
-            <th scope="col">Status</th>
-            <th scope="col">Phone</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sessions.map((s) => (
-            <tr>
-              <td>
-                <a href={sessionPath(s.sessionId)}>{s.name}</a>
-              </td>
-              <td>
-                <code>{s.sessionId}</code>
-              </td>
-              <td>
-                <StatusBadge status={s.status} /> <span class="muted">{s.state.replace(/_/g, " ")}</span>
-              </td>
-              <td>{phoneOf(s.me) || <span class="muted">—</span>}</td>
-              <td>
-                <Time value={s.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable headings={["Name", "Session ID", "Status", "Phone", "Created"]}>
+      {sessions.map((s) => (
+        <tr>
+          <td>
+            <a href={sessionPath(s.sessionId)}>{s.name}</a>
+          </td>
+          <td>
+            <code>{s.sessionId}</code>
+          </td>
+          <td>
+            <StatusBadge status={s.status} /> <span class="muted">{s.state.replace(/_/g, " ")}</span>
+          </td>
+          <td>{phoneOf(s.me) || <span class="muted">—</span>}</td>
+          <td>
+            <Time value={s.createdAt} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -235,3 +235,21 @@ export function Time({ value }: { value: string | number | null | undefined }) {
   const iso = date.toISOString();
   return <time datetime={iso}>{iso.replace("T", " ").slice(0, 16)} UTC</time>;
 }
+
+/** A horizontally scrollable table, one column per heading; `children` are the body's rows. */
+export function DataTable({ headings, children }: { headings: readonly string[]; children?: Child }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {headings.map((heading) => (
+              <th scope="col">{heading}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

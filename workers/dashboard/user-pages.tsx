@@ -7,7 +7,7 @@ import { ROLES } from "../db/schema";
 import type { DashboardEnv } from "./env";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import { fieldOf } from "./session-shared";
-import { ActionButton, blankForm, Field, Form, type FormState, SelectField, Time } from "./ui";
+import { ActionButton, blankForm, DataTable, Field, Form, type FormState, SelectField, Time } from "./ui";
 
 type User = z.infer<typeof UserSchema>;
 type Ctx = Context<DashboardEnv>;
@@ -39,45 +39,32 @@ function RoleForm({ user, csrf }: { user: User; csrf: string }) {
 
 function UserTable({ users, viewer, csrf }: { users: User[]; viewer: string; csrf: string }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">E-mail</th>
-            <th scope="col">Role</th>
-            <th scope="col">Created</th>
-            <th scope="col">Delete</th>
-          </tr>
-        </thead>
-        <tbody>
-          {users.map((user) => (
-            <tr>
-              <td>
-                {user.name}
-                {user.id === viewer && <span class="muted"> (you)</span>}
-              </td>
-              <td>{user.email}</td>
-              <td>
-                <RoleForm user={user} csrf={csrf} />
-              </td>
-              <td>
-                <Time value={user.createdAt} />
-              </td>
-              <td>
-                <ActionButton
-                  action={`/users/${encodeURIComponent(user.id)}/delete`}
-                  csrf={csrf}
-                  label="Delete"
-                  variant="danger"
-                  confirm={`Delete ${user.email} with their sessions and API key?`}
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable headings={["Name", "E-mail", "Role", "Created", "Delete"]}>
+      {users.map((user) => (
+        <tr>
+          <td>
+            {user.name}
+            {user.id === viewer && <span class="muted"> (you)</span>}
+          </td>
+          <td>{user.email}</td>
+          <td>
+            <RoleForm user={user} csrf={csrf} />
+          </td>
+          <td>
+            <Time value={user.createdAt} />
+          </td>
+          <td>
+            <ActionButton
+              action={`/users/${encodeURIComponent(user.id)}/delete`}
+              csrf={csrf}
+              label="Delete"
+              variant="danger"
+              confirm={`Delete ${user.email} with their sessions and API key?`}
+            />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

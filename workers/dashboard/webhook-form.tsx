@@ -3,7 +3,7 @@ import { WEBHOOK_EVENTS } from "../../durable-objects/messaging/context";
 import type { WebhookSummary } from "../gateway/session-schemas";
 import { ALL_EVENTS } from "../gateway/webhooks-schemas";
 import { checkboxValue, eventFieldName, sessionPath } from "./session-shared";
-import { blankForm, CheckboxField, EmptyState, errorId, Field, Form, type FormState } from "./ui";
+import { blankForm, CheckboxField, DataTable, EmptyState, errorId, Field, Form, type FormState } from "./ui";
 
 /**
  * Readable names for the events. They avoid the word "message" so the send form's "Message" field
@@ -103,30 +103,18 @@ export function AddWebhookForm({ slug, csrf, form }: { slug: string; csrf: strin
 export function WebhookTable({ slug, webhooks }: { slug: string; webhooks: WebhookSummary[] }) {
   if (webhooks.length === 0) return <EmptyState>No webhooks yet.</EmptyState>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Name</th>
-            <th scope="col">Events</th>
-            <th scope="col">Active</th>
-          </tr>
-        </thead>
-        <tbody>
-          {webhooks.map((hook) => (
-            <tr>
-              <td>
-                <a href={`${sessionPath(slug)}/webhooks/${encodeURIComponent(hook.id)}`}>{hook.url}</a>
-              </td>
-              <td>{hook.name}</td>
-              <td>{hook.events.join(", ")}</td>
-              <td>{hook.isActive ? "Yes" : "No"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable headings={["URL", "Name", "Events", "Active"]}>
+      {webhooks.map((hook) => (
+        <tr>
+          <td>
+            <a href={`${sessionPath(slug)}/webhooks/${encodeURIComponent(hook.id)}`}>{hook.url}</a>
+          </td>
+          <td>{hook.name}</td>
+          <td>{hook.events.join(", ")}</td>
+          <td>{hook.isActive ? "Yes" : "No"}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -17,7 +17,7 @@ import {
   sessionApi,
   sessionPath,
 } from "./session-shared";
-import { ActionButton, EmptyState, StatusBadge, Time } from "./ui";
+import { ActionButton, DataTable, EmptyState, StatusBadge, Time } from "./ui";
 
 type Session = z.infer<typeof SessionSchema>;
 type Webhook = z.infer<typeof WebhookSchema>;
@@ -102,47 +102,33 @@ function DeliveryLog(props: { slug: string; webhookId: string; deliveries: Deliv
   }
   const base = webhookPath(props.slug, props.webhookId);
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Response</th>
-            <th scope="col">Time</th>
-            <th scope="col">Again</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.deliveries.map((delivery) => (
-            <tr>
-              <td>
-                <code>{delivery.event}</code>
-              </td>
-              <td>
-                <StatusBadge status={delivery.status} />
-              </td>
-              <td>{delivery.attempts}</td>
-              <td>
-                <ResponseCell delivery={delivery} />
-              </td>
-              <td>
-                <Time value={delivery.deliveredAt ?? delivery.createdAt} />
-              </td>
-              <td>
-                <ActionButton
-                  action={`${base}/deliveries/${encodeURIComponent(delivery.id)}/redeliver`}
-                  csrf={props.csrf}
-                  label="Redeliver"
-                  variant="secondary"
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable headings={["Event", "Status", "Attempts", "Response", "Time", "Again"]}>
+      {props.deliveries.map((delivery) => (
+        <tr>
+          <td>
+            <code>{delivery.event}</code>
+          </td>
+          <td>
+            <StatusBadge status={delivery.status} />
+          </td>
+          <td>{delivery.attempts}</td>
+          <td>
+            <ResponseCell delivery={delivery} />
+          </td>
+          <td>
+            <Time value={delivery.deliveredAt ?? delivery.createdAt} />
+          </td>
+          <td>
+            <ActionButton
+              action={`${base}/deliveries/${encodeURIComponent(delivery.id)}/redeliver`}
+              csrf={props.csrf}
+              label="Redeliver"
+              variant="secondary"
+            />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
