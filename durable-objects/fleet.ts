@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { BridgeToFleetSchema, CLOSE, type FleetToBridge, parseFrame } from "../bridge/src/protocol";
-import type { Env } from "../workers/env";
+import { BridgeToFleetSchema, CLOSE, type FleetToBridge, parseFrame } from "../bridge/src/protocol/link";
+import type { Env } from "../workers/core/env";
 
 /** How long a bridge whose fleet socket dropped may take to come back before its sessions move. */
 const DEFAULT_GRACE_MS = 15_000;

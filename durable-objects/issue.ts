@@ -1,10 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import { readIssueDetailJson } from "../workers/control/issue-detail-view";
-import type { IssueLocation } from "../workers/control/issue-locator";
-import { applyIssueOperation } from "../workers/control/issue-ops";
-import type { IssueOperation, IssueOutcome } from "../workers/control/issue-ops/types";
+import { applyIssueOperation } from "../workers/control/issues/apply";
+import { readIssueDetailJson } from "../workers/control/issues/detail-view";
+import type { IssueLocation } from "../workers/control/issues/locator";
+import type { IssueOperation, IssueOutcome } from "../workers/control/issues/operations";
+import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
-import type { Env } from "../workers/env";
 
 /**
  * After this long a cached detail is refreshed from D1: it bounds how long the detail may reflect

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
-import type { PublicUser } from "../workers/auth/principal";
+import type { Env } from "../workers/core/env";
+import type { PublicUser } from "../workers/core/principal";
 import type { AgentRole, AgentStatus, Role } from "../workers/db/schema";
-import type { Env } from "../workers/env";
 
 /** `last_used_at` is a hint for humans: one write a minute per key is plenty. */
 const TOUCH_INTERVAL_MS = 60_000;

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { type DispatcherFrame, type RunnerFrame, RunnerFrameSchema } from "../bridge/src/runner-protocol";
+import { type DispatcherFrame, type RunnerFrame, RunnerFrameSchema } from "../bridge/src/protocol/runner";
 import {
   claimNextRun,
   failRunnerRuns,
@@ -7,9 +7,9 @@ import {
   logsComplete,
   recordLog,
   touchRuns,
-} from "../workers/control/run-lifecycle";
+} from "../workers/control/runs/lifecycle";
+import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
-import type { Env } from "../workers/env";
 
 type FinishFrame = Extract<RunnerFrame, { type: "finish" }>;
 /** How long a finish waits for output frames still on their way before it is applied anyway. */

@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { NetworkEvent } from "../bridge/src/messaging-protocol";
 import {
   BridgeToSessionSchema,
   CLOSE,
@@ -9,21 +8,22 @@ import {
   parseFrame,
   type SessionEvent,
   type SessionToBridge,
-} from "../bridge/src/protocol";
+} from "../bridge/src/protocol/link";
+import type { NetworkEvent } from "../bridge/src/protocol/messaging";
+import type { Env } from "../workers/core/env";
 import type { SessionState } from "../workers/db/schema";
-import type { Env } from "../workers/env";
-import { BridgeCommands, failureStatusOf } from "./bridge-commands";
-import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment } from "./bridge-links";
 import { failure, type Outcome } from "./messaging/context";
 import type { StoredMedia } from "./messaging/media-store";
 import { readMedia } from "./messaging/media-store";
 import { counts, type SessionCounts } from "./messaging/message-store";
 import type { SessionConfigCopy } from "./messaging/session-config";
-import type { WebhookEndpoint } from "./messaging/webhook-types";
-import { applyEvent, RESTING_STATES, statusOf } from "./session-lifecycle";
-import { SessionMessaging } from "./session-messaging";
-import { type SessionRecord, SessionStorage } from "./session-storage";
-import { SessionViewers } from "./session-viewers";
+import type { WebhookEndpoint } from "./messaging/webhooks/types";
+import { BridgeCommands, failureStatusOf } from "./session/bridge-commands";
+import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment } from "./session/bridge-links";
+import { applyEvent, RESTING_STATES, statusOf } from "./session/lifecycle";
+import { SessionMessaging } from "./session/messaging";
+import { type SessionRecord, SessionStorage } from "./session/storage";
+import { SessionViewers } from "./session/viewers";
 
 export type { Outcome };
 
@@ -72,7 +72,7 @@ export class SessionDO extends DurableObject<Env> {
     });
   }
 
-  // ── Messaging RPC from the Worker (handlers in session-api.ts) ─────────────────────────────
+  // ── Messaging RPC from the Worker (handlers in session/api.ts) ─────────────────────────────
 
   /** Runs a named messaging handler; the Worker calls it through `callSession` (typed). */
   async call(sessionId: string, name: string, input: unknown): Promise<Outcome<unknown>> {

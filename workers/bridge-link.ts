@@ -1,8 +1,8 @@
 import { type Context, Hono, type Next } from "hono";
 import { z } from "zod";
-import { MEDIA_MAX_BYTES } from "../bridge/src/messaging-protocol";
+import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
 import { timingSafeEqual } from "./auth/crypto";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./core/env";
 import { ApiError, badRequest, notFound, titleOf, unauthorized } from "./http/errors";
 
 /**

@@ -2,11 +2,11 @@
 // created after it loads, and the bridge's shared schemas (bridge/src/*) are built with plain zod.
 import "@hono/zod-openapi";
 import { createApp } from "./app";
-import { recomputeAllSpend } from "./control/cost-store";
-import { runnerCron } from "./control/heartbeat-timers";
-import { fireDueSchedules } from "./control/routine-scheduler";
+import { recomputeAllSpend } from "./control/costs/store";
+import { fireDueSchedules } from "./control/routines/scheduler";
+import { runnerCron } from "./control/runs/timers";
+import type { Env } from "./core/env";
 import { database } from "./db/client";
-import type { Env } from "./env";
 
 export { BridgeFleet } from "../durable-objects/fleet";
 export { IssueDO } from "../durable-objects/issue";

@@ -4,11 +4,11 @@
  * fleet link with 1001 so the edge reassigns at once, then exits 0.
  */
 import { loadConfig } from "./config.ts";
-import { FleetLink } from "./fleet-link.ts";
-import { errorMessage, jsonLog } from "./log.ts";
+import type { WhatsAppNetwork } from "./protocol/seam.ts";
 import { AgentRunner } from "./runner/agent-runner.ts";
-import type { WhatsAppNetwork } from "./seam.ts";
-import { simulatorNetwork } from "./simulator.ts";
+import { FleetLink } from "./sessions/fleet-link.ts";
+import { errorMessage, jsonLog } from "./shared/log.ts";
+import { simulatorNetwork } from "./simulator/simulator.ts";
 
 /** A stuck close must not keep an orchestrator waiting: exit anyway after this long. */
 const SHUTDOWN_GRACE_MS = 4_000;
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   // Baileys loads only when it is used: the simulator starts fast and never touches it.
   const network: WhatsAppNetwork = config.simulator
     ? simulatorNetwork({ qrIntervalMs: config.simulatorQrIntervalMs })
-    : (await import("./whatsapp.ts")).baileysNetwork({ log });
+    : (await import("./whatsapp/whatsapp.ts")).baileysNetwork({ log });
   const fleet = new FleetLink({ ...config, network, log });
   const runner =
     config.runnerSlots > 0 ? new AgentRunner({ ...config, slots: config.runnerSlots, log }) : null;

@@ -1,5 +1,5 @@
-import type { PRESENCES } from "../../bridge/src/messaging-protocol";
-import { type NumberCheckResult, NumberCheckResultSchema } from "../../bridge/src/operations";
+import type { PRESENCES } from "../../bridge/src/protocol/messaging";
+import { type NumberCheckResult, NumberCheckResultSchema } from "../../bridge/src/protocol/operations";
 import { failure, type Outcome, type SessionContext, success } from "./context";
 import {
   findChat,

@@ -1,4 +1,4 @@
-import type { ContactInfo, NetworkEvent } from "../../bridge/src/messaging-protocol";
+import type { ContactInfo, NetworkEvent } from "../../bridge/src/protocol/messaging";
 import { type Outcome, type SessionContext, success } from "./context";
 
 /**

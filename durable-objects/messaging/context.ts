@@ -1,6 +1,6 @@
-import type { Operation } from "../../bridge/src/operations";
-import type { Json } from "../../bridge/src/seam";
-import type { Env } from "../../workers/env";
+import type { Operation } from "../../bridge/src/protocol/operations";
+import type { Json } from "../../bridge/src/protocol/seam";
+import type { Env } from "../../workers/core/env";
 import type { SessionConfigCopy } from "./session-config";
 
 /**

@@ -1,4 +1,4 @@
-import type { Content, MessageStatus } from "../../bridge/src/messaging-protocol";
+import type { Content, MessageStatus } from "../../bridge/src/protocol/messaging";
 import { hasMedia, type MessageRow, type MessageType } from "./message-store";
 
 /** A stored message as the API shows it (history, search, send responses, webhooks). */

@@ -1,5 +1,5 @@
-import type { OutgoingContent } from "../../bridge/src/messaging-protocol";
-import { DownloadResultSchema } from "../../bridge/src/operations";
+import type { OutgoingContent } from "../../bridge/src/protocol/messaging";
+import { DownloadResultSchema } from "../../bridge/src/protocol/operations";
 import { failure, type Outcome, type SessionContext, success } from "./context";
 import { newMediaRef, putMedia, readMedia, type StoredMedia } from "./media-store";
 import {
@@ -18,7 +18,7 @@ import {
 import { type MessageResource, newMessageId, toMessageResource } from "./message-view";
 import { recordSent, type SendRequest, sendMessage } from "./sending";
 
-/** Sending and acting on single messages. Each handler is one SessionDO RPC (see session-api.ts). */
+/** Sending and acting on single messages. Each handler is one SessionDO RPC (see ../session/api.ts). */
 
 interface MessageTarget {
   chat: string;

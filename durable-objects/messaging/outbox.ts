@@ -1,4 +1,4 @@
-import type { Json } from "../../bridge/src/seam";
+import type { Json } from "../../bridge/src/protocol/seam";
 import type { WebhookEvent } from "./context";
 
 /**

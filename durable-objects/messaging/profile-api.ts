@@ -1,5 +1,5 @@
-import { type OutgoingContent, STATUS_JID } from "../../bridge/src/messaging-protocol";
-import { type Profile, ProfileSchema } from "../../bridge/src/operations";
+import { type OutgoingContent, STATUS_JID } from "../../bridge/src/protocol/messaging";
+import { type Profile, ProfileSchema } from "../../bridge/src/protocol/operations";
 import { failure, type Outcome, type SessionContext, success } from "./context";
 import { deleteMedia, newMediaRef, putMedia } from "./media-store";
 import type { MessageResource } from "./message-view";

@@ -3,7 +3,7 @@ import {
   STATUS_JID,
   type WireMessage,
   WireMessageSchema,
-} from "../../bridge/src/messaging-protocol";
+} from "../../bridge/src/protocol/messaging";
 import { failure, type Outcome, type SessionContext } from "./context";
 import { deleteMedia } from "./media-store";
 import { findMessage, refOf, upsertMessage } from "./message-store";

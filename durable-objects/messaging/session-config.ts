@@ -1,5 +1,5 @@
-import type { BotConfigInput } from "../../workers/gateway/session-schemas";
-import { BOT_CONFIG_DEFAULTS } from "../../workers/gateway/session-schemas";
+import type { BotConfigInput } from "../../workers/gateway/sessions/schemas";
+import { BOT_CONFIG_DEFAULTS } from "../../workers/gateway/sessions/schemas";
 
 /**
  * The SessionDO's copy of the session settings and bot configuration. The Worker owns them (D1) and

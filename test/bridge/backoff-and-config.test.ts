@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { backoffDelay, LINK_BACKOFF } from "../../bridge/src/backoff.ts";
 import { loadConfig, toWebSocketUrl } from "../../bridge/src/config.ts";
+import { backoffDelay, LINK_BACKOFF } from "../../bridge/src/shared/backoff.ts";
 
 describe("backoff", () => {
   it("is full jitter under an exponential ceiling capped at 10 s", () => {

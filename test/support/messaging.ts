@@ -28,7 +28,7 @@ export async function connectedSession(api: ApiClient, id: string): Promise<stri
   );
 }
 
-/** One action in the simulated WhatsApp world (bridge/src/simulator.ts lists them). */
+/** One action in the simulated WhatsApp world (bridge/src/simulator/simulator.ts lists them). */
 export async function world<T = unknown>(
   api: ApiClient,
   sessionId: string,

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ffmpegPath } from "../../bridge/src/video-sticker.ts";
+import { ffmpegPath } from "../../bridge/src/media/video-sticker.ts";
 
 export async function testVideo(): Promise<Buffer> {
   const binary = ffmpegPath();

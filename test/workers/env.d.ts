@@ -1,5 +1,5 @@
 import type { D1Migration } from "cloudflare:test";
-import type { Env as AppBindings } from "../../workers/env";
+import type { Env as AppBindings } from "../../workers/core/env";
 
 declare global {
   namespace Cloudflare {

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import type { AgentActor } from "../control/actor";
+import type { AgentActor } from "../core/actor";
+import type { Env } from "../core/env";
 import type { Db } from "../db/client";
 import { agentApiKeys } from "../db/schema";
-import type { Env } from "../env";
 import { agentKeyringTagOf, isWellFormedAgentKey } from "./agent-key-format";
 import {
   agentReadGeneration,

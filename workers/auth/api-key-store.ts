@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
+import type { Env } from "../core/env";
+import type { Principal } from "../core/principal";
 import type { Db } from "../db/client";
 import { newId } from "../db/client";
 import { apiKeys } from "../db/schema";
-import type { Env } from "../env";
 import { generateApiKey, isWellFormedApiKey, keyringTagFor, keyringTagOf } from "./api-key-format";
 import { sha256Hex } from "./crypto";
-import type { Principal } from "./principal";
 
 export interface KeyLookup {
   principal: Principal;

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
+import type { Env } from "../core/env";
 import type { Db } from "../db/client";
 import { newId } from "../db/client";
 import { users } from "../db/schema";
-import type { Env } from "../env";
 import { timingSafeEqual } from "./crypto";
 import { hashPassword, PASSWORD_MIN_LENGTH } from "./passwords";
 import { normaliseEmail } from "./user-store";

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../env";
-import type { Principal } from "./principal";
+import type { AppEnv } from "../core/env";
+import type { Principal } from "../core/principal";
 
 /**
  * Requests the dashboard makes to the API inside the same isolate, each mapped to the principal the

@@ -1,13 +1,13 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
+import type { AppEnv } from "../core/env";
+import type { Principal } from "../core/principal";
 import { database } from "../db/client";
 import type { Role } from "../db/schema";
-import type { AppEnv } from "../env";
 import { forbidden, unauthorized } from "../http/errors";
 import { apiFamilyOf } from "../http/family";
 import { actorFromAgentKey } from "./agent-key-store";
 import { principalFromApiKey } from "./api-key-store";
-import type { Principal } from "./principal";
 import { isValidCsrfToken, principalFromSessionToken, SESSION_COOKIE } from "./session-store";
 
 export const API_KEY_HEADER = "X-API-Key";
@@ -20,7 +20,7 @@ const PUBLIC_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
   { method: "GET", path: /^\/api\/docs$/ },
   { method: "POST", path: /^\/api\/auth\/login$/ },
   { method: "POST", path: /^\/api\/auth\/logout$/ },
-  // Routine webhook fire: the HMAC signature over the body is the credential (routine-webhook.ts).
+  // Routine webhook fire: the HMAC signature over the body is the credential (../control/routines/webhook.ts).
   { method: "POST", path: /^\/api\/routine-triggers\/public\/[^/]+\/fire$/ },
 ];
 

@@ -1,12 +1,12 @@
 import { and, eq, gt } from "drizzle-orm";
+import type { Env } from "../core/env";
+import type { Principal } from "../core/principal";
 import type { Db } from "../db/client";
 import { newId } from "../db/client";
 import { users, webSessions } from "../db/schema";
-import type { Env } from "../env";
 import { keyringTagFor } from "./api-key-format";
 import { credentialsChanged, keyringShard } from "./api-key-store";
 import { hmacSha256, randomToken, sha256Hex, timingSafeEqual, toBase64Url } from "./crypto";
-import type { Principal } from "./principal";
 import { toPublicUser } from "./user-store";
 
 export const SESSION_COOKIE = "web-auth.session-token";

@@ -1,9 +1,9 @@
 import { and, asc, eq, ne, or, sql } from "drizzle-orm";
+import type { PublicUser } from "../core/principal";
 import type { Db } from "../db/client";
 import { iso, newId } from "../db/client";
 import { type Role, type UserRow, users, webSessions } from "../db/schema";
 import { hashPassword } from "./passwords";
-import type { PublicUser } from "./principal";
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 

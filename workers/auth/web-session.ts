@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { type AppEnv, isProduction } from "../core/env";
 import { database, iso } from "../db/client";
-import { type AppEnv, isProduction } from "../env";
 import { ok } from "../http/envelope";
 import { ApiError, badRequest, titleOf, unauthorized } from "../http/errors";
 import {

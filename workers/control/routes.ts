@@ -1,18 +1,18 @@
 import { createRouter } from "../http/openapi";
-import { agentRoutes } from "./agents";
-import { approvalRoutes } from "./approvals";
-import { companyRoutes } from "./companies";
-import { costRoutes } from "./costs";
-import { goalRoutes } from "./goals";
-import { inviteRoutes } from "./invites";
-import { issueWorkRoutes } from "./issue-work";
-import { issueRoutes } from "./issues";
-import { labelRoutes } from "./labels";
-import { packageRoutes } from "./package-routes";
-import { projectRoutes } from "./projects";
-import { routineRoutes } from "./routines";
-import { runRoutes } from "./runs";
-import { secretRoutes } from "./secrets";
+import { agentRoutes } from "./agents/routes";
+import { approvalRoutes } from "./approvals/routes";
+import { labelRoutes } from "./companies/labels";
+import { companyRoutes } from "./companies/routes";
+import { costRoutes } from "./costs/routes";
+import { inviteRoutes } from "./invites/routes";
+import { issueRoutes } from "./issues/routes";
+import { issueWorkRoutes } from "./issues/routes/work";
+import { packageRoutes } from "./packages/routes";
+import { goalRoutes } from "./projects/goals";
+import { projectRoutes } from "./projects/routes";
+import { routineRoutes } from "./routines/routes";
+import { runRoutes } from "./runs/routes";
+import { secretRoutes } from "./secrets/routes";
 
 /**
  * The control plane, mounted at /api. Each module registers its full paths (`/companies/{id}/…`,

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { vouchFor } from "../auth/in-process";
 import { CSRF_HEADER } from "../auth/middleware";
-import type { Principal } from "../auth/principal";
+import type { Principal } from "../core/principal";
 import { apiFamilyOf } from "../http/family";
 import type { ApiFetch, DashboardEnv } from "./env";
 

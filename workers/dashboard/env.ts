@@ -1,6 +1,6 @@
 import type { ExecutionContext, Hono } from "hono";
-import type { PublicUser } from "../auth/principal";
-import type { Env } from "../env";
+import type { Env } from "../core/env";
+import type { PublicUser } from "../core/principal";
 import type { ApiClient } from "./api-client";
 
 /** Form fields of a dashboard POST, already checked for the CSRF token (`_csrf` removed). */

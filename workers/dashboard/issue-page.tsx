@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { RunSchema } from "../control/agent-schemas";
-import type { CommentSchema, IssueDetailSchema, UpdatedIssueSchema } from "../control/issue-schemas";
+import type { RunSchema } from "../control/agents/schemas";
+import type { CommentSchema, IssueDetailSchema, UpdatedIssueSchema } from "../control/issues/schemas";
 import { ISSUE_STATUSES } from "../db/schema";
 import {
   type Agent,
@@ -35,7 +35,7 @@ type IssueDetail = z.infer<typeof IssueDetailSchema>;
 type Comment = z.infer<typeof CommentSchema>;
 type Run = z.infer<typeof RunSchema>;
 type IssueContext = Context<DashboardEnv>;
-/** The fields of GET …/documents/{key} this page shows (issue-documents.ts DocumentSchema). */
+/** The fields of GET …/documents/{key} this page shows (../control/issues/routes/documents.ts DocumentSchema). */
 interface IssueDocument {
   key: string;
   title: string | null;
@@ -44,7 +44,7 @@ interface IssueDocument {
   latestRevisionNumber: number;
   updatedAt: string;
 }
-/** GET /heartbeat-runs/{runId}/log (runs.ts RunLogSchema), the part shown here. */
+/** GET /heartbeat-runs/{runId}/log (../control/runs/routes.ts RunLogSchema), the part shown here. */
 interface RunLog {
   chunks: Array<{ seq: number; stream: string; text: string }>;
 }

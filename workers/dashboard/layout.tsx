@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { PublicUser } from "../auth/principal";
+import type { PublicUser } from "../core/principal";
 import { SCRIPT_URL, STYLESHEET_URL } from "./assets";
 
 /** The top-level sections; the current one is marked `aria-current="page"` in the navigation. */

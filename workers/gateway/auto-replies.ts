@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { AUTO_REPLY_MEDIA_TYPES } from "../../durable-objects/messaging/auto-replies";
-import { MATCH_TYPES, REGEX_MAX_LENGTH, TRIGGER_TYPES } from "../../durable-objects/messaging/bot-rules";
+import { AUTO_REPLY_MEDIA_TYPES } from "../../durable-objects/messaging/bot/auto-replies";
+import { MATCH_TYPES, REGEX_MAX_LENGTH, TRIGGER_TYPES } from "../../durable-objects/messaging/bot/rules";
 import { ok } from "../http/envelope";
 import {
   authenticated,
@@ -11,8 +11,8 @@ import {
   json,
   jsonBody,
 } from "../http/openapi";
-import { SessionParamSchema } from "./messaging-schemas";
-import { accessibleSession, callSession } from "./session-call";
+import { SessionParamSchema } from "./messages/schemas";
+import { accessibleSession, callSession } from "./sessions/call";
 
 /**
  * Keyword auto-reply rules of a session (mounted at /api/autoreplies). The rules live in the

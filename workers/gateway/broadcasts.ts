@@ -1,17 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { isChatJid } from "../../bridge/src/messaging-protocol";
+import { isChatJid } from "../../bridge/src/protocol/messaging";
+import type { AppEnv } from "../core/env";
 import type { SessionRow } from "../db/schema";
-import type { AppEnv } from "../env";
 import { ok } from "../http/envelope";
 import { badRequest } from "../http/errors";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
-import { messagingErrors, SessionParamSchema } from "./messaging-schemas";
-import { accessibleSession, callSession } from "./session-call";
+import { messagingErrors, SessionParamSchema } from "./messages/schemas";
+import { accessibleSession, callSession } from "./sessions/call";
 
 /**
  * Broadcast: answers at once, then the session's Durable Object sends to one recipient per alarm
- * with a random gap (durable-objects/messaging/broadcasts.ts; docs/broadcast-and-scheduler.md).
+ * with a random gap (durable-objects/messaging/broadcasts/broadcasts.ts; docs/broadcast-and-scheduler.md).
  */
 export const broadcastsRoutes = createRouter();
 const tags = ["Broadcast"];

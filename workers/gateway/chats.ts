@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PRESENCES } from "../../bridge/src/messaging-protocol";
+import { PRESENCES } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
 import {
@@ -7,8 +7,8 @@ import {
   MessageResourceSchema,
   messagingErrors,
   SessionParamSchema,
-} from "./messaging-schemas";
-import { accessibleSession, callSession } from "./session-call";
+} from "./messages/schemas";
+import { accessibleSession, callSession } from "./sessions/call";
 
 /** Chats: the list, history with cursor paging, the batched number check, and chat-level actions. */
 export const chatsRoutes = createRouter();

@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, Next } from "hono";
-import { ChatJidSchema } from "../../bridge/src/messaging-protocol";
-import type { AppEnv } from "../env";
+import { ChatJidSchema } from "../../bridge/src/protocol/messaging";
+import type { AppEnv } from "../core/env";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
 import { startBroadcast } from "./broadcasts";
-import { MessageResourceSchema, messagingErrors } from "./messaging-schemas";
+import { MessageResourceSchema, messagingErrors } from "./messages/schemas";
 import {
   checkPoll,
   LocationBodyShape,
@@ -15,8 +15,8 @@ import {
   PollBodyShape,
   pollContent,
   toOutgoingContent,
-} from "./send-content";
-import { accessibleSession, callSession } from "./session-call";
+} from "./messages/send-content";
+import { accessibleSession, callSession } from "./sessions/call";
 
 /**
  * The spec's deprecated endpoints: the session (and chat) travel in the body instead of the path.

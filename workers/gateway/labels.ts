@@ -10,8 +10,8 @@ import {
   json,
   jsonBody,
 } from "../http/openapi";
-import { ChatParamsSchema, SessionParamSchema } from "./messaging-schemas";
-import { accessibleSession, callSession } from "./session-call";
+import { ChatParamsSchema, SessionParamSchema } from "./messages/schemas";
+import { accessibleSession, callSession } from "./sessions/call";
 
 /**
  * Labels for chats, kept by the gateway (not WhatsApp Business labels): they need no connection.

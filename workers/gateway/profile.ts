@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PersonJidSchema } from "../../bridge/src/messaging-protocol";
+import { PersonJidSchema } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
-import { MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messaging-schemas";
+import { MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messages/schemas";
 import { pictureBody, pictureErrors, readPicture } from "./profile-upload";
-import { accessibleSession, callSession } from "./session-call";
+import { accessibleSession, callSession } from "./sessions/call";
 
 /** The account's own profile (name, about, picture) and status posts. Mounted at /api. */
 export const profileRoutes = createRouter();

@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { CHAT_JID_MESSAGE, isChatJid } from "../../bridge/src/messaging-protocol";
-import { MEDIA_KINDS } from "../../durable-objects/messaging/scheduler-content";
+import { CHAT_JID_MESSAGE, isChatJid } from "../../bridge/src/protocol/messaging";
+import { MEDIA_KINDS } from "../../durable-objects/messaging/scheduler/content";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
-import { messagingErrors, SessionParamSchema } from "./messaging-schemas";
-import { accessibleSession, callSession } from "./session-call";
+import { messagingErrors, SessionParamSchema } from "./messages/schemas";
+import { accessibleSession, callSession } from "./sessions/call";
 
 /**
- * Scheduled messages (durable-objects/messaging/scheduler.ts): created here, fired by the session's
+ * Scheduled messages (durable-objects/messaging/scheduler/scheduler.ts): created here, fired by the session's
  * alarm, retried while the session is down and FAILED with a reason after the documented limit.
  */
 export const schedulerRoutes = createRouter();

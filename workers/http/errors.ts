@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../core/env";
 import { controlError, gatewayError } from "./envelope";
 import { apiFamilyOf } from "./family";
 

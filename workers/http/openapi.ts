@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../core/env";
 import { rejectInvalidInput } from "./validation";
 
 /** Every router is built here so all of them share the validation hook and the OpenAPI registry. */

@@ -1,7 +1,7 @@
 /**
  * The heartbeat protocol and the run environment as agents read them: shared by the configuration
  * guide and the onboarding text, so both say the same thing. Keep in step with
- * workers/control/run-environment.ts (what a run receives) and the spec's heartbeat.
+ * workers/control/runs/environment.ts (what a run receives) and the spec's heartbeat.
  */
 
 export const PLATFORM_ENV: ReadonlyArray<readonly [string, string]> = [

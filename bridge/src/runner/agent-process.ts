@@ -3,7 +3,7 @@
  * output streamed in order, killed at its timeout (SIGTERM, then SIGKILL), and summarised on exit.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { LOG_FRAME_MAX_CHARS, type RunAssignment } from "../runner-protocol.ts";
+import { LOG_FRAME_MAX_CHARS, type RunAssignment } from "../protocol/runner.ts";
 
 /** A line `PLATFORM_USAGE {json}` on stdout reports usage and cost; the last one counts. */
 const USAGE_LINE = /^PLATFORM_USAGE\s+(\{.*\})\s*$/m;

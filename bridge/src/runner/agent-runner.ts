@@ -4,14 +4,15 @@
  * nudge only delays a run). Each run's output streams back in order; the edge fails and releases the
  * runs of a link that drops, so a killed bridge leaves no issue locked.
  */
-import type { Log } from "../log.ts";
-import { type AfterClose, type LinkClose, ReconnectingSocket } from "../reconnecting-socket.ts";
+
 import {
   type DispatcherFrame,
   DispatcherFrameSchema,
   type RunAssignment,
   type RunnerFrame,
-} from "../runner-protocol.ts";
+} from "../protocol/runner.ts";
+import type { Log } from "../shared/log.ts";
+import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/reconnecting-socket.ts";
 import { AgentProcess } from "./agent-process.ts";
 
 const POLL_MS = 5_000;

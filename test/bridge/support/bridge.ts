@@ -1,16 +1,16 @@
 /** Starts a FleetLink (the whole bridge minus main.ts) against a fake edge, with fast backoffs. */
 import { toWebSocketUrl } from "../../../bridge/src/config.ts";
-import { FleetLink } from "../../../bridge/src/fleet-link.ts";
-import type { Log, LogLevel } from "../../../bridge/src/log.ts";
-import type { Operation } from "../../../bridge/src/operations.ts";
+import type { Operation } from "../../../bridge/src/protocol/operations.ts";
 import type {
   PerformResult,
   PreparedMedia,
   SocketHandlers,
   WhatsAppNetwork,
   WhatsAppSocket,
-} from "../../../bridge/src/seam.ts";
-import { type SimulatorOptions, simulatorNetwork } from "../../../bridge/src/simulator.ts";
+} from "../../../bridge/src/protocol/seam.ts";
+import { FleetLink } from "../../../bridge/src/sessions/fleet-link.ts";
+import type { Log, LogLevel } from "../../../bridge/src/shared/log.ts";
+import { type SimulatorOptions, simulatorNetwork } from "../../../bridge/src/simulator/simulator.ts";
 import type { FakeEdge } from "./fake-edge.ts";
 import { waitFor } from "./wait.ts";
 

@@ -20,8 +20,8 @@ import {
   parseFrame,
   type SessionEvent,
   type SessionToBridge,
-} from "../../../bridge/src/protocol.ts";
-import type { Json } from "../../../bridge/src/seam.ts";
+} from "../../../bridge/src/protocol/link.ts";
+import type { Json } from "../../../bridge/src/protocol/seam.ts";
 
 type EventFrame = Extract<BridgeToSession, { type: "event" }>;
 export type ResultFrame = Extract<BridgeToSession, { type: "result" }>;
@@ -141,7 +141,7 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
     serveMedia(req, res).catch(() => res.writeHead(500).end());
   });
 
-  /** The edge's media endpoint (mediaPath in messaging-protocol.ts), behind the same bearer token. */
+  /** The edge's media endpoint (mediaPath in bridge/src/protocol/messaging.ts), behind the same bearer token. */
   const serveMedia = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://edge");
     const match = /^\/bridge\/v1\/sessions\/([^/]+)\/media\/([A-Za-z0-9_-]+)$/.exec(url.pathname);

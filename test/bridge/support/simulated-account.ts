@@ -1,7 +1,7 @@
 /** A linked account on a simulated network, driven directly through the seam (no edge, no runner). */
 import { expect } from "vitest";
-import type { NetworkEvent } from "../../../bridge/src/messaging-protocol.ts";
-import type { Operation } from "../../../bridge/src/operations.ts";
+import type { NetworkEvent } from "../../../bridge/src/protocol/messaging.ts";
+import type { Operation } from "../../../bridge/src/protocol/operations.ts";
 import {
   type Json,
   OperationError,
@@ -9,8 +9,8 @@ import {
   type PreparedMedia,
   type SocketHandlers,
   type WhatsAppSocket,
-} from "../../../bridge/src/seam.ts";
-import type { SimulatorNetwork } from "../../../bridge/src/simulator.ts";
+} from "../../../bridge/src/protocol/seam.ts";
+import type { SimulatorNetwork } from "../../../bridge/src/simulator/simulator.ts";
 import { waitFor } from "./wait.ts";
 
 export interface SimulatedAccount {

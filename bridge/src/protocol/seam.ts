@@ -1,0 +1,106 @@
+/**
+ * The seam between a held session and a WhatsApp connection. Two implementations: `whatsapp.ts` (real
+ * Baileys, the only file that imports it) and `simulator.ts` (an in-memory network for tests and demos).
+ * Everything here is plain data so the simulator never pulls Baileys in.
+ */
+
+import type { AuthState, Me } from "./link.ts";
+import type { NetworkEvent } from "./messaging.ts";
+import type { Operation, OperationFailureStatus } from "./operations.ts";
+
+/** A JSON value, as the wire protocol carries it (the output type of zod's `z.json()`). */
+export type Json = NonNullable<AuthState["creds"]> | null;
+
+/** Why a WhatsApp socket closed, in the terms the reconnect policy needs. */
+export interface CloseInfo {
+  /** Baileys' `DisconnectReason` status code (515 restart required, 401 logged out, …). */
+  code: number;
+  reason: string;
+  /** The QR codes ran out with nobody scanning (a 408 before the device was ever registered). */
+  qrExpired: boolean;
+  /** The device was unlinked: the creds are dead. */
+  loggedOut: boolean;
+}
+
+/**
+ * A write to the auth state: `creds` replaces the stored creds when present (null clears them); each key
+ * (`<type>:<id>`, BufferJSON-serialised) is upserted, or deleted when null. Same shape as the `auth` event.
+ */
+export interface AuthUpdate {
+  creds?: Json;
+  keys?: Record<string, Json>;
+}
+
+/** Callbacks from one WhatsApp socket. None is called after the owner called `close()`. */
+export interface SocketHandlers {
+  onQr(qr: string): void;
+  onConnecting(): void;
+  onOpen(me: Me): void;
+  /** The socket is gone for good; the owner decides (reconnect policy) whether to open a new one. */
+  onClose(info: CloseInfo): void;
+  /** Resolves only once the write is durable at the edge: Baileys must not move on before that. */
+  persistAuth(update: AuthUpdate): Promise<void>;
+  /** Messages, receipts, edits, deletes, contacts, groups and calls, in the order the network saw them. */
+  onNetworkEvent(event: NetworkEvent): void;
+}
+
+/** Media bytes ready to send (fetched, and for stickers already WebP), or downloaded. */
+export interface PreparedMedia {
+  bytes: Uint8Array;
+  mimetype: string;
+  fileName?: string;
+}
+
+/** What an operation answered: JSON for the edge, plus the bytes for `media.download`. */
+export interface PerformResult {
+  data?: Json;
+  media?: PreparedMedia;
+}
+
+/** A refusal with the HTTP-like status the edge passes on (operations.ts). */
+export class OperationError extends Error {
+  constructor(
+    readonly status: OperationFailureStatus,
+    message: string,
+  ) {
+    super(message);
+    this.name = "OperationError";
+  }
+}
+
+export interface WhatsAppSocket {
+  /** An 8-character linking code for `digits`; only while the socket waits to be linked. */
+  requestPairingCode(digits: string): Promise<string>;
+  /** Unlinks the device; the socket then closes with 401 / loggedOut. */
+  logout(): Promise<void>;
+  /** Closes the connection WITHOUT logging out: the creds stay valid for the next socket. */
+  close(): void;
+  /**
+   * Performs a WhatsApp operation on the open connection. `media` carries the prepared bytes of the
+   * operation's media source (send of image/video/audio/document/sticker, picture.set), else null.
+   * Throws OperationError for refusals the caller should see as 4xx.
+   */
+  perform(operation: Operation, media: PreparedMedia | null): Promise<PerformResult>;
+  /** Present only on simulated sockets: the test's hands on the "phone". */
+  simulate?: {
+    /** Links the phone to the QR that is showing. */
+    scan(): void;
+    /** Drops the connection as WhatsApp would with `code`. */
+    disconnect(code: number): void;
+    /** Everything else a test does to the simulated world (see simulator.ts for the actions). */
+    control(args: Record<string, unknown>): Promise<Json>;
+  };
+}
+
+export interface OpenOptions {
+  sessionId: string;
+  /** The auth state to start from (a snapshot: later writes travel through `persistAuth`). */
+  auth: AuthState;
+  handlers: SocketHandlers;
+}
+
+export interface WhatsAppNetwork {
+  /** True for the in-memory simulator, so `sim.*` commands can be refused cleanly on real WhatsApp. */
+  readonly simulated: boolean;
+  open(options: OpenOptions): WhatsAppSocket;
+}

@@ -1,0 +1,103 @@
+/**
+ * Our message shapes to Baileys': keys that address a stored message, the WAMessage to quote or
+ * forward, and the content of a send. Imported only by operations.ts, so it belongs to the
+ * Baileys side that only whatsapp.ts loads (see the rule in mapping.ts).
+ */
+import type { AnyMessageContent, WAMessage, WAMessageKey } from "@whiskeysockets/baileys";
+import { isAnimatedWebp } from "../media/webp.ts";
+import type { MessageRef, OutgoingContent } from "../protocol/messaging.ts";
+import { UNKNOWN_MIMETYPE } from "../protocol/mime.ts";
+import { assertSendable, isGroupJid } from "../protocol/operation-rules.ts";
+import { OperationError, type PreparedMedia } from "../protocol/seam.ts";
+import { fromJson } from "./mapping.ts";
+
+export function keyOf(ref: MessageRef): WAMessageKey {
+  return {
+    remoteJid: ref.chat,
+    fromMe: ref.fromMe,
+    id: ref.id,
+    ...(isGroupJid(ref.chat) && !ref.fromMe ? { participant: ref.sender } : {}),
+  };
+}
+
+/** The original WAMessage when the edge kept it (`raw`), else the least Baileys can quote or forward. */
+export function messageOf(ref: MessageRef): WAMessage {
+  if (ref.raw !== undefined && ref.raw !== null) return fromJson(ref.raw) as WAMessage;
+  const content = ref.content;
+  const text = content.type === "text" ? content.text : "caption" in content ? (content.caption ?? "") : "";
+  return {
+    key: keyOf(ref),
+    message: { conversation: text },
+    messageTimestamp: Math.floor(ref.timestamp / 1000),
+  };
+}
+
+/** What to forward: only the original can carry media (its keys and URL), text can be rebuilt. */
+export function forwardable(ref: MessageRef): WAMessage {
+  if ((ref.raw === undefined || ref.raw === null) && ref.content.type !== "text") {
+    throw new OperationError(400, "this message cannot be forwarded: its original record is not stored");
+  }
+  return messageOf(ref);
+}
+
+export function bytes(media: PreparedMedia | null): Buffer {
+  if (!media) throw new OperationError(400, "media missing for a media message");
+  return Buffer.from(media.bytes.buffer, media.bytes.byteOffset, media.bytes.byteLength);
+}
+
+export function messageContent(content: OutgoingContent, media: PreparedMedia | null): AnyMessageContent {
+  assertSendable(content);
+  switch (content.type) {
+    case "text":
+      return { text: content.text, ...(content.mentions ? { mentions: content.mentions } : {}) };
+    case "image":
+    case "video": {
+      const common = {
+        mimetype: media?.mimetype,
+        ...(content.caption ? { caption: content.caption } : {}),
+        ...(content.mentions ? { mentions: content.mentions } : {}),
+      };
+      return content.type === "image"
+        ? { image: bytes(media), ...common }
+        : { video: bytes(media), ...common };
+    }
+    case "audio":
+      return { audio: bytes(media), ptt: content.ptt, mimetype: media?.mimetype ?? UNKNOWN_MIMETYPE };
+    case "document":
+      return {
+        document: bytes(media),
+        mimetype: content.mimetype,
+        fileName: content.fileName,
+        ...(content.caption ? { caption: content.caption } : {}),
+      };
+    case "sticker": {
+      const webp = bytes(media);
+      return { sticker: webp, mimetype: "image/webp", isAnimated: isAnimatedWebp(webp) };
+    }
+    case "poll":
+      return {
+        poll: { name: content.question, values: content.options, selectableCount: content.selectableCount },
+      };
+    case "location":
+      return {
+        location: {
+          degreesLatitude: content.latitude,
+          degreesLongitude: content.longitude,
+          ...(content.name ? { name: content.name } : {}),
+          ...(content.address ? { address: content.address } : {}),
+        },
+      };
+    case "contacts":
+      return {
+        contacts: {
+          displayName:
+            content.contacts.length === 1
+              ? (content.contacts[0]?.displayName ?? "")
+              : `${content.contacts.length} contacts`,
+          contacts: content.contacts.map((card) => ({ displayName: card.displayName, vcard: card.vcard })),
+        },
+      };
+    default:
+      throw new OperationError(400, `${content.type} content cannot be sent`);
+  }
+}

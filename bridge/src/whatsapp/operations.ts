@@ -1,0 +1,310 @@
+/**
+ * WhatsApp operations (operations.ts) on a Baileys socket. Imported only by whatsapp.ts (see the rule
+ * in mapping.ts): the rest of the bridge reaches this through the seam's `perform`.
+ */
+import {
+  downloadMediaMessage,
+  jidNormalizedUser,
+  type MiscMessageGenerationOptions,
+  type WAMessage,
+  type WASocket,
+} from "@whiskeysockets/baileys";
+import { MEDIA_MAX_BYTES } from "../protocol/messaging.ts";
+import { UNKNOWN_MIMETYPE } from "../protocol/mime.ts";
+import {
+  assertDeletable,
+  assertEditable,
+  type GroupOperation,
+  isGroupOperation,
+} from "../protocol/operation-rules.ts";
+import type { Operation } from "../protocol/operations.ts";
+import { OperationError, type PerformResult, type PreparedMedia } from "../protocol/seam.ts";
+import { bytes, forwardable, keyOf, messageContent, messageOf } from "./content.ts";
+import { fromJson, fullGroupInfo, operationError, wireMessage } from "./mapping.ts";
+
+/** The part of a Baileys socket the operations use (tests pass a stand-in). */
+export type BaileysSocket = Pick<
+  WASocket,
+  | "user"
+  | "sendMessage"
+  | "chatModify"
+  | "readMessages"
+  | "sendPresenceUpdate"
+  | "profilePictureUrl"
+  | "onWhatsApp"
+  | "updateBlockStatus"
+  | "fetchStatus"
+  | "updateProfileName"
+  | "updateProfileStatus"
+  | "updateProfilePicture"
+  | "removeProfilePicture"
+  | "groupCreate"
+  | "groupMetadata"
+  | "groupFetchAllParticipating"
+  | "groupUpdateSubject"
+  | "groupUpdateDescription"
+  | "groupParticipantsUpdate"
+  | "groupInviteCode"
+  | "groupRevokeInvite"
+  | "groupAcceptInvite"
+  | "groupSettingUpdate"
+  | "groupToggleEphemeral"
+  | "groupLeave"
+  | "updateMediaMessage"
+  | "rejectCall"
+>;
+
+/** Baileys' logger type (its module does not export the name). */
+export type BaileysLogger = NonNullable<Parameters<typeof downloadMediaMessage>[3]>["logger"];
+
+type Op<N extends Operation["op"]> = Extract<Operation, { op: N }>;
+
+const DEFAULT_MUTE_MS = 8 * 60 * 60 * 1000;
+
+function meId(sock: BaileysSocket): string {
+  const id = sock.user?.id;
+  if (!id) throw new OperationError(503, "WhatsApp is not connected");
+  return jidNormalizedUser(id);
+}
+
+/** A sent message as the edge stores it. sendMessage resolves once the stanza is on its way. */
+function sent(message: WAMessage | undefined, sock: BaileysSocket): PerformResult {
+  const wire = message ? wireMessage(message, meId(sock)) : null;
+  if (!wire) throw new Error("WhatsApp did not return the sent message");
+  return { data: { ...wire, status: "SENT" } };
+}
+
+async function send(
+  sock: BaileysSocket,
+  op: Op<"send">,
+  media: PreparedMedia | null,
+): Promise<PerformResult> {
+  const options: MiscMessageGenerationOptions = {
+    messageId: op.messageId,
+    ...(op.quoted ? { quoted: messageOf(op.quoted) } : {}),
+    ...(op.statusJidList ? { statusJidList: op.statusJidList } : {}),
+    ...(op.backgroundColor ? { backgroundColor: op.backgroundColor } : {}),
+    ...(op.font !== undefined ? { font: op.font } : {}),
+  };
+  return sent(await sock.sendMessage(op.to, messageContent(op.content, media), options), sock);
+}
+
+async function downloadMedia(
+  sock: BaileysSocket,
+  op: Op<"media.download">,
+  logger: BaileysLogger,
+): Promise<PerformResult> {
+  if (op.message.raw === undefined || op.message.raw === null)
+    throw new OperationError(404, "media not found");
+  const message = fromJson(op.message.raw) as WAMessage;
+  const stream = await downloadMediaMessage(
+    message,
+    "stream",
+    {},
+    { logger, reuploadRequest: sock.updateMediaMessage },
+  );
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const part = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    size += part.length;
+    if (size > MEDIA_MAX_BYTES) {
+      stream.destroy();
+      throw new OperationError(400, `media larger than ${MEDIA_MAX_BYTES / (1024 * 1024)} MiB`);
+    }
+    parts.push(part);
+  }
+  const content = op.message.content;
+  const info = "media" in content ? content.media : {};
+  const mimetype = ("mimetype" in content ? content.mimetype : info.mimetype) ?? UNKNOWN_MIMETYPE;
+  const fileName = "fileName" in content ? content.fileName : info.fileName;
+  const media: PreparedMedia = {
+    bytes: Buffer.concat(parts, size),
+    mimetype,
+    ...(fileName ? { fileName } : {}),
+  };
+  return { data: { mimetype, size, ...(fileName ? { fileName } : {}) }, media };
+}
+
+async function chatModify(sock: BaileysSocket, op: Op<"chat.modify">): Promise<void> {
+  switch (op.action) {
+    case "archive":
+    case "unarchive": {
+      if (!op.lastMessage) throw new OperationError(400, "archiving needs lastMessage");
+      const last = {
+        key: keyOf(op.lastMessage),
+        messageTimestamp: Math.floor(op.lastMessage.timestamp / 1000),
+      };
+      return sock.chatModify({ archive: op.action === "archive", lastMessages: [last] }, op.chat);
+    }
+    case "mute":
+      return sock.chatModify({ mute: op.muteUntil ?? Date.now() + DEFAULT_MUTE_MS }, op.chat);
+    case "unmute":
+      return sock.chatModify({ mute: null }, op.chat);
+    case "pin":
+    case "unpin":
+      return sock.chatModify({ pin: op.action === "pin" }, op.chat);
+  }
+}
+
+/** Profile pictures that are hidden or absent are "no picture", not a failure. */
+async function pictureUrl(sock: BaileysSocket, jid: string): Promise<string | null> {
+  try {
+    return (await sock.profilePictureUrl(jid, "image")) ?? null;
+  } catch (error) {
+    const mapped = operationError(error);
+    if (mapped instanceof OperationError && (mapped.status === 404 || mapped.status === 403)) return null;
+    throw mapped;
+  }
+}
+
+async function profile(sock: BaileysSocket): Promise<PerformResult> {
+  const me = meId(sock);
+  const [statuses, url] = await Promise.all([
+    sock.fetchStatus(me).catch(() => undefined),
+    pictureUrl(sock, me),
+  ]);
+  const entry = statuses?.[0]?.status as { status?: unknown } | undefined;
+  const status = typeof entry?.status === "string" ? entry.status : null;
+  return { data: { name: sock.user?.name ?? sock.user?.notify ?? null, status, pictureUrl: url } };
+}
+
+async function checkNumbers(sock: BaileysSocket, numbers: string[]): Promise<PerformResult> {
+  // ONE query for the whole batch; Baileys lists only the numbers that exist, so map back by digits.
+  const found = (await sock.onWhatsApp(...numbers)) ?? [];
+  const byNumber = new Map(
+    found.filter((entry) => entry.exists).map((entry) => [entry.jid.split("@")[0]?.split(":")[0], entry.jid]),
+  );
+  return {
+    data: numbers.map((number) => {
+      const jid = byNumber.get(number);
+      return { number, exists: jid !== undefined, jid: jid ? jidNormalizedUser(jid) : null };
+    }),
+  };
+}
+
+function codeOf(code: string | undefined): string {
+  if (!code) throw new Error("WhatsApp answered without an invite code");
+  return code;
+}
+
+async function group(sock: BaileysSocket, op: GroupOperation): Promise<PerformResult> {
+  switch (op.op) {
+    case "group.create":
+      return { data: fullGroupInfo(await sock.groupCreate(op.subject, op.participants)) };
+    case "group.metadata":
+      return { data: fullGroupInfo(await sock.groupMetadata(op.jid)) };
+    case "group.list":
+      return { data: Object.values(await sock.groupFetchAllParticipating()).map(fullGroupInfo) };
+    case "group.subject":
+      await sock.groupUpdateSubject(op.jid, op.subject);
+      return {};
+    case "group.description":
+      await sock.groupUpdateDescription(op.jid, op.description || undefined);
+      return {};
+    case "group.participants": {
+      const results = await sock.groupParticipantsUpdate(op.jid, op.participants, op.action);
+      return { data: results.map((result) => ({ jid: result.jid ?? "", status: result.status })) };
+    }
+    case "group.invite":
+      return { data: { code: codeOf(await sock.groupInviteCode(op.jid)) } };
+    case "group.invite.revoke":
+      return { data: { code: codeOf(await sock.groupRevokeInvite(op.jid)) } };
+    case "group.invite.accept": {
+      const jid = await sock.groupAcceptInvite(op.code);
+      if (!jid) throw new OperationError(400, "invalid or expired invite code");
+      return { data: { jid } };
+    }
+    case "group.setting":
+      await sock.groupSettingUpdate(op.jid, op.setting);
+      return {};
+    case "group.ephemeral":
+      await sock.groupToggleEphemeral(op.jid, op.expiration);
+      return {};
+    case "group.leave":
+      await sock.groupLeave(op.jid);
+      return {};
+  }
+}
+
+async function run(
+  sock: BaileysSocket,
+  op: Operation,
+  media: PreparedMedia | null,
+  logger: BaileysLogger,
+): Promise<PerformResult> {
+  if (isGroupOperation(op)) return group(sock, op);
+  switch (op.op) {
+    case "send":
+      return send(sock, op, media);
+    case "forward": {
+      const original = forwardable(op.message);
+      return sent(await sock.sendMessage(op.to, { forward: original }, { messageId: op.messageId }), sock);
+    }
+    case "react":
+      await sock.sendMessage(op.target.chat, { react: { text: op.emoji, key: keyOf(op.target) } });
+      return {};
+    case "delete":
+      assertDeletable(op.target, Date.now());
+      await sock.sendMessage(op.target.chat, { delete: keyOf(op.target) });
+      return {};
+    case "edit":
+      assertEditable(op.target, Date.now());
+      await sock.sendMessage(op.target.chat, { text: op.text, edit: keyOf(op.target) });
+      return {};
+    case "star":
+      await sock.chatModify(
+        { star: { messages: [{ id: op.target.id, fromMe: op.target.fromMe }], star: op.star } },
+        op.target.chat,
+      );
+      return {};
+    case "read":
+      await sock.readMessages(op.targets.map(keyOf));
+      return {};
+    case "chat.modify":
+      await chatModify(sock, op);
+      return {};
+    case "presence":
+      await sock.sendPresenceUpdate(op.presence, op.chat);
+      return {};
+    case "profile.picture.url":
+      return { data: { url: await pictureUrl(sock, op.jid) } };
+    case "numbers.check":
+      return checkNumbers(sock, op.numbers);
+    case "contact.block":
+      await sock.updateBlockStatus(op.jid, op.block ? "block" : "unblock");
+      return {};
+    case "profile.get":
+      return profile(sock);
+    case "profile.name":
+      await sock.updateProfileName(op.name);
+      return {};
+    case "profile.status":
+      await sock.updateProfileStatus(op.status);
+      return {};
+    case "picture.set":
+      await sock.updateProfilePicture(op.jid ?? meId(sock), bytes(media));
+      return {};
+    case "picture.remove":
+      await sock.removeProfilePicture(op.jid ?? meId(sock));
+      return {};
+    case "media.download":
+      return downloadMedia(sock, op, logger);
+    case "call.reject":
+      await sock.rejectCall(op.id, op.from);
+      return {};
+  }
+}
+
+export async function performOperation(
+  sock: BaileysSocket,
+  op: Operation,
+  media: PreparedMedia | null,
+  logger: BaileysLogger,
+): Promise<PerformResult> {
+  try {
+    return await run(sock, op, media, logger);
+  } catch (error) {
+    throw operationError(error);
+  }
+}

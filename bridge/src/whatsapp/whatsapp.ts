@@ -1,0 +1,251 @@
+/**
+ * The real WhatsApp network: the seam (`seam.ts`) implemented over Baileys. This is the ONLY file that
+ * imports `@whiskeysockets/baileys` (and pino, which Baileys needs as its logger), together with the two
+ * modules only it imports: mapping.ts (Baileys' shapes to ours) and operations.ts
+ * (`perform`). Everything else in the bridge, and every test but a few, runs without it.
+ */
+import {
+  type AuthenticationCreds,
+  type BaileysEventMap,
+  Browsers,
+  DisconnectReason,
+  initAuthCreds,
+  makeCacheableSignalKeyStore,
+  makeWASocket,
+  proto,
+  type SignalDataSet,
+  type SignalDataTypeMap,
+  type SignalKeyStore,
+} from "@whiskeysockets/baileys";
+import { pino } from "pino";
+import type { Me } from "../protocol/link.ts";
+import type { NetworkEvent } from "../protocol/messaging.ts";
+import type { AuthUpdate, Json, OpenOptions, WhatsAppNetwork, WhatsAppSocket } from "../protocol/seam.ts";
+import { errorMessage, type Log, silentLog } from "../shared/log.ts";
+import {
+  callEvent,
+  chunks,
+  contactInfo,
+  fromJson,
+  groupInfo,
+  participantJid,
+  statusEvents,
+  toJson,
+  upsertEvent,
+} from "./mapping.ts";
+import { performOperation } from "./operations.ts";
+
+export type {
+  AuthUpdate,
+  CloseInfo,
+  Json,
+  OpenOptions,
+  SocketHandlers,
+  WhatsAppNetwork,
+  WhatsAppSocket,
+} from "../protocol/seam.ts";
+
+export interface BaileysNetworkOptions {
+  /** Overrides WhatsApp's endpoint; tests point it at a local server so nothing leaves the machine. */
+  waWebSocketUrl?: string;
+  connectTimeoutMs?: number;
+  /** Where translation failures go (one odd message is skipped, not fatal). */
+  log?: Log;
+}
+
+// Baileys logs a lot at info level; the bridge logs what matters itself, one JSON line per event.
+const silentLogger = pino({ level: "silent" });
+
+/**
+ * A signal key store over an in-memory map seeded from the edge's copy. Every `set` resolves only once
+ * the edge has stored the write (`persist`): Baileys treats a resolved `set` as durable, and a lost key
+ * update makes messages undeliverable ("Bad MAC", "waiting for this message").
+ */
+export function makeWriteThroughKeyStore(
+  seed: Record<string, Json>,
+  persist: (update: AuthUpdate) => Promise<void>,
+): SignalKeyStore {
+  // A shallow copy: the values are shared with the caller's snapshot, only the index is new.
+  const stored = new Map<string, Json>(Object.entries(seed));
+  return {
+    async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
+      const found: { [id: string]: SignalDataTypeMap[T] } = {};
+      for (const id of ids) {
+        const raw = stored.get(`${type}:${id}`);
+        if (raw === undefined || raw === null) continue;
+        const value = fromJson(raw);
+        // Upstream's own store does this conversion; without it app-state sync fails to decode.
+        found[id] = (
+          type === "app-state-sync-key"
+            ? proto.Message.AppStateSyncKeyData.fromObject(value as Record<string, unknown>)
+            : value
+        ) as SignalDataTypeMap[T];
+      }
+      return found;
+    },
+    async set(data: SignalDataSet) {
+      const keys: Record<string, Json> = {};
+      for (const [type, entries] of Object.entries(data)) {
+        for (const [id, value] of Object.entries(entries ?? {})) {
+          const key = `${type}:${id}`;
+          if (value === null || value === undefined) {
+            stored.delete(key);
+            keys[key] = null;
+          } else {
+            const json = toJson(value);
+            stored.set(key, json);
+            keys[key] = json;
+          }
+        }
+      }
+      if (Object.keys(keys).length > 0) await persist({ keys });
+    },
+  };
+}
+
+/** Baileys closes with a Boom; its HTTP-like status code is the `DisconnectReason`. */
+function statusCodeOf(error: unknown): number {
+  if (typeof error === "object" && error !== null && "output" in error) {
+    const output = (error as { output?: { statusCode?: unknown } }).output;
+    if (typeof output?.statusCode === "number") return output.statusCode;
+  }
+  return DisconnectReason.connectionClosed;
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message.slice(0, 512) : "connection closed";
+}
+
+function meOf(creds: AuthenticationCreds): Me {
+  const name = creds.me?.name ?? creds.me?.notify ?? creds.me?.verifiedName;
+  return { id: creds.me?.id ?? "", ...(name ? { name: name.slice(0, 256) } : {}) };
+}
+
+const nonNull = <T>(value: T | null): value is T => value !== null;
+
+/** One batch of Baileys events as network events, in the seam's terms. */
+export function networkEvents(
+  events: Partial<BaileysEventMap>,
+  meId: string,
+  onError: (error: unknown) => void = () => {},
+): NetworkEvent[] {
+  const out: NetworkEvent[] = [];
+  const upsert = events["messages.upsert"];
+  // A batch can hold many messages: every one is reported, `notify` ones as live, and one that cannot
+  // be translated does not cost the others.
+  for (const message of upsert?.messages ?? []) {
+    try {
+      const event = upsertEvent(message, upsert?.type === "notify", meId);
+      if (event) out.push(event);
+    } catch (error) {
+      onError(error);
+    }
+  }
+  out.push(...statusEvents(events["messages.update"] ?? [], meId));
+  const contacts = [...(events["contacts.upsert"] ?? []), ...(events["contacts.update"] ?? [])]
+    .map(contactInfo)
+    .filter(nonNull);
+  for (const batch of chunks(contacts)) out.push({ kind: "contacts", contacts: batch });
+  for (const batch of chunks(events["groups.upsert"] ?? [])) {
+    out.push({ kind: "groups", action: "upsert", groups: batch.map(groupInfo) });
+  }
+  const updates = (events["groups.update"] ?? []).flatMap((meta) =>
+    meta.id ? [{ ...meta, id: meta.id }] : [],
+  );
+  for (const batch of chunks(updates))
+    out.push({ kind: "groups", action: "update", groups: batch.map(groupInfo) });
+  const participants = events["group-participants.update"];
+  if (participants) {
+    out.push({
+      kind: "group.participants",
+      jid: participants.id,
+      action: participants.action,
+      // Objects since v7, not JIDs.
+      participants: participants.participants.map(participantJid),
+      ...(participants.author ? { author: participants.authorPn ?? participants.author } : {}),
+    });
+  }
+  for (const call of events.call ?? []) out.push(callEvent(call));
+  return out;
+}
+
+export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNetwork {
+  const log = options.log ?? silentLog;
+  return {
+    simulated: false,
+    open({ auth, handlers }: OpenOptions): WhatsAppSocket {
+      const creds: AuthenticationCreds =
+        auth.creds === null ? initAuthCreds() : (fromJson(auth.creds) as AuthenticationCreds);
+      const keys = makeCacheableSignalKeyStore(
+        makeWriteThroughKeyStore(auth.keys, (update) => handlers.persistAuth(update)),
+        silentLogger,
+      );
+      // Set by close(): after it the owner expects silence, whatever Baileys still emits while ending.
+      let silenced = false;
+
+      const sock = makeWASocket({
+        auth: { creds, keys },
+        logger: silentLogger,
+        browser: Browsers.ubuntu("Switchboard"),
+        // Phone notifications keep working, and a gateway has no use for years of history.
+        markOnlineOnConnect: false,
+        syncFullHistory: false,
+        // No `version`: the bundled one. Fetching the latest needs the internet on every start.
+        ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
+        ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+      });
+
+      // Baileys merges each partial update into `creds` in its own listener, registered before this
+      // one, so the whole (merged) creds object is what gets stored.
+      sock.ev.on("creds.update", () => {
+        handlers.persistAuth({ creds: toJson(creds) }).catch(() => {
+          // Rejected only when the session left this bridge; the socket is being closed anyway.
+        });
+      });
+
+      sock.ev.process((events) => {
+        if (silenced) return;
+        const failed = (error: unknown) =>
+          log("error", "could not translate a WhatsApp event", { error: errorMessage(error) });
+        let translated: NetworkEvent[] = [];
+        try {
+          translated = networkEvents(events, creds.me?.id ?? "", failed);
+        } catch (error) {
+          failed(error);
+        }
+        for (const event of translated) handlers.onNetworkEvent(event);
+      });
+
+      sock.ev.on("connection.update", (update) => {
+        if (silenced) return;
+        if (update.qr) handlers.onQr(update.qr);
+        if (update.connection === "connecting") handlers.onConnecting();
+        else if (update.connection === "open") handlers.onOpen(meOf(creds));
+        else if (update.connection === "close") {
+          silenced = true;
+          const error = update.lastDisconnect?.error;
+          const code = statusCodeOf(error);
+          handlers.onClose({
+            code,
+            reason: reasonOf(error),
+            // 408 is also a plain connection timeout; before registration it means the QRs ran out.
+            qrExpired: code === DisconnectReason.timedOut && !creds.registered,
+            loggedOut: code === DisconnectReason.loggedOut,
+          });
+        }
+      });
+
+      return {
+        requestPairingCode: (digits) => sock.requestPairingCode(digits),
+        logout: () => sock.logout(),
+        perform: (operation, media) => performOperation(sock, operation, media, silentLogger),
+        close() {
+          if (silenced) return;
+          silenced = true;
+          // `end(undefined)` closes the WebSocket without the logout stanza: the creds stay linked.
+          sock.end(undefined).catch(() => {});
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { Content } from "../../../bridge/src/protocol/messaging";
+import type { SessionContext } from "../context";
+import type { MessageResource } from "../message-view";
+import type { BotConfigValues } from "../session-config";
+import { enabledRules, replyContent } from "./auto-replies";
+import { isBotEcho } from "./memory";
+import { botReply, botSend } from "./reply";
+import {
+  type CommandName,
+  commandEnabled,
+  firstMatch,
+  formatUptime,
+  mayRunCommand,
+  menuText,
+  parseCommand,
+  triggersAutoReply,
+} from "./rules";
+import { stickerCommand } from "./sticker";
+
+/** Only text and captions speak to the bot: a poll question or a contact's name is not a command. */
+function textOf(content: Content): string | null {
+  switch (content.type) {
+    case "text":
+      return content.text;
+    case "image":
+    case "video":
+    case "document":
+      return content.caption ?? null;
+    default:
+      return null;
+  }
+}
+
+/** People and groups; never status, broadcast lists or newsletters. */
+const isConversation = (chat: string) =>
+  chat.endsWith("@s.whatsapp.net") || chat.endsWith("@g.us") || chat.endsWith("@lid");
+
+function connectedAt(ctx: SessionContext): number | null {
+  const row = ctx.sql
+    .exec<{ connected_at: number | null }>("SELECT connected_at FROM session WHERE k = 1")
+    .toArray()[0];
+  return row?.connected_at ?? null;
+}
+
+async function runCommand(
+  ctx: SessionContext,
+  bot: BotConfigValues,
+  command: CommandName,
+  message: MessageResource,
+): Promise<void> {
+  switch (command) {
+    case "ping":
+      await botReply(ctx, message, "Pong! 🏓");
+      return;
+    case "uptime": {
+      const since = connectedAt(ctx);
+      await botReply(
+        ctx,
+        message,
+        since === null ? "⏱️ Not connected" : `⏱️ Uptime: ${formatUptime(ctx.now() - since)}`,
+      );
+      return;
+    }
+    case "id":
+      await botReply(ctx, message, message.remoteJid);
+      return;
+    case "menu":
+      await botReply(ctx, message, menuText(bot));
+      return;
+    case "sticker":
+      await stickerCommand(ctx, bot, message);
+      return;
+  }
+}
+
+/**
+ * Bot commands and keyword auto-replies for one live message (received, or sent from the phone).
+ * A command the sender may run and the config enables is answered and goes no further; anything else
+ * (ordinary text, a disabled command, a command from someone not allowed) may match an auto-reply.
+ */
+export async function reactToLiveMessage(ctx: SessionContext, message: MessageResource): Promise<void> {
+  if (!isConversation(message.remoteJid) || message.deletedAt !== null) return;
+  const { bot } = await ctx.config();
+  if (!bot.enabled) return;
+  const text = textOf(message.message);
+  const seen = { chat: message.remoteJid, id: message.id, fromMe: message.fromMe, text };
+  if (isBotEcho(ctx.sql, seen, ctx.now())) return;
+  const author = { fromMe: message.fromMe, sender: message.sender };
+  const command = text === null ? null : parseCommand(text, bot.prefix);
+  if (command && commandEnabled(bot, command) && mayRunCommand(bot, author)) {
+    await runCommand(ctx, bot, command, message);
+    return;
+  }
+  if (text === null || !triggersAutoReply(bot, author)) return;
+  const rule = firstMatch(enabledRules(ctx.sql), message.remoteJid, text);
+  const content = rule ? replyContent(rule) : null;
+  // A macro typed on the phone is replaced in spirit, not answered: quoting it would look odd.
+  if (content) await botSend(ctx, message, content, !message.fromMe);
+}

@@ -1,0 +1,222 @@
+import type { Env } from "../../../workers/core/env";
+import { deterministicMessageId } from "../broadcasts/ids";
+import { failure, type Outcome, type SessionContext, success, type TimedWork } from "../context";
+import { sendMessage } from "../sending";
+import { outgoingContent, resolveSchedule, type ScheduleFields, type ScheduleInput } from "./content";
+import {
+  deleteScheduled,
+  dueRows,
+  earliestDue,
+  fieldsOf,
+  findScheduled,
+  insertRun,
+  insertScheduled,
+  listScheduled,
+  patchScheduled,
+  pruneScheduledHistory,
+  rescheduleRow,
+  SCHEDULER_TABLES,
+  type ScheduledMessage,
+  type ScheduledRow,
+  toScheduledMessage,
+} from "./store";
+import { nextTick } from "./time";
+
+/**
+ * Scheduled messages: PENDING → SENT | FAILED, fired by the session's alarm. A send that finds the
+ * session down is retried every SCHEDULER_RETRY_MS (default 60 s) and FAILED with a reason after
+ * SCHEDULER_RETRY_LIMIT attempts (default 10); a refused send fails at once. Every attempt at one
+ * occurrence uses the same message id, so a retry after an unknown outcome cannot send it twice.
+ * docs/broadcast-and-scheduler.md has the full rules.
+ */
+
+export const SCHEDULER_SCHEMA: readonly string[] = SCHEDULER_TABLES;
+
+export const DEFAULT_RETRY_LIMIT = 10;
+export const DEFAULT_RETRY_MS = 60_000;
+/** Rows fired per alarm; the rest are due at once and fire on the next one. */
+const BATCH = 25;
+/** An attempt holds its row this long at most (the bridge command times out after 15 s). */
+const LEASE_MS = 60_000;
+
+function positiveInt(text: string | undefined, fallback: number): number {
+  const value = Number(text);
+  return text !== undefined && Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+export const retryLimit = (env: Env) => positiveInt(env.SCHEDULER_RETRY_LIMIT, DEFAULT_RETRY_LIMIT);
+export const retryDelay = (env: Env) => positiveInt(env.SCHEDULER_RETRY_MS, DEFAULT_RETRY_MS);
+
+const notFound = failure(404, "Scheduled message not found");
+
+async function view(ctx: SessionContext, row: ScheduledRow | null): Promise<Outcome<ScheduledMessage>> {
+  if (!row) return notFound;
+  const { slug } = await ctx.config();
+  return success(toScheduledMessage(row, slug));
+}
+
+/** Changes only while the message waits: once sent or failed it is history, and mid-send it is busy. */
+function editable(ctx: SessionContext, row: ScheduledRow | null): Outcome<ScheduledRow> {
+  if (!row) return notFound;
+  if (row.status !== "PENDING") return failure(409, `The message is already ${row.status}`);
+  if ((row.lease_until ?? 0) > ctx.now()) return failure(409, "The message is being sent right now");
+  return success(row);
+}
+
+export const schedulerApi = {
+  "scheduler.list": async (
+    ctx: SessionContext,
+    input: { tab: "pending" | "history" },
+  ): Promise<Outcome<ScheduledMessage[]>> => {
+    const { slug } = await ctx.config();
+    return success(listScheduled(ctx.sql, input.tab).map((row) => toScheduledMessage(row, slug)));
+  },
+
+  "scheduler.get": (ctx: SessionContext, input: { id: string }): Promise<Outcome<ScheduledMessage>> =>
+    view(ctx, findScheduled(ctx.sql, input.id)),
+
+  "scheduler.create": async (
+    ctx: SessionContext,
+    input: ScheduleInput & { jid: string; sendAt: string },
+  ): Promise<Outcome<ScheduledMessage>> => {
+    const fields: ScheduleFields = {
+      jid: input.jid,
+      content: input.content ?? null,
+      mediaUrl: input.mediaUrl ?? null,
+      mediaType: input.mediaType ?? null,
+      fileName: input.fileName ?? null,
+      timezone: input.timezone ?? "UTC",
+      cronExpression: input.cronExpression ?? null,
+    };
+    const now = ctx.now();
+    const resolved = resolveSchedule(fields, input.sendAt, null, now);
+    if (!resolved.ok) return failure(400, resolved.error);
+    const id = crypto.randomUUID();
+    insertScheduled(ctx.sql, id, resolved.schedule, now);
+    await ctx.wake(resolved.schedule.sendAt);
+    return view(ctx, findScheduled(ctx.sql, id));
+  },
+
+  /** Fields left out keep their value; null clears an optional one. */
+  "scheduler.update": async (
+    ctx: SessionContext,
+    input: { id: string; patch: ScheduleInput },
+  ): Promise<Outcome<ScheduledMessage>> => {
+    const row = editable(ctx, findScheduled(ctx.sql, input.id));
+    if (!row.ok) return row;
+    const { sendAt, ...changes } = input.patch;
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    const fields: ScheduleFields = { ...fieldsOf(row.data), ...defined };
+    // Dropping the media turns it into a text: its type and file name go with it unless restated.
+    if (changes.mediaUrl === null) {
+      fields.mediaType = changes.mediaType ?? null;
+      fields.fileName = changes.fileName ?? null;
+    }
+    const now = ctx.now();
+    const resolved = resolveSchedule(fields, sendAt, row.data.send_at, now);
+    if (!resolved.ok) return failure(400, resolved.error);
+    rescheduleRow(ctx.sql, row.data.id, resolved.schedule, now);
+    await ctx.wake(resolved.schedule.sendAt);
+    return view(ctx, findScheduled(ctx.sql, row.data.id));
+  },
+
+  "scheduler.delete": (ctx: SessionContext, input: { id: string }): Outcome => {
+    const row = findScheduled(ctx.sql, input.id);
+    if (!row) return notFound;
+    if ((row.lease_until ?? 0) > ctx.now()) return failure(409, "The message is being sent right now");
+    deleteScheduled(ctx.sql, row.id);
+    return success(null);
+  },
+};
+
+interface Finished {
+  status: "SENT" | "FAILED";
+  attempts: number;
+  error: string | null;
+  sentAt: number | null;
+}
+
+/**
+ * Ends one occurrence. A one-off row becomes SENT or FAILED; a recurring row records the run as its
+ * own history row and moves to its next tick after both the occurrence and now (missed ticks are
+ * skipped, never sent as a backlog).
+ */
+function finish(ctx: SessionContext, row: ScheduledRow, result: Finished, now: number): void {
+  const tick = row.cron ? nextTick(row.cron, row.timezone, Math.max(row.send_at, now)) : null;
+  if (tick !== null) {
+    insertRun(ctx.sql, row, { id: crypto.randomUUID(), ...result }, now);
+    patchScheduled(
+      ctx.sql,
+      row.id,
+      {
+        send_at: tick,
+        next_at: tick,
+        attempts: 0,
+        last_error: result.error,
+        sent_at: result.sentAt ?? row.sent_at,
+        message_id: null,
+        lease_until: null,
+      },
+      now,
+    );
+  } else {
+    patchScheduled(
+      ctx.sql,
+      row.id,
+      {
+        status: result.status,
+        attempts: result.attempts,
+        last_error: result.error,
+        sent_at: result.sentAt,
+        lease_until: null,
+      },
+      now,
+    );
+  }
+  pruneScheduledHistory(ctx.sql);
+}
+
+async function attempt(ctx: SessionContext, row: ScheduledRow, messageId: string): Promise<Outcome<unknown>> {
+  try {
+    return await sendMessage(ctx, { to: row.jid, content: outgoingContent(fieldsOf(row)), messageId });
+  } catch (error) {
+    return failure(500, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** One attempt at a due row: sent, refused (FAILED), or retried later with the same message id. */
+export async function fire(ctx: SessionContext, due: ScheduledRow): Promise<void> {
+  const messageId = due.message_id ?? (await deterministicMessageId(`${due.id}:${due.send_at}`));
+  patchScheduled(ctx.sql, due.id, { lease_until: ctx.now() + LEASE_MS, message_id: messageId }, ctx.now());
+  const row = { ...due, message_id: messageId };
+  const outcome = await attempt(ctx, row, messageId);
+  const now = ctx.now();
+  const attempts = row.attempts + 1;
+  // Deleting is refused while the lease is held, but a row gone anyway has nothing left to record.
+  if (findScheduled(ctx.sql, row.id)?.status !== "PENDING") return;
+  if (outcome.ok) return finish(ctx, row, { status: "SENT", attempts, error: null, sentAt: now }, now);
+  if (outcome.status !== 503 && outcome.status !== 500) {
+    return finish(ctx, row, { status: "FAILED", attempts, error: outcome.error, sentAt: null }, now);
+  }
+  const limit = retryLimit(ctx.env);
+  if (attempts >= limit) {
+    const reason =
+      outcome.status === 503
+        ? `session not connected after ${attempts} attempts: ${outcome.error}`
+        : `failed after ${attempts} attempts: ${outcome.error}`;
+    return finish(ctx, row, { status: "FAILED", attempts, error: reason, sentAt: null }, now);
+  }
+  patchScheduled(
+    ctx.sql,
+    row.id,
+    { attempts, last_error: outcome.error, next_at: now + retryDelay(ctx.env), lease_until: null },
+    now,
+  );
+}
+
+export const scheduledWork: TimedWork = {
+  next: (ctx) => earliestDue(ctx.sql),
+  run: async (ctx) => {
+    for (const row of dueRows(ctx.sql, ctx.now(), BATCH)) await fire(ctx, row);
+  },
+};

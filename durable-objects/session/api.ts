@@ -1,0 +1,60 @@
+import { AUTO_REPLIES_SCHEMA, autoRepliesApi } from "../messaging/bot/auto-replies";
+import { BROADCASTS_SCHEMA, broadcastsApi, broadcastWork } from "../messaging/broadcasts/broadcasts";
+import { chatsApi } from "../messaging/chats-api";
+import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts-store";
+import type { Outcome, SessionContext, TimedWork } from "../messaging/context";
+import { GROUPS_SCHEMA, groupsApi } from "../messaging/groups/store";
+import { LABELS_SCHEMA, labelsApi } from "../messaging/labels";
+import { messagesApi } from "../messaging/messages-api";
+import { profileApi } from "../messaging/profile-api";
+import { SCHEDULER_SCHEMA, scheduledWork, schedulerApi } from "../messaging/scheduler/scheduler";
+import { MESSAGING_SCHEMA } from "../messaging/schema";
+import { CONFIG_SCHEMA } from "../messaging/session-config";
+import { WEBHOOK_SCHEMA, webhooksApi, webhookWork } from "../messaging/webhooks/deliveries";
+
+/**
+ * Everything the Worker can ask a SessionDO about messaging, as one table of named handlers. The
+ * object exposes it through a single RPC (`SessionDO.call`); `callSession` in the Worker keeps the
+ * names, inputs and outputs typed end to end. A new capability is a new entry in a module's table.
+ */
+export const sessionApi = {
+  ...messagesApi,
+  ...chatsApi,
+  ...contactsApi,
+  ...groupsApi,
+  ...labelsApi,
+  ...profileApi,
+  ...autoRepliesApi,
+  ...schedulerApi,
+  ...broadcastsApi,
+  ...webhooksApi,
+};
+
+export type SessionApi = typeof sessionApi;
+export type SessionApiName = keyof SessionApi;
+export type SessionApiInput<K extends SessionApiName> = Parameters<SessionApi[K]>[1];
+export type SessionApiOutput<K extends SessionApiName> =
+  Awaited<ReturnType<SessionApi[K]>> extends Outcome<infer O> ? O : never;
+
+type AnyHandler = (ctx: SessionContext, input: unknown) => Outcome<unknown> | Promise<Outcome<unknown>>;
+
+export function handlerFor(name: string): AnyHandler | null {
+  if (!Object.hasOwn(sessionApi, name)) return null;
+  return sessionApi[name as SessionApiName] as AnyHandler;
+}
+
+/** Tables of every messaging module, created when the object wakes. */
+export const SESSION_SCHEMAS: readonly string[] = [
+  ...CONFIG_SCHEMA,
+  ...MESSAGING_SCHEMA,
+  ...CONTACTS_SCHEMA,
+  ...GROUPS_SCHEMA,
+  ...LABELS_SCHEMA,
+  ...AUTO_REPLIES_SCHEMA,
+  ...SCHEDULER_SCHEMA,
+  ...BROADCASTS_SCHEMA,
+  ...WEBHOOK_SCHEMA,
+];
+
+/** Work the alarm runs: whatever is due, then the alarm is set for the earliest next time. */
+export const TIMED_WORK: readonly TimedWork[] = [scheduledWork, broadcastWork, webhookWork];

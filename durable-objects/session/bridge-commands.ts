@@ -1,0 +1,50 @@
+import type { CommandName } from "../../bridge/src/protocol/link";
+import { type FailureStatus, failure, type Outcome } from "../messaging/context";
+
+/** How long the edge waits for a bridge to answer a command. */
+export const COMMAND_TIMEOUT_MS = 15_000;
+
+const FAILURE_STATUSES: ReadonlySet<number> = new Set([400, 403, 404, 409, 413, 500, 503]);
+
+/** The status a failed result frame carries, if it is one the edge passes on; else `fallback`. */
+export function failureStatusOf(status: number | undefined, fallback: FailureStatus): FailureStatus {
+  return status !== undefined && FAILURE_STATUSES.has(status) ? (status as FailureStatus) : fallback;
+}
+
+type Pending = { resolve: (outcome: Outcome<unknown>) => void; timer: ReturnType<typeof setTimeout> };
+
+/**
+ * Commands in flight from a SessionDO to its bridge: each gets an id and a deadline, and is settled
+ * exactly once, by the bridge's result, by the timeout, or when the link drops.
+ */
+export class BridgeCommands {
+  private readonly pending = new Map<string, Pending>();
+
+  send(ws: WebSocket | null, name: CommandName, args: Record<string, unknown>): Promise<Outcome<unknown>> {
+    if (!ws)
+      return Promise.resolve(failure(503, "Session not ready: no bridge holds this session right now"));
+    const id = crypto.randomUUID();
+    const result = new Promise<Outcome<unknown>>((resolve) => {
+      const timer = setTimeout(
+        () => this.settle(id, failure(503, "The bridge did not answer in time")),
+        COMMAND_TIMEOUT_MS,
+      );
+      this.pending.set(id, { resolve, timer });
+    });
+    const frame = { type: "command", id, name, args, deadline: Date.now() + COMMAND_TIMEOUT_MS };
+    ws.send(JSON.stringify(frame));
+    return result;
+  }
+
+  settle(id: string, outcome: Outcome<unknown>): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.pending.delete(id);
+    pending.resolve(outcome);
+  }
+
+  failAll(reason: string): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, failure(503, reason));
+  }
+}

@@ -1,0 +1,55 @@
+import type { LifecycleEvent } from "../../bridge/src/protocol/link";
+import type { SessionState, SessionStatus } from "../../workers/db/schema";
+import type { SessionRecord } from "./storage";
+
+/**
+ * The session lifecycle as pure functions: which record changes each bridge event causes. The
+ * transitions are documented in docs/sessions.md; the tests drive every one of them.
+ */
+
+export function statusOf(state: SessionState): SessionStatus {
+  if (state === "connected") return "Connected";
+  if (state === "starting" || state === "scan_qr" || state === "reconnecting") return "Connecting";
+  return "Disconnected";
+}
+
+/** States in which nothing runs and nothing will until someone calls start. */
+export const RESTING_STATES: ReadonlySet<SessionState> = new Set(["stopped", "logged_out", "failed"]);
+
+export function applyEvent(
+  record: SessionRecord,
+  event: LifecycleEvent,
+  now: number,
+): Partial<SessionRecord> {
+  switch (event.kind) {
+    case "qr":
+      return { state: "scan_qr", qr: event.qr, qrImage: event.image };
+    case "connecting":
+      return {
+        state: record.state === "connected" || record.state === "reconnecting" ? "reconnecting" : "starting",
+      };
+    case "connected":
+      return {
+        state: "connected",
+        me: event.me,
+        connectedAt: record.state === "connected" && record.connectedAt ? record.connectedAt : now,
+        qr: null,
+        qrImage: null,
+        lastDisconnect: null,
+      };
+    case "disconnected": {
+      const resting = RESTING_STATES.has(event.next);
+      return {
+        state: event.next,
+        qr: null,
+        qrImage: null,
+        connectedAt: null,
+        lastDisconnect: `${event.code} ${event.reason}`.trim(),
+        ...(resting ? { desired: "stopped" as const } : {}),
+        ...(event.next === "logged_out" ? { me: null } : {}),
+      };
+    }
+    case "auth":
+      return {};
+  }
+}

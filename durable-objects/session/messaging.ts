@@ -1,0 +1,183 @@
+import type { NetworkEvent } from "../../bridge/src/protocol/messaging";
+import type { Operation } from "../../bridge/src/protocol/operations";
+import type { Json } from "../../bridge/src/protocol/seam";
+import type { Env } from "../../workers/core/env";
+import { failure, type Outcome, type SessionContext, type WebhookEvent } from "../messaging/context";
+import { storeDownloadedMedia } from "../messaging/messages-api";
+import { appendToOutbox } from "../messaging/outbox";
+import { ensureSchema } from "../messaging/schema";
+import {
+  loadConfigFromD1,
+  readConfigCopy,
+  type SessionConfigCopy,
+  writeConfigCopy,
+} from "../messaging/session-config";
+import { keepOutboxBounded, setEndpoints } from "../messaging/webhooks/deliveries";
+import type { WebhookEndpoint } from "../messaging/webhooks/types";
+import { handlerFor, SESSION_SCHEMAS, TIMED_WORK } from "./api";
+import { statusOf } from "./lifecycle";
+import { applyNetworkEvent, type FollowUp } from "./network-events";
+import type { SessionRecord } from "./storage";
+
+export interface MessagingHost {
+  readonly state: DurableObjectState;
+  readonly env: Env;
+  sessionId(): string;
+  isConnected(): boolean;
+  /** Sends the `wa` command to the bridge holding the session. */
+  runOperation(operation: Operation): Promise<Outcome<unknown>>;
+}
+
+/**
+ * The messaging side of a SessionDO: the context every messaging module runs with, the RPC
+ * dispatcher, network events, and the alarm. Kept apart from session.ts, which owns the lifecycle,
+ * the lease and the bridge link.
+ */
+export class SessionMessaging {
+  private readonly sql: SqlStorage;
+  /** The settings copy as last read or pushed; every incoming message consults it. */
+  private configCopy: SessionConfigCopy | null = null;
+  /** A wake after emit() is already on its way: a burst of events moves the alarm once. */
+  private wakeQueued = false;
+
+  constructor(private readonly host: MessagingHost) {
+    this.sql = host.state.storage.sql;
+    ensureSchema(this.sql, SESSION_SCHEMAS);
+  }
+
+  context(): SessionContext {
+    const host = this.host;
+    return {
+      sql: this.sql,
+      env: host.env,
+      sessionId: host.sessionId(),
+      now: () => Date.now(),
+      isConnected: () => host.isConnected(),
+      wa: async (operation) => {
+        if (!host.isConnected()) return failure(503, "Session not ready: WhatsApp is not connected");
+        return (await host.runOperation(operation)) as Outcome<Json>;
+      },
+      emit: (event: WebhookEvent, data: object) => this.emit(event, data),
+      wake: (at) => this.wake(at),
+      config: () => this.config(),
+    };
+  }
+
+  async call(name: string, input: unknown): Promise<Outcome<unknown>> {
+    const handler = handlerFor(name);
+    if (!handler) return failure(400, `Unknown session operation ${name}`);
+    return handler(this.context(), input);
+  }
+
+  /** Applies one network event; the returned follow-ups run after the event is acknowledged. */
+  apply(event: NetworkEvent): Promise<FollowUp[]> {
+    return applyNetworkEvent(this.context(), event);
+  }
+
+  runFollowUps(followUps: FollowUp[]): void {
+    for (const followUp of followUps) {
+      followUp().catch((error: unknown) => {
+        console.error(JSON.stringify({ msg: "session follow-up failed", error: String(error) }));
+      });
+    }
+  }
+
+  putDownloadedMedia(ref: string, bytes: Uint8Array, mimetype: string, fileName: string | null): void {
+    storeDownloadedMedia(this.context(), ref, bytes, mimetype, fileName);
+  }
+
+  configure(copy: SessionConfigCopy): void {
+    writeConfigCopy(this.sql, copy);
+    this.configCopy = copy;
+  }
+
+  /** The settings copy; read from D1 once, with no other event interleaving while it loads. */
+  async config(): Promise<SessionConfigCopy> {
+    this.configCopy ??= readConfigCopy(this.sql);
+    if (this.configCopy) return this.configCopy;
+    return this.host.state.blockConcurrencyWhile(async () => {
+      const loaded =
+        readConfigCopy(this.sql) ?? (await loadConfigFromD1(this.host.env.DB, this.host.sessionId()));
+      writeConfigCopy(this.sql, loaded);
+      this.configCopy = loaded;
+      return loaded;
+    });
+  }
+
+  emit(event: WebhookEvent, data: object): void {
+    appendToOutbox(this.sql, event, data, Date.now());
+    keepOutboxBounded(this.sql, Date.now());
+    this.wakeSoon();
+  }
+
+  /** The Worker's copy of the session's webhook endpoints (replaces the previous one). */
+  setWebhooks(endpoints: WebhookEndpoint[]): Promise<void> {
+    return setEndpoints(this.context(), endpoints);
+  }
+
+  /**
+   * Re-arms the alarm for whatever work is waiting. An edge restart can lose a pending alarm (local
+   * development does), so the outbox resumes when the bridge links again even without one.
+   */
+  async resume(): Promise<void> {
+    const at = this.earliestWork();
+    if (at !== null) await this.rearm(at);
+  }
+
+  /** `connection.update` for webhooks whenever the session's state moves. */
+  connectionChanged(before: SessionRecord, after: SessionRecord): void {
+    if (after.state === before.state) return;
+    this.emit("connection.update", {
+      status: statusOf(after.state),
+      state: after.state,
+      previousState: before.state,
+      me: after.me,
+      lastDisconnect: after.lastDisconnect,
+    });
+  }
+
+  async alarm(): Promise<void> {
+    const ctx = this.context();
+    for (const work of TIMED_WORK) {
+      const next = work.next(ctx);
+      if (next !== null && next <= Date.now()) await work.run(ctx);
+    }
+    await this.rescheduleAlarm();
+  }
+
+  async rescheduleAlarm(): Promise<void> {
+    const at = this.earliestWork();
+    if (at === null) await this.host.state.storage.deleteAlarm();
+    else await this.host.state.storage.setAlarm(at);
+  }
+
+  private earliestWork(): number | null {
+    const ctx = this.context();
+    const times = TIMED_WORK.map((work) => work.next(ctx)).filter((at): at is number => at !== null);
+    return times.length === 0 ? null : Math.min(...times);
+  }
+
+  /** emit() is synchronous and storage's alarm calls are not; the output gate holds replies until set. */
+  private wakeSoon(): void {
+    if (this.wakeQueued) return;
+    this.wakeQueued = true;
+    const at = this.earliestWork();
+    const woken = at === null ? Promise.resolve() : this.rearm(at);
+    woken
+      .catch((error: unknown) => console.error(JSON.stringify({ msg: "wake failed", error: String(error) })))
+      .finally(() => {
+        this.wakeQueued = false;
+      });
+  }
+
+  /** Like wake(), but sets the alarm even when one is stored, which re-registers a lost one. */
+  private async rearm(at: number): Promise<void> {
+    const current = await this.host.state.storage.getAlarm();
+    await this.host.state.storage.setAlarm(current === null ? at : Math.min(current, at));
+  }
+
+  private async wake(at: number): Promise<void> {
+    const current = await this.host.state.storage.getAlarm();
+    if (current === null || current > at) await this.host.state.storage.setAlarm(at);
+  }
+}

@@ -1,0 +1,105 @@
+import {
+  type NetworkEvent,
+  PERSON_JID,
+  STATUS_JID,
+  type WireMessage,
+} from "../../bridge/src/protocol/messaging";
+import { reactToLiveMessage } from "../messaging/bot/bot";
+import { applyContactsEvent } from "../messaging/contacts-store";
+import type { SessionContext } from "../messaging/context";
+import { applyGroupsEvent, applyParticipantsEvent } from "../messaging/groups/store";
+import {
+  findMessage,
+  markDeleted,
+  markEdited,
+  refOf,
+  setStatus,
+  upsertMessage,
+} from "../messaging/message-store";
+import { toMessageResource } from "../messaging/message-view";
+
+/**
+ * What the SessionDO does with each network event from the bridge. The stored change and its outbox
+ * entry are written synchronously (one transaction, before the event is acked). Anything that needs
+ * the network again (read receipts, rejecting a call, a bot reply) is returned as a follow-up, which
+ * the object runs after the ack so the bridge's event stream never waits on a round trip.
+ */
+export type FollowUp = () => Promise<void>;
+
+export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent): Promise<FollowUp[]> {
+  switch (event.kind) {
+    case "message":
+      return onMessage(ctx, event.message, event.live);
+    case "message.status":
+      if (setStatus(ctx.sql, event.chat, event.id, event.status)) {
+        ctx.emit("message.status", { keyId: event.id, remoteJid: event.chat, status: event.status });
+      }
+      return [];
+    case "message.edited": {
+      const before = findMessage(ctx.sql, event.chat, event.id);
+      const unchanged = before?.body === event.text && before.edited_at !== null;
+      if (!unchanged && markEdited(ctx.sql, event.chat, event.id, event.text, ctx.now())) {
+        ctx.emit("message.edited", {
+          keyId: event.id,
+          remoteJid: event.chat,
+          fromMe: event.fromMe,
+          newContent: event.text,
+        });
+      }
+      return [];
+    }
+    case "message.deleted": {
+      const { settings } = await ctx.config();
+      if (markDeleted(ctx.sql, event.chat, event.id, ctx.now(), settings.antiDelete)) {
+        ctx.emit("message.deleted", { keyId: event.id, remoteJid: event.chat, fromMe: event.fromMe });
+      }
+      return [];
+    }
+    case "contacts":
+      applyContactsEvent(ctx, event);
+      return [];
+    case "groups":
+      applyGroupsEvent(ctx, event);
+      return [];
+    case "group.participants":
+      applyParticipantsEvent(ctx, event);
+      return [];
+    case "call": {
+      const { settings } = await ctx.config();
+      if (!settings.rejectCalls || event.status !== "offer") return [];
+      return [
+        async () => {
+          await ctx.wa({ op: "call.reject", id: event.id, from: event.from });
+        },
+      ];
+    }
+  }
+}
+
+async function onMessage(ctx: SessionContext, message: WireMessage, live: boolean): Promise<FollowUp[]> {
+  const { settings, slug } = await ctx.config();
+  const { inserted, row } = upsertMessage(ctx.sql, message, live);
+  if (!inserted) return [];
+  const resource = toMessageResource(row, slug);
+  if (message.chat === STATUS_JID) ctx.emit("status.update", resource);
+  else if (live) ctx.emit(message.fromMe ? "message.sent" : "message.received", resource);
+  learnPushName(ctx, message);
+  if (!live || message.chat === STATUS_JID) return [];
+  const followUps: FollowUp[] = [];
+  if (settings.readReceipts && !message.fromMe) {
+    followUps.push(async () => {
+      await ctx.wa({ op: "read", chat: message.chat, targets: [refOf(row)] });
+    });
+  }
+  followUps.push(() => reactToLiveMessage(ctx, resource));
+  return followUps;
+}
+
+/** A person's push name arrives with each message they send: it updates the contact (and says so once). */
+function learnPushName(ctx: SessionContext, message: WireMessage): void {
+  if (message.fromMe || !message.pushName || !PERSON_JID.test(message.sender)) return;
+  applyContactsEvent(ctx, {
+    kind: "contacts",
+    contacts: [{ jid: message.sender, notify: message.pushName }],
+  });
+}

@@ -1,0 +1,52 @@
+import type { SessionState } from "../../workers/db/schema";
+import { broadcastToViewers, closeAllViewers, VIEWER_TAG, type ViewerAttachment } from "./bridge-links";
+import { statusOf } from "./lifecycle";
+import type { SessionRecord } from "./storage";
+
+/** What a dashboard viewer is told on connect and after every lifecycle change. */
+export interface SessionView {
+  type: "session";
+  state: SessionState;
+  status: ReturnType<typeof statusOf>;
+  qrImage: string | null;
+  me: SessionRecord["me"];
+}
+
+/**
+ * The dashboard's viewer sockets of one SessionDO (hibernatable, tagged apart from bridge links).
+ * `read` gives the current record; viewers only listen.
+ */
+export class SessionViewers {
+  private lastViewSent = "";
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly read: () => SessionRecord,
+  ) {}
+
+  /** A socket that receives the session's view now and after every change. */
+  accept(): Response {
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server, [VIEWER_TAG]);
+    server.serializeAttachment({ viewer: true } satisfies ViewerAttachment);
+    server.send(JSON.stringify(this.view()));
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** Tells viewers the view if it changed since the last time (writes that touch no visible field are quiet). */
+  tell(): void {
+    const text = JSON.stringify(this.view());
+    if (text === this.lastViewSent) return;
+    this.lastViewSent = text;
+    broadcastToViewers(this.ctx, text);
+  }
+
+  closeAll(reason: string): void {
+    closeAllViewers(this.ctx, 1000, reason);
+  }
+
+  private view(): SessionView {
+    const { state, qrImage, me } = this.read();
+    return { type: "session", state, status: statusOf(state), qrImage, me };
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * Media in and out of the bridge against real local HTTP servers: URL sources, uploads held by a fake
+ * edge (bearer token checked), the 16 MiB cap while streaming, and downloads PUT back to the edge.
+ */
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import sharp from "sharp";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type EdgeMedia,
+  fetchMedia,
+  httpOrigin,
+  prepareMedia,
+  storeMedia,
+} from "../../../bridge/src/media/media.ts";
+import { isPrivateAddress } from "../../../bridge/src/media/public-address.ts";
+import { readStickerMetadata } from "../../../bridge/src/media/webp.ts";
+import { MEDIA_MAX_BYTES, type OutgoingContent } from "../../../bridge/src/protocol/messaging.ts";
+import type { Operation } from "../../../bridge/src/protocol/operations.ts";
+import { OperationError } from "../../../bridge/src/protocol/seam.ts";
+import { startFakeEdge } from "../support/fake-edge.ts";
+
+let cleanup: Array<() => Promise<void>> = [];
+// The test servers live on 127.0.0.1, which production bridges refuse to fetch from (see below).
+beforeEach(() => {
+  process.env.MEDIA_ALLOW_PRIVATE = "1";
+});
+afterEach(async () => {
+  delete process.env.MEDIA_ALLOW_PRIVATE;
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+async function server(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const http = createServer(handler);
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  cleanup.push(
+    () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+}
+
+async function edge(): Promise<{ fake: Awaited<ReturnType<typeof startFakeEdge>>; media: EdgeMedia }> {
+  const fake = await startFakeEdge();
+  cleanup.push(() => fake.close());
+  return { fake, media: { origin: fake.url, token: fake.token, sessionId: "s/1" } };
+}
+
+const noEdge: EdgeMedia = { origin: "http://127.0.0.1:9", token: "t", sessionId: "s" };
+
+async function refusal(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof OperationError) return { status: error.status, message: error.message };
+    throw error;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("media URLs must be public", () => {
+  it("classifies loopback, private, link-local, CGNAT and mapped addresses as private", () => {
+    for (const address of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254"]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of ["100.64.0.1", "0.0.0.0", "::1", "fd00::1", "fe80::1", "::ffff:127.0.0.1"]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:1.1.1.1"]) {
+      expect(isPrivateAddress(address), address).toBe(false);
+    }
+  });
+
+  it("refuses URLs on private addresses with 400; redirects are followed hop by hop", async () => {
+    const inside = await server((_req, res) => res.writeHead(200, { "content-type": "image/png" }).end("x"));
+    const redirect = await server((_req, res) => res.writeHead(302, { location: `${inside}/secret` }).end());
+    delete process.env.MEDIA_ALLOW_PRIVATE;
+    expect(await refusal(fetchMedia({ url: `${inside}/a.png` }, noEdge))).toEqual({
+      status: 400,
+      message: "could not fetch media: 127.0.0.1 resolves to a private address",
+    });
+    expect(
+      (await refusal(fetchMedia({ url: "http://169.254.169.254/latest/meta-data" }, noEdge))).status,
+    ).toBe(400);
+    expect((await refusal(fetchMedia({ url: "http://localhost:9/x" }, noEdge))).message).toMatch(
+      /private address/,
+    );
+    process.env.MEDIA_ALLOW_PRIVATE = "1";
+    const followed = await fetchMedia({ url: `${redirect}/go` }, noEdge);
+    expect(Buffer.from(followed.bytes).toString()).toBe("x");
+  });
+});
+
+describe("media", () => {
+  it("maps the edge's ws(s) URL to its http(s) origin", () => {
+    expect(httpOrigin("ws://127.0.0.1:8787")).toBe("http://127.0.0.1:8787");
+    expect(httpOrigin("wss://edge.example/prefix/")).toBe("https://edge.example/prefix");
+  });
+
+  it("fetches a URL source: Content-Type when given, sniffed when vague, file name from the path", async () => {
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: "red" } })
+      .png()
+      .toBuffer();
+    const base = await server((req, res) => {
+      if (req.url === "/typed/report.pdf")
+        res.writeHead(200, { "content-type": "application/pdf" }).end("%PDF-1.4");
+      else res.writeHead(200, { "content-type": "application/octet-stream" }).end(png);
+    });
+    const typed = await fetchMedia({ url: `${base}/typed/report.pdf` }, noEdge);
+    expect(typed).toMatchObject({ mimetype: "application/pdf", fileName: "report.pdf" });
+    expect(Buffer.from(typed.bytes).toString()).toBe("%PDF-1.4");
+    const sniffed = await fetchMedia({ url: `${base}/image` }, noEdge);
+    expect(sniffed.mimetype).toBe("image/png");
+    expect(sniffed.fileName).toBeUndefined();
+    expect(Buffer.compare(Buffer.from(sniffed.bytes), png)).toBe(0);
+  });
+
+  it("refuses a failed fetch as 400 'could not fetch media: <status>'", async () => {
+    const base = await server((_req, res) => res.writeHead(404).end("nope"));
+    expect(await refusal(fetchMedia({ url: `${base}/missing.png` }, noEdge))).toEqual({
+      status: 400,
+      message: "could not fetch media: 404",
+    });
+    const closed = await refusal(fetchMedia({ url: "http://127.0.0.1:9/x.png" }, noEdge));
+    expect(closed.status).toBe(400);
+    expect(closed.message).toMatch(/^could not fetch media: /);
+  });
+
+  it("stops reading past 16 MiB, with or without a Content-Length, and refuses with 400", async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    let streamed = 0;
+    let closedAt = -1;
+    const base = await server((req, res) => {
+      if (req.url === "/declared") {
+        res.writeHead(200, { "content-length": String(MEDIA_MAX_BYTES + 1) }).end();
+        return;
+      }
+      // No Content-Length: the body just keeps coming until the client hangs up.
+      res.writeHead(200, { "content-type": "video/mp4" });
+      const pump = () => {
+        while (streamed < 64 * chunk.length) {
+          streamed += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      res.on("close", () => {
+        closedAt = streamed;
+        streamed = Number.POSITIVE_INFINITY;
+      });
+      pump();
+    });
+    const tooLarge = { status: 400, message: "media larger than 16 MiB" };
+    expect(await refusal(fetchMedia({ url: `${base}/declared` }, noEdge))).toEqual(tooLarge);
+    expect(await refusal(fetchMedia({ url: `${base}/endless` }, noEdge))).toEqual(tooLarge);
+    // The bridge hung up early instead of reading the whole 64 MiB.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closedAt).toBeGreaterThan(0);
+    expect(closedAt).toBeLessThan(32 * chunk.length);
+  });
+
+  it("fetches an upload from the edge with the bearer token, type and (URI-encoded) file name", async () => {
+    const { fake, media } = await edge();
+    fake.media.set("s/1/upload_ref_1", {
+      bytes: Buffer.from("hello"),
+      mimetype: "text/plain",
+      fileName: "grüße 1.txt",
+    });
+    const fetched = await fetchMedia({ upload: "upload_ref_1" }, media);
+    expect(fetched).toMatchObject({ mimetype: "text/plain", fileName: "grüße 1.txt" });
+    expect(Buffer.from(fetched.bytes).toString()).toBe("hello");
+    expect(await refusal(fetchMedia({ upload: "missing_ref" }, media))).toEqual({
+      status: 400,
+      message: "could not fetch media: 404",
+    });
+    expect(await refusal(fetchMedia({ upload: "upload_ref_1" }, { ...media, token: "wrong" }))).toEqual({
+      status: 400,
+      message: "could not fetch media: 401",
+    });
+    expect(fake.mediaRequests).toEqual([
+      "GET s/1/upload_ref_1 200",
+      "GET s/1/missing_ref 404",
+      "GET s/1/upload_ref_1 401",
+    ]);
+  });
+
+  it("PUTs downloaded media to the edge with its type and file name", async () => {
+    const { fake, media } = await edge();
+    await storeMedia(media, "download_1", {
+      bytes: Buffer.from("bytes"),
+      mimetype: "image/jpeg",
+      fileName: "a b.jpg",
+    });
+    expect(fake.media.get("s/1/download_1")).toEqual({
+      bytes: Buffer.from("bytes"),
+      mimetype: "image/jpeg",
+      fileName: "a b.jpg",
+    });
+    await expect(
+      storeMedia({ ...media, token: "wrong" }, "download_2", { bytes: Buffer.from("x"), mimetype: "a/b" }),
+    ).rejects.toThrow(/refused the downloaded media: 401/);
+  });
+
+  it("prepares what an operation sends: voice notes as ogg/opus, documents as declared, stickers as WebP", async () => {
+    const { fake, media } = await edge();
+    const ogg = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(60)]);
+    const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: "blue" } })
+      .png()
+      .toBuffer();
+    fake.media.set("s/1/voice_ref_1", { bytes: ogg, mimetype: "application/octet-stream" });
+    fake.media.set("s/1/image_ref_1", { bytes: png, mimetype: "image/png", fileName: "dot.png" });
+    const send = (content: OutgoingContent): Operation => ({
+      op: "send",
+      to: "491511234567@s.whatsapp.net",
+      messageId: "MSG00000001",
+      content,
+    });
+
+    const voice = await prepareMedia(
+      send({ type: "audio", ptt: true, media: { upload: "voice_ref_1" } }),
+      media,
+    );
+    expect(voice?.mimetype).toBe("audio/ogg; codecs=opus");
+    const music = await prepareMedia(
+      send({ type: "audio", ptt: false, media: { upload: "voice_ref_1" } }),
+      media,
+    );
+    expect(music?.mimetype).toBe("audio/ogg");
+    const doc = await prepareMedia(
+      send({
+        type: "document",
+        media: { upload: "image_ref_1" },
+        fileName: "x.bin",
+        mimetype: "application/x-thing",
+      }),
+      media,
+    );
+    expect(doc).toMatchObject({ mimetype: "application/x-thing", fileName: "x.bin" });
+    const sticker = await prepareMedia(
+      send({ type: "sticker", media: { upload: "image_ref_1" }, pack: "P", author: "A" }),
+      media,
+    );
+    expect(sticker?.mimetype).toBe("image/webp");
+    expect(readStickerMetadata(sticker?.bytes ?? new Uint8Array())).toMatchObject({
+      "sticker-pack-name": "P",
+      "sticker-pack-publisher": "A",
+    });
+    const picture = await prepareMedia({ op: "picture.set", source: { upload: "image_ref_1" } }, media);
+    expect(
+      createHash("sha256")
+        .update(picture?.bytes ?? new Uint8Array())
+        .digest("hex"),
+    ).toBe(createHash("sha256").update(png).digest("hex"));
+    expect(await prepareMedia(send({ type: "text", text: "hi" }), media)).toBeNull();
+    expect(await prepareMedia({ op: "profile.get" }, media)).toBeNull();
+  });
+});

@@ -1,0 +1,227 @@
+import { describe, expect, it } from "vitest";
+import {
+  type AccessMode,
+  bareJid,
+  commandEnabled,
+  firstMatch,
+  formatUptime,
+  listHas,
+  mayRunCommand,
+  menuText,
+  parseCommand,
+  REGEX_MAX_LENGTH,
+  type RuleMatch,
+  regexProblem,
+  ruleMatches,
+  triggerApplies,
+  triggersAutoReply,
+} from "../../../../../durable-objects/messaging/bot/rules";
+
+const ALICE = "628123456789@s.whatsapp.net";
+const PREFIX_OF_ALICE = "62812@s.whatsapp.net";
+const BOB = "447700900123@s.whatsapp.net";
+const GROUP = "120363025246125888@g.us";
+
+const commands = (botMode: AccessMode, allowed: string[] = [], blocked: string[] = []) => ({
+  botMode,
+  botAllowedJids: allowed,
+  botBlockedJids: blocked,
+});
+const autoReplies = (autoReplyMode: AccessMode, allowed: string[] = [], blocked: string[] = []) => ({
+  autoReplyMode,
+  autoReplyAllowedJids: allowed,
+  autoReplyBlockedJids: blocked,
+});
+const me = { fromMe: true, sender: "111111111111@s.whatsapp.net" };
+const from = (sender: string) => ({ fromMe: false, sender });
+
+describe("whole-JID lists", () => {
+  it("matches whole JIDs only, ignoring the device part", () => {
+    expect(listHas([ALICE], ALICE)).toBe(true);
+    expect(listHas([PREFIX_OF_ALICE], ALICE)).toBe(false);
+    expect(listHas(["628123456789@s.whatsapp.net"], "628123456789:7@s.whatsapp.net")).toBe(true);
+    expect(listHas([ALICE], "6281234567890@s.whatsapp.net")).toBe(false);
+    expect(bareJid("1234:5@s.whatsapp.net")).toBe("1234@s.whatsapp.net");
+    expect(bareJid(GROUP)).toBe(GROUP);
+  });
+});
+
+describe("who may run commands (botMode)", () => {
+  it("OWNER: only the account's own messages", () => {
+    expect(mayRunCommand(commands("OWNER"), me)).toBe(true);
+    expect(mayRunCommand(commands("OWNER"), from(ALICE))).toBe(false);
+  });
+  it("ALL: anyone", () => {
+    expect(mayRunCommand(commands("ALL"), from(ALICE))).toBe(true);
+    expect(mayRunCommand(commands("ALL"), me)).toBe(true);
+  });
+  it("SPECIFIC: own messages and listed senders, whole JIDs", () => {
+    expect(mayRunCommand(commands("SPECIFIC", [ALICE]), from(ALICE))).toBe(true);
+    expect(mayRunCommand(commands("SPECIFIC", [ALICE]), from(BOB))).toBe(false);
+    expect(mayRunCommand(commands("SPECIFIC", [PREFIX_OF_ALICE]), from(ALICE))).toBe(false);
+    expect(mayRunCommand(commands("SPECIFIC", []), me)).toBe(true);
+  });
+  it("BLACKLIST: everyone but listed senders; own messages always", () => {
+    expect(mayRunCommand(commands("BLACKLIST", [], [ALICE]), from(ALICE))).toBe(false);
+    expect(mayRunCommand(commands("BLACKLIST", [], [ALICE]), from(BOB))).toBe(true);
+    expect(mayRunCommand(commands("BLACKLIST", [], [PREFIX_OF_ALICE]), from(ALICE))).toBe(true);
+    expect(mayRunCommand(commands("BLACKLIST", [], [me.sender]), me)).toBe(true);
+  });
+});
+
+describe("who triggers auto-replies (autoReplyMode)", () => {
+  it("OWNER is macro mode: own messages only", () => {
+    expect(triggersAutoReply(autoReplies("OWNER"), me)).toBe(true);
+    expect(triggersAutoReply(autoReplies("OWNER"), from(ALICE))).toBe(false);
+  });
+  it("ALL: every incoming message, never own ones", () => {
+    expect(triggersAutoReply(autoReplies("ALL"), from(ALICE))).toBe(true);
+    expect(triggersAutoReply(autoReplies("ALL"), me)).toBe(false);
+  });
+  it("SPECIFIC: incoming from listed senders (whole JIDs)", () => {
+    expect(triggersAutoReply(autoReplies("SPECIFIC", [ALICE]), from(ALICE))).toBe(true);
+    expect(triggersAutoReply(autoReplies("SPECIFIC", [ALICE]), from(BOB))).toBe(false);
+    expect(triggersAutoReply(autoReplies("SPECIFIC", [PREFIX_OF_ALICE]), from(ALICE))).toBe(false);
+    expect(triggersAutoReply(autoReplies("SPECIFIC", [me.sender]), me)).toBe(false);
+  });
+  it("BLACKLIST: incoming except listed senders", () => {
+    expect(triggersAutoReply(autoReplies("BLACKLIST", [], [ALICE]), from(ALICE))).toBe(false);
+    expect(triggersAutoReply(autoReplies("BLACKLIST", [], [ALICE]), from(BOB))).toBe(true);
+    expect(triggersAutoReply(autoReplies("BLACKLIST", [], [PREFIX_OF_ALICE]), from(ALICE))).toBe(true);
+    expect(triggersAutoReply(autoReplies("BLACKLIST"), me)).toBe(false);
+  });
+});
+
+describe("commands", () => {
+  it("parses the prefix, aliases and case; anything else is not a command", () => {
+    expect(parseCommand("#ping", "#")).toBe("ping");
+    expect(parseCommand("  #PING now", "#")).toBe("ping");
+    expect(parseCommand("# uptime", "#")).toBe("uptime");
+    expect(parseCommand("#help", "#")).toBe("menu");
+    expect(parseCommand("#s", "#")).toBe("sticker");
+    expect(parseCommand("#stiker", "#")).toBe("sticker");
+    expect(parseCommand("!id", "!")).toBe("id");
+    expect(parseCommand("#id", "!")).toBeNull();
+    expect(parseCommand("ping", "#")).toBeNull();
+    expect(parseCommand("#pingpong", "#")).toBeNull();
+    expect(parseCommand("#constructor", "#")).toBeNull();
+    expect(parseCommand("#", "#")).toBeNull();
+  });
+  it("honours the enable switches; id and menu are always on", () => {
+    const off = { enablePing: false, enableUptime: false, enableSticker: false };
+    expect(commandEnabled(off, "ping")).toBe(false);
+    expect(commandEnabled(off, "uptime")).toBe(false);
+    expect(commandEnabled(off, "sticker")).toBe(false);
+    expect(commandEnabled(off, "id")).toBe(true);
+    expect(commandEnabled(off, "menu")).toBe(true);
+  });
+  it("lists only enabled commands in the menu, under the bot's name", () => {
+    const menu = menuText({
+      botName: "Helper",
+      prefix: "!",
+      enablePing: true,
+      enableUptime: false,
+      enableSticker: false,
+    });
+    expect(menu).toContain("Helper");
+    expect(menu).toContain("!ping");
+    expect(menu).not.toContain("!uptime");
+    expect(menu).not.toContain("!sticker");
+    expect(menu).toContain("!id");
+  });
+  it("formats uptime", () => {
+    expect(formatUptime(4_000)).toBe("4s");
+    expect(formatUptime(65_000)).toBe("1m 5s");
+    expect(formatUptime(3_600_000)).toBe("1h 0m 0s");
+    expect(formatUptime(90_061_000)).toBe("1d 1h 1m 1s");
+    expect(formatUptime(-5)).toBe("0s");
+  });
+});
+
+describe("rule matching", () => {
+  const rule = (
+    keyword: string,
+    matchType: RuleMatch["matchType"],
+    triggerType: RuleMatch["triggerType"] = "ALL",
+  ) => ({
+    keyword,
+    matchType,
+    triggerType,
+  });
+  it("EXACT compares the whole lowercased text", () => {
+    expect(ruleMatches(rule("Hello", "EXACT"), "hello")).toBe(true);
+    expect(ruleMatches(rule("hello", "EXACT"), "  HELLO ")).toBe(true);
+    expect(ruleMatches(rule("hello", "EXACT"), "hello there")).toBe(false);
+  });
+  it("CONTAINS finds a substring", () => {
+    expect(ruleMatches(rule("price", "CONTAINS"), "What is the PRICE?")).toBe(true);
+    expect(ruleMatches(rule("price", "CONTAINS"), "prize")).toBe(false);
+  });
+  it("STARTS_WITH checks the start", () => {
+    expect(ruleMatches(rule("order", "STARTS_WITH"), "Order #12")).toBe(true);
+    expect(ruleMatches(rule("order", "STARTS_WITH"), "my order")).toBe(false);
+  });
+  it("REGEX is case-insensitive and keeps escapes as written", () => {
+    expect(ruleMatches(rule("^inv-\\d{3}$", "REGEX"), "INV-123")).toBe(true);
+    expect(ruleMatches(rule("^inv-\\d{3}$", "REGEX"), "INV-12")).toBe(false);
+    expect(ruleMatches(rule("\\D+", "REGEX"), "ABC")).toBe(true);
+    expect(ruleMatches(rule("(", "REGEX"), "(")).toBe(false);
+  });
+  it("triggerType: GROUP only in groups, PRIVATE only in person chats", () => {
+    expect(triggerApplies("ALL", GROUP)).toBe(true);
+    expect(triggerApplies("GROUP", GROUP)).toBe(true);
+    expect(triggerApplies("GROUP", ALICE)).toBe(false);
+    expect(triggerApplies("PRIVATE", ALICE)).toBe(true);
+    expect(triggerApplies("PRIVATE", GROUP)).toBe(false);
+  });
+  it("the first applicable matching rule wins", () => {
+    const rules = [
+      { ...rule("hi", "CONTAINS", "GROUP"), n: 1 },
+      { ...rule("hi", "CONTAINS"), n: 2 },
+      { ...rule("hi", "EXACT"), n: 3 },
+    ];
+    expect(firstMatch(rules, ALICE, "hi")?.n).toBe(2);
+    expect(firstMatch(rules, GROUP, "hi")?.n).toBe(1);
+    expect(firstMatch(rules, ALICE, "bye")).toBeNull();
+  });
+});
+
+describe("regex guard", () => {
+  it("accepts ordinary patterns", () => {
+    for (const pattern of [
+      "^hi$",
+      "\\d+",
+      "(hello|hi) there",
+      "(?:ab)+",
+      "colou?r",
+      "[a+]+",
+      "(ab){2}",
+      "(?<w>x)",
+    ]) {
+      expect(regexProblem(pattern), pattern).toBeNull();
+    }
+  });
+  it("refuses invalid syntax", () => {
+    expect(regexProblem("(abc")).toMatch(/Invalid regular expression/);
+    expect(regexProblem("[")).toMatch(/Invalid regular expression/);
+  });
+  it("refuses catastrophic shapes: nested quantifiers, repeated alternations, backreferences", () => {
+    for (const pattern of [
+      "(a+)+",
+      "(a*)*",
+      "(\\w+\\s?)*$",
+      "((ab)+)+",
+      "(a|aa)+",
+      "(.*a){3,}",
+      "(a+){2,5}",
+      "(?:x+)+y",
+    ]) {
+      expect(regexProblem(pattern), pattern).toMatch(/Nested quantifiers/);
+    }
+    expect(regexProblem("(a)\\1")).toMatch(/Backreferences/);
+  });
+  it("refuses patterns over the length limit", () => {
+    expect(regexProblem("a".repeat(REGEX_MAX_LENGTH))).toBeNull();
+    expect(regexProblem("a".repeat(REGEX_MAX_LENGTH + 1))).toMatch(/at most/);
+  });
+});

@@ -1,0 +1,70 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { issues } from "../../db/schema";
+import { ApiError } from "../../http/errors";
+import { linkApproval, unlinkApproval } from "./approval-links";
+import { checkoutIssue } from "./checkout";
+import { addComment } from "./comment";
+import { deleteDocument, putDocument } from "./documents";
+import type {
+  IssueOpContext,
+  IssueOperation,
+  IssueOperationKind,
+  IssueOpHandler,
+  IssueOpResult,
+  IssueOutcome,
+} from "./operations";
+import { releaseIssue } from "./release";
+import { releaseRunLock } from "./release-run";
+import { updateIssue } from "./update";
+
+const HANDLERS: { [K in IssueOperationKind]: IssueOpHandler<K> } = {
+  update: updateIssue,
+  checkout: checkoutIssue,
+  release: releaseIssue,
+  releaseRun: releaseRunLock,
+  comment: addComment,
+  putDocument,
+  deleteDocument,
+  linkApproval,
+  unlinkApproval,
+};
+
+/** The table's mapped type ties each handler to its kind; the lookup alone cannot express that. */
+type AnyIssueOpHandler = (context: IssueOpContext<IssueOperationKind>) => Promise<IssueOpResult>;
+
+const EXPECTED_STATUSES = new Set([400, 403, 404, 409, 422]);
+
+/**
+ * Reads the issue fresh (inside the DO's queue, so no other mutation of it is in flight), runs the
+ * operation, and turns the expected failures into data. Anything else propagates as a 500.
+ */
+export async function applyIssueOperation(
+  db: Db,
+  issueId: string,
+  op: IssueOperation,
+): Promise<IssueOutcome> {
+  try {
+    const issue = await db.select().from(issues).where(eq(issues.id, issueId)).get();
+    if (!issue) return { ok: false, status: 404, error: "Issue not found" };
+    const now = Date.now();
+    const handler = HANDLERS[op.kind] as AnyIssueOpHandler;
+    const result = await handler({ db, issue, op, now });
+    return {
+      ok: true,
+      status: result.status,
+      json: JSON.stringify(result.body),
+      ...(result.queuedRuns ? { queuedRuns: true } : {}),
+    };
+  } catch (error) {
+    if (error instanceof ApiError && EXPECTED_STATUSES.has(error.status)) {
+      return {
+        ok: false,
+        status: error.status as 400 | 403 | 404 | 409 | 422,
+        error: error.detail ?? error.message,
+        ...(error.details === undefined ? {} : { detailsJson: JSON.stringify(error.details) }),
+      };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,84 @@
+import { and, eq } from "drizzle-orm";
+import type { ActorRef } from "../../core/actor";
+import { authorColumns } from "../../core/actor";
+import type { Db } from "../../db/client";
+import { type ApprovalRow, approvals, type IssueRow, issueApprovals } from "../../db/schema";
+import { notFound } from "../../http/errors";
+import { approvalResource } from "../approvals/records/resource";
+import { activityInsert } from "../shared/activity";
+import type { IssueOpHandler, JsonValue } from "./operations";
+
+const APPROVAL_NOT_FOUND = "Approval not found";
+
+/** The payload column holds parsed JSON, typed only as an object of unknowns. */
+const approvalJson = (row: ApprovalRow) => approvalResource(row) as JsonValue;
+
+/** Only an approval of the issue's own company can be linked; any other id reads as unknown. */
+function approvalOfCompany(db: Db, companyId: string, approvalId: string): Promise<ApprovalRow | undefined> {
+  return db
+    .select()
+    .from(approvals)
+    .where(and(eq(approvals.id, approvalId), eq(approvals.companyId, companyId)))
+    .get();
+}
+
+function findLink(db: Db, issueId: string, approvalId: string) {
+  return db
+    .select({ approvalId: issueApprovals.approvalId })
+    .from(issueApprovals)
+    .where(and(eq(issueApprovals.issueId, issueId), eq(issueApprovals.approvalId, approvalId)))
+    .get();
+}
+
+function linkActivity(
+  db: Db,
+  issue: IssueRow,
+  actor: ActorRef,
+  action: string,
+  approvalId: string,
+  now: number,
+) {
+  return activityInsert(
+    db,
+    {
+      companyId: issue.companyId,
+      actor,
+      action,
+      entityType: "issue",
+      entityId: issue.id,
+      details: { approvalId },
+    },
+    now,
+  );
+}
+
+/** Links an approval; linking one that is already linked changes nothing and answers 200. */
+export const linkApproval: IssueOpHandler<"linkApproval"> = async ({ db, issue, op, now }) => {
+  const approval = await approvalOfCompany(db, issue.companyId, op.approvalId);
+  if (!approval) throw notFound(APPROVAL_NOT_FOUND);
+  if (await findLink(db, issue.id, approval.id)) return { status: 200, body: approvalJson(approval) };
+  const author = authorColumns(op.actor);
+  await db.batch([
+    db.insert(issueApprovals).values({
+      issueId: issue.id,
+      approvalId: approval.id,
+      companyId: issue.companyId,
+      linkedByUserId: author.userId,
+      linkedByAgentId: author.agentId,
+      createdAt: now,
+    }),
+    linkActivity(db, issue, op.actor, "issue.approval_linked", approval.id, now),
+  ]);
+  return { status: 201, body: approvalJson(approval) };
+};
+
+export const unlinkApproval: IssueOpHandler<"unlinkApproval"> = async ({ db, issue, op, now }) => {
+  if (!(await findLink(db, issue.id, op.approvalId))) throw notFound("Approval is not linked to this issue");
+  await db.batch([
+    db
+      .delete(issueApprovals)
+      .where(and(eq(issueApprovals.issueId, issue.id), eq(issueApprovals.approvalId, op.approvalId))),
+    linkActivity(db, issue, op.actor, "issue.approval_unlinked", op.approvalId, now),
+  ]);
+  return { status: 200, body: { unlinked: true, approvalId: op.approvalId } };
+};

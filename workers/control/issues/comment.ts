@@ -1,0 +1,78 @@
+import { eq } from "drizzle-orm";
+import { type ActorRef, authorColumns } from "../../core/actor";
+import type { Db } from "../../db/client";
+import { newId } from "../../db/client";
+import { type AgentRow, type IssueCommentRow, type IssueRow, issueComments, issues } from "../../db/schema";
+import { activityInsert } from "../shared/activity";
+import { mentionCandidates, mentionWakes } from "../wakes/mentions";
+import { wakeInsert } from "../wakes/wake";
+import { commentResource } from "./comment-resource";
+import type { IssueOpHandler } from "./operations";
+import { commitBatch, type Statement } from "./store";
+
+export interface CommentWrite {
+  comment: IssueCommentRow;
+  /** The comment, the mention wakes and the activity row: join them to the caller's batch. */
+  statements: Statement[];
+  mentionedAgentIds: string[];
+  /** At least one mention wake was queued (not refused). */
+  queuedRuns: boolean;
+}
+
+/**
+ * Everything one comment writes, unexecuted: used by POST comments and by PATCH with `comment`, so
+ * both insert the comment, wake the mentioned agents and log it the same way, atomically with the
+ * rest of their batch. `companyAgents` are the mention candidates (see `mentionCandidates`).
+ */
+export function commentWrites(
+  db: Db,
+  input: { issue: IssueRow; actor: ActorRef; body: string; now: number; companyAgents: readonly AgentRow[] },
+): CommentWrite {
+  const { issue, actor, body, now } = input;
+  const author = authorColumns(actor);
+  const comment: IssueCommentRow = {
+    id: newId(),
+    companyId: issue.companyId,
+    issueId: issue.id,
+    authorAgentId: author.agentId,
+    authorUserId: author.userId,
+    body,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const wakes = mentionWakes(body, input.companyAgents, {
+    issueId: issue.id,
+    commentId: comment.id,
+    author: actor,
+    now,
+  });
+  const mentionedAgentIds = wakes.map((run) => run.agentId);
+  const statements: Statement[] = [
+    db.insert(issueComments).values(comment),
+    ...wakes.map((run) => wakeInsert(db, run)),
+    activityInsert(
+      db,
+      {
+        companyId: issue.companyId,
+        actor,
+        action: "issue.comment_added",
+        entityType: "issue",
+        entityId: issue.id,
+        details: { commentId: comment.id, identifier: issue.identifier, mentionedAgentIds },
+      },
+      now,
+    ),
+  ];
+  return { comment, statements, mentionedAgentIds, queuedRuns: wakes.some((run) => run.status === "queued") };
+}
+
+/** POST /issues/:id/comments: the comment, its mention wakes and the issue's updatedAt, in one batch. */
+export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now }) => {
+  const companyAgents = await mentionCandidates(db, issue.companyId, op.input.body);
+  const write = commentWrites(db, { issue, actor: op.actor, body: op.input.body, now, companyAgents });
+  await commitBatch(db, [
+    ...write.statements,
+    db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
+  ]);
+  return { status: 201, body: commentResource(write.comment), queuedRuns: write.queuedRuns };
+};

@@ -1,0 +1,82 @@
+import type { ActorRef } from "../../core/actor";
+import type { Db } from "../../db/client";
+import type { IssueRow, IssueStatus } from "../../db/schema";
+
+/** The PATCH body after validation (see workers/control/issues/routes/index.ts for the schema). */
+export interface IssuePatch {
+  title?: string;
+  description?: string | null;
+  status?: IssueStatus;
+  priority?: "critical" | "high" | "medium" | "low";
+  assigneeAgentId?: string | null;
+  assigneeUserId?: string | null;
+  parentId?: string | null;
+  projectId?: string | null;
+  goalId?: string | null;
+  labelIds?: string[];
+  /** Added as a comment in the same batch as the update. */
+  comment?: string;
+}
+
+export interface DocumentPut {
+  body: string;
+  format: "markdown" | "text";
+  title?: string | null;
+  changeSummary?: string | null;
+  baseRevisionId?: string;
+}
+
+/**
+ * Everything that changes one existing issue. Each runs inside the issue's IssueDO, one at a time,
+ * and commits with a single D1 batch.
+ */
+export type IssueOperation =
+  | { kind: "update"; actor: ActorRef; input: IssuePatch }
+  | {
+      kind: "checkout";
+      actor: ActorRef;
+      /** runId: the heartbeat run whose run-scoped key checks out (its lock dies with the run). */
+      input: { agentId: string; expectedStatuses: IssueStatus[]; runId?: string | null };
+    }
+  | { kind: "release"; actor: ActorRef }
+  /** The system gives back an issue still held by a run that failed, timed out or lost its runner. */
+  | { kind: "releaseRun"; runId: string; reason: string }
+  | { kind: "comment"; actor: ActorRef; input: { body: string } }
+  | { kind: "putDocument"; actor: ActorRef; key: string; input: DocumentPut }
+  | { kind: "deleteDocument"; actor: ActorRef; key: string }
+  | { kind: "linkApproval"; actor: ActorRef; approvalId: string }
+  | { kind: "unlinkApproval"; actor: ActorRef; approvalId: string };
+
+export type IssueOperationKind = IssueOperation["kind"];
+
+/** Plain JSON: what may cross the RPC boundary (and what the handlers' resources are). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * What crosses back from the IssueDO. Errors travel as data, not exceptions: an Error thrown across
+ * RPC loses its class, and the status and details are the whole point. Bodies cross as JSON text:
+ * the response needs nothing else, and a recursive JSON type is too deep for the RPC typings.
+ */
+export type IssueOutcome =
+  | { ok: true; status: 200 | 201; json: string; queuedRuns?: boolean }
+  | { ok: false; status: 400 | 403 | 404 | 409 | 422; error: string; detailsJson?: string };
+
+/** What an operation handler gets: the issue as read inside the DO's queue, fresh from D1. */
+export interface IssueOpContext<K extends IssueOperationKind> {
+  db: Db;
+  issue: IssueRow;
+  op: Extract<IssueOperation, { kind: K }>;
+  now: number;
+}
+
+/** A handler commits with one `db.batch` and returns the success body; failures throw ApiError. */
+export type IssueOpHandler<K extends IssueOperationKind> = (
+  context: IssueOpContext<K>,
+) => Promise<IssueOpResult>;
+
+/** `queuedRuns`: the operation queued a heartbeat run, so runners should be nudged after the commit. */
+export interface IssueOpResult {
+  status: 200 | 201;
+  body: JsonValue;
+  queuedRuns?: boolean;
+}

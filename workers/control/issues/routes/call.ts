@@ -1,0 +1,32 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "../../../core/env";
+import { ApiError, titleOf } from "../../../http/errors";
+import { runsQueued } from "../../wakes/nudge";
+import type { IssueOperation } from "../operations";
+
+/**
+ * Runs a mutation in the issue's IssueDO and answers with its outcome. Call it only after the
+ * caller was shown to see the issue: the DO is named by a server-side id, never by client input.
+ */
+export async function mutateIssue(
+  c: Context<AppEnv>,
+  issueId: string,
+  op: IssueOperation,
+): Promise<Response> {
+  const outcome = await c.env.ISSUE.getByName(issueId).apply(issueId, op);
+  if (!outcome.ok) {
+    const status = outcome.status as ContentfulStatusCode;
+    const details: unknown = outcome.detailsJson === undefined ? undefined : JSON.parse(outcome.detailsJson);
+    throw new ApiError(status, titleOf(status), outcome.error, details);
+  }
+  if (outcome.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
+  return c.body(outcome.json, outcome.status, { "content-type": "application/json" });
+}
+
+/**
+ * A body an IssueDO already rendered as exactly the JSON the route declares (issueResource and
+ * friends). The typed handler signature cannot see through a plain Response; this asserts it.
+ */
+export const renderedJson = (c: Context<AppEnv>, json: string): never =>
+  c.body(json, 200, { "content-type": "application/json" }) as never;

@@ -1,0 +1,122 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { refOf } from "../../../core/actor";
+import type { Db } from "../../../db/client";
+import { issueComments } from "../../../db/schema";
+import { notFound } from "../../../http/errors";
+import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../../http/openapi";
+import { controlContext } from "../../shared/access";
+import { commentResource } from "../comment-resource";
+import {
+  CommentParamSchema,
+  CommentSchema,
+  CreateCommentBodySchema,
+  IssueParamSchema,
+  ListCommentsQuerySchema,
+} from "../schemas";
+import { findVisibleIssue } from "../store";
+import { mutateIssue } from "./call";
+import { fromIssueDO } from "./patch";
+
+export const issueCommentRoutes = createRouter();
+const tags = ["Issues"];
+const COMMENT_NOT_FOUND = "Comment not found";
+
+const rowid = sql`${issueComments}.rowid`;
+
+const commentQuery = (db: Db, issueId: string, commentId: string) =>
+  db
+    .select()
+    .from(issueComments)
+    .where(and(eq(issueComments.id, commentId), eq(issueComments.issueId, issueId)));
+
+/**
+ * Oldest first; `after` is a comment of this issue (else 404), and the page starts past it in
+ * (createdAt, insertion) order, which `(issue_id, created_at)` serves from the index.
+ */
+async function listComments(db: Db, issueId: string, query: z.infer<typeof ListCommentsQuerySchema>) {
+  const page = (after?: { createdAt: number; rowid: number }) =>
+    db
+      .select()
+      .from(issueComments)
+      .where(
+        and(
+          eq(issueComments.issueId, issueId),
+          after
+            ? sql`(${issueComments.createdAt}, ${rowid}) > (${after.createdAt}, ${after.rowid})`
+            : undefined,
+        ),
+      )
+      .orderBy(asc(issueComments.createdAt), asc(rowid))
+      .limit(query.limit);
+  if (query.after === undefined) return page();
+  const cursor = await db
+    .select({ createdAt: issueComments.createdAt, rowid: sql<number>`${rowid}` })
+    .from(issueComments)
+    .where(and(eq(issueComments.id, query.after), eq(issueComments.issueId, issueId)))
+    .get();
+  if (!cursor) throw notFound(COMMENT_NOT_FOUND, "after: no such comment on this issue");
+  return page(cursor);
+}
+
+issueCommentRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/issues/{issueId}/comments",
+    tags,
+    summary: "The issue's comments, oldest first",
+    description:
+      "`after` (a comment id, e.g. a heartbeat context's commentCursor) returns only later comments.",
+    security: controlAuth,
+    request: { params: IssueParamSchema, query: ListCommentsQuerySchema },
+    responses: { 200: json(z.array(CommentSchema), "Comments"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const rows = await listComments(db, issue.id, c.req.valid("query"));
+    return c.json(rows.map(commentResource), 200);
+  },
+);
+
+issueCommentRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/issues/{issueId}/comments/{commentId}",
+    tags,
+    summary: "One comment",
+    security: controlAuth,
+    request: { params: CommentParamSchema },
+    responses: { 200: json(CommentSchema, "The comment"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const { issueId, commentId } = c.req.valid("param");
+    const issue = await findVisibleIssue(db, actor, issueId);
+    const row = await commentQuery(db, issue.id, commentId).get();
+    if (!row) throw notFound(COMMENT_NOT_FOUND);
+    return c.json(commentResource(row), 200);
+  },
+);
+
+const postRoute = createRoute({
+  method: "post",
+  path: "/issues/{issueId}/comments",
+  tags,
+  summary: "Comment on an issue; @-mentions wake agents",
+  description:
+    "`@Name` (an agent of the company, case-insensitive, the longest name wins) or " +
+    "`[@Name](agent://<agentId>)` wakes that agent once per comment (never the author), as a heartbeat " +
+    "run with reason issue_comment_mentioned; a wake of a paused, pending, terminated or over-budget " +
+    "agent is recorded as cancelled. Mentions inside code are ignored. Bumps the issue's updatedAt.",
+  security: controlAuth,
+  request: { params: IssueParamSchema, ...jsonBody(CreateCommentBodySchema) },
+  responses: { 201: json(CommentSchema, "Created"), ...controlErrors },
+});
+
+issueCommentRoutes.openapi(postRoute, async (c) => {
+  const { actor, db } = controlContext(c);
+  const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+  const input = c.req.valid("json");
+  return fromIssueDO(postRoute, mutateIssue(c, issue.id, { kind: "comment", actor: refOf(actor), input }));
+});

@@ -1,0 +1,213 @@
+import { createRoute } from "@hono/zod-openapi";
+import { eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { type ActorRef, authorColumns, refOf } from "../../../core/actor";
+import type { Db } from "../../../db/client";
+import { newId } from "../../../db/client";
+import {
+  type CompanyRow,
+  companies,
+  ISSUE_PRIORITIES,
+  type IssueRow,
+  type IssueStatus,
+  issueLabels,
+  issues,
+} from "../../../db/schema";
+import { conflictOnDuplicate, notFound, unprocessable } from "../../../http/errors";
+import {
+  controlAuth,
+  controlError,
+  controlErrors,
+  createRouter,
+  json,
+  jsonBody,
+} from "../../../http/openapi";
+import { companyForActor, controlContext } from "../../shared/access";
+import { activityInsert } from "../../shared/activity";
+import { assignmentWake } from "../../wakes/assignment";
+import { runsQueued } from "../../wakes/nudge";
+import { wakeInsert } from "../../wakes/wake";
+import { rememberNewIssue } from "../locator";
+import { checkReferences } from "../refs";
+import { issueResource } from "../resource";
+import {
+  CompanyIssuesParamSchema,
+  type CreateIssueBody,
+  CreateIssueBodySchema,
+  IssueWithLabelsSchema,
+} from "../schemas";
+import type { Statement } from "../store";
+
+export const issueCreateRoutes = createRouter();
+
+/** Where a new issue may start; in_progress and later are reached by moving it (checkout first). */
+const INITIAL_STATUSES: readonly IssueStatus[] = ["backlog", "todo"];
+
+function initialStatus(body: CreateIssueBody): IssueStatus {
+  const assigned = Boolean(body.assigneeAgentId || body.assigneeUserId);
+  const status = body.status ?? (assigned ? "todo" : "backlog");
+  if (!INITIAL_STATUSES.includes(status))
+    throw unprocessable(
+      `status: a new issue starts in backlog or todo, not ${status}${status === "in_progress" ? " (use checkout to start it)" : ""}`,
+      { field: "status", allowed: INITIAL_STATUSES },
+    );
+  return status;
+}
+
+export interface NewIssue {
+  id: string;
+  company: Pick<CompanyRow, "id">;
+  body: CreateIssueBody;
+  status: IssueStatus;
+  /** null: no person or agent asked (a routine's schedule or webhook); no author columns. */
+  actor: ActorRef | null;
+  now: number;
+  /** Execution issues of routines (workers/control/routines/dispatch.ts): the routine that created the issue. */
+  originRoutineId?: string | null;
+  /** The routine allows one open execution issue at a time (see issues.origin_exclusive). */
+  originExclusive?: boolean;
+}
+
+/**
+ * The issue insert numbered from the company's counter, which the statement before it bumped in
+ * the same batch: the batch is one transaction, so concurrent creates never share a number.
+ * `INSERT … SELECT … FROM companies`: the values list follows the table's column order.
+ */
+function numberedInsert(db: Db, issue: NewIssue): Statement {
+  const { body, now } = issue;
+  const author = issue.actor ? authorColumns(issue.actor) : { userId: null, agentId: null };
+  const priority = body.priority ?? "medium";
+  const fromCompany: Partial<Record<keyof IssueRow, SQL>> = {
+    companyId: sql`c.id`,
+    issueNumber: sql`c.issue_counter`,
+    identifier: sql`c.issue_prefix || '-' || c.issue_counter`,
+    originExclusive: sql`${issue.originExclusive ? 1 : 0}`,
+  };
+  const values: Partial<IssueRow> = {
+    id: issue.id,
+    projectId: body.projectId ?? null,
+    goalId: body.goalId ?? null,
+    parentId: body.parentId ?? null,
+    title: body.title,
+    description: body.description ?? null,
+    status: issue.status,
+    priority,
+    priorityRank: ISSUE_PRIORITIES.indexOf(priority),
+    assigneeAgentId: body.assigneeAgentId ?? null,
+    assigneeUserId: body.assigneeUserId ?? null,
+    createdByUserId: author.userId,
+    createdByAgentId: author.agentId,
+    originRoutineId: issue.originRoutineId ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const columns = Object.keys(getTableColumns(issues)) as Array<keyof IssueRow>;
+  const list = columns.map((key) => fromCompany[key] ?? sql`${values[key] ?? null}`);
+  return db
+    .insert(issues)
+    .select(sql`SELECT ${sql.join(list, sql`, `)} FROM companies c WHERE c.id = ${issue.company.id}`);
+}
+
+/**
+ * The company counter bump and the numbered insert, in this order, for the caller's batch (the
+ * insert reads the counter the bump just moved). Shared with routine execution issues.
+ */
+export function numberedIssueStatements(db: Db, issue: NewIssue): [Statement, Statement] {
+  const bump = db
+    .update(companies)
+    .set({ issueCounter: sql`${companies.issueCounter} + 1` })
+    .where(eq(companies.id, issue.company.id));
+  return [bump, numberedInsert(db, issue)];
+}
+
+async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
+  const { id, company, body, now } = issue;
+  const labelIds = [...new Set(body.labelIds ?? [])];
+  const statements: Statement[] = [];
+  if (labelIds.length > 0)
+    statements.push(
+      db
+        .insert(issueLabels)
+        .values(labelIds.map((labelId) => ({ issueId: id, labelId, companyId: company.id }))),
+    );
+  statements.push(
+    activityInsert(
+      db,
+      {
+        companyId: company.id,
+        actor: issue.actor,
+        action: "issue.created",
+        entityType: "issue",
+        entityId: id,
+        details: {
+          title: body.title,
+          status: issue.status,
+          priority: body.priority ?? "medium",
+          assigneeAgentId: body.assigneeAgentId ?? null,
+          assigneeUserId: body.assigneeUserId ?? null,
+          parentId: body.parentId ?? null,
+        },
+      },
+      now,
+    ),
+  );
+  const assigned = await assignmentWake(db, {
+    issueId: id,
+    companyId: company.id,
+    agentId: body.assigneeAgentId ?? null,
+    previousAgentId: null,
+    status: issue.status,
+    actor: issue.actor,
+    now,
+  });
+  if (assigned) statements.push(wakeInsert(db, assigned));
+  const [bump, insert] = numberedIssueStatements(db, issue);
+  const read = db.select().from(issues).where(eq(issues.id, id));
+  // The read-back rides in the same batch: the row (number, identifier) as committed.
+  const [, , [row]] = await conflictOnDuplicate(
+    db.batch([bump, insert, read, ...statements]),
+    "The company's issue counter collided with an existing identifier; retry",
+  );
+  if (!row) throw notFound("Company not found");
+  return { row, labelIds, queuedRuns: assigned?.status === "queued" };
+}
+
+issueCreateRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/companies/{companyId}/issues",
+    tags: ["Issues"],
+    summary: "Create an issue",
+    description:
+      "Numbered `<PREFIX>-<n>` from the company's counter. Status defaults to todo when an assignee is " +
+      "given, else backlog; only backlog and todo are accepted (in_progress is reached by checkout). Every " +
+      "referenced id (parent, project, goal, assignee, labels) must belong to the company, and an assignee " +
+      "agent must not be pending_approval or terminated (422 naming the field).",
+    security: controlAuth,
+    request: { params: CompanyIssuesParamSchema, ...jsonBody(CreateIssueBodySchema) },
+    responses: {
+      201: json(IssueWithLabelsSchema, "Created"),
+      ...controlErrors,
+      422: controlError(
+        "A referenced id is not in the company, an unassignable agent, two assignees, or a status other than backlog/todo",
+      ),
+    },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const company = await companyForActor(db, actor, c.req.valid("param").companyId);
+    const body = c.req.valid("json");
+    const status = initialStatus(body);
+    await checkReferences(db, company.id, body);
+    const created = await insertIssue(db, {
+      id: newId(),
+      company,
+      body,
+      status,
+      actor: refOf(actor),
+      now: Date.now(),
+    });
+    rememberNewIssue(created.row);
+    if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
+    return c.json({ ...issueResource(created.row), labelIds: created.labelIds }, 201);
+  },
+);

@@ -1,0 +1,201 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { asc, desc, eq } from "drizzle-orm";
+import { refOf } from "../../../core/actor";
+import { issueDocumentRevisions, issueDocuments } from "../../../db/schema";
+import { notFound } from "../../../http/errors";
+import {
+  controlAuth,
+  controlError,
+  controlErrors,
+  createRouter,
+  json,
+  jsonBody,
+} from "../../../http/openapi";
+import { controlContext, requireBoard } from "../../shared/access";
+import { documentResource, documentSummary, findDocument, revisionResource } from "../documents";
+import { findVisibleIssue } from "../store";
+import { mutateIssue } from "./call";
+import { IssueParamSchema, issueOpResponse } from "./checkout";
+
+/** Issue documents (plans, specs, notes) with their revision history. Mounted at /api. */
+export const issueDocumentRoutes = createRouter();
+const tags = ["Issue documents"];
+
+/** 512 KiB of UTF-8 per revision body. */
+export const MAX_DOCUMENT_BYTES = 512 * 1024;
+const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
+
+const DocumentParamSchema = IssueParamSchema.extend({
+  key: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(
+      /^[a-z0-9][a-z0-9._-]*$/,
+      "key: 1-64 characters of a-z, 0-9, '.', '_' or '-', starting alphanumeric",
+    ),
+});
+
+const PutDocumentBodySchema = z
+  .object({
+    body: z
+      .string()
+      .refine((text) => utf8Length(text) <= MAX_DOCUMENT_BYTES, `body exceeds ${MAX_DOCUMENT_BYTES} bytes`),
+    format: z.enum(["markdown", "text"]).optional(),
+    title: z.string().max(500).nullable().optional(),
+    changeSummary: z.string().max(2000).nullable().optional(),
+    baseRevisionId: z.string().min(1).max(100).optional(),
+  })
+  .strict();
+
+const DocumentSummarySchema = z.object({
+  id: z.string(),
+  issueId: z.string(),
+  key: z.string(),
+  title: z.string().nullable(),
+  format: z.string(),
+  latestRevisionId: z.string(),
+  latestRevisionNumber: z.number().int(),
+  createdByAgentId: z.string().nullable(),
+  createdByUserId: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const DocumentSchema = DocumentSummarySchema.extend({ body: z.string() });
+const RevisionSchema = z.object({
+  id: z.string(),
+  documentId: z.string(),
+  revisionNumber: z.number().int(),
+  title: z.string().nullable(),
+  changeSummary: z.string().nullable(),
+  body: z.string(),
+  createdByAgentId: z.string().nullable(),
+  createdByUserId: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+const DOCUMENT_NOT_FOUND = "Document not found";
+
+issueDocumentRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/issues/{issueId}/documents",
+    tags,
+    summary: "The issue's documents, by key (without bodies)",
+    security: controlAuth,
+    request: { params: IssueParamSchema },
+    responses: { 200: json(z.array(DocumentSummarySchema), "Documents"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const rows = await db
+      .select()
+      .from(issueDocuments)
+      .where(eq(issueDocuments.issueId, issue.id))
+      .orderBy(asc(issueDocuments.key));
+    return c.json(rows.map(documentSummary), 200);
+  },
+);
+
+issueDocumentRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/issues/{issueId}/documents/{key}",
+    tags,
+    summary: "One document with the body of its latest revision",
+    security: controlAuth,
+    request: { params: DocumentParamSchema },
+    responses: { 200: json(DocumentSchema, "The document"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const { issueId, key } = c.req.valid("param");
+    const issue = await findVisibleIssue(db, actor, issueId);
+    const row = await findDocument(db, issue.id, key);
+    if (!row) throw notFound(DOCUMENT_NOT_FOUND);
+    return c.json(documentResource(row), 200);
+  },
+);
+
+issueDocumentRoutes.openapi(
+  createRoute({
+    method: "put",
+    path: "/issues/{issueId}/documents/{key}",
+    tags,
+    summary: "Create a document, or add a revision to it",
+    description:
+      "Creating (no document under the key yet): omit baseRevisionId; answers 201 with revision 1. " +
+      "Updating: send the latestRevisionId you read as baseRevisionId; answers 200 with the new revision. " +
+      "409 when baseRevisionId is missing or stale (details.currentRevisionId is the latest), or sent " +
+      "for a document that does not exist. format defaults to markdown; an omitted title keeps the " +
+      `current one. body: at most ${MAX_DOCUMENT_BYTES} bytes of UTF-8.`,
+    security: controlAuth,
+    request: { params: DocumentParamSchema, ...jsonBody(PutDocumentBodySchema) },
+    responses: {
+      200: json(DocumentSchema, "Updated: the document at its new revision"),
+      201: json(DocumentSchema, "Created: the document at revision 1"),
+      ...controlErrors,
+      409: controlError("baseRevisionId missing, stale, or sent for a document that does not exist"),
+    },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const { issueId, key } = c.req.valid("param");
+    const issue = await findVisibleIssue(db, actor, issueId);
+    const { format, ...rest } = c.req.valid("json");
+    return issueOpResponse(
+      mutateIssue(c, issue.id, {
+        kind: "putDocument",
+        actor: refOf(actor),
+        key,
+        input: { ...rest, format: format ?? "markdown" },
+      }),
+    );
+  },
+);
+
+issueDocumentRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/issues/{issueId}/documents/{key}/revisions",
+    tags,
+    summary: "The document's revisions, newest first",
+    security: controlAuth,
+    request: { params: DocumentParamSchema },
+    responses: { 200: json(z.array(RevisionSchema), "Revisions"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const { issueId, key } = c.req.valid("param");
+    const issue = await findVisibleIssue(db, actor, issueId);
+    const doc = await findDocument(db, issue.id, key);
+    if (!doc) throw notFound(DOCUMENT_NOT_FOUND);
+    const rows = await db
+      .select()
+      .from(issueDocumentRevisions)
+      .where(eq(issueDocumentRevisions.documentId, doc.id))
+      .orderBy(desc(issueDocumentRevisions.revisionNumber));
+    return c.json(rows.map(revisionResource), 200);
+  },
+);
+
+issueDocumentRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/issues/{issueId}/documents/{key}",
+    tags,
+    summary: "Delete a document and its revisions (board only)",
+    security: controlAuth,
+    request: { params: DocumentParamSchema },
+    responses: { 204: { description: "Deleted" }, ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const { issueId, key } = c.req.valid("param");
+    const issue = await findVisibleIssue(db, actor, issueId);
+    requireBoard(actor, "delete issue documents");
+    await mutateIssue(c, issue.id, { kind: "deleteDocument", actor: refOf(actor), key });
+    return c.body(null, 204);
+  },
+);

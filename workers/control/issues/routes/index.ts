@@ -1,0 +1,20 @@
+import { createRouter } from "../../../http/openapi";
+import { issueCommentRoutes } from "./comments";
+import { issueCreateRoutes } from "./create";
+import { issueDetailRoutes } from "./detail";
+import { issueInboxRoutes } from "./inbox";
+import { issueListRoutes } from "./list";
+import { issuePatchRoutes } from "./patch";
+
+/**
+ * The issue endpoints (checkout, release, documents and approval links live in work.ts):
+ * create and list under a company, detail, heartbeat context and PATCH by id or identifier,
+ * comments, and the Mine inbox. Mutations of an existing issue run in its IssueDO (issue-ops/).
+ */
+export const issueRoutes = createRouter();
+issueRoutes.route("/", issueCreateRoutes);
+issueRoutes.route("/", issueListRoutes);
+issueRoutes.route("/", issueDetailRoutes);
+issueRoutes.route("/", issuePatchRoutes);
+issueRoutes.route("/", issueCommentRoutes);
+issueRoutes.route("/", issueInboxRoutes);

@@ -1,0 +1,54 @@
+import { createRoute, type RouteConfig, type RouteConfigToTypedResponse } from "@hono/zod-openapi";
+import { refOf } from "../../../core/actor";
+import {
+  controlAuth,
+  controlError,
+  controlErrors,
+  createRouter,
+  json,
+  jsonBody,
+} from "../../../http/openapi";
+import { controlContext } from "../../shared/access";
+import { IssueParamSchema, UpdatedIssueSchema, UpdateIssueBodySchema } from "../schemas";
+import { findVisibleIssue } from "../store";
+import { mutateIssue } from "./call";
+
+export const issuePatchRoutes = createRouter();
+
+/** The IssueDO's answer as the route's typed response: the DO rendered it in the documented shape. */
+export async function fromIssueDO<R extends RouteConfig>(
+  _route: R,
+  response: Promise<Response>,
+): Promise<RouteConfigToTypedResponse<R>> {
+  return (await response) as unknown as RouteConfigToTypedResponse<R>;
+}
+
+const patchRoute = createRoute({
+  method: "patch",
+  path: "/issues/{issueId}",
+  tags: ["Issues"],
+  summary: "Update an issue, optionally adding a comment in the same call",
+  description:
+    "Status moves follow the transition table: backlog→todo; in_progress→in_review|blocked|done; " +
+    "in_review→done|in_progress; blocked→todo|in_progress; any non-terminal→cancelled. todo→in_progress " +
+    "is checkout's (422 here). in_progress needs an assignee. started_at, completed_at and cancelled_at " +
+    "are set on entering in_progress, done and cancelled. Cancelling: the board, the agent that created " +
+    "the issue or a manager above it; a board-created issue also the CEO agent (else 403). The update " +
+    "and the comment (with its @-mention wakes) commit together or not at all.",
+  security: controlAuth,
+  request: { params: IssueParamSchema, ...jsonBody(UpdateIssueBodySchema) },
+  responses: {
+    200: json(UpdatedIssueSchema, "Updated; `comment` when one was added"),
+    ...controlErrors,
+    422: controlError(
+      "Invalid transition {details: {from, to, allowed}}, missing assignee, or a bad reference",
+    ),
+  },
+});
+
+issuePatchRoutes.openapi(patchRoute, async (c) => {
+  const { actor, db } = controlContext(c);
+  const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+  const input = c.req.valid("json");
+  return fromIssueDO(patchRoute, mutateIssue(c, issue.id, { kind: "update", actor: refOf(actor), input }));
+});

@@ -1,0 +1,13 @@
+import { createRouter } from "../../../http/openapi";
+import { issueApprovalRoutes } from "./approvals";
+import { issueCheckoutRoutes } from "./checkout";
+import { issueDocumentRoutes } from "./documents";
+
+/**
+ * Work on an existing issue besides its own fields: checkout and release, documents, approval
+ * links. Every mutation runs in the issue's IssueDO (issue-ops/*), reads go straight to D1.
+ */
+export const issueWorkRoutes = createRouter();
+issueWorkRoutes.route("/", issueCheckoutRoutes);
+issueWorkRoutes.route("/", issueDocumentRoutes);
+issueWorkRoutes.route("/", issueApprovalRoutes);

@@ -1,0 +1,258 @@
+import { z } from "@hono/zod-openapi";
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from "../../db/schema";
+
+/** Request and response shapes of the issue endpoints (routes/index.ts and the modules it composes). */
+
+const Id = z.string().min(1).max(100);
+const Timestamp = z.string().openapi({ format: "date-time" });
+const NullableTimestamp = Timestamp.nullable();
+
+export const MAX_TITLE = 500;
+export const MAX_DESCRIPTION = 65_536;
+export const MAX_COMMENT = 65_536;
+export const MAX_LABELS = 50;
+
+export const CompanyIssuesParamSchema = z.object({ companyId: Id });
+export const IssueParamSchema = z.object({
+  issueId: Id.openapi({ description: "Issue id, or its identifier (`ACM-12`, case-insensitive)" }),
+});
+export const CommentParamSchema = IssueParamSchema.extend({ commentId: Id });
+
+const Title = z.string().trim().min(1).max(MAX_TITLE);
+const Description = z.string().max(MAX_DESCRIPTION);
+const CommentBody = z.string().min(1).max(MAX_COMMENT).regex(/\S/, "must not be blank");
+const LabelIds = z.array(Id).max(MAX_LABELS);
+
+export const CreateIssueBodySchema = z
+  .strictObject({
+    title: Title,
+    description: Description.nullable().optional(),
+    status: z.enum(ISSUE_STATUSES).optional().openapi({
+      description:
+        "backlog or todo (others answer 422: in_progress is reached by checkout). Default: todo when an assignee is given, else backlog",
+    }),
+    priority: z.enum(ISSUE_PRIORITIES).optional().openapi({ description: "Default medium" }),
+    parentId: Id.nullable().optional(),
+    projectId: Id.nullable().optional(),
+    goalId: Id.nullable().optional(),
+    assigneeAgentId: Id.nullable().optional(),
+    assigneeUserId: Id.nullable().optional().openapi({ description: "A board member of the company" }),
+    labelIds: LabelIds.optional(),
+  })
+  .openapi("CreateIssueBody");
+
+export type CreateIssueBody = z.infer<typeof CreateIssueBodySchema>;
+
+export const UpdateIssueBodySchema = z
+  .strictObject({
+    title: Title.optional(),
+    description: Description.nullable().optional(),
+    status: z.enum(ISSUE_STATUSES).optional().openapi({
+      description:
+        "Moves follow the transition table; an invalid move answers 422 {details: {from, to, allowed}}",
+    }),
+    priority: z.enum(ISSUE_PRIORITIES).optional(),
+    assigneeAgentId: Id.nullable().optional().openapi({ description: "Setting it clears assigneeUserId" }),
+    assigneeUserId: Id.nullable().optional().openapi({ description: "Setting it clears assigneeAgentId" }),
+    parentId: Id.nullable().optional(),
+    projectId: Id.nullable().optional(),
+    goalId: Id.nullable().optional(),
+    labelIds: LabelIds.optional().openapi({ description: "Replaces the issue's labels" }),
+    comment: CommentBody.optional().openapi({
+      description: "Added as a comment in the same transaction as the update; @-mentions wake agents",
+    }),
+  })
+  .openapi("UpdateIssueBody");
+
+export const CreateCommentBodySchema = z.strictObject({ body: CommentBody }).openapi("CreateCommentBody");
+
+const StatusList = z.string().max(200).openapi({
+  description: "Comma-separated statuses, e.g. `todo,in_progress,blocked`",
+  example: "todo,in_progress",
+});
+
+export const ListIssuesQuerySchema = z.object({
+  status: StatusList.optional(),
+  assigneeAgentId: Id.optional(),
+  assigneeUserId: Id.optional(),
+  projectId: Id.optional(),
+  labelId: Id.optional(),
+  parentId: Id.optional(),
+  q: z.string().max(500).optional().openapi({
+    description:
+      "Full-text (prefix) search over title, identifier, description and comments; every term must match",
+  }),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+
+export const ListCommentsQuerySchema = z.object({
+  after: Id.optional().openapi({ description: "A comment id: return only the comments after it" }),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+export const InboxQuerySchema = z.object({
+  userId: Id.optional().openapi({
+    description: "The board user whose Mine tab this is (required for agents)",
+  }),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+export const IssueSchema = z
+  .object({
+    id: z.string(),
+    companyId: z.string(),
+    identifier: z.string().openapi({ example: "ACM-12" }),
+    issueNumber: z.number().int(),
+    title: z.string(),
+    description: z.string().nullable(),
+    status: z.enum(ISSUE_STATUSES),
+    priority: z.enum(ISSUE_PRIORITIES),
+    parentId: z.string().nullable(),
+    projectId: z.string().nullable(),
+    goalId: z.string().nullable(),
+    assigneeAgentId: z.string().nullable(),
+    assigneeUserId: z.string().nullable(),
+    createdByUserId: z.string().nullable(),
+    createdByAgentId: z.string().nullable(),
+    startedAt: NullableTimestamp,
+    completedAt: NullableTimestamp,
+    cancelledAt: NullableTimestamp,
+    checkoutRunId: z.string().nullable().openapi({
+      description: "The heartbeat run that checked it out with its run key (released if that run fails)",
+    }),
+    originRoutineId: z
+      .string()
+      .nullable()
+      .openapi({ description: "Execution issues: the routine that created it" }),
+    started_at: NullableTimestamp,
+    completed_at: NullableTimestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi("Issue");
+
+export const IssueWithLabelsSchema = IssueSchema.extend({ labelIds: z.array(z.string()) }).openapi(
+  "IssueWithLabels",
+);
+
+export const CommentSchema = z
+  .object({
+    id: z.string(),
+    issueId: z.string(),
+    companyId: z.string(),
+    body: z.string(),
+    authorAgentId: z.string().nullable(),
+    authorUserId: z.string().nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi("IssueComment");
+
+export const UpdatedIssueSchema = IssueWithLabelsSchema.extend({
+  comment: CommentSchema.optional().openapi({ description: "Present when the PATCH added a comment" }),
+}).openapi("UpdatedIssue");
+
+const ProjectSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  status: z.string(),
+  goalId: z.string().nullable(),
+});
+const GoalSummarySchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  level: z.string(),
+  status: z.string(),
+});
+
+export const AncestorSchema = z.object({
+  id: z.string(),
+  identifier: z.string(),
+  title: z.string(),
+  status: z.enum(ISSUE_STATUSES),
+  priority: z.enum(ISSUE_PRIORITIES),
+  assigneeAgentId: z.string().nullable(),
+  projectId: z.string().nullable(),
+  goalId: z.string().nullable(),
+  description: z.string().nullable(),
+  project: ProjectSummarySchema.nullable(),
+  goal: GoalSummarySchema.nullable(),
+});
+
+export const IssueDetailSchema = IssueWithLabelsSchema.extend({
+  project: ProjectSummarySchema.nullable(),
+  goal: GoalSummarySchema.nullable(),
+  ancestors: z
+    .array(AncestorSchema)
+    .openapi({ description: "Nearest parent first, up to the root (max 50)" }),
+}).openapi("IssueDetail");
+
+export const HeartbeatContextSchema = z
+  .object({
+    issue: z.object({
+      id: z.string(),
+      identifier: z.string(),
+      title: z.string(),
+      description: z.string().nullable(),
+      status: z.enum(ISSUE_STATUSES),
+      priority: z.enum(ISSUE_PRIORITIES),
+      assigneeAgentId: z.string().nullable(),
+      parentId: z.string().nullable(),
+      projectId: z.string().nullable(),
+      goalId: z.string().nullable(),
+    }),
+    ancestors: z.array(
+      z.object({ id: z.string(), identifier: z.string(), title: z.string(), status: z.enum(ISSUE_STATUSES) }),
+    ),
+    project: z.object({ id: z.string(), name: z.string(), description: z.string().nullable() }).nullable(),
+    goal: z.object({ id: z.string(), title: z.string(), description: z.string().nullable() }).nullable(),
+    comments: z.object({
+      total: z.number().int(),
+      latest: z
+        .array(
+          z.object({
+            id: z.string(),
+            body: z.string(),
+            authorAgentId: z.string().nullable(),
+            authorUserId: z.string().nullable(),
+            createdAt: Timestamp,
+          }),
+        )
+        .openapi({ description: "The last 20 comments, oldest first" }),
+    }),
+    commentCursor: z.string().nullable().openapi({ description: "Id of the latest comment (for ?after=)" }),
+    budget: z
+      .object({
+        spentMonthlyCents: z.number().int(),
+        budgetMonthlyCents: z.number().int(),
+        utilizationPercent: z
+          .number()
+          .nullable()
+          .openapi({ description: "null when the budget is unlimited (0)" }),
+        guidance: z.enum(["normal", "prioritise"]),
+      })
+      .optional()
+      .openapi({ description: "Only when the caller is an agent" }),
+  })
+  .openapi("IssueHeartbeatContext");
+
+export const InboxEntrySchema = z
+  .object({
+    id: z.string(),
+    identifier: z.string(),
+    title: z.string(),
+    status: z.enum(ISSUE_STATUSES),
+    myLastTouchAt: NullableTimestamp.openapi({
+      description: "Latest of: the user created it, commented, last read it; null when only assigned",
+    }),
+    lastExternalCommentAt: NullableTimestamp,
+    isUnreadForMe: z.boolean(),
+  })
+  .openapi("MineInboxEntry");
+
+export const ReadStateSchema = z
+  .object({ issueId: z.string(), userId: z.string(), lastReadAt: Timestamp })
+  .openapi("IssueReadState");

@@ -1,0 +1,205 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { ISSUE_PRIORITIES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../db/schema";
+import { unprocessable } from "../../http/errors";
+import { assertCeoMayStartWork } from "../approvals/records/store";
+import { activityInsert } from "../shared/activity";
+import { assignmentWake } from "../wakes/assignment";
+import { mentionCandidates } from "../wakes/mentions";
+import { wakeInsert } from "../wakes/wake";
+import { assertMayCancel } from "./cancel";
+import { commentWrites } from "./comment";
+import { commentResource } from "./comment-resource";
+import type { IssueOpHandler, IssuePatch } from "./operations";
+import { assertOneAssignee, checkReferences, type IssueReferences } from "./refs";
+import { issueResource } from "./resource";
+import { commitBatch, labelIdsOf, type Statement } from "./store";
+import { allowedUpdateTargets, isAllowedUpdateTransition, transitionTimestamps } from "./transitions";
+
+/** The columns a PATCH may change (besides status and its timestamps). */
+type Changes = Partial<
+  Pick<
+    IssueRow,
+    | "title"
+    | "description"
+    | "status"
+    | "priority"
+    | "priorityRank"
+    | "assigneeAgentId"
+    | "assigneeUserId"
+    | "parentId"
+    | "projectId"
+    | "goalId"
+    | "startedAt"
+    | "completedAt"
+    | "cancelledAt"
+  >
+>;
+
+/** Field names the activity row lists; timestamps and the rank follow from them. */
+const DERIVED = new Set(["priorityRank", "startedAt", "completedAt", "cancelledAt"]);
+
+function transitionError(from: IssueStatus, to: IssueStatus) {
+  const allowed = allowedUpdateTargets(from);
+  const detail =
+    from === "todo" && to === "in_progress"
+      ? "todo → in_progress happens only through checkout: use POST /api/issues/{issueId}/checkout"
+      : `Cannot move an issue from ${from} to ${to}`;
+  return unprocessable(detail, { from, to, allowed });
+}
+
+/** The assignee columns after the patch: setting one assignee clears the other. */
+function assigneeChanges(input: IssuePatch): Changes {
+  const changes: Changes = {};
+  if (input.assigneeAgentId !== undefined) {
+    changes.assigneeAgentId = input.assigneeAgentId;
+    if (input.assigneeAgentId !== null) changes.assigneeUserId = null;
+  }
+  if (input.assigneeUserId !== undefined) {
+    changes.assigneeUserId = input.assigneeUserId;
+    if (input.assigneeUserId !== null) changes.assigneeAgentId = null;
+  }
+  return changes;
+}
+
+/** Every column the patch sets to a new value, status moves checked against the table. */
+function plannedChanges(issue: IssueRow, input: IssuePatch, now: number): Changes {
+  const wanted: Changes = {
+    title: input.title,
+    description: input.description,
+    priority: input.priority,
+    parentId: input.parentId,
+    projectId: input.projectId,
+    goalId: input.goalId,
+    ...assigneeChanges(input),
+  };
+  const changes: Changes = {};
+  for (const [key, value] of Object.entries(wanted) as Array<[keyof Changes, unknown]>) {
+    if (value !== undefined && value !== issue[key]) Object.assign(changes, { [key]: value });
+  }
+  if (changes.priority) changes.priorityRank = ISSUE_PRIORITIES.indexOf(changes.priority);
+  const from = issue.status;
+  const to = input.status ?? from;
+  if (to !== from) {
+    if (!isAllowedUpdateTransition(from, to)) throw transitionError(from, to);
+    Object.assign(changes, { status: to }, transitionTimestamps(from, to, now));
+  }
+  return changes;
+}
+
+/** in_progress needs someone doing the work, whichever way the issue got (or stays) there. */
+function assertAssignedWhenInProgress(issue: IssueRow, changes: Changes): void {
+  const touched = "status" in changes || "assigneeAgentId" in changes || "assigneeUserId" in changes;
+  const next = { ...issue, ...changes };
+  if (touched && next.status === "in_progress" && !next.assigneeAgentId && !next.assigneeUserId)
+    throw unprocessable("An in_progress issue needs an assignee (assigneeAgentId or assigneeUserId)", {
+      field: "status",
+    });
+}
+
+/** Only ids that change need checking (an unchanged assignee may since have been paused, say). */
+function referencesToCheck(input: IssuePatch, changes: Changes): IssueReferences {
+  return {
+    assigneeAgentId: changes.assigneeAgentId,
+    assigneeUserId: changes.assigneeUserId,
+    parentId: changes.parentId,
+    projectId: changes.projectId,
+    goalId: changes.goalId,
+    labelIds: input.labelIds,
+  };
+}
+
+function labelStatements(db: Db, issue: IssueRow, labelIds: string[]): Statement[] {
+  const statements: Statement[] = [db.delete(issueLabels).where(eq(issueLabels.issueId, issue.id))];
+  if (labelIds.length > 0)
+    statements.push(
+      db
+        .insert(issueLabels)
+        .values(labelIds.map((labelId) => ({ issueId: issue.id, labelId, companyId: issue.companyId }))),
+    );
+  return statements;
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value) => b.includes(value));
+
+/**
+ * PATCH /issues/:id, inside the IssueDO: field changes, a status move from the transition table,
+ * label replacement and an optional comment (with its mention wakes), committed as one batch with
+ * their activity rows. Any rule broken answers 4xx before anything is written.
+ */
+export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now }) => {
+  const { input, actor } = op;
+  assertOneAssignee(input);
+  const changes = plannedChanges(issue, input, now);
+  if (changes.status === "cancelled") await assertMayCancel(db, issue, actor);
+  // The CEO starts work only once the board approved its strategy (approve_ceo_strategy).
+  if (changes.status === "in_progress") await assertCeoMayStartWork(db, actor);
+  await checkReferences(db, issue.companyId, referencesToCheck(input, changes), issue.id);
+  assertAssignedWhenInProgress(issue, changes);
+
+  const [current, companyAgents] = await Promise.all([
+    labelIdsOf(db, issue.id),
+    mentionCandidates(db, issue.companyId, input.comment),
+  ]);
+  const currentLabels = current.map((row) => row.labelId);
+  const nextLabels = input.labelIds ? [...new Set(input.labelIds)] : currentLabels;
+  const labelsChanged = !sameSet(currentLabels, nextLabels);
+  const changed = [
+    ...Object.keys(changes).filter((key) => !DERIVED.has(key)),
+    ...(labelsChanged ? ["labelIds"] : []),
+  ];
+
+  const statements: Statement[] = [];
+  const next: IssueRow = { ...issue, ...changes };
+  if (changed.length > 0 || input.comment !== undefined) {
+    next.updatedAt = now;
+    statements.push(
+      db
+        .update(issues)
+        .set({ ...changes, updatedAt: now })
+        .where(eq(issues.id, issue.id)),
+    );
+  }
+  if (labelsChanged) statements.push(...labelStatements(db, issue, nextLabels));
+  if (changed.length > 0) {
+    const status = changes.status ? { status: { from: issue.status, to: changes.status } } : {};
+    statements.push(
+      activityInsert(
+        db,
+        {
+          companyId: issue.companyId,
+          actor,
+          action: "issue.updated",
+          entityType: "issue",
+          entityId: issue.id,
+          details: { identifier: issue.identifier, changes: changed, ...status },
+        },
+        now,
+      ),
+    );
+  }
+  const comment =
+    input.comment === undefined
+      ? undefined
+      : commentWrites(db, { issue: next, actor, body: input.comment, now, companyAgents });
+  if (comment) statements.push(...comment.statements);
+  const assigned = await assignmentWake(db, {
+    issueId: issue.id,
+    companyId: issue.companyId,
+    agentId: next.assigneeAgentId,
+    previousAgentId: issue.assigneeAgentId,
+    status: next.status,
+    actor,
+    now,
+  });
+  if (assigned) statements.push(wakeInsert(db, assigned));
+  await commitBatch(db, statements);
+
+  const body = { ...issueResource(next), labelIds: nextLabels };
+  return {
+    status: 200,
+    body: comment ? { ...body, comment: commentResource(comment.comment) } : body,
+    queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued",
+  };
+};

@@ -1,0 +1,98 @@
+import type { Env } from "../../core/env";
+import type { Db } from "../../db/client";
+import type { AgentRow, HeartbeatRunRow } from "../../db/schema";
+import { resolveSecretEnv } from "../secrets/store";
+
+/** What a local adapter's process is started with, from the agent's adapterConfig. */
+export interface PreparedRun {
+  command: string;
+  args: string[];
+  cwd: string | null;
+  prompt: string;
+  timeoutSec: number | null;
+  env: Record<string, string>;
+}
+
+interface RunContext {
+  run: HeartbeatRunRow;
+  apiUrl: string;
+  linkedIssueIds: string[];
+}
+
+const DEFAULT_PROMPT =
+  "You are {{agentName}} ({{agentRole}}). Wake reason: {{wakeReason}}. Task: {{taskId}}. " +
+  "Follow the heartbeat protocol: GET /api/agents/me, your inbox, checkout, heartbeat-context, then PATCH " +
+  "the issue with a comment. The API is at $PLATFORM_API_URL; authenticate with $PLATFORM_API_KEY.";
+
+const text = (value: unknown): string | null =>
+  typeof value === "string" && value.length > 0 ? value : null;
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+/** `{{name}}` placeholders of the prompt template; unknown names render empty. */
+function renderPrompt(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) => values[name] ?? "");
+}
+
+/** The PLATFORM_* values every run gets (the run-scoped key is added when it is minted). */
+function platformEnv(agent: AgentRow, { run, apiUrl, linkedIssueIds }: RunContext): Record<string, string> {
+  return {
+    PLATFORM_API_URL: apiUrl,
+    PLATFORM_RUN_ID: run.id,
+    PLATFORM_AGENT_ID: agent.id,
+    PLATFORM_COMPANY_ID: agent.companyId,
+    PLATFORM_TASK_ID: run.issueId ?? "",
+    PLATFORM_WAKE_REASON: run.wakeReason,
+    PLATFORM_WAKE_COMMENT_ID: run.commentId ?? "",
+    PLATFORM_APPROVAL_ID: run.approvalId ?? "",
+    PLATFORM_APPROVAL_STATUS: run.approvalStatus ?? "",
+    PLATFORM_LINKED_ISSUE_IDS: linkedIssueIds.join(","),
+  };
+}
+
+/**
+ * The process for one run: command and args from adapterConfig, cwd, the rendered prompt (stdin),
+ * the timeout, and the environment: adapterConfig.env (secret references resolved) under the
+ * PLATFORM_* values, which always win. Throws when the configuration cannot run (no command, an
+ * unknown secret); the caller fails the run with that message.
+ */
+export async function runEnvironment(
+  env: Env,
+  db: Db,
+  agent: AgentRow,
+  context: RunContext,
+): Promise<PreparedRun> {
+  const config = agent.adapterConfig;
+  const command = text(config.command);
+  if (!command) throw new Error("adapterConfig.command is not set");
+  const platform = platformEnv(agent, context);
+  const instructions = text(config.instructionsFilePath);
+  const model = text(config.model);
+  const configured = await resolveSecretEnv(env, db, agent.companyId, config.env);
+  const prompt = renderPrompt(text(config.promptTemplate) ?? DEFAULT_PROMPT, {
+    agentName: agent.name,
+    agentRole: agent.role,
+    agentId: agent.id,
+    runId: context.run.id,
+    taskId: context.run.issueId ?? "",
+    wakeReason: context.run.wakeReason,
+    commentId: context.run.commentId ?? "",
+    model: model ?? "",
+  });
+  const timeout = config.timeoutSec;
+  return {
+    command,
+    args: stringList(config.args),
+    cwd: text(config.cwd),
+    prompt,
+    timeoutSec: typeof timeout === "number" && Number.isInteger(timeout) && timeout > 0 ? timeout : null,
+    env: {
+      ...configured,
+      ...(model ? { PLATFORM_MODEL: model } : {}),
+      ...(instructions ? { PLATFORM_INSTRUCTIONS_FILE: instructions } : {}),
+      ...platform,
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { heartbeatRunLogChunks, heartbeatRuns, RUN_STATUSES } from "../../db/schema";
+import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
+import { RunSchema } from "../agents/schemas";
+import { companyForActor, controlContext, ensureVisible } from "../shared/access";
+import { runResource } from "../wakes/wake";
+
+/** Heartbeat runs: what woke an agent, what its process did, how it ended. */
+export const runRoutes = createRouter();
+const tags = ["Heartbeat runs"];
+
+const RunParamSchema = z.object({ runId: z.uuid() });
+const RunListQuerySchema = z.object({
+  agentId: z.uuid().optional(),
+  issueId: z.uuid().optional().openapi({ description: "Only the runs woken for this issue" }),
+  status: z
+    .string()
+    .optional()
+    .openapi({ description: `Comma list of ${RUN_STATUSES.join(", ")}` }),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+const RunDetailSchema = RunSchema.extend({
+  logExcerpt: z.string().nullable().openapi({ description: "The last 16 KiB of output" }),
+});
+const RunLogSchema = z.object({
+  runId: z.string(),
+  chunks: z.array(
+    z.object({ seq: z.number().int(), stream: z.string(), text: z.string(), createdAt: z.string() }),
+  ),
+});
+
+function statusFilter(raw: string | undefined) {
+  if (!raw) return undefined;
+  const wanted = raw.split(",").map((status) => status.trim());
+  return wanted.filter((status): status is (typeof RUN_STATUSES)[number] =>
+    (RUN_STATUSES as readonly string[]).includes(status),
+  );
+}
+
+runRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/companies/{companyId}/heartbeat-runs",
+    tags,
+    summary: "Runs of the company, newest first (50 by default)",
+    security: controlAuth,
+    request: { params: z.object({ companyId: z.string() }), query: RunListQuerySchema },
+    responses: { 200: json(z.array(RunSchema), "Runs"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const company = await companyForActor(db, actor, c.req.valid("param").companyId);
+    const query = c.req.valid("query");
+    const statuses = statusFilter(query.status);
+    const rows = await db
+      .select()
+      .from(heartbeatRuns)
+      .where(
+        and(
+          eq(heartbeatRuns.companyId, company.id),
+          query.agentId ? eq(heartbeatRuns.agentId, query.agentId) : undefined,
+          query.issueId ? eq(heartbeatRuns.issueId, query.issueId) : undefined,
+          statuses ? inArray(heartbeatRuns.status, statuses) : undefined,
+        ),
+      )
+      .orderBy(desc(heartbeatRuns.createdAt))
+      .limit(query.limit);
+    return c.json(rows.map(runResource), 200);
+  },
+);
+
+runRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/heartbeat-runs/{runId}",
+    tags,
+    summary: "One run, with the tail of its output",
+    security: controlAuth,
+    request: { params: RunParamSchema },
+    responses: { 200: json(RunDetailSchema, "The run"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const row = await db
+      .select()
+      .from(heartbeatRuns)
+      .where(eq(heartbeatRuns.id, c.req.valid("param").runId))
+      .get();
+    const run = await ensureVisible(db, actor, row, "Run");
+    return c.json({ ...runResource(run), logExcerpt: run.logExcerpt }, 200);
+  },
+);
+
+runRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/heartbeat-runs/{runId}/log",
+    tags,
+    summary: "A run's whole output, in order",
+    security: controlAuth,
+    request: { params: RunParamSchema },
+    responses: { 200: json(RunLogSchema, "The log"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const runId = c.req.valid("param").runId;
+    const row = await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, runId)).get();
+    await ensureVisible(db, actor, row, "Run");
+    const chunks = await db
+      .select()
+      .from(heartbeatRunLogChunks)
+      .where(eq(heartbeatRunLogChunks.runId, runId))
+      .orderBy(asc(heartbeatRunLogChunks.seq));
+    return c.json(
+      {
+        runId,
+        chunks: chunks.map((chunk) => ({
+          seq: chunk.seq,
+          stream: chunk.stream,
+          text: chunk.text,
+          createdAt: new Date(chunk.createdAt).toISOString(),
+        })),
+      },
+      200,
+    );
+  },
+);

@@ -1,0 +1,124 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { ActorRef } from "../../core/actor";
+import type { Db } from "../../db/client";
+import { newId } from "../../db/client";
+import { type AgentRow, type HeartbeatRunRow, heartbeatRuns } from "../../db/schema";
+
+export interface WakeRequest {
+  /** on_demand | mention | assignment | approval | routine | timer */
+  source: string;
+  /** issue_comment_mentioned, manual_invoke, … */
+  reason: string;
+  issueId?: string | null;
+  commentId?: string | null;
+  requestedBy?: ActorRef;
+  /** Approval decisions: reach the run as PLATFORM_APPROVAL_ID / PLATFORM_APPROVAL_STATUS. */
+  approvalId?: string | null;
+  approvalStatus?: string | null;
+  routineRunId?: string | null;
+}
+
+/**
+ * Why an agent cannot be woken, or null when it can. A wake consumes budget, so an agent whose
+ * monthly budget is spent is not woken (budget 0 means "no limit").
+ */
+export function wakeRefusal(agent: AgentRow): string | null {
+  if (agent.status === "pending_approval") return "agent_pending_approval";
+  if (agent.status === "terminated") return "agent_terminated";
+  if (agent.status === "paused") return "agent_paused";
+  if (agent.budgetMonthlyCents > 0 && agent.spentMonthlyCents >= agent.budgetMonthlyCents)
+    return "agent_over_budget";
+  return null;
+}
+
+/**
+ * The heartbeat-run row for one wake, unexecuted so it joins the caller's batch. A refused wake is
+ * still recorded (status cancelled, with the reason) so "why did my agent not wake?" has an answer.
+ */
+/** Wakes someone asked for, as opposed to the agent's own timer or the automation it is part of. */
+const ON_DEMAND_SOURCES = new Set(["on_demand", "mention", "assignment"]);
+
+/** runtimeConfig.heartbeat.wakeOnDemand: false means only timers, approvals and routines wake it. */
+const refusesOnDemand = (agent: AgentRow): boolean => heartbeatSettings(agent).wakeOnDemand === false;
+
+/** `runtimeConfig.heartbeat` as stored (free-form JSON): its fields, each only if present. */
+export function heartbeatSettings(agent: Pick<AgentRow, "runtimeConfig">): Record<string, unknown> {
+  const heartbeat = agent.runtimeConfig.heartbeat;
+  return heartbeat !== null && typeof heartbeat === "object" ? (heartbeat as Record<string, unknown>) : {};
+}
+
+export function wakeRun(agent: AgentRow, wake: WakeRequest, now = Date.now()): HeartbeatRunRow {
+  const refusal =
+    wakeRefusal(agent) ??
+    (ON_DEMAND_SOURCES.has(wake.source) && refusesOnDemand(agent) ? "agent_wake_on_demand_disabled" : null);
+  return {
+    id: newId(),
+    companyId: agent.companyId,
+    agentId: agent.id,
+    status: refusal ? "cancelled" : "queued",
+    invocationSource: wake.source,
+    wakeReason: wake.reason,
+    issueId: wake.issueId ?? null,
+    commentId: wake.commentId ?? null,
+    requestedByUserId: wake.requestedBy?.type === "board" ? wake.requestedBy.userId : null,
+    requestedByAgentId: wake.requestedBy?.type === "agent" ? wake.requestedBy.agentId : null,
+    errorReason: refusal,
+    approvalId: wake.approvalId ?? null,
+    approvalStatus: wake.approvalStatus ?? null,
+    routineRunId: wake.routineRunId ?? null,
+    coalescedCount: 0,
+    runnerId: null,
+    heartbeatAt: null,
+    exitCode: null,
+    logExcerpt: null,
+    usage: null,
+    costCents: 0,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: refusal ? now : null,
+  };
+}
+
+/**
+ * The run's INSERT, unexecuted (for the caller's batch). A queued wake for an agent and issue that
+ * already has a queued run coalesces into it (its coalesced_count goes up) instead of queueing a
+ * second run for the same work; the unique partial index heartbeat_runs_one_queued_uq is the guard.
+ */
+export const wakeInsert = (db: Db, run: HeartbeatRunRow) =>
+  db
+    .insert(heartbeatRuns)
+    .values(run)
+    .onConflictDoUpdate({
+      target: [heartbeatRuns.agentId, heartbeatRuns.issueId],
+      targetWhere: sql`status = 'queued'`,
+      set: { coalescedCount: sql`${heartbeatRuns.coalescedCount} + 1` },
+    });
+
+export const runResource = (run: HeartbeatRunRow) => ({
+  id: run.id,
+  companyId: run.companyId,
+  agentId: run.agentId,
+  status: run.status,
+  invocationSource: run.invocationSource,
+  wakeReason: run.wakeReason,
+  issueId: run.issueId,
+  commentId: run.commentId,
+  errorReason: run.errorReason,
+  approvalId: run.approvalId,
+  approvalStatus: run.approvalStatus,
+  routineRunId: run.routineRunId,
+  coalescedCount: run.coalescedCount,
+  exitCode: run.exitCode,
+  costCents: run.costCents,
+  usage: run.usage,
+  createdAt: new Date(run.createdAt).toISOString(),
+  startedAt: run.startedAt === null ? null : new Date(run.startedAt).toISOString(),
+  finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
+});
+
+/** Queued runs of an agent that stops being runnable are cancelled with the reason (unexecuted, for a batch). */
+export const cancelQueuedRuns = (db: Db, agentId: string, reason: string, now: number) =>
+  db
+    .update(heartbeatRuns)
+    .set({ status: "cancelled", errorReason: reason, finishedAt: now })
+    .where(and(eq(heartbeatRuns.agentId, agentId), eq(heartbeatRuns.status, "queued")));

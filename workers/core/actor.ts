@@ -1,0 +1,65 @@
+import type { ActorType, AgentRole } from "../db/schema";
+import type { PublicUser } from "./principal";
+
+/**
+ * Who is calling the control plane: a board user (any foundation user; what they may touch is
+ * decided by company membership) or an agent holding one of its keys.
+ */
+export type Actor = { type: "board"; userId: string; user: PublicUser } | AgentActor;
+
+/**
+ * An agent as its key proves it. Only identity and role: anything that changes with work (budget,
+ * spend, status details) is read from D1 where it matters, so the cached key stays small and correct.
+ */
+export interface AgentActor {
+  type: "agent";
+  agentId: string;
+  companyId: string;
+  role: AgentRole;
+  keyId: string;
+  /** Set when the key is a run-scoped key minted for one heartbeat run. */
+  runId: string | null;
+}
+
+/**
+ * The serialisable part of an actor: what crosses into an IssueDO and what the activity log and
+ * authorship columns record.
+ */
+export type ActorRef =
+  | { type: "board"; userId: string }
+  | {
+      type: "agent";
+      agentId: string;
+      companyId: string;
+      /**
+       * The role the agent's key proved for this request (absent when the ref was built without a
+       * key). Current: a role change invalidates the agent's keys in the Keyring before it answers.
+       */
+      role?: AgentRole;
+    };
+
+export const refOf = (actor: Actor): ActorRef =>
+  actor.type === "board"
+    ? { type: "board", userId: actor.userId }
+    : { type: "agent", agentId: actor.agentId, companyId: actor.companyId, role: actor.role };
+
+/** The platform itself acting (a schedule tick, the runner releasing a dead run's issue), named by part. */
+export interface SystemActor {
+  type: "system";
+  process: "routines" | "runner";
+}
+
+/** `{actorType, actorId}` as the activity log stores them. */
+export function activityActor(actor: ActorRef | SystemActor): { actorType: ActorType; actorId: string } {
+  if (actor.type === "system") return { actorType: "system", actorId: actor.process };
+  return actor.type === "board"
+    ? { actorType: "user", actorId: actor.userId }
+    : { actorType: "agent", actorId: actor.agentId };
+}
+
+/** Authorship columns (`createdByUserId` / `createdByAgentId` and the like) for a row the actor writes. */
+export function authorColumns(actor: ActorRef): { userId: string | null; agentId: string | null } {
+  return actor.type === "board"
+    ? { userId: actor.userId, agentId: null }
+    : { userId: null, agentId: actor.agentId };
+}

@@ -1,0 +1,61 @@
+import type { BridgeFleet } from "../../durable-objects/fleet";
+import type { IssueDO } from "../../durable-objects/issue";
+import type { Keyring } from "../../durable-objects/keyring";
+import type { RunDispatcher } from "../../durable-objects/run-dispatcher";
+import type { SessionDO } from "../../durable-objects/session";
+import type { Actor } from "./actor";
+import type { Principal } from "./principal";
+
+/** Bindings declared in wrangler.toml, plus secrets from `wrangler secret put` (or .dev.vars locally). */
+export interface Env {
+  DB: D1Database;
+  SESSION: DurableObjectNamespace<SessionDO>;
+  ISSUE: DurableObjectNamespace<IssueDO>;
+  FLEET: DurableObjectNamespace<BridgeFleet>;
+  KEYRING: DurableObjectNamespace<Keyring>;
+  RUNS: DurableObjectNamespace<RunDispatcher>;
+  /** Company logos (and, later, package archives). Local R2 under `wrangler dev`. */
+  ASSETS: R2Bucket;
+  /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */
+  ENVIRONMENT: string;
+  ADMIN_EMAIL?: string;
+  ADMIN_PASSWORD?: string;
+  BRIDGE_TOKEN?: string;
+  /** Milliseconds a bridge may stay away before its sessions move (default 15000). */
+  FLEET_GRACE_MS?: string;
+  /** Broadcast gap between recipients, "min-max" in ms (default "10000-20000"); tests shorten it. */
+  BROADCAST_GAP_MS?: string;
+  /** Attempts before a scheduled message whose session stays down is FAILED (default 10). */
+  SCHEDULER_RETRY_LIMIT?: string;
+  /** Wait between those attempts in ms (default 60000). */
+  SCHEDULER_RETRY_MS?: string;
+  /** Comma-separated hosts webhooks may target even though private (local development: 127.0.0.1,localhost). */
+  WEBHOOK_ALLOWED_HOSTS?: string;
+  /** Waits before each webhook attempt in ms, comma-separated; its length is the attempt count (tests). */
+  WEBHOOK_RETRY_SCHEDULE_MS?: string;
+  /** 32 random bytes, base64: the AES-256-GCM key for company secrets and webhook signing secrets. */
+  SECRETS_MASTER_KEY?: string;
+  /** "1" enables the simulator control routes (`/api/sessions/{id}/simulate/*`). Never in production. */
+  SIMULATOR?: string;
+  /** GitHub API base for `github` package sources (default https://api.github.com); tests use a mimic. */
+  GITHUB_API_URL?: string;
+}
+
+export type Variables = {
+  requestId: string;
+  /** Set by the authentication middleware on every non-public /api route. */
+  principal: Principal;
+  /** The dashboard's own in-process API calls carry the viewer it authenticated (auth/in-process.ts). */
+  vouchedPrincipal?: Principal;
+  /**
+   * Set with `principal` for board users; for agent keys (control-plane routes only) it is the only
+   * identity, and `principal` is unset. Control-plane handlers read this, never `principal`.
+   */
+  actor: Actor;
+};
+
+export type AppEnv = { Bindings: Env; Variables: Variables };
+
+export function isProduction(env: Env): boolean {
+  return env.ENVIRONMENT !== "development" && env.ENVIRONMENT !== "test";
+}

@@ -1,0 +1,81 @@
+import { z } from "@hono/zod-openapi";
+import {
+  CHAT_JID_MESSAGE,
+  ContentSchema,
+  isChatJid,
+  MESSAGE_STATUSES,
+} from "../../../bridge/src/protocol/messaging";
+import { MESSAGE_TYPES } from "../../../durable-objects/messaging/message-store";
+import { errorResponse, gatewayErrors } from "../../http/openapi";
+
+/** Path and body pieces every messaging route shares. */
+
+export const SessionParamSchema = z.object({
+  sessionId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({
+      param: { name: "sessionId", in: "path" },
+      description: "The public sessionId or the internal id",
+    }),
+});
+
+// Built here rather than taken from the bridge's schema: the bridge's zod instances carry no `.openapi()`.
+const jidParam = z
+  .string()
+  .max(128)
+  .refine(isChatJid, { message: CHAT_JID_MESSAGE })
+  .openapi({
+    param: { name: "jid", in: "path" },
+    description: "URL-encoded chat JID: `<number>@s.whatsapp.net` or `<digits>@g.us`",
+    example: "628123456789@s.whatsapp.net",
+  });
+
+export const ChatParamsSchema = SessionParamSchema.extend({ jid: jidParam });
+
+export const MessageParamsSchema = ChatParamsSchema.extend({
+  messageId: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({
+      param: { name: "messageId", in: "path" },
+      description: "WhatsApp message id (`id` of a message)",
+    }),
+});
+
+export const MessageResourceSchema = z
+  .object({
+    id: z.string(),
+    remoteJid: z.string(),
+    sender: z.string(),
+    fromMe: z.boolean(),
+    pushName: z.string().nullable(),
+    type: z.enum(Object.values(MESSAGE_TYPES) as [string, ...string[]]),
+    content: z.string().nullable(),
+    message: ContentSchema,
+    mediaUrl: z.string().nullable(),
+    status: z.enum(MESSAGE_STATUSES).nullable(),
+    timestamp: z.string(),
+    quotedId: z.string().nullable(),
+    starred: z.boolean(),
+    reactions: z.record(z.string(), z.string()),
+    editedAt: z.string().nullable(),
+    deletedAt: z.string().nullable(),
+  })
+  .openapi("Message");
+
+/** `{success, message}`: what the spec lists for poll, location, contact and some actions. */
+export const SuccessFlagSchema = z.object({ success: z.literal(true), message: z.string() });
+
+/** Errors of routes that need the session's WhatsApp connection. */
+export const messagingErrors = {
+  ...gatewayErrors,
+  403: errorResponse(
+    "Forbidden - Cannot access this session (or the account lacks the right, e.g. group admin)",
+  ),
+  404: errorResponse("Session, chat, message or group not found"),
+  500: errorResponse("WhatsApp refused or failed the operation"),
+  503: errorResponse("Session not ready: WhatsApp is not connected"),
+} as const;

@@ -1,0 +1,75 @@
+import { createRoute } from "@hono/zod-openapi";
+import { database, newId } from "../../db/client";
+import { botConfigs } from "../../db/schema";
+import { ok } from "../../http/envelope";
+import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../../http/openapi";
+import { pushSessionConfig } from "./call";
+import {
+  BOT_CONFIG_DEFAULTS,
+  BotConfigBodySchema,
+  BotConfigSchema,
+  SessionIdParamsSchema,
+  sessionErrorResponses,
+  toBotConfigResource,
+} from "./schemas";
+import { findBotConfig, loadAccessibleSession } from "./store";
+
+/** Per-session bot configuration. Allow/block lists hold whole JIDs and match whole JIDs only. */
+export const botConfigRoutes = createRouter();
+const tags = ["Sessions"];
+const errors = sessionErrorResponses;
+
+botConfigRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}/bot-config",
+    tags,
+    summary: "The bot configuration (defaults when never set)",
+    security: authenticated,
+    request: { params: SessionIdParamsSchema },
+    responses: { 200: json(gatewayOk(BotConfigSchema), "Bot configuration"), ...errors },
+  }),
+  async (c) => {
+    const db = database(c.env.DB);
+    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    return c.json(
+      ok("Bot config retrieved", toBotConfigResource(session, await findBotConfig(db, session.id))),
+      200,
+    );
+  },
+);
+
+botConfigRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/{id}/bot-config",
+    tags,
+    summary: "Set any subset of the bot configuration; omitted fields keep their value",
+    description:
+      "`removeBgApiKey` is write-only: responses show `****` and its last 4 characters; null clears it.",
+    security: authenticated,
+    request: { params: SessionIdParamsSchema, ...jsonBody(BotConfigBodySchema) },
+    responses: { 200: json(gatewayOk(BotConfigSchema), "The updated configuration"), ...errors },
+  }),
+  async (c) => {
+    const db = database(c.env.DB);
+    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const patch = c.req.valid("json");
+    const now = Date.now();
+    // One upsert: the first write fills defaults, later writes change only what was sent.
+    const [row] = await db
+      .insert(botConfigs)
+      .values({
+        ...BOT_CONFIG_DEFAULTS,
+        ...patch,
+        id: newId(),
+        sessionId: session.id,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoUpdate({ target: botConfigs.sessionId, set: { ...patch, updatedAt: now } })
+      .returning();
+    await pushSessionConfig(c.env, session.id);
+    return c.json(ok("Bot config updated", toBotConfigResource(session, row)), 200);
+  },
+);

@@ -1,0 +1,33 @@
+import type { Context } from "hono";
+import { loadConfigFromD1 } from "../../../durable-objects/messaging/session-config";
+import type { SessionApiInput, SessionApiName, SessionApiOutput } from "../../../durable-objects/session/api";
+import type { AppEnv, Env } from "../../core/env";
+import { database } from "../../db/client";
+import type { SessionRow } from "../../db/schema";
+import { unwrap } from "./outcome";
+import { loadAccessibleSession } from "./store";
+
+/**
+ * Calls a named messaging handler on the session's Durable Object and unwraps the outcome: data, or
+ * the ApiError the handler asked for (503 "Session not ready", 404, 400 …).
+ */
+export async function callSession<K extends SessionApiName>(
+  env: Env,
+  session: Pick<SessionRow, "id">,
+  name: K,
+  input: SessionApiInput<K>,
+): Promise<SessionApiOutput<K>> {
+  const outcome = await env.SESSION.getByName(session.id).call(session.id, name, input);
+  return unwrap(outcome) as SessionApiOutput<K>;
+}
+
+/** The session named by the path's `{sessionId}` (slug or internal id), if the caller may use it. */
+export function accessibleSession(c: Context<AppEnv>, idOrSlug: string): Promise<SessionRow> {
+  return loadAccessibleSession(database(c.env.DB), c.get("principal").user, idOrSlug);
+}
+
+/** Sends the session's current settings and bot configuration to its Durable Object. */
+export async function pushSessionConfig(env: Env, sessionId: string): Promise<void> {
+  const copy = await loadConfigFromD1(env.DB, sessionId);
+  await env.SESSION.getByName(sessionId).configure(sessionId, copy);
+}

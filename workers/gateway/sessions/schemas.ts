@@ -1,0 +1,236 @@
+import { z } from "@hono/zod-openapi";
+import { iso } from "../../db/client";
+import {
+  ACCESS_MODES,
+  type BotConfigRow,
+  SESSION_STATES,
+  SESSION_STATUSES,
+  type SessionRow,
+} from "../../db/schema";
+import { errorResponse, gatewayErrors } from "../../http/openapi";
+
+/** `<digits>@s.whatsapp.net` (a person) or `<digits>@g.us` / `<digits>-<digits>@g.us` (a group). */
+export const JidSchema = z
+  .string()
+  .regex(
+    /^(\d{5,20}@s\.whatsapp\.net|\d{5,20}(-\d{5,20})?@g\.us)$/,
+    "Expected a JID like 628123456789@s.whatsapp.net",
+  )
+  .openapi({ example: "628123456789@s.whatsapp.net" });
+
+export const SessionIdParamsSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" }, description: "The public sessionId or the internal id" }),
+});
+
+export const CreateSessionBodySchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    sessionId: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, "Use 1-64 letters, digits, '-' or '_'")
+      .optional()
+      .openapi({ description: "Generated (`sess_…`) when absent" }),
+  })
+  .openapi("CreateSessionBody");
+
+export const SessionSettingsSchema = z
+  .strictObject({
+    readReceipts: z.boolean().optional(),
+    rejectCalls: z.boolean().optional(),
+    antiDelete: z.boolean().optional(),
+    alwaysOnline: z.boolean().optional(),
+  })
+  .openapi("SessionSettings");
+
+export const PatchSettingsBodySchema = z
+  .strictObject({ config: SessionSettingsSchema })
+  .openapi("PatchSettingsBody");
+
+const JidList = z.array(JidSchema).max(1000);
+
+/** Writable bot-config fields; omitted fields keep their value (the reference reset some: we do not). */
+const BotConfigFields = {
+  enabled: z.boolean(),
+  botMode: z.enum(ACCESS_MODES),
+  botAllowedJids: JidList,
+  botBlockedJids: JidList,
+  autoReplyMode: z.enum(ACCESS_MODES),
+  autoReplyAllowedJids: JidList,
+  autoReplyBlockedJids: JidList,
+  botName: z.string().trim().min(1).max(100),
+  prefix: z.string().min(1).max(5),
+  enableSticker: z.boolean(),
+  enableVideoSticker: z.boolean(),
+  maxStickerDuration: z.number().int().min(1).max(60),
+  enablePing: z.boolean(),
+  enableUptime: z.boolean(),
+  removeBgApiKey: z.string().min(1).max(256).nullable(),
+};
+
+export const BotConfigBodySchema = z.strictObject(BotConfigFields).partial().openapi("BotConfigBody");
+
+export type BotConfigInput = z.infer<typeof BotConfigBodySchema>;
+
+export const BOT_CONFIG_DEFAULTS = {
+  enabled: true,
+  botMode: "OWNER",
+  botAllowedJids: [],
+  botBlockedJids: [],
+  autoReplyMode: "ALL",
+  autoReplyAllowedJids: [],
+  autoReplyBlockedJids: [],
+  botName: "Switchboard Bot",
+  prefix: "#",
+  enableSticker: true,
+  enableVideoSticker: true,
+  maxStickerDuration: 10,
+  enablePing: true,
+  enableUptime: true,
+  removeBgApiKey: null,
+} as const satisfies Required<BotConfigInput>;
+
+export const BotConfigSchema = z
+  .object({
+    id: z.string().nullable(),
+    sessionId: z.string(),
+    ...BotConfigFields,
+    removeBgApiKey: z
+      .string()
+      .nullable()
+      .openapi({ description: "Write-only credential: responses show only its last 4 characters" }),
+    createdAt: z.string().nullable(),
+    updatedAt: z.string().nullable(),
+  })
+  .openapi("BotConfig");
+
+/** A credential is never echoed back: only enough of it to recognise which one is set. */
+const maskSecret = (secret: string | null) => (secret ? `****${secret.slice(-4)}` : null);
+
+export function toBotConfigResource(session: SessionRow, row: BotConfigRow | null | undefined) {
+  const noJids: string[] = [];
+  if (!row) {
+    return {
+      id: null,
+      sessionId: session.sessionId,
+      ...BOT_CONFIG_DEFAULTS,
+      botAllowedJids: noJids,
+      botBlockedJids: noJids,
+      autoReplyAllowedJids: noJids,
+      autoReplyBlockedJids: noJids,
+      createdAt: null,
+      updatedAt: null,
+    };
+  }
+  const { id, createdAt, updatedAt, sessionId: _internal, removeBgApiKey, ...fields } = row;
+  return {
+    id,
+    sessionId: session.sessionId,
+    ...fields,
+    removeBgApiKey: maskSecret(removeBgApiKey),
+    createdAt: iso(createdAt),
+    updatedAt: iso(updatedAt),
+  };
+}
+
+const WebhookSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  isActive: z.boolean(),
+});
+export type WebhookSummary = z.infer<typeof WebhookSummarySchema>;
+
+export const MeResourceSchema = z.object({ id: z.string(), name: z.string().optional() }).nullable();
+
+export const SessionSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    sessionId: z.string(),
+    status: z.enum(SESSION_STATUSES),
+    state: z.enum(SESSION_STATES).openapi({ description: "The finer lifecycle; see docs/sessions.md" }),
+    userId: z.string(),
+    me: MeResourceSchema,
+    botConfig: BotConfigSchema.nullable(),
+    webhooks: z.array(WebhookSummarySchema).nullable(),
+    _count: z.object({
+      contacts: z.number(),
+      messages: z.number(),
+      groups: z.number(),
+      autoReplies: z.number(),
+      scheduledMessages: z.number(),
+    }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Session");
+
+export const SessionDetailSchema = SessionSchema.extend({
+  uptime: z
+    .number()
+    .int()
+    .openapi({ description: "Seconds since the account connected; 0 when not connected" }),
+  messageCount: z.number().int(),
+  hasInstance: z.boolean().openapi({ description: "A bridge holds the session and its link is up" }),
+  lastDisconnect: z.string().nullable(),
+}).openapi("SessionDetail");
+
+export function toSessionResource(session: SessionRow, botConfig: BotConfigRow | null) {
+  return {
+    id: session.id,
+    name: session.name,
+    sessionId: session.sessionId,
+    status: session.status,
+    state: session.state,
+    userId: session.userId,
+    me: session.me ? (JSON.parse(session.me) as { id: string; name?: string }) : null,
+    botConfig: botConfig ? toBotConfigResource(session, botConfig) : null,
+    // Filled by the routes that show it (one D1 query per listing); counters come from the object.
+    webhooks: [] as WebhookSummary[],
+    _count: { contacts: 0, messages: 0, groups: 0, autoReplies: 0, scheduledMessages: 0 },
+    createdAt: iso(session.createdAt),
+    updatedAt: iso(session.updatedAt),
+  };
+}
+
+export const QrSchema = z
+  .object({
+    success: z.literal(true),
+    qr: z.string(),
+    base64: z.string().openapi({ description: "PNG data URL" }),
+  })
+  .openapi("SessionQr");
+
+export const ACTIONS = ["start", "stop", "restart", "logout", "pair"] as const;
+export const ActionParamsSchema = SessionIdParamsSchema.extend({
+  action: z.enum(ACTIONS).openapi({ param: { name: "action", in: "path" } }),
+});
+export const PairBodySchema = z
+  .strictObject({
+    phoneNumber: z
+      .string()
+      .regex(/^\+?[\d\s-]{8,20}$/, "Digits with country code, e.g. 628123456789")
+      .transform((value) => value.replace(/\D/g, "")),
+  })
+  .openapi("PairBody");
+
+export const AccessGrantSchema = z
+  .object({
+    sessionId: z.string(),
+    userId: z.string(),
+    user: z.object({ id: z.string(), name: z.string(), email: z.string(), role: z.string() }),
+    createdAt: z.string(),
+  })
+  .openapi("SessionAccess");
+
+/** The error responses every route on one session documents. */
+export const sessionErrorResponses = {
+  ...gatewayErrors,
+  403: errorResponse("Forbidden - Cannot access this session"),
+  404: errorResponse("Session not found"),
+};

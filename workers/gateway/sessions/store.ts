@@ -1,0 +1,111 @@
+import { and, asc, eq, or, sql } from "drizzle-orm";
+import { randomBytes, toBase62 } from "../../auth/crypto";
+import type { PublicUser } from "../../core/principal";
+import type { Db } from "../../db/client";
+import { newId } from "../../db/client";
+import { type BotConfigRow, botConfigs, type SessionRow, sessionAccess, sessions } from "../../db/schema";
+import { forbidden, notFound } from "../../http/errors";
+
+export const FORBIDDEN_SESSION = "Forbidden - Cannot access this session";
+export const SESSION_NOT_FOUND = "Session not found";
+
+export interface SessionWithBot {
+  session: SessionRow;
+  botConfig: BotConfigRow | null;
+}
+
+/** `sess_` + 10 base62 characters: short enough for paths, random enough not to collide in practice. */
+export const generateSlug = (): string => `sess_${toBase62(randomBytes(8)).slice(0, 10)}`;
+
+/**
+ * Session rows by id or slug, kept a few seconds per isolate so the send path does not wait on D1 for
+ * every message. Only `id` and `userId` of a cached row decide anything (who may use it, which object
+ * to call), and neither changes while the session exists; a delete drops it here at once and from other
+ * isolates within the TTL (docs/decisions.md).
+ */
+const SESSION_CACHE_TTL_MS = 5_000;
+const SESSION_CACHE_LIMIT = 10_000;
+const sessionCache = new Map<string, { session: SessionRow; expires: number }>();
+
+export function forgetSession(session: Pick<SessionRow, "id" | "sessionId">): void {
+  sessionCache.delete(session.id);
+  sessionCache.delete(session.sessionId);
+}
+
+/** A path's `{id}` may be the public sessionId or the internal id. */
+export async function findSession(db: Db, idOrSlug: string): Promise<SessionRow | undefined> {
+  const cached = sessionCache.get(idOrSlug);
+  if (cached && cached.expires > Date.now()) return cached.session;
+  const session = await db.query.sessions.findFirst({
+    where: or(eq(sessions.sessionId, idOrSlug), eq(sessions.id, idOrSlug)),
+  });
+  if (!session) return undefined;
+  if (sessionCache.size >= SESSION_CACHE_LIMIT) sessionCache.clear();
+  const entry = { session, expires: Date.now() + SESSION_CACHE_TTL_MS };
+  sessionCache.set(session.id, entry);
+  sessionCache.set(session.sessionId, entry);
+  return session;
+}
+
+export async function canAccess(db: Db, user: PublicUser, session: SessionRow): Promise<boolean> {
+  if (user.role === "SUPERADMIN" || session.userId === user.id) return true;
+  const grant = await db.query.sessionAccess.findFirst({
+    where: and(eq(sessionAccess.sessionId, session.id), eq(sessionAccess.userId, user.id)),
+    columns: { userId: true },
+  });
+  return grant !== undefined;
+}
+
+/** Loads a session the caller may use: 404 when it does not exist, 403 when it is someone else's. */
+export async function loadAccessibleSession(db: Db, user: PublicUser, idOrSlug: string): Promise<SessionRow> {
+  const session = await findSession(db, idOrSlug);
+  if (!session) throw notFound(SESSION_NOT_FOUND);
+  if (!(await canAccess(db, user, session))) throw forbidden(FORBIDDEN_SESSION, FORBIDDEN_SESSION);
+  return session;
+}
+
+/** Managing the access list is for the owner and SUPERADMIN only (shared users may use, not share). */
+export function assertOwnerOrAdmin(user: PublicUser, session: SessionRow): void {
+  if (user.role !== "SUPERADMIN" && session.userId !== user.id) {
+    throw forbidden("Only the session's owner or a SUPERADMIN can manage its access list", FORBIDDEN_SESSION);
+  }
+}
+
+export async function listAccessibleSessions(db: Db, user: PublicUser): Promise<SessionWithBot[]> {
+  const visible =
+    user.role === "SUPERADMIN"
+      ? undefined
+      : or(
+          eq(sessions.userId, user.id),
+          sql`${sessions.id} IN (SELECT ${sessionAccess.sessionId} FROM ${sessionAccess} WHERE ${sessionAccess.userId} = ${user.id})`,
+        );
+  const rows = await db
+    .select({ session: sessions, botConfig: botConfigs })
+    .from(sessions)
+    .leftJoin(botConfigs, eq(botConfigs.sessionId, sessions.id))
+    .where(visible)
+    .orderBy(asc(sessions.createdAt), asc(sessions.sessionId));
+  return rows;
+}
+
+export async function insertSession(db: Db, input: { name: string; sessionId: string; userId: string }) {
+  const now = Date.now();
+  const row: SessionRow = {
+    id: newId(),
+    sessionId: input.sessionId,
+    name: input.name,
+    userId: input.userId,
+    status: "Disconnected",
+    state: "stopped",
+    me: null,
+    config: "{}",
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.insert(sessions).values(row);
+  return row;
+}
+
+export async function findBotConfig(db: Db, sessionId: string): Promise<BotConfigRow | undefined> {
+  return db.query.botConfigs.findFirst({ where: eq(botConfigs.sessionId, sessionId) });
+}

@@ -1,0 +1,189 @@
+import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
+import type { WebhookEndpoint } from "../../../durable-objects/messaging/webhooks/types";
+import type { Env } from "../../core/env";
+import type { PublicUser } from "../../core/principal";
+import { type Db, database, iso } from "../../db/client";
+import { type SessionRow, sessions, type WebhookRow, webhooks } from "../../db/schema";
+
+/**
+ * The webhook directory in D1 and the copies the SessionDOs keep of it. D1 is the source of truth;
+ * every change is followed by a push of the whole endpoint list to each session it concerns, so a
+ * lost or reordered push is repaired by the next one.
+ */
+
+/** A webhook as the API shows it: never the secret. */
+export interface WebhookResource {
+  id: string;
+  name: string;
+  url: string;
+  /** The session's public id, or null for one of the owner's global webhooks. */
+  sessionId: string | null;
+  events: string[];
+  isActive: boolean;
+  disabledReason: string | null;
+  secretSet: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toWebhookResource(row: WebhookRow, session: Pick<SessionRow, "sessionId">): WebhookResource {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    sessionId: row.sessionId === null ? null : session.sessionId,
+    events: row.events,
+    isActive: row.isActive,
+    disabledReason: row.disabledReason,
+    secretSet: row.secret.length > 0,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+/**
+ * A global webhook receives every session of its owner, so only the owner (or a SUPERADMIN) may see
+ * or change it through one of those sessions; a user the session is shared with manages only the
+ * session's own webhooks.
+ */
+export const managesGlobal = (user: PublicUser, session: SessionRow): boolean =>
+  user.role === "SUPERADMIN" || user.id === session.userId;
+
+const concerning = (session: Pick<SessionRow, "id" | "userId">, includeGlobal: boolean) =>
+  includeGlobal
+    ? or(
+        eq(webhooks.sessionId, session.id),
+        and(isNull(webhooks.sessionId), eq(webhooks.userId, session.userId)),
+      )
+    : eq(webhooks.sessionId, session.id);
+
+export function listWebhooks(db: Db, session: SessionRow, includeGlobal: boolean): Promise<WebhookRow[]> {
+  return db
+    .select()
+    .from(webhooks)
+    .where(concerning(session, includeGlobal))
+    .orderBy(asc(webhooks.createdAt), asc(webhooks.id));
+}
+
+/** The webhook, if it concerns this session; anything else (another user's, another session's) is absent. */
+export async function findWebhook(
+  db: Db,
+  session: SessionRow,
+  webhookId: string,
+  includeGlobal: boolean,
+): Promise<WebhookRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, webhookId), concerning(session, includeGlobal)))
+    .limit(1);
+  return row;
+}
+
+const toEndpoint = (row: WebhookRow): WebhookEndpoint => ({
+  id: row.id,
+  url: row.url,
+  secret: row.secret,
+  events: row.events,
+  isActive: row.isActive,
+});
+
+/** Every endpoint the session delivers to: its own webhooks and its owner's global ones. */
+export async function endpointsOf(db: Db, sessionInternalId: string): Promise<WebhookEndpoint[] | null> {
+  const session = await db.query.sessions.findFirst({
+    where: eq(sessions.id, sessionInternalId),
+    columns: { id: true, userId: true },
+  });
+  if (!session) return null;
+  const rows = await db
+    .select()
+    .from(webhooks)
+    .where(concerning(session, true))
+    .orderBy(asc(webhooks.createdAt), asc(webhooks.id));
+  return rows.map(toEndpoint);
+}
+
+/** Sends the session's current endpoint list to its Durable Object (a deleted session has none to get). */
+export async function pushWebhooks(env: Env, sessionInternalId: string): Promise<void> {
+  const endpoints = await endpointsOf(database(env.DB), sessionInternalId);
+  if (endpoints === null) return;
+  await env.SESSION.getByName(sessionInternalId).setWebhooks(sessionInternalId, endpoints);
+}
+
+/** A global webhook changed: every session of its owner gets its new list (one D1 read for all). */
+export async function pushOwnerWebhooks(env: Env, userId: string): Promise<void> {
+  const db = database(env.DB);
+  const ownedIds = () => db.select({ id: sessions.id }).from(sessions).where(eq(sessions.userId, userId));
+  const [owned, rows] = await Promise.all([
+    ownedIds(),
+    db
+      .select()
+      .from(webhooks)
+      .where(
+        or(
+          and(isNull(webhooks.sessionId), eq(webhooks.userId, userId)),
+          inArray(webhooks.sessionId, ownedIds()),
+        ),
+      )
+      .orderBy(asc(webhooks.createdAt), asc(webhooks.id)),
+  ]);
+  await Promise.all(
+    owned.map(({ id }) => {
+      const endpoints = rows.filter((row) => row.sessionId === id || row.sessionId === null).map(toEndpoint);
+      return env.SESSION.getByName(id).setWebhooks(id, endpoints);
+    }),
+  );
+}
+
+/** Pushes to whoever the webhook concerns: its session, or all of its owner's. */
+export function pushAfterChange(env: Env, row: Pick<WebhookRow, "sessionId" | "userId">): Promise<void> {
+  return row.sessionId === null ? pushOwnerWebhooks(env, row.userId) : pushWebhooks(env, row.sessionId);
+}
+
+/** The Session resource's `webhooks`: a summary, as GET /sessions shows it (never the secret). */
+export interface WebhookSummary {
+  id: string;
+  name: string;
+  url: string;
+  events: string[];
+  isActive: boolean;
+}
+
+const summaryOf = (row: WebhookRow): WebhookSummary => ({
+  id: row.id,
+  name: row.name,
+  url: row.url,
+  events: row.events,
+  isActive: row.isActive,
+});
+
+/**
+ * The webhooks each listed session shows: its own, plus its owner's global ones when the caller may
+ * manage them (managesGlobal). One D1 query for the whole listing.
+ */
+export async function webhookSummaries(
+  db: Db,
+  user: PublicUser,
+  listed: readonly SessionRow[],
+): Promise<Map<string, WebhookSummary[]>> {
+  const result = new Map<string, WebhookSummary[]>(listed.map((session) => [session.id, []]));
+  if (listed.length === 0) return result;
+  const owners = [...new Set(listed.map((session) => session.userId))];
+  const rows = await db
+    .select()
+    .from(webhooks)
+    .where(
+      user.role === "SUPERADMIN"
+        ? undefined
+        : or(isNull(webhooks.sessionId), inArray(webhooks.userId, owners)),
+    );
+  for (const session of listed) {
+    const shown = rows.filter((row) =>
+      row.sessionId === null
+        ? row.userId === session.userId && managesGlobal(user, session)
+        : row.sessionId === session.id,
+    );
+    result.set(session.id, shown.map(summaryOf));
+  }
+  return result;
+}
