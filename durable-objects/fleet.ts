@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { BridgeToFleetSchema, CLOSE, type FleetToBridge, parseFrame } from "../bridge/src/protocol/link";
 import type { Env } from "../workers/core/env";
+import type { FleetObject, FleetSnapshot } from "./fleet/contract";
+import { sessionObject } from "./session/contract";
 
 /** How long a bridge whose fleet socket dropped may take to come back before its sessions move. */
 const DEFAULT_GRACE_MS = 15_000;
@@ -13,11 +15,6 @@ interface BridgeAttachment {
 
 type Row = Record<string, SqlStorageValue>;
 
-export interface FleetSnapshot {
-  bridges: { id: string; capacity: number; connected: boolean; sessions: number }[];
-  pending: number;
-}
-
 /**
  * The fleet of bridges (one object, named "global"). Bridges register over a control socket with
  * an id and a capacity; sessions that should run are assigned to the least-loaded live bridge.
@@ -25,7 +22,7 @@ export interface FleetSnapshot {
  * dial in at once. A bridge whose socket drops keeps its sessions for a grace period; after that
  * they move to other bridges (or wait, as pending, for one to register).
  */
-export class BridgeFleet extends DurableObject<Env> {
+export class BridgeFleet extends DurableObject<Env> implements FleetObject {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS bridges (
@@ -191,7 +188,7 @@ export class BridgeFleet extends DurableObject<Env> {
       sessionId,
       target?.id ?? null,
     );
-    const session = this.env.SESSION.getByName(sessionId);
+    const session = sessionObject(this.env, sessionId);
     if (!target) {
       await session.revokeLease(sessionId);
       return null;

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { applyIssueOperation } from "../workers/control/issues/apply";
 import { readIssueDetailJson } from "../workers/control/issues/detail-view";
 import type { IssueLocation } from "../workers/control/issues/locator";
+import type { IssueObject } from "../workers/control/issues/object";
 import type { IssueOperation, IssueOutcome } from "../workers/control/issues/operations";
 import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
@@ -28,7 +29,7 @@ interface CachedDetail {
  * It also serves the issue's detail from memory: agents poll their issues, and a D1 round trip per
  * poll is the dominant cost of that read.
  */
-export class IssueDO extends DurableObject<Env> {
+export class IssueDO extends DurableObject<Env> implements IssueObject {
   #tail: Promise<unknown> = Promise.resolve();
   #detail: CachedDetail | undefined;
   #refreshing: Promise<unknown> | undefined;

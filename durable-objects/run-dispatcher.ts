@@ -8,6 +8,7 @@ import {
   recordLog,
   touchRuns,
 } from "../workers/control/runs/lifecycle";
+import type { RunDispatcherObject } from "../workers/control/wakes/nudge";
 import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
 
@@ -29,7 +30,7 @@ interface RunnerLink {
  * a claim is one conditional UPDATE, so two runners never take the same run. A link that closes fails
  * the runs it held and releases their issues; the cron sweeps runs whose runner went silent.
  */
-export class RunDispatcher extends DurableObject<Env> {
+export class RunDispatcher extends DurableObject<Env> implements RunDispatcherObject {
   /**
    * Frames are handled one after another, in arrival order: each awaits D1, and input gates do not
    * hold across those awaits, so without the queue two log frames could interleave their writes (a

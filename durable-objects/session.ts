@@ -11,35 +11,20 @@ import {
 } from "../bridge/src/protocol/link";
 import type { NetworkEvent } from "../bridge/src/protocol/messaging";
 import type { Env } from "../workers/core/env";
-import type { SessionState } from "../workers/db/schema";
+import { fleetObject } from "./fleet/contract";
 import { failure, type Outcome } from "./messaging/context";
 import type { StoredMedia } from "./messaging/media-store";
 import { readMedia } from "./messaging/media-store";
-import { counts, type SessionCounts } from "./messaging/message-store";
+import { counts } from "./messaging/message-store";
 import type { SessionConfigCopy } from "./messaging/session-config";
 import type { WebhookEndpoint } from "./messaging/webhooks/types";
 import { BridgeCommands, failureStatusOf } from "./session/bridge-commands";
 import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment } from "./session/bridge-links";
+import type { SessionObject, SessionSnapshot } from "./session/contract";
 import { applyEvent, RESTING_STATES, statusOf } from "./session/lifecycle";
 import { SessionMessaging } from "./session/messaging";
 import { type SessionRecord, SessionStorage } from "./session/storage";
 import { SessionViewers } from "./session/viewers";
-
-export type { Outcome };
-
-export interface SessionSnapshot {
-  state: SessionState;
-  status: ReturnType<typeof statusOf>;
-  qr: string | null;
-  qrImage: string | null;
-  me: SessionRecord["me"];
-  connectedAt: number | null;
-  lastDisconnect: string | null;
-  /** A bridge holds the lease and its link is up. */
-  hasInstance: boolean;
-  epoch: number;
-  counts: SessionCounts;
-}
 
 const notReady = (detail: string): Outcome<never> => failure(503, detail);
 
@@ -49,7 +34,7 @@ const notReady = (detail: string): Outcome<never> => failure(503, detail);
  * events are applied once (by seq) and acknowledged after they are stored: the output gate holds
  * the ack until the write is durable. See docs/sessions.md for the lifecycle and the protocol.
  */
-export class SessionDO extends DurableObject<Env> {
+export class SessionDO extends DurableObject<Env> implements SessionObject {
   private storage: SessionStorage;
   private readonly commands = new BridgeCommands();
   private messaging: SessionMessaging;
@@ -156,7 +141,7 @@ export class SessionDO extends DurableObject<Env> {
     try {
       if (RESTING_STATES.has(record.state))
         await this.changeState({ state: "starting", lastDisconnect: null });
-      await this.env.FLEET.getByName("global").assign(sessionId);
+      await fleetObject(this.env).assign(sessionId);
     } finally {
       this.storage.write({ assigning: false });
     }
@@ -370,7 +355,7 @@ export class SessionDO extends DurableObject<Env> {
     const { sessionId } = this.storage.read();
     this.storage.write({ leaseBridge: null, stateBeforeLinkLoss: null });
     closeAllLinks(this.ctx, CLOSE.RELEASED, "session released");
-    if (sessionId) await this.env.FLEET.getByName("global").release(sessionId);
+    if (sessionId) await fleetObject(this.env).release(sessionId);
   }
 
   private async changeState(patch: Partial<SessionRecord>): Promise<void> {

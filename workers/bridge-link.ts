@@ -1,7 +1,10 @@
 import { type Context, Hono, type Next } from "hono";
 import { z } from "zod";
 import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
+import { fleetObject } from "../durable-objects/fleet/contract";
+import { sessionObject } from "../durable-objects/session/contract";
 import { timingSafeEqual } from "./auth/crypto";
+import { runDispatcher } from "./control/wakes/nudge";
 import type { AppEnv } from "./core/env";
 import { ApiError, badRequest, notFound, titleOf, unauthorized } from "./http/errors";
 
@@ -59,7 +62,7 @@ bridgeLinkRoutes.use("/runner", requireUpgrade);
 
 bridgeLinkRoutes.get("/fleet", (c) => {
   queryOrReject(FleetQuerySchema, c.req.query());
-  return relayUpgrade(c.env.FLEET.getByName("global").fetch(c.req.raw));
+  return relayUpgrade(fleetObject(c.env).fetch(c.req.raw));
 });
 
 /** The agent runner's link: queued heartbeat runs of local adapters, handed out by the RunDispatcher. */
@@ -67,7 +70,7 @@ bridgeLinkRoutes.get("/runner", (c) => {
   queryOrReject(SessionQuerySchema, c.req.query());
   const forwarded = new Request(c.req.raw);
   forwarded.headers.set("X-Platform-Api-Url", new URL(c.req.url).origin);
-  return relayUpgrade(c.env.RUNS.getByName("runs").fetch(forwarded));
+  return relayUpgrade(runDispatcher(c.env).fetch(forwarded));
 });
 
 bridgeLinkRoutes.get("/sessions/:sessionId", async (c) => {
@@ -75,7 +78,7 @@ bridgeLinkRoutes.get("/sessions/:sessionId", async (c) => {
   const sessionId = c.req.param("sessionId");
   const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?").bind(sessionId).first();
   if (!exists) throw notFound("Session not found");
-  return relayUpgrade(c.env.SESSION.getByName(sessionId).fetch(c.req.raw));
+  return relayUpgrade(sessionObject(c.env, sessionId).fetch(c.req.raw));
 });
 
 const MediaParamsSchema = z.object({
@@ -90,7 +93,7 @@ async function existingSession(c: Context<AppEnv>) {
     .bind(params.data.sessionId)
     .first();
   if (!exists) throw notFound("Session not found");
-  return { ...params.data, stub: c.env.SESSION.getByName(params.data.sessionId) };
+  return { ...params.data, stub: sessionObject(c.env, params.data.sessionId) };
 }
 
 /** An upload waiting to be sent: the bridge fetches its bytes here. */

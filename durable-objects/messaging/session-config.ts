@@ -1,5 +1,4 @@
-import type { BotConfigInput } from "../../workers/gateway/sessions/schemas";
-import { BOT_CONFIG_DEFAULTS } from "../../workers/gateway/sessions/schemas";
+import { BOT_CONFIG_DEFAULTS, type BotConfigInput } from "./bot-config";
 
 /**
  * The SessionDO's copy of the session settings and bot configuration. The Worker owns them (D1) and

@@ -1,4 +1,4 @@
-import type { AgentIdentity } from "../../durable-objects/keyring";
+import type { AgentIdentity } from "./keyring";
 
 /**
  * How long an isolate may answer a read (GET, HEAD, OPTIONS) with an agent key it resolved through

@@ -12,8 +12,8 @@ import {
   rememberAgentIdentity,
 } from "./agent-key-reads";
 import { keyringTagFor } from "./api-key-format";
-import { keyringShard } from "./api-key-store";
 import { sha256Hex } from "./crypto";
+import { keyringShard } from "./keyring";
 
 export interface AgentKeyLookup {
   actor: AgentActor;

@@ -6,15 +6,13 @@ import { newId } from "../db/client";
 import { apiKeys } from "../db/schema";
 import { generateApiKey, isWellFormedApiKey, keyringTagFor, keyringTagOf } from "./api-key-format";
 import { sha256Hex } from "./crypto";
+import { keyringShard } from "./keyring";
 
 export interface KeyLookup {
   principal: Principal;
   /** A pending write of `last_used_at`, for `waitUntil`, when it is due (at most once a minute). */
   touch?: Promise<unknown>;
 }
-
-/** The Keyring shard named by a key's tag (user keys and agent keys share the 256 shards). */
-export const keyringShard = (env: Env, tag: string) => env.KEYRING.getByName(`keyring-${tag}`);
 
 /** Resolves a presented key through its Keyring shard: memory on a hit, one D1 read on a miss. */
 export async function principalFromApiKey(env: Env, db: Db, presented: string): Promise<KeyLookup | null> {

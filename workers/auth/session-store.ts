@@ -5,8 +5,9 @@ import type { Db } from "../db/client";
 import { newId } from "../db/client";
 import { users, webSessions } from "../db/schema";
 import { keyringTagFor } from "./api-key-format";
-import { credentialsChanged, keyringShard } from "./api-key-store";
+import { credentialsChanged } from "./api-key-store";
 import { hmacSha256, randomToken, sha256Hex, timingSafeEqual, toBase64Url } from "./crypto";
+import { keyringShard } from "./keyring";
 import { toPublicUser } from "./user-store";
 
 export const SESSION_COOKIE = "web-auth.session-token";

@@ -1,19 +1,22 @@
-import type { BridgeFleet } from "../../durable-objects/fleet";
-import type { IssueDO } from "../../durable-objects/issue";
-import type { Keyring } from "../../durable-objects/keyring";
-import type { RunDispatcher } from "../../durable-objects/run-dispatcher";
-import type { SessionDO } from "../../durable-objects/session";
 import type { Actor } from "./actor";
 import type { Principal } from "./principal";
 
-/** Bindings declared in wrangler.toml, plus secrets from `wrangler secret put` (or .dev.vars locally). */
+/**
+ * Bindings declared in wrangler.toml, plus secrets from `wrangler secret put` (or .dev.vars locally).
+ *
+ * The Durable Object namespaces are untyped here, so that this module, which every layer imports,
+ * imports nothing of ours but the identity types. Each object's typed stub comes from its contract,
+ * next to the code it runs: `sessionObject()` (durable-objects/session/contract.ts), `fleetObject()`
+ * (durable-objects/fleet/contract.ts), `issueObject()` (control/issues/object.ts), `keyringShard()`
+ * (auth/keyring.ts) and `runDispatcher()` (control/wakes/nudge.ts).
+ */
 export interface Env {
   DB: D1Database;
-  SESSION: DurableObjectNamespace<SessionDO>;
-  ISSUE: DurableObjectNamespace<IssueDO>;
-  FLEET: DurableObjectNamespace<BridgeFleet>;
-  KEYRING: DurableObjectNamespace<Keyring>;
-  RUNS: DurableObjectNamespace<RunDispatcher>;
+  SESSION: DurableObjectNamespace<Rpc.DurableObjectBranded>;
+  ISSUE: DurableObjectNamespace<Rpc.DurableObjectBranded>;
+  FLEET: DurableObjectNamespace<Rpc.DurableObjectBranded>;
+  KEYRING: DurableObjectNamespace<Rpc.DurableObjectBranded>;
+  RUNS: DurableObjectNamespace<Rpc.DurableObjectBranded>;
   /** Company logos (and, later, package archives). Local R2 under `wrangler dev`. */
   ASSETS: R2Bucket;
   /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */
@@ -58,4 +61,15 @@ export type AppEnv = { Bindings: Env; Variables: Variables };
 
 export function isProduction(env: Env): boolean {
   return env.ENVIRONMENT !== "development" && env.ENVIRONMENT !== "test";
+}
+
+/**
+ * A namespace typed by the contract its class implements. The class declares `implements` that
+ * contract, so the compiler checks the class against it; wrangler.toml binds the name to the class.
+ * Namespace types are invariant in their class, hence the one cast through `unknown`, here only.
+ */
+export function namespaceOf<Contract extends Rpc.DurableObjectBranded>(
+  namespace: DurableObjectNamespace<Rpc.DurableObjectBranded>,
+): DurableObjectNamespace<Contract> {
+  return namespace as unknown as DurableObjectNamespace<Contract>;
 }

@@ -1,9 +1,9 @@
-import type { Context } from "hono";
+import type { ExecutionContext } from "hono";
 import { vouchFor } from "../auth/in-process";
 import { CSRF_HEADER } from "../auth/middleware";
+import type { Env } from "../core/env";
 import type { Principal } from "../core/principal";
 import { apiFamilyOf } from "../http/family";
-import type { ApiFetch, DashboardEnv } from "./env";
 
 /** Messages keyed by form field name; `_form` holds a message that belongs to no single field. */
 export type FieldErrors = Record<string, string>;
@@ -93,13 +93,23 @@ async function parseBody(response: Response): Promise<unknown> {
   }
 }
 
+/** Runs a request through the whole API app (its middleware included), in the same isolate. */
+export type ApiFetch = (request: Request, env: Env, ctx: ExecutionContext) => Promise<Response>;
+
+/** What the client needs of the page request it serves (a Hono context of any dashboard route). */
+export interface PageContext {
+  req: { url: string; header(name: string): string | undefined };
+  env: Env;
+  executionCtx: ExecutionContext;
+}
+
 /**
  * `viewer` is the principal the dashboard authenticated from the cookie; the API trusts it for these
  * in-process calls instead of looking the session up again (auth/in-process.ts). Without one (the
  * sign-in page) the API authenticates the request as usual.
  */
 export function createApiClient(
-  c: Context<DashboardEnv>,
+  c: PageContext,
   apiFetch: ApiFetch,
   csrf: string,
   viewer?: Principal,

@@ -1,7 +1,9 @@
-import type { ExecutionContext, Hono } from "hono";
+import type { Hono } from "hono";
 import type { Env } from "../core/env";
 import type { PublicUser } from "../core/principal";
-import type { ApiClient } from "./api-client";
+import type { ApiClient, ApiFetch } from "./api-client";
+
+export type { ApiFetch };
 
 /** Form fields of a dashboard POST, already checked for the CSRF token (`_csrf` removed). */
 export type FormFields = Record<string, string>;
@@ -20,6 +22,3 @@ export type DashboardVariables = {
 
 export type DashboardEnv = { Bindings: Env; Variables: DashboardVariables };
 export type DashboardApp = Hono<DashboardEnv>;
-
-/** Runs a request through the whole API app (its middleware included), in the same isolate. */
-export type ApiFetch = (request: Request, env: Env, ctx: ExecutionContext) => Promise<Response>;

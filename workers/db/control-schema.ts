@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { users } from "./schema";
+import { users } from "./foundation-schema";
 
 /**
  * Control-plane tables (companies of agents). Every row carries `company_id`, and every query is

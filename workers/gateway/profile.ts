@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { PersonJidSchema } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
+import { pictureBody, pictureErrors, readPicture } from "../http/picture-upload";
 import { MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messages/schemas";
-import { pictureBody, pictureErrors, readPicture } from "./profile-upload";
 import { accessibleSession, callSession } from "./sessions/call";
 
 /** The account's own profile (name, about, picture) and status posts. Mounted at /api. */

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AGENT_READ_TTL_MS } from "../../../workers/auth/agent-key-reads";
 import { keyringTagFor } from "../../../workers/auth/api-key-format";
+import { keyringShard } from "../../../workers/auth/keyring";
 import { boardUser, seedAgent, seedCompany } from "../control/helpers";
 import { call } from "../helpers";
 
@@ -73,7 +74,7 @@ describe("control-plane callers", () => {
     await env.DB.prepare("UPDATE agent_api_keys SET revoked_at = ? WHERE agent_id = ?")
       .bind(Date.now(), agent.id)
       .run();
-    await env.KEYRING.getByName(`keyring-${await keyringTagFor(agent.id)}`).invalidateAgent(agent.id);
+    await keyringShard(env, await keyringTagFor(agent.id)).invalidateAgent(agent.id);
 
     const write = await call<ControlError>("POST", `/api/companies/${company.id}/issues`, {
       headers: agent.headers,
@@ -95,7 +96,7 @@ describe("control-plane callers", () => {
     await env.DB.prepare("UPDATE agent_api_keys SET revoked_at = ? WHERE agent_id = ?")
       .bind(Date.now(), reader.id)
       .run();
-    await env.KEYRING.getByName(`keyring-${await keyringTagFor(reader.id)}`).invalidateAgent(reader.id);
+    await keyringShard(env, await keyringTagFor(reader.id)).invalidateAgent(reader.id);
     const readerRevokedAt = Date.now();
     const soon = await readAsReader();
     if (Date.now() - readerRevokedAt < AGENT_READ_TTL_MS) expect(soon.status).toBe(200);

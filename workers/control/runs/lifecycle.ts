@@ -16,6 +16,7 @@ import {
   issues,
 } from "../../db/schema";
 import { recordCostEvent } from "../costs/record";
+import { issueObject } from "../issues/object";
 import { wakeRefusal } from "../wakes/wake";
 import { runEnvironment } from "./environment";
 
@@ -240,7 +241,7 @@ async function revokeRunKey(env: Env, db: Db, run: HeartbeatRunRow, now: number)
 async function releaseHeldIssues(env: Env, db: Db, runId: string, reason: string): Promise<void> {
   const held = await db.select({ id: issues.id }).from(issues).where(eq(issues.checkoutRunId, runId));
   for (const { id } of held) {
-    await env.ISSUE.getByName(id).apply(id, { kind: "releaseRun", runId, reason });
+    await issueObject(env, id).apply(id, { kind: "releaseRun", runId, reason });
   }
 }
 

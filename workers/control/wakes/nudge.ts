@@ -1,4 +1,15 @@
 import type { Env } from "../../core/env";
+import { namespaceOf } from "../../core/env";
+
+/** What the Worker asks of the RunDispatcher (it implements this); runners dial its `fetch`. */
+export interface RunDispatcherObject extends Rpc.DurableObjectBranded {
+  /** Runs may be waiting: every connected runner is told to claim. */
+  nudge(): Promise<void>;
+}
+
+/** The one RunDispatcher of the deployment. */
+export const runDispatcher = (env: Env): DurableObjectStub<RunDispatcherObject> =>
+  namespaceOf<RunDispatcherObject>(env.RUNS).getByName("runs");
 
 /**
  * Tells connected runners that runs may be waiting, so they claim at once instead of at their next
@@ -7,7 +18,7 @@ import type { Env } from "../../core/env";
  */
 export async function runsQueued(env: Env): Promise<void> {
   try {
-    await env.RUNS.getByName("runs").nudge();
+    await runDispatcher(env).nudge();
   } catch {
     // best effort; see above
   }

@@ -7,8 +7,8 @@ import {
 } from "../../../bridge/src/protocol/messaging";
 import { ok } from "../../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../../http/openapi";
+import { pictureBody, pictureErrors, readPicture } from "../../http/picture-upload";
 import { messagingErrors } from "../messages/schemas";
-import { pictureBody, pictureErrors, readPicture } from "../profile-upload";
 import { accessibleSession, callSession } from "../sessions/call";
 import { GroupParamsSchema, InviteSchema } from "./schemas";
 

@@ -1,12 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
+import { BOT_CONFIG_DEFAULTS, BotConfigBodySchema } from "../../../durable-objects/messaging/bot-config";
 import { database, newId } from "../../db/client";
 import { botConfigs } from "../../db/schema";
 import { ok } from "../../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../../http/openapi";
 import { pushSessionConfig } from "./call";
 import {
-  BOT_CONFIG_DEFAULTS,
-  BotConfigBodySchema,
   BotConfigSchema,
   SessionIdParamsSchema,
   sessionErrorResponses,

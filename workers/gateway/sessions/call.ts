@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { loadConfigFromD1 } from "../../../durable-objects/messaging/session-config";
 import type { SessionApiInput, SessionApiName, SessionApiOutput } from "../../../durable-objects/session/api";
+import { sessionObject } from "../../../durable-objects/session/contract";
 import type { AppEnv, Env } from "../../core/env";
 import { database } from "../../db/client";
 import type { SessionRow } from "../../db/schema";
@@ -17,7 +18,7 @@ export async function callSession<K extends SessionApiName>(
   name: K,
   input: SessionApiInput<K>,
 ): Promise<SessionApiOutput<K>> {
-  const outcome = await env.SESSION.getByName(session.id).call(session.id, name, input);
+  const outcome = await sessionObject(env, session.id).call(session.id, name, input);
   return unwrap(outcome) as SessionApiOutput<K>;
 }
 
@@ -29,5 +30,5 @@ export function accessibleSession(c: Context<AppEnv>, idOrSlug: string): Promise
 /** Sends the session's current settings and bot configuration to its Durable Object. */
 export async function pushSessionConfig(env: Env, sessionId: string): Promise<void> {
   const copy = await loadConfigFromD1(env.DB, sessionId);
-  await env.SESSION.getByName(sessionId).configure(sessionId, copy);
+  await sessionObject(env, sessionId).configure(sessionId, copy);
 }

@@ -1,4 +1,4 @@
-import type { Outcome } from "../../../durable-objects/session";
+import type { Outcome } from "../../../durable-objects/messaging/context";
 import { ApiError, titleOf } from "../../http/errors";
 
 /** Turns a SessionDO outcome into data, or the matching error (503 reads "Session not ready"). */

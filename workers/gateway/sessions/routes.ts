@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
-import type { SessionSnapshot } from "../../../durable-objects/session";
+import { type SessionSnapshot, sessionObject } from "../../../durable-objects/session/contract";
 import type { AppEnv } from "../../core/env";
 import { database } from "../../db/client";
 import { sessions } from "../../db/schema";
@@ -16,7 +16,6 @@ import {
   json,
   jsonBody,
 } from "../../http/openapi";
-import { webhookSummaries } from "../webhooks/store";
 import { pushSessionConfig } from "./call";
 import { unwrap } from "./outcome";
 import {
@@ -40,12 +39,13 @@ import {
   listAccessibleSessions,
   loadAccessibleSession,
 } from "./store";
+import { webhookSummaries } from "./webhook-summaries";
 
 export const sessionRoutes = createRouter();
 const tags = ["Sessions"];
 const sessionErrors = sessionErrorResponses;
 
-const stubFor = (c: Context<AppEnv>, internalId: string) => c.env.SESSION.getByName(internalId);
+const stubFor = (c: Context<AppEnv>, internalId: string) => sessionObject(c.env, internalId);
 
 sessionRoutes.openapi(
   createRoute({

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { sessionObject } from "../../../durable-objects/session/contract";
 import { database } from "../../db/client";
 import { ok } from "../../http/envelope";
 import { notFound } from "../../http/errors";
@@ -49,7 +50,7 @@ simulatorRoutes.openapi(
       c.get("principal").user,
       c.req.valid("param").id,
     );
-    const result = unwrap(await c.env.SESSION.getByName(session.id).simulate(session.id, "sim.scan"));
+    const result = unwrap(await sessionObject(c.env, session.id).simulate(session.id, "sim.scan"));
     return c.json(ok("QR scanned in the simulator", result ?? null), 200);
   },
 );
@@ -75,7 +76,7 @@ simulatorRoutes.openapi(
     );
     const { code } = c.req.valid("json");
     const result = unwrap(
-      await c.env.SESSION.getByName(session.id).simulate(session.id, "sim.disconnect", code),
+      await sessionObject(c.env, session.id).simulate(session.id, "sim.disconnect", code),
     );
     return c.json(ok(`Simulated disconnect ${code}`, result ?? null), 200);
   },
@@ -104,7 +105,7 @@ simulatorRoutes.openapi(
       c.req.valid("param").id,
     );
     const args = c.req.valid("json");
-    const result = unwrap(await c.env.SESSION.getByName(session.id).simulateWorld(session.id, args));
+    const result = unwrap(await sessionObject(c.env, session.id).simulateWorld(session.id, args));
     return c.json(ok(`Simulator: ${args.action}`, result ?? null), 200);
   },
 );

@@ -19,6 +19,7 @@ import { newWebhookSecret } from "../../webhooks/signing";
 import { allowedHostsOf, webhookTargetProblem } from "../../webhooks/targets";
 import { SessionParamSchema } from "../messages/schemas";
 import { accessibleSession, callSession } from "../sessions/call";
+import { managesGlobal } from "../sessions/webhook-summaries";
 import {
   CreatedWebhookSchema,
   CreateWebhookBodySchema,
@@ -31,7 +32,7 @@ import {
   WebhookParamsSchema,
   WebhookSchema,
 } from "./schemas";
-import { findWebhook, listWebhooks, managesGlobal, pushAfterChange, toWebhookResource } from "./store";
+import { findWebhook, listWebhooks, pushAfterChange, toWebhookResource } from "./store";
 import { sendTestDelivery } from "./test-delivery";
 
 /**

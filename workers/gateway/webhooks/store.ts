@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
 import type { WebhookEndpoint } from "../../../durable-objects/messaging/webhooks/types";
+import { sessionObject } from "../../../durable-objects/session/contract";
 import type { Env } from "../../core/env";
-import type { PublicUser } from "../../core/principal";
 import { type Db, database, iso } from "../../db/client";
 import { type SessionRow, sessions, type WebhookRow, webhooks } from "../../db/schema";
 
@@ -40,14 +40,6 @@ export function toWebhookResource(row: WebhookRow, session: Pick<SessionRow, "se
     updatedAt: iso(row.updatedAt),
   };
 }
-
-/**
- * A global webhook receives every session of its owner, so only the owner (or a SUPERADMIN) may see
- * or change it through one of those sessions; a user the session is shared with manages only the
- * session's own webhooks.
- */
-export const managesGlobal = (user: PublicUser, session: SessionRow): boolean =>
-  user.role === "SUPERADMIN" || user.id === session.userId;
 
 const concerning = (session: Pick<SessionRow, "id" | "userId">, includeGlobal: boolean) =>
   includeGlobal
@@ -107,7 +99,7 @@ export async function endpointsOf(db: Db, sessionInternalId: string): Promise<We
 export async function pushWebhooks(env: Env, sessionInternalId: string): Promise<void> {
   const endpoints = await endpointsOf(database(env.DB), sessionInternalId);
   if (endpoints === null) return;
-  await env.SESSION.getByName(sessionInternalId).setWebhooks(sessionInternalId, endpoints);
+  await sessionObject(env, sessionInternalId).setWebhooks(sessionInternalId, endpoints);
 }
 
 /** A global webhook changed: every session of its owner gets its new list (one D1 read for all). */
@@ -130,7 +122,7 @@ export async function pushOwnerWebhooks(env: Env, userId: string): Promise<void>
   await Promise.all(
     owned.map(({ id }) => {
       const endpoints = rows.filter((row) => row.sessionId === id || row.sessionId === null).map(toEndpoint);
-      return env.SESSION.getByName(id).setWebhooks(id, endpoints);
+      return sessionObject(env, id).setWebhooks(id, endpoints);
     }),
   );
 }
@@ -138,52 +130,4 @@ export async function pushOwnerWebhooks(env: Env, userId: string): Promise<void>
 /** Pushes to whoever the webhook concerns: its session, or all of its owner's. */
 export function pushAfterChange(env: Env, row: Pick<WebhookRow, "sessionId" | "userId">): Promise<void> {
   return row.sessionId === null ? pushOwnerWebhooks(env, row.userId) : pushWebhooks(env, row.sessionId);
-}
-
-/** The Session resource's `webhooks`: a summary, as GET /sessions shows it (never the secret). */
-export interface WebhookSummary {
-  id: string;
-  name: string;
-  url: string;
-  events: string[];
-  isActive: boolean;
-}
-
-const summaryOf = (row: WebhookRow): WebhookSummary => ({
-  id: row.id,
-  name: row.name,
-  url: row.url,
-  events: row.events,
-  isActive: row.isActive,
-});
-
-/**
- * The webhooks each listed session shows: its own, plus its owner's global ones when the caller may
- * manage them (managesGlobal). One D1 query for the whole listing.
- */
-export async function webhookSummaries(
-  db: Db,
-  user: PublicUser,
-  listed: readonly SessionRow[],
-): Promise<Map<string, WebhookSummary[]>> {
-  const result = new Map<string, WebhookSummary[]>(listed.map((session) => [session.id, []]));
-  if (listed.length === 0) return result;
-  const owners = [...new Set(listed.map((session) => session.userId))];
-  const rows = await db
-    .select()
-    .from(webhooks)
-    .where(
-      user.role === "SUPERADMIN"
-        ? undefined
-        : or(isNull(webhooks.sessionId), inArray(webhooks.userId, owners)),
-    );
-  for (const session of listed) {
-    const shown = rows.filter((row) =>
-      row.sessionId === null
-        ? row.userId === session.userId && managesGlobal(user, session)
-        : row.sessionId === session.id,
-    );
-    result.set(session.id, shown.map(summaryOf));
-  }
-  return result;
 }

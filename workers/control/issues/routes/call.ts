@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../../core/env";
 import { ApiError, titleOf } from "../../../http/errors";
 import { runsQueued } from "../../wakes/nudge";
+import { issueObject } from "../object";
 import type { IssueOperation } from "../operations";
 
 /**
@@ -14,7 +15,7 @@ export async function mutateIssue(
   issueId: string,
   op: IssueOperation,
 ): Promise<Response> {
-  const outcome = await c.env.ISSUE.getByName(issueId).apply(issueId, op);
+  const outcome = await issueObject(c.env, issueId).apply(issueId, op);
   if (!outcome.ok) {
     const status = outcome.status as ContentfulStatusCode;
     const details: unknown = outcome.detailsJson === undefined ? undefined : JSON.parse(outcome.detailsJson);

@@ -6,6 +6,7 @@ import { notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
 import { controlContext } from "../../shared/access";
 import { locateVisibleIssue } from "../locator";
+import { issueObject } from "../object";
 import { HeartbeatContextSchema, IssueDetailSchema, IssueParamSchema } from "../schemas";
 import { ancestorsOf, chainIssueOf, chainQuery, goalOf, issueKeyCondition, projectOf } from "../store";
 import { renderedJson } from "./call";
@@ -38,7 +39,7 @@ issueDetailRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const location = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
-    const json = await c.env.ISSUE.getByName(location.id).detail(location);
+    const json = await issueObject(c.env, location.id).detail(location);
     if (json === null) throw notFound("Issue not found");
     return renderedJson(c, json);
   },

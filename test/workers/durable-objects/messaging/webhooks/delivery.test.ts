@@ -1,6 +1,7 @@
 // Webhook delivery from the SessionDO outbox: fan-out, signing, retries, 410, order, redelivery and the
 // SSRF guard. workerd tests cannot run an HTTP receiver, so outbound fetch is replaced by a recording
 // fake (the object shares the test's isolate); the real-receiver tests live in the e2e suite.
+
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -16,6 +17,7 @@ import type {
   DeliveryRecord,
   WebhookEndpoint,
 } from "../../../../../durable-objects/messaging/webhooks/types";
+import { sessionObject } from "../../../../../durable-objects/session/contract";
 import {
   legacySignature,
   newWebhookSecret,
@@ -65,7 +67,7 @@ type Connected = ConnectedSession & { seq: number };
 /** A session whose endpoints are pushed before it starts, so every event it emits is theirs. */
 async function connected(endpoints: WebhookEndpoint[]): Promise<Connected> {
   const owned = await ownedSession("Hooks");
-  await env.SESSION.getByName(owned.id).setWebhooks(owned.id, endpoints);
+  await sessionObject(env, owned.id).setWebhooks(owned.id, endpoints);
   return { ...(await connect(owned, ME)), seq: 2 };
 }
 
@@ -92,7 +94,7 @@ const incoming = (s: Connected, id: string) =>
     message: { ...FROM_PEER, id, timestamp: Date.now(), content: { type: "text", text: id } },
   });
 
-const stub = (s: { id: string }) => env.SESSION.getByName(s.id);
+const stub = (s: { id: string }) => sessionObject(env, s.id);
 
 async function sessionCall<T>(s: Connected, name: string, input: unknown): Promise<Outcome<T>> {
   return (await stub(s).call(s.id, name, input)) as Outcome<T>;

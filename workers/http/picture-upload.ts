@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ApiError, badRequest, titleOf } from "../http/errors";
-import { errorResponse } from "../http/openapi";
+import { ApiError, badRequest, titleOf } from "./errors";
+import { errorResponse } from "./openapi";
 
 /** Profile and group pictures: one image file, sent as multipart/form-data. */
 

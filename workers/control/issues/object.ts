@@ -1,0 +1,21 @@
+import type { Env } from "../../core/env";
+import { namespaceOf } from "../../core/env";
+import type { IssueLocation } from "./locator";
+import type { IssueOperation, IssueOutcome } from "./operations";
+
+/**
+ * What the Worker asks of an issue's Durable Object (IssueDO implements it): every read-check-write
+ * on the issue runs there, one at a time, and its detail is served from there.
+ */
+export interface IssueObject extends Rpc.DurableObjectBranded {
+  apply(issueId: string, op: IssueOperation): Promise<IssueOutcome>;
+  /** The issue's detail as JSON text, or null when the issue no longer exists. */
+  detail(location: IssueLocation): Promise<string | null>;
+}
+
+/**
+ * The Durable Object of the issue with this id. Name it only with a server-side id, after the caller
+ * was shown to see the issue; never with client input.
+ */
+export const issueObject = (env: Env, issueId: string): DurableObjectStub<IssueObject> =>
+  namespaceOf<IssueObject>(env.ISSUE).getByName(issueId);
