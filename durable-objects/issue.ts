@@ -1,9 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { applyIssueOperation } from "../workers/control/issues/apply";
-import { readIssueDetailJson } from "../workers/control/issues/detail-view";
-import type { IssueLocation } from "../workers/control/issues/locator";
-import type { IssueObject } from "../workers/control/issues/object";
-import type { IssueOperation, IssueOutcome } from "../workers/control/issues/operations";
+import type { IssueLocation, IssueObject, IssueOperation, IssueOutcome } from "../workers/control/issues";
+import { applyIssueOperation, readIssueDetailJson } from "../workers/control/issues";
 import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
 

@@ -7,8 +7,8 @@ import {
   logsComplete,
   recordLog,
   touchRuns,
-} from "../workers/control/runs/lifecycle";
-import type { RunDispatcherObject } from "../workers/control/wakes/nudge";
+} from "../workers/control/runs";
+import type { RunDispatcherObject } from "../workers/control/wakes";
 import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
 

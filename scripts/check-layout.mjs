@@ -2,7 +2,12 @@
 // `node scripts/check-layout.mjs`: fails (exit 1) when the source tree breaks a layout rule:
 //   - an import cycle between files, or between folders (folder A imports folder B and B imports A,
 //     through any chain), type-only imports included: a cycle is a cycle for the reader as well;
-//   - a source file over MAX_LINES lines.
+//   - a source file over MAX_LINES lines;
+//   - a router (a module that builds Hono routes) imported by anything but another router or the app
+//     entry: domain code, schemas and Durable Objects never depend on HTTP handlers;
+//   - a folder of workers/ that has an index.ts entered from outside other than through that index
+//     (routers excepted: the router that mounts them imports them directly).
+// Tests, scripts and benchmarks may import anything.
 // Run by `npm test` before the suites. `--graph` prints the folder graph (who imports whom).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -50,7 +55,56 @@ function importsOf(file, known) {
     const target = resolveSpecifier(file, fileName, known);
     if (target && target !== file) targets.add(target);
   }
-  return { targets, lines: text.split("\n").length - (text.endsWith("\n") ? 1 : 0) };
+  return {
+    targets,
+    lines: text.split("\n").length - (text.endsWith("\n") ? 1 : 0),
+    isRouter: ROUTER.test(text),
+  };
+}
+
+/** A module that builds routes: `createRouter()` (http/openapi.ts) or a Hono app of its own. */
+const ROUTER = /=\s*(createRouter\(\)|new (OpenAPI)?Hono\b)/;
+const TOOLING = ["test/", "scripts/", "bench/"];
+/** May import routers: the Worker's entry point, which serves the app. */
+const ENTRY = "workers/index.ts";
+
+function routerImportProblems(fileGraph, routers) {
+  const problems = [];
+  for (const [file, targets] of fileGraph) {
+    if (routers.has(file) || file === ENTRY || TOOLING.some((prefix) => file.startsWith(prefix))) continue;
+    for (const target of targets)
+      if (routers.has(target)) problems.push(`${file} imports the router ${target} (only routers may)`);
+  }
+  return problems;
+}
+
+/** The innermost folder with an index.ts that holds `file`, if any (workers/ only). */
+function boundaryOf(file, indexFolders) {
+  let folder = path.posix.dirname(file);
+  while (folder.startsWith("workers/")) {
+    if (indexFolders.has(folder)) return folder;
+    folder = path.posix.dirname(folder);
+  }
+  return undefined;
+}
+
+function boundaryProblems(fileGraph, routers) {
+  const indexFolders = new Set(
+    [...fileGraph.keys()]
+      .filter((f) => f.startsWith("workers/") && /\/index\.tsx?$/.test(f))
+      .map(path.posix.dirname),
+  );
+  const problems = [];
+  for (const [file, targets] of fileGraph) {
+    if (TOOLING.some((prefix) => file.startsWith(prefix))) continue;
+    for (const target of targets) {
+      const boundary = boundaryOf(target, indexFolders);
+      if (!boundary || file.startsWith(`${boundary}/`) || routers.has(target)) continue;
+      if (path.posix.dirname(target) === boundary && /\/index\.tsx?$/.test(target)) continue;
+      problems.push(`${file} reaches into ${boundary}/ past its index.ts (${target})`);
+    }
+  }
+  return problems;
 }
 
 /** Tarjan's strongly connected components; returns those with more than one member. */
@@ -129,12 +183,15 @@ function main() {
   const files = sourceFiles();
   const known = new Set(files);
   const fileGraph = new Map();
+  const routers = new Set();
   const problems = [];
   for (const file of files) {
-    const { targets, lines } = importsOf(file, known);
+    const { targets, lines, isRouter } = importsOf(file, known);
     fileGraph.set(file, targets);
+    if (isRouter) routers.add(file);
     if (lines > MAX_LINES) problems.push(`${file}: ${lines} lines (at most ${MAX_LINES})`);
   }
+  problems.push(...routerImportProblems(fileGraph, routers), ...boundaryProblems(fileGraph, routers));
   const folders = folderGraph(fileGraph);
   for (const component of cycles(fileGraph))
     problems.push(`import cycle between files: ${exampleCycle(fileGraph, component).join(" → ")}`);
@@ -153,7 +210,8 @@ function main() {
     return;
   }
   console.log(
-    `layout: ${files.length} files, no import cycle between files or folders, none over ${MAX_LINES} lines`,
+    `layout: ${files.length} files; no import cycle between files or folders; none over ${MAX_LINES} lines; ` +
+      `${routers.size} routers imported only by routers; folders with an index.ts entered only through it`,
   );
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, lint, then every vitest suite, in order, stopping at the first failure.
+// `npm test`: typecheck, lint, the layout check, then every vitest suite, in order, stopping at the first failure.
 // The last line printed is always the summary `N passed, N failed[, N skipped]`.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
@@ -39,6 +39,8 @@ function vitestStep(name, config) {
 const STEPS = [
   { name: "typecheck", command: NPM, args: ["run", "typecheck"] },
   { name: "lint", command: NPM, args: ["run", "lint"] },
+  // Import cycles, oversized files, routers imported by lower layers, folders entered past index.ts.
+  { name: "layout", command: process.execPath, args: [path.join(ROOT, "scripts", "check-layout.mjs")] },
   // The dashboard's browser tests (in e2e) need Debian's chromium; installed when missing. It starts
   // with the run and overlaps the typecheck and lint only: dpkg's unpacking must not load the
   // machine while the timing-sensitive suites run (a webhook retry test flaked when it did).

@@ -27,7 +27,7 @@ import { botConfigRoutes } from "./gateway/sessions/bot-config";
 import { sessionRoutes } from "./gateway/sessions/routes";
 import { sessionSharingRoutes } from "./gateway/sessions/sharing";
 import { simulatorRoutes } from "./gateway/sessions/simulator";
-import { documentWebhookEvents } from "./gateway/webhooks/events";
+import { documentWebhookEvents } from "./gateway/webhooks";
 import { webhooksRoutes } from "./gateway/webhooks/routes";
 import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";

@@ -4,7 +4,7 @@ import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
 import { fleetObject } from "../durable-objects/fleet/contract";
 import { sessionObject } from "../durable-objects/session/contract";
 import { timingSafeEqual } from "./auth/crypto";
-import { runDispatcher } from "./control/wakes/nudge";
+import { runDispatcher } from "./control/wakes";
 import type { AppEnv } from "./core/env";
 import { ApiError, badRequest, notFound, titleOf, unauthorized } from "./http/errors";
 

@@ -2,9 +2,9 @@
 // created after it loads, and the bridge's shared schemas (bridge/src/*) are built with plain zod.
 import "@hono/zod-openapi";
 import { createApp } from "./app";
-import { recomputeAllSpend } from "./control/costs/store";
-import { fireDueSchedules } from "./control/routines/scheduler";
-import { runnerCron } from "./control/runs/timers";
+import { recomputeAllSpend } from "./control/costs";
+import { fireDueSchedules } from "./control/routines";
+import { runnerCron } from "./control/runs";
 import type { Env } from "./core/env";
 import { database } from "./db/client";
 

@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { ApprovalSchema } from "../control/approvals/schemas";
-import type { IssueSchema } from "../control/issues/schemas";
+import type { ApprovalSchema } from "../control/approvals";
+import type { IssueSchema } from "../control/issues";
 import {
   actorLabel,
   agentNamesOf,

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import type { AgentSchema } from "../control/agents/schemas";
-import type { CompanySchema } from "../control/companies/schemas";
+import type { AgentSchema } from "../control/agents";
+import type { CompanySchema } from "../control/companies";
 import type { ApiResult, FieldErrors } from "./api-client";
 import type { DashboardEnv } from "./env";
 import type { CompanyNav, CompanyTab } from "./layout";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { ActivitySchema, DashboardSchema } from "../control/companies/schemas";
+import type { ActivitySchema, DashboardSchema } from "../control/companies";
 import {
   actorLabel,
   agentNamesOf,

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { z } from "zod";
-import type { AgentCostSchema, CostSummarySchema, ProjectCostSchema } from "../control/costs/schemas";
+import type { AgentCostSchema, CostSummarySchema, ProjectCostSchema } from "../control/costs";
 import { apiCompanyPath, companyNav, dollars, loadCompany } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { render } from "./render";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { z } from "zod";
-import type { CompanySchema } from "../control/companies/schemas";
-import type { SessionSchema } from "../gateway/sessions/schemas";
+import type { CompanySchema } from "../control/companies";
+import type { SessionSchema } from "../gateway/sessions";
 import type { DashboardEnv } from "./env";
 import { render } from "./render";
 import { EmptyState, StatusBadge } from "./ui";

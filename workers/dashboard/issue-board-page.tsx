@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { IssueSchema, IssueWithLabelsSchema } from "../control/issues/schemas";
-import type { ProjectSchema } from "../control/projects/schemas";
+import type { IssueSchema, IssueWithLabelsSchema } from "../control/issues";
+import type { ProjectSchema } from "../control/projects";
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from "../db/schema";
 import {
   ActionAlert,

@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { RunSchema } from "../control/agents/schemas";
-import type { CommentSchema, IssueDetailSchema, UpdatedIssueSchema } from "../control/issues/schemas";
+import type { RunSchema } from "../control/agents";
+import type { CommentSchema, IssueDetailSchema, UpdatedIssueSchema } from "../control/issues";
 import { ISSUE_STATUSES } from "../db/schema";
 import {
   type Agent,

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { HireResultSchema, OrgNodeSchema } from "../control/agents/schemas";
+import type { HireResultSchema, OrgNodeSchema } from "../control/agents";
 import { ADAPTER_TYPES, AGENT_ROLES } from "../db/schema";
 import {
   ActionAlert,

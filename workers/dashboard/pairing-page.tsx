@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { QrSchema, SessionDetailSchema } from "../gateway/sessions/schemas";
+import type { QrSchema, SessionDetailSchema } from "../gateway/sessions";
 import type { DashboardEnv } from "./env";
 import { redirectWithFlash, render } from "./render";
 import { describeMe, fieldOf, pageStatus, sessionApi, sessionPath } from "./session-shared";

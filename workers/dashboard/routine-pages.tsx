@@ -2,14 +2,14 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import { firstTick } from "../control/routines/cron";
 import {
   CreateTriggerBodySchema,
+  firstTick,
   type RoutineDetailSchema,
   type RoutineRunSchema,
   type RoutineSchema,
   type TriggerWithSecretSchema,
-} from "../control/routines/schemas";
+} from "../control/routines";
 import { ApiError } from "../http/errors";
 import type { FieldErrors } from "./api-client";
 import {

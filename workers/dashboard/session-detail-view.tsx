@@ -4,11 +4,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import type { ACCESS_MODES } from "../db/schema";
-import type {
-  BotConfigSchema,
-  SessionDetailSchema,
-  SessionSettingsSchema,
-} from "../gateway/sessions/schemas";
+import type { BotConfigSchema, SessionDetailSchema, SessionSettingsSchema } from "../gateway/sessions";
 import type { DashboardEnv } from "./env";
 import { render } from "./render";
 import { describeMe, formatUptime, sessionApi, sessionPath } from "./session-shared";

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { SessionSchema } from "../gateway/sessions/schemas";
+import type { SessionSchema } from "../gateway/sessions";
 import type { DashboardEnv, FormFields } from "./env";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {

@@ -1,6 +1,6 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { MeResourceSchema } from "../gateway/sessions/schemas";
+import type { MeResourceSchema } from "../gateway/sessions";
 import type { ApiResult, FieldErrors } from "./api-client";
 import type { FormFields } from "./env";
 import { failureStatus } from "./render";

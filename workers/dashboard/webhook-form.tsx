@@ -1,7 +1,7 @@
 /** The session page's webhook pieces: the add form (its POST is in webhook-pages.tsx), the table, a new secret shown once. */
 import { WEBHOOK_EVENTS } from "../../durable-objects/messaging/context";
-import type { WebhookSummary } from "../gateway/sessions/schemas";
-import { ALL_EVENTS } from "../gateway/webhooks/schemas";
+import type { WebhookSummary } from "../gateway/sessions";
+import { ALL_EVENTS } from "../gateway/webhooks";
 import { checkboxValue, eventFieldName, sessionPath } from "./session-shared";
 import { blankForm, CheckboxField, DataTable, EmptyState, errorId, Field, Form, type FormState } from "./ui";
 

@@ -11,8 +11,8 @@ import {
   json,
   jsonBody,
 } from "../http/openapi";
-import { SessionParamSchema } from "./messages/schemas";
-import { accessibleSession, callSession } from "./sessions/call";
+import { SessionParamSchema } from "./messages";
+import { accessibleSession, callSession } from "./sessions";
 
 /**
  * Keyword auto-reply rules of a session (mounted at /api/autoreplies). The rules live in the

@@ -6,8 +6,8 @@ import type { SessionRow } from "../db/schema";
 import { ok } from "../http/envelope";
 import { badRequest } from "../http/errors";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
-import { messagingErrors, SessionParamSchema } from "./messages/schemas";
-import { accessibleSession, callSession } from "./sessions/call";
+import { messagingErrors, SessionParamSchema } from "./messages";
+import { accessibleSession, callSession } from "./sessions";
 
 /**
  * Broadcast: answers at once, then the session's Durable Object sends to one recipient per alarm

@@ -2,13 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { PRESENCES } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
-import {
-  ChatParamsSchema,
-  MessageResourceSchema,
-  messagingErrors,
-  SessionParamSchema,
-} from "./messages/schemas";
-import { accessibleSession, callSession } from "./sessions/call";
+import { ChatParamsSchema, MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messages";
+import { accessibleSession, callSession } from "./sessions";
 
 /** Chats: the list, history with cursor paging, the batched number check, and chat-level actions. */
 export const chatsRoutes = createRouter();

@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { PERSON_JID } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, errorResponse, gatewayErrors, gatewayOk, json } from "../http/openapi";
-import { messagingErrors, SessionParamSchema } from "./messages/schemas";
-import { accessibleSession, callSession } from "./sessions/call";
+import { messagingErrors, SessionParamSchema } from "./messages";
+import { accessibleSession, callSession } from "./sessions";
 
 /** The session's contacts (from the local store) and blocking. Mounted at /api/contacts. */
 export const contactsRoutes = createRouter();

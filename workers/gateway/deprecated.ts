@@ -5,18 +5,19 @@ import type { AppEnv } from "../core/env";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
 import { startBroadcast } from "./broadcasts";
-import { MessageResourceSchema, messagingErrors } from "./messages/schemas";
 import {
   checkPoll,
   LocationBodyShape,
   locationContent,
   MentionsSchema,
   MessageInputSchema,
+  MessageResourceSchema,
+  messagingErrors,
   PollBodyShape,
   pollContent,
   toOutgoingContent,
-} from "./messages/send-content";
-import { accessibleSession, callSession } from "./sessions/call";
+} from "./messages";
+import { accessibleSession, callSession } from "./sessions";
 
 /**
  * The spec's deprecated endpoints: the session (and chat) travel in the body instead of the path.

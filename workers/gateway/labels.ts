@@ -10,8 +10,8 @@ import {
   json,
   jsonBody,
 } from "../http/openapi";
-import { ChatParamsSchema, SessionParamSchema } from "./messages/schemas";
-import { accessibleSession, callSession } from "./sessions/call";
+import { ChatParamsSchema, SessionParamSchema } from "./messages";
+import { accessibleSession, callSession } from "./sessions";
 
 /**
  * Labels for chats, kept by the gateway (not WhatsApp Business labels): they need no connection.

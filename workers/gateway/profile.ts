@@ -3,8 +3,8 @@ import { PersonJidSchema } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
 import { pictureBody, pictureErrors, readPicture } from "../http/picture-upload";
-import { MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messages/schemas";
-import { accessibleSession, callSession } from "./sessions/call";
+import { MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messages";
+import { accessibleSession, callSession } from "./sessions";
 
 /** The account's own profile (name, about, picture) and status posts. Mounted at /api. */
 export const profileRoutes = createRouter();

@@ -3,8 +3,8 @@ import { CHAT_JID_MESSAGE, isChatJid } from "../../bridge/src/protocol/messaging
 import { MEDIA_KINDS } from "../../durable-objects/messaging/scheduler/content";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
-import { messagingErrors, SessionParamSchema } from "./messages/schemas";
-import { accessibleSession, callSession } from "./sessions/call";
+import { messagingErrors, SessionParamSchema } from "./messages";
+import { accessibleSession, callSession } from "./sessions";
 
 /**
  * Scheduled messages (durable-objects/messaging/scheduler/scheduler.ts): created here, fired by the session's

@@ -1,4 +1,4 @@
-import { ADAPTER_MODELS } from "../control/agents/adapters";
+import { ADAPTER_MODELS } from "../control/agents";
 import { ADAPTER_TYPES } from "../db/schema";
 import { heartbeatProtocolText, platformEnvText } from "./protocol";
 

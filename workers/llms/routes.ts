@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { redeemInvite } from "../control/invites/store";
+import { redeemInvite } from "../control/invites";
 import type { AppEnv } from "../core/env";
 import { database } from "../db/client";
 import { ApiError, notFound, titleOf } from "../http/errors";

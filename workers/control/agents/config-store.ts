@@ -2,7 +2,7 @@ import { type ActorRef, authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type AgentRow, agentConfigRevisions, type JsonObject } from "../../db/schema";
-import { REDACTED, redactSecrets } from "../shared/redact";
+import { REDACTED, redactSecrets } from "../shared";
 
 /**
  * An agent's configuration (what a run executes with) and its revision history. Identity, reporting

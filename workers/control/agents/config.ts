@@ -4,8 +4,7 @@ import { refOf } from "../../core/actor";
 import { ADAPTER_TYPES, type AgentRow, agentConfigRevisions, agents } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
-import { companyForActor, controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { activityInsert, companyForActor, controlContext } from "../shared";
 import {
   type AgentConfig,
   CONFIG_KEYS,

@@ -11,7 +11,7 @@ import {
   type JsonObject,
 } from "../../db/schema";
 import { conflict, unprocessable } from "../../http/errors";
-import { redactSecrets } from "../shared/redact";
+import { redactSecrets } from "../shared";
 import { withRuntimeDefaults } from "./config-store";
 import type { AgentCreateInput } from "./schemas";
 import { canonicalKeys } from "./skill-store";

@@ -7,8 +7,7 @@ import { newId } from "../../db/client";
 import { agentApiKeys } from "../../db/schema";
 import { notFound, unauthorized } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
-import { controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { activityInsert, controlContext } from "../shared";
 import { AgentKeySchema, AgentParamSchema, CreatedAgentKeySchema } from "./schemas";
 import { agentWithCompany, authorize, commit } from "./store";
 

@@ -7,10 +7,8 @@ import type { Db } from "../../db/client";
 import { type AgentRow, agentApiKeys, agents, approvals } from "../../db/schema";
 import { conflict, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
-import { controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
-import { runsQueued } from "../wakes/nudge";
-import { cancelQueuedRuns, runResource, wakeInsert, wakeRun } from "../wakes/wake";
+import { activityInsert, controlContext } from "../shared";
+import { cancelQueuedRuns, runResource, runsQueued, wakeInsert, wakeRun } from "../wakes";
 import { AgentParamSchema, AgentSchema, RunSchema } from "./schemas";
 import { agentResource, agentWithCompany, authorize, commit } from "./store";
 

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { AGENT_STATUSES, type AgentRow } from "../../db/schema";
 import { forbidden } from "../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
-import { companyForActor, controlContext } from "../shared/access";
+import { companyForActor, controlContext } from "../shared";
 import {
   AgentDetailSchema,
   AgentParamSchema,

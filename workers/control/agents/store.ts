@@ -4,8 +4,7 @@ import type { Actor, AgentActor } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { type AgentRow, agents } from "../../db/schema";
 import { conflict, forbidden, unprocessable } from "../../http/errors";
-import { ensureVisible } from "../shared/access";
-import { redactSecrets } from "../shared/redact";
+import { ensureVisible, redactSecrets } from "../shared";
 
 /** Loading agents, their reporting lines, who may act on them, and the JSON they render as. */
 

@@ -7,8 +7,7 @@ import type { Db } from "../../db/client";
 import { type AgentRow, agents, type JsonObject } from "../../db/schema";
 import { conflict, forbidden } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { activityInsert, controlContext } from "../shared";
 import {
   changedConfigKeys,
   restoreRedacted,

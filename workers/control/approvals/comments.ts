@@ -4,10 +4,9 @@ import { authorColumns, refOf } from "../../core/actor";
 import { newId } from "../../db/client";
 import { type ApprovalCommentRow, approvalComments } from "../../db/schema";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { commitBatch } from "../issues/store";
-import { controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
-import { findApproval } from "./records/store";
+import { commitBatch } from "../issues";
+import { activityInsert, controlContext } from "../shared";
+import { findApproval } from "./records";
 import { ApprovalCommentSchema, ApprovalParamSchema, CreateApprovalCommentBodySchema } from "./schemas";
 
 /** The discussion under an approval: board users and the company's agents. Mounted via routes.ts. */

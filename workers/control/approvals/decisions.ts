@@ -8,12 +8,11 @@ import type { Db } from "../../db/client";
 import { type ApprovalRow, approvals, type HeartbeatRunRow } from "../../db/schema";
 import { forbidden, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
-import type { Statement } from "../issues/store";
-import { controlContext, requireBoard } from "../shared/access";
-import { runsQueued } from "../wakes/nudge";
+import type { Statement } from "../issues";
+import { controlContext, requireBoard } from "../shared";
+import { runsQueued } from "../wakes";
 import { approvalActivity, hireEffects, requesterWake, type Transition } from "./effects";
-import { approvalResource } from "./records/resource";
-import { companyAgent, findApproval, hiredAgentId } from "./records/store";
+import { approvalResource, companyAgent, findApproval, hiredAgentId } from "./records";
 import { ApprovalParamSchema, ApprovalSchema, DecisionBodySchema, ResubmitBodySchema } from "./schemas";
 
 /** approve, reject, request-revision (board only) and resubmit: the approval's state machine. */

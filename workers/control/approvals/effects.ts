@@ -13,10 +13,10 @@ import {
   heartbeatRuns,
   type JsonObject,
 } from "../../db/schema";
-import type { Statement } from "../issues/store";
-import type { ActivityEntry } from "../shared/activity";
-import { redactSecrets } from "../shared/redact";
-import { wakeInsert, wakeRun } from "../wakes/wake";
+import type { Statement } from "../issues";
+import type { ActivityEntry } from "../shared";
+import { redactSecrets } from "../shared";
+import { wakeInsert, wakeRun } from "../wakes";
 
 /**
  * The writes that ride along with an approval's state change, in the same D1 batch.

@@ -5,15 +5,12 @@ import { newId } from "../../db/client";
 import { type ApprovalRow, approvals, issueApprovals } from "../../db/schema";
 import { forbidden, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { issueResource } from "../issues/resource";
-import { IssueSchema } from "../issues/schemas";
-import { commitBatch, type Statement } from "../issues/store";
-import { companyForActor, controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { commitBatch, IssueSchema, issueResource, type Statement } from "../issues";
+import { activityInsert, companyForActor, controlContext } from "../shared";
 import { approvalCommentRoutes } from "./comments";
 import { approvalDecisionRoutes } from "./decisions";
-import { approvalResource } from "./records/resource";
 import {
+  approvalResource,
   assertHirePayload,
   companyAgent,
   companyIssueIds,
@@ -21,7 +18,7 @@ import {
   linkedIssues,
   listApprovals,
   parseApprovalStatuses,
-} from "./records/store";
+} from "./records";
 import {
   ApprovalParamSchema,
   ApprovalSchema,

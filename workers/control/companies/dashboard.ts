@@ -13,8 +13,7 @@ import {
   issues,
 } from "../../db/schema";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
-import { companyForActor, controlContext } from "../shared/access";
-import { activityResource, listActivity } from "../shared/activity";
+import { activityResource, companyForActor, controlContext, listActivity } from "../shared";
 import { ActivityQuerySchema, ActivitySchema, CompanyParamSchema, DashboardSchema } from "./schemas";
 
 /** Read-only views of a company: the health dashboard and the activity log. */

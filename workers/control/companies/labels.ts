@@ -5,8 +5,7 @@ import { iso, newId } from "../../db/client";
 import { labels } from "../../db/schema";
 import { conflict, conflictOnDuplicate } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { companyForActor, controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { activityInsert, companyForActor, controlContext } from "../shared";
 import { CompanyParamSchema } from "./schemas";
 
 /** Issue labels of a company (issues filter by them with `labelId`). Names are unique per company, ignoring case. */

@@ -8,8 +8,7 @@ import { newId } from "../../db/client";
 import { type CompanyRow, companyAssets } from "../../db/schema";
 import { ApiError, badRequest, forbidden, notFound, titleOf } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
-import { companyForActor, controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { activityInsert, companyForActor, controlContext } from "../shared";
 import { AssetParamSchema, CompanyParamSchema, LogoUploadedSchema } from "./schemas";
 
 /**

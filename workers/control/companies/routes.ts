@@ -4,8 +4,7 @@ import { refOf } from "../../core/actor";
 import { companies } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { companyForActor, controlContext, requireBoard } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { activityInsert, companyForActor, controlContext, requireBoard } from "../shared";
 import { companyDashboardRoutes } from "./dashboard";
 import { companyLogoRoutes } from "./logo";
 import {

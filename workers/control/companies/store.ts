@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { iso, newId } from "../../db/client";
 import { type CompanyRow, companies, companyAssets, companyMemberships } from "../../db/schema";
 import { forbidden, unprocessable } from "../../http/errors";
-import { activityInsert } from "../shared/activity";
+import { activityInsert } from "../shared";
 import type { UpdateCompanyBody } from "./schemas";
 
 /** Company rows: the resource, listing, creation (issue prefix) and the PATCH permission rules. */

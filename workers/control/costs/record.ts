@@ -4,7 +4,7 @@ import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type CostEventRow, costEvents } from "../../db/schema";
-import { activityInsert } from "../shared/activity";
+import { activityInsert } from "../shared";
 import { pauseOverBudget, recomputeSpend } from "./store";
 
 /** A cost event whose ids have been checked to belong to `companyId` (see checkCostRefs). */

@@ -3,8 +3,8 @@ import { refOf } from "../../core/actor";
 import { iso } from "../../db/client";
 import { forbidden, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { CompanyParamSchema } from "../companies/schemas";
-import { companyForActor, controlContext } from "../shared/access";
+import { CompanyParamSchema } from "../companies";
+import { companyForActor, controlContext } from "../shared";
 import { recordCostEvent } from "./record";
 import {
   AgentCostSchema,

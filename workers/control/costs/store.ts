@@ -12,8 +12,8 @@ import {
   projects,
 } from "../../db/schema";
 import { unprocessable } from "../../http/errors";
-import { activityInsert } from "../shared/activity";
-import { cancelQueuedRuns } from "../wakes/wake";
+import { activityInsert } from "../shared";
+import { cancelQueuedRuns } from "../wakes";
 
 /** Spend is counted per calendar month in UTC: [start of month, start of next month). */
 export function utcMonth(now: number): { start: number; end: number } {

@@ -3,9 +3,8 @@ import { authorColumns, refOf } from "../../core/actor";
 import { iso, newId } from "../../db/client";
 import { inviteTokens } from "../../db/schema";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
-import { CompanyParamSchema } from "../companies/schemas";
-import { companyForActor, controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { CompanyParamSchema } from "../companies";
+import { activityInsert, companyForActor, controlContext } from "../shared";
 import { assertMayInvite, INVITE_DEFAULT_MINUTES, INVITE_MAX_MINUTES, newInviteToken } from "./store";
 
 /** The invite prompt: a paragraph an operator pastes into an external agent, with a one-time onboarding link. */

@@ -4,8 +4,8 @@ import { authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { type ApprovalRow, approvals, type IssueRow, issueApprovals } from "../../db/schema";
 import { notFound } from "../../http/errors";
-import { approvalResource } from "../approvals/records/resource";
-import { activityInsert } from "../shared/activity";
+import { approvalResource } from "../approvals/records";
+import { activityInsert } from "../shared";
 import type { IssueOpHandler, JsonValue } from "./operations";
 
 const APPROVAL_NOT_FOUND = "Approval not found";

@@ -4,8 +4,8 @@ import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { activityLog, agents, type IssueRow, type IssueStatus, issues } from "../../db/schema";
 import { conflict, unprocessable } from "../../http/errors";
-import { assertCeoMayStartWork } from "../approvals/records/store";
-import { redactSecrets } from "../shared/redact";
+import { assertCeoMayStartWork } from "../approvals/records";
+import { redactSecrets } from "../shared";
 import type { IssueOpHandler } from "./operations";
 import { issueResource } from "./resource";
 

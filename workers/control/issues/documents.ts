@@ -10,7 +10,7 @@ import {
   issueDocuments,
 } from "../../db/schema";
 import { conflict, forbidden, notFound } from "../../http/errors";
-import { activityInsert } from "../shared/activity";
+import { activityInsert } from "../shared";
 import type { DocumentPut, IssueOpHandler } from "./operations";
 
 export type IssueDocumentRevisionRow = typeof issueDocumentRevisions.$inferSelect;

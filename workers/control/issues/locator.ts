@@ -3,7 +3,7 @@ import { type Actor, refOf } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { issues } from "../../db/schema";
 import { notFound } from "../../http/errors";
-import { canAccessCompany } from "../shared/access";
+import { canAccessCompany } from "../shared";
 import { issueKeyCondition, UUID } from "./store";
 
 export interface IssueLocation {

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { type IssueStatus, issues } from "../../db/schema";
-import { activityInsert } from "../shared/activity";
+import { activityInsert } from "../shared";
 import type { IssueOpHandler } from "./operations";
 import { issueResource } from "./resource";
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { IssueStatus } from "../../db/schema";
 import { issues } from "../../db/schema";
 import { conflict } from "../../http/errors";
-import { activityInsert } from "../shared/activity";
+import { activityInsert } from "../shared";
 import type { IssueOpHandler } from "./operations";
 import { issueResource } from "./resource";
 

@@ -5,9 +5,9 @@ import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type CompanyRow, companies, companyMemberships } from "../../db/schema";
 import { badRequest, conflict } from "../../http/errors";
-import { basePrefix, firstFreePrefix } from "../companies/store";
-import type { Statement } from "../issues/store";
-import { activityInsert } from "../shared/activity";
+import { basePrefix, firstFreePrefix } from "../companies";
+import type { Statement } from "../issues";
+import { activityInsert } from "../shared";
 import { type IncludeInput, type PackageModel, resolveInclude } from "./model";
 import { parsePackage } from "./parse";
 import {

@@ -1,5 +1,5 @@
 import { ApiError, badRequest } from "../../http/errors";
-import { parseSchedule } from "../routines/cron";
+import { parseSchedule } from "../routines";
 import { EXTENSION_PATH, type PackageModel } from "./model";
 
 /**

@@ -6,7 +6,7 @@ import type { Db } from "../../db/client";
 import type { CompanyRow } from "../../db/schema";
 import { badRequest, forbidden } from "../../http/errors";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { companyForActor, controlContext } from "../shared/access";
+import { companyForActor, controlContext } from "../shared";
 import { packTarGz } from "./archive";
 import { exportModel } from "./export";
 import { applyImport, createdCounts, prepareImport } from "./import";

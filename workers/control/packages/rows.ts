@@ -16,11 +16,10 @@ import {
   routines,
   routineTriggers,
 } from "../../db/schema";
-import { numberedIssueStatements } from "../issues/routes/create";
-import type { Statement } from "../issues/store";
-import { firstTick } from "../routines/cron";
-import { DEFAULT_REPLAY_WINDOW_SEC } from "../routines/schemas";
-import { activityInsert } from "../shared/activity";
+import type { Statement } from "../issues";
+import { numberedIssueStatements } from "../issues";
+import { DEFAULT_REPLAY_WINDOW_SEC, firstTick } from "../routines";
+import { activityInsert } from "../shared";
 import type { PackageModel, PkgRoutine, PkgTask, PkgTrigger } from "./model";
 import type { ImportPlan, PlanEntry } from "./plan";
 

@@ -1,4 +1,4 @@
-import { isSecretKey } from "../shared/redact";
+import { isSecretKey } from "../shared";
 
 /**
  * Secrets never leave in a package. An adapter config loses every value that is a secret reference,

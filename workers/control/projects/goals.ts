@@ -6,10 +6,8 @@ import { iso, newId } from "../../db/client";
 import { GOAL_LEVELS, GOAL_STATUSES, type GoalRow, goals } from "../../db/schema";
 import { notFound, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { assertCompanyAgent, companyGoal } from "../companies/refs";
-import { CompanyParamSchema } from "../companies/schemas";
-import { companyForActor, controlContext, ensureVisible } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { assertCompanyAgent, CompanyParamSchema, companyGoal } from "../companies";
+import { activityInsert, companyForActor, controlContext, ensureVisible } from "../shared";
 
 /**
  * Goals: a hierarchy company > team > agent > task. A child sits strictly below its parent, which

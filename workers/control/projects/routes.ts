@@ -5,9 +5,8 @@ import { newId } from "../../db/client";
 import { type ProjectRow, projects } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { CompanyParamSchema } from "../companies/schemas";
-import { companyForActor, controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { CompanyParamSchema } from "../companies";
+import { activityInsert, companyForActor, controlContext } from "../shared";
 import {
   CreateProjectBodySchema,
   ProjectParamSchema,

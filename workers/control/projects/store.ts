@@ -10,8 +10,8 @@ import {
   type WorkspaceRow,
 } from "../../db/schema";
 import { badRequest, unprocessable } from "../../http/errors";
-import { assertCompanyAgent, assertCompanyGoals } from "../companies/refs";
-import { ensureVisible } from "../shared/access";
+import { assertCompanyAgent, assertCompanyGoals } from "../companies";
+import { ensureVisible } from "../shared";
 
 /** Project rows with their goals and workspaces: loading, rendering and the checks of a body's references. */
 

@@ -6,8 +6,7 @@ import { newId } from "../../db/client";
 import { type ProjectRow, projectWorkspaces, type WorkspaceRow } from "../../db/schema";
 import { notFound, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { activityInsert, controlContext } from "../shared";
 import {
   type CreateWorkspaceBody,
   CreateWorkspaceBodySchema,

@@ -15,9 +15,9 @@ import {
   routineTriggers,
 } from "../../db/schema";
 import { conflict } from "../../http/errors";
-import { numberedIssueStatements } from "../issues/routes/create";
-import type { Statement } from "../issues/store";
-import { wakeInsert, wakeRun } from "../wakes/wake";
+import type { Statement } from "../issues";
+import { numberedIssueStatements } from "../issues";
+import { wakeInsert, wakeRun } from "../wakes";
 import { routineActivity } from "./store";
 
 /**

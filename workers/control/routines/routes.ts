@@ -6,11 +6,10 @@ import { newId } from "../../db/client";
 import { type RoutineRow, routines, routineTriggers } from "../../db/schema";
 import { forbidden } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { CompanyParamSchema } from "../companies/schemas";
-import { checkReferences } from "../issues/refs";
-import type { Statement } from "../issues/store";
-import { companyForActor, controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { CompanyParamSchema } from "../companies";
+import type { Statement } from "../issues";
+import { checkReferences } from "../issues";
+import { activityInsert, companyForActor, controlContext } from "../shared";
 import { nextTick, parseSchedule } from "./cron";
 import { routineRunRoutes } from "./runs";
 import {

@@ -5,8 +5,8 @@ import type { Db } from "../../db/client";
 import { type RoutineRow, routineRuns, routineTriggers } from "../../db/schema";
 import { conflict, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
-import { controlContext } from "../shared/access";
-import { runsQueued } from "../wakes/nudge";
+import { controlContext } from "../shared";
+import { runsQueued } from "../wakes";
 import { dispatchRoutineRun } from "./dispatch";
 import {
   DEFAULT_RUN_HISTORY,

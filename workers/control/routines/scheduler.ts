@@ -4,7 +4,7 @@ import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import { database } from "../../db/client";
 import { type RoutineRow, type RoutineTriggerRow, routines, routineTriggers } from "../../db/schema";
-import { runsQueued } from "../wakes/nudge";
+import { runsQueued } from "../wakes";
 import { CATCH_UP_CAP, dueTicks, isSubHourly, nextTick, parseSchedule } from "./cron";
 import { dispatchRoutineRun, violates } from "./dispatch";
 

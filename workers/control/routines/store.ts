@@ -11,8 +11,7 @@ import {
   routineTriggers,
 } from "../../db/schema";
 import { forbidden, notFound } from "../../http/errors";
-import { ensureVisible } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { activityInsert, ensureVisible } from "../shared";
 
 /** Loading, permission checks and rendering shared by the routine modules. */
 

@@ -10,8 +10,7 @@ import { newId } from "../../db/client";
 import { type RoutineTriggerRow, routineTriggers } from "../../db/schema";
 import { unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { controlContext } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { activityInsert, controlContext } from "../shared";
 import { firstTick } from "./cron";
 import {
   type CreateTriggerBody,

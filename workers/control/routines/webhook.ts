@@ -8,7 +8,7 @@ import { database } from "../../db/client";
 import { type JsonObject, routines, routineTriggerReplays, routineTriggers } from "../../db/schema";
 import { ApiError, badRequest, conflict, notFound, titleOf, unauthorized } from "../../http/errors";
 import { controlError, createRouter, json } from "../../http/openapi";
-import { runsQueued } from "../wakes/nudge";
+import { runsQueued } from "../wakes";
 import { dispatchRoutineRun, violates } from "./dispatch";
 import { PublicTriggerParamSchema, RoutineRunSchema } from "./schemas";
 import { routineRunResource } from "./store";

@@ -1,7 +1,7 @@
 import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import type { AgentRow, HeartbeatRunRow } from "../../db/schema";
-import { resolveSecretEnv } from "../secrets/store";
+import { resolveSecretEnv } from "../secrets";
 
 /** What a local adapter's process is started with, from the agent's adapterConfig. */
 export interface PreparedRun {

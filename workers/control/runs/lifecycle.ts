@@ -15,9 +15,9 @@ import {
   issueApprovals,
   issues,
 } from "../../db/schema";
-import { recordCostEvent } from "../costs/record";
-import { issueObject } from "../issues/object";
-import { wakeRefusal } from "../wakes/wake";
+import { recordCostEvent } from "../costs";
+import { issueObject } from "../issues";
+import { wakeRefusal } from "../wakes";
 import { runEnvironment } from "./environment";
 
 /** Adapters that run on a user's machine, through a bridge's runner. */

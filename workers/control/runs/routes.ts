@@ -2,9 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { heartbeatRunLogChunks, heartbeatRuns, RUN_STATUSES } from "../../db/schema";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
-import { RunSchema } from "../agents/schemas";
-import { companyForActor, controlContext, ensureVisible } from "../shared/access";
-import { runResource } from "../wakes/wake";
+import { RunSchema } from "../agents";
+import { companyForActor, controlContext, ensureVisible } from "../shared";
+import { runResource } from "../wakes";
 
 /** Heartbeat runs: what woke an agent, what its process did, how it ended. */
 export const runRoutes = createRouter();

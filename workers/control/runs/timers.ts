@@ -2,8 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import { type AgentRow, agents, issues } from "../../db/schema";
-import { runsQueued } from "../wakes/nudge";
-import { heartbeatSettings, wakeInsert, wakeRefusal, wakeRun } from "../wakes/wake";
+import { heartbeatSettings, runsQueued, wakeInsert, wakeRefusal, wakeRun } from "../wakes";
 import { sweepSilentRuns } from "./lifecycle";
 
 /** Statuses of work an agent can act on when its timer fires. */

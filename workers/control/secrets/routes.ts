@@ -6,9 +6,8 @@ import { newId } from "../../db/client";
 import { type CompanySecretRow, companySecrets, companySecretVersions } from "../../db/schema";
 import { conflict, conflictOnDuplicate } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { CompanyParamSchema } from "../companies/schemas";
-import { companyForActor, controlContext, ensureVisible, requireBoard } from "../shared/access";
-import { activityInsert } from "../shared/activity";
+import { CompanyParamSchema } from "../companies";
+import { activityInsert, companyForActor, controlContext, ensureVisible, requireBoard } from "../shared";
 import { CreateSecretBodySchema, SecretParamSchema, SecretSchema, UpdateSecretBodySchema } from "./schemas";
 import { deriveSecretKey, sealVersion, secretResource, valueChanged } from "./store";
 

@@ -8,8 +8,8 @@ import {
 import { ok } from "../../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../../http/openapi";
 import { pictureBody, pictureErrors, readPicture } from "../../http/picture-upload";
-import { messagingErrors } from "../messages/schemas";
-import { accessibleSession, callSession } from "../sessions/call";
+import { messagingErrors } from "../messages";
+import { accessibleSession, callSession } from "../sessions";
 import { GroupParamsSchema, InviteSchema } from "./schemas";
 
 /**

@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { PersonJidSchema } from "../../../bridge/src/protocol/messaging";
 import { ok } from "../../http/envelope";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../../http/openapi";
-import { messagingErrors, SessionParamSchema } from "../messages/schemas";
-import { accessibleSession, callSession } from "../sessions/call";
+import { messagingErrors, SessionParamSchema } from "../messages";
+import { accessibleSession, callSession } from "../sessions";
 import { groupAdminRoutes } from "./admin";
 import { GroupDetailSchema, GroupParamsSchema, GroupSchema } from "./schemas";
 

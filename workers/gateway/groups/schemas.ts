@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { GROUP_JID } from "../../../bridge/src/protocol/messaging";
-import { SessionParamSchema } from "../messages/schemas";
+import { SessionParamSchema } from "../messages";
 
 /** Shapes shared by the group routes (routes.ts, admin.ts). */
 

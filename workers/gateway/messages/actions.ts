@@ -5,7 +5,7 @@ import { MESSAGE_TYPES } from "../../../durable-objects/messaging/message-store"
 import type { AppEnv } from "../../core/env";
 import { ok } from "../../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../../http/openapi";
-import { accessibleSession, callSession } from "../sessions/call";
+import { accessibleSession, callSession } from "../sessions";
 import {
   ChatParamsSchema,
   MessageParamsSchema,

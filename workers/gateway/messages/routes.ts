@@ -5,7 +5,7 @@ import type { AppEnv } from "../../core/env";
 import { ok } from "../../http/envelope";
 import { ApiError, badRequest } from "../../http/errors";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../../http/openapi";
-import { accessibleSession, callSession } from "../sessions/call";
+import { accessibleSession, callSession } from "../sessions";
 import { ChatParamsSchema, MessageResourceSchema, messagingErrors } from "./schemas";
 import {
   ContactBodyShape,

@@ -4,8 +4,8 @@ import { MESSAGE_STATUSES } from "../../../bridge/src/protocol/messaging";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../../../durable-objects/messaging/context";
 import type { AppEnv } from "../../core/env";
 import { SESSION_STATES, SESSION_STATUSES } from "../../db/schema";
-import { GroupSchema } from "../groups/schemas";
-import { MessageResourceSchema } from "../messages/schemas";
+import { GroupSchema } from "../groups";
+import { MessageResourceSchema } from "../messages";
 import { ALL_EVENTS } from "./schemas";
 import { TEST_EVENT } from "./test-delivery";
 

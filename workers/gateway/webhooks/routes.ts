@@ -17,9 +17,8 @@ import {
 } from "../../http/openapi";
 import { newWebhookSecret } from "../../webhooks/signing";
 import { allowedHostsOf, webhookTargetProblem } from "../../webhooks/targets";
-import { SessionParamSchema } from "../messages/schemas";
-import { accessibleSession, callSession } from "../sessions/call";
-import { managesGlobal } from "../sessions/webhook-summaries";
+import { SessionParamSchema } from "../messages";
+import { accessibleSession, callSession, managesGlobal } from "../sessions";
 import {
   CreatedWebhookSchema,
   CreateWebhookBodySchema,

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { WEBHOOK_EVENTS } from "../../../durable-objects/messaging/context";
 import { SECRET_PREFIX } from "../../webhooks/signing";
-import { SessionParamSchema } from "../messages/schemas";
+import { SessionParamSchema } from "../messages";
 
 /** Request and response shapes of the webhook routes (routes.ts). */
 

@@ -11,7 +11,7 @@ import {
   issues,
 } from "../../../db/schema";
 import { badRequest, unprocessable } from "../../../http/errors";
-import { ensureVisible } from "../../shared/access";
+import { ensureVisible } from "../../shared";
 
 /** Loading approvals, what they link to, and the CEO strategy gate other modules ask about. */
 

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../../core/env";
 import { ApiError, titleOf } from "../../../http/errors";
-import { runsQueued } from "../../wakes/nudge";
+import { runsQueued } from "../../wakes";
 import { issueObject } from "../object";
 import type { IssueOperation } from "../operations";
 

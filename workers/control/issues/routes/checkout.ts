@@ -14,7 +14,7 @@ import {
   json,
   jsonBody,
 } from "../../../http/openapi";
-import { canAccessCompany, controlContext } from "../../shared/access";
+import { canAccessCompany, controlContext } from "../../shared";
 import { type IssueLocation, locateVisibleIssue } from "../locator";
 import { IssueSchema } from "../schemas";
 import { findVisibleIssue } from "../store";

@@ -5,7 +5,7 @@ import type { Db } from "../../../db/client";
 import { issueComments } from "../../../db/schema";
 import { notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../../http/openapi";
-import { controlContext } from "../../shared/access";
+import { controlContext } from "../../shared";
 import { commentResource } from "../comment-resource";
 import {
   CommentParamSchema,

@@ -4,7 +4,7 @@ import type { AgentRow, IssueRow } from "../../../db/schema";
 import { agents, issueComments, issues } from "../../../db/schema";
 import { notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
-import { controlContext } from "../../shared/access";
+import { controlContext } from "../../shared";
 import { locateVisibleIssue } from "../locator";
 import { issueObject } from "../object";
 import { HeartbeatContextSchema, IssueDetailSchema, IssueParamSchema } from "../schemas";

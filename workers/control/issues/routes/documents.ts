@@ -11,7 +11,7 @@ import {
   json,
   jsonBody,
 } from "../../../http/openapi";
-import { controlContext, requireBoard } from "../../shared/access";
+import { controlContext, requireBoard } from "../../shared";
 import { documentResource, documentSummary, findDocument, revisionResource } from "../documents";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";

@@ -5,8 +5,7 @@ import type { Db } from "../../../db/client";
 import { companyMemberships, type IssueStatus, issueReadStates } from "../../../db/schema";
 import { badRequest, forbidden, notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
-import { controlContext, requireBoard } from "../../shared/access";
-import { activityInsert } from "../../shared/activity";
+import { activityInsert, controlContext, requireBoard } from "../../shared";
 import { InboxEntrySchema, InboxQuerySchema, IssueParamSchema, ReadStateSchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 

@@ -4,7 +4,7 @@ import type { Db } from "../../../db/client";
 import { ISSUE_STATUSES, type IssueStatus, issueLabels, issues } from "../../../db/schema";
 import { badRequest } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
-import { companyForActor, controlContext } from "../../shared/access";
+import { companyForActor, controlContext } from "../../shared";
 import { issueResource } from "../resource";
 import { CompanyIssuesParamSchema, IssueSchema, ListIssuesQuerySchema } from "../schemas";
 

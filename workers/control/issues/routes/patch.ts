@@ -8,7 +8,7 @@ import {
   json,
   jsonBody,
 } from "../../../http/openapi";
-import { controlContext } from "../../shared/access";
+import { controlContext } from "../../shared";
 import { IssueParamSchema, UpdatedIssueSchema, UpdateIssueBodySchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";

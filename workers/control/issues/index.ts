@@ -1,0 +1,22 @@
+/**
+ * Issues: the model, and every read-check-write the IssueDO runs (operations.ts, apply.ts and one
+ * module per operation). HTTP is in routes/, which the IssueDO never loads.
+ *
+ * This index is what the rest of the code may import from here.
+ */
+export { applyIssueOperation } from "./apply";
+export { numberedIssueStatements } from "./create";
+export { readIssueDetailJson } from "./detail-view";
+export type { IssueLocation } from "./locator";
+export { type IssueObject, issueObject } from "./object";
+export type { IssueOperation, IssueOutcome } from "./operations";
+export { checkReferences } from "./refs";
+export { issueResource } from "./resource";
+export {
+  type CommentSchema,
+  type IssueDetailSchema,
+  IssueSchema,
+  type IssueWithLabelsSchema,
+  type UpdatedIssueSchema,
+} from "./schemas";
+export { commitBatch, type Statement } from "./store";

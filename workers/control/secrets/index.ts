@@ -1,0 +1,6 @@
+/**
+ * Company secrets: encrypted at rest, versioned, resolved into a run's environment. HTTP in routes.ts.
+ *
+ * This index is what the rest of the code may import from here.
+ */
+export { resolveSecretEnv } from "./store";

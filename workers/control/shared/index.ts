@@ -1,0 +1,8 @@
+/**
+ * What every control-plane domain uses: access checks, the activity log, redaction of secrets.
+ *
+ * This index is what the rest of the code may import from here.
+ */
+export { canAccessCompany, companyForActor, controlContext, ensureVisible, requireBoard } from "./access";
+export { type ActivityEntry, activityInsert, activityResource, listActivity } from "./activity";
+export { isSecretKey, REDACTED, redactSecrets } from "./redact";

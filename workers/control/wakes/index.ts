@@ -1,0 +1,10 @@
+/**
+ * Wakes: queueing heartbeat runs (mention, assignment, on demand, …) and nudging the runners.
+ * Below issues and runs, which both queue wakes.
+ *
+ * This index is what the rest of the code may import from here.
+ */
+export { assignmentWake } from "./assignment";
+export { mentionCandidates, mentionWakes } from "./mentions";
+export { type RunDispatcherObject, runDispatcher, runsQueued } from "./nudge";
+export { cancelQueuedRuns, heartbeatSettings, runResource, wakeInsert, wakeRefusal, wakeRun } from "./wake";

@@ -1,0 +1,6 @@
+/**
+ * WhatsApp groups: reading, joining and leaving (routes.ts) and changing one group (admin.ts).
+ *
+ * This index is what the rest of the code may import from here.
+ */
+export { GroupSchema } from "./schemas";

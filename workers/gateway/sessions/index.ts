@@ -1,0 +1,17 @@
+/**
+ * Messaging sessions: the directory in D1, who may use a session, settings and bot config, and calls
+ * into the session's Durable Object. HTTP in routes.ts, sharing.ts, bot-config.ts, simulator.ts.
+ *
+ * This index is what the rest of the code may import from here.
+ */
+export { accessibleSession, callSession } from "./call";
+export type {
+  BotConfigSchema,
+  MeResourceSchema,
+  QrSchema,
+  SessionDetailSchema,
+  SessionSchema,
+  SessionSettingsSchema,
+  WebhookSummary,
+} from "./schemas";
+export { managesGlobal } from "./webhook-summaries";
