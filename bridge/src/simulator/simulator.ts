@@ -4,7 +4,7 @@
  * scanned QR that stores creds and then asks for a restart (515), and a linked device that connects
  * straight away on its stored creds. Once connected, operations run against a world shared by every
  * socket of the network (world.ts): see messages.ts, groups.ts, and
- * simulator-control.ts for the `sim` actions a test drives it with.
+ * control.ts for the `sim` actions a test drives it with.
  */
 import { randomBytes, randomInt } from "node:crypto";
 import type { Me } from "../protocol/link.ts";

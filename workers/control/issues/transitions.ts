@@ -3,7 +3,7 @@ import type { IssueStatus } from "../../db/schema";
 /**
  * The spec's transition table for updates (PATCH), exactly. `todo → in_progress` is not here: it
  * happens only through checkout, which claims and starts in one step. `cancelled` is reachable
- * from every non-terminal state, subject to who may cancel (see issue-ops/update.ts).
+ * from every non-terminal state, subject to who may cancel (see update.ts).
  */
 const UPDATE_TRANSITIONS: Readonly<Record<IssueStatus, readonly IssueStatus[]>> = {
   backlog: ["todo"],

@@ -1,6 +1,6 @@
 // Checkout (atomic claim and start) and release, through HTTP in workerd: the rules of the spec's
 // checkout row, who may claim for whom, and the 409 that names the holder. The race of many agents
-// on one issue is in control-checkout-race.test.ts.
+// on one issue is in checkout-race.test.ts.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call } from "../../helpers";

@@ -9,7 +9,7 @@ import { issuePatchRoutes } from "./patch";
 /**
  * The issue endpoints (checkout, release, documents and approval links live in work.ts):
  * create and list under a company, detail, heartbeat context and PATCH by id or identifier,
- * comments, and the Mine inbox. Mutations of an existing issue run in its IssueDO (issue-ops/).
+ * comments, and the Mine inbox. Mutations of an existing issue run in its IssueDO (../apply.ts and one module per operation).
  */
 export const issueRoutes = createRouter();
 issueRoutes.route("/", issueCreateRoutes);

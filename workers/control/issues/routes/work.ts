@@ -5,7 +5,7 @@ import { issueDocumentRoutes } from "./documents";
 
 /**
  * Work on an existing issue besides its own fields: checkout and release, documents, approval
- * links. Every mutation runs in the issue's IssueDO (issue-ops/*), reads go straight to D1.
+ * links. Every mutation runs in the issue's IssueDO (../apply.ts), reads go straight to D1.
  */
 export const issueWorkRoutes = createRouter();
 issueWorkRoutes.route("/", issueCheckoutRoutes);
