@@ -1,0 +1,395 @@
+import {
+  BridgeToSessionSchema,
+  CLOSE,
+  type CommandName,
+  LIFECYCLE_KINDS,
+  type LifecycleEvent,
+  parseFrame,
+  type SessionEvent,
+  type SessionToBridge,
+} from "../../bridge/src/protocol/link";
+import type { NetworkEvent } from "../../bridge/src/protocol/messaging";
+import type { Env } from "../../workers/core/env";
+import { fleetObject } from "../fleet/contract";
+import { failure, type Outcome } from "../messaging/context";
+import type { StoredMedia } from "../messaging/media-store";
+import { readMedia } from "../messaging/media-store";
+import { counts } from "../messaging/message-store";
+import type { SessionConfigCopy } from "../messaging/session-config";
+import type { WebhookEndpoint } from "../messaging/webhooks/types";
+import { BridgeCommands, failureStatusOf } from "./bridge-commands";
+import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment } from "./bridge-links";
+import type { SessionObject, SessionSnapshot } from "./contract";
+import { applyEvent, RESTING_STATES, statusOf } from "./lifecycle";
+import { SessionMessaging } from "./messaging";
+import { type SessionRecord, SessionStorage } from "./storage";
+import { SessionViewers } from "./viewers";
+
+const notReady = (detail: string): Outcome<never> => failure(503, detail);
+
+/**
+ * What a messaging session's Durable Object does (SessionDO is its shell): the lifecycle, current
+ * QR, the lease that lets exactly one bridge hold its WhatsApp socket, the Baileys auth state, and
+ * the event cursor. Every bridge frame is validated; events are applied once (by seq) and
+ * acknowledged after they are stored: the output gate holds the ack until the write is durable.
+ * See docs/sessions.md for the lifecycle and the protocol.
+ */
+export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObjectBranded> {
+  private storage: SessionStorage;
+  private readonly commands = new BridgeCommands();
+  private messaging: SessionMessaging;
+  private readonly viewers: SessionViewers;
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly env: Env,
+  ) {
+    this.storage = new SessionStorage(ctx.storage.sql);
+    this.messaging = this.createMessaging();
+    this.viewers = new SessionViewers(ctx, () => this.storage.read());
+  }
+
+  private createMessaging(): SessionMessaging {
+    return new SessionMessaging({
+      state: this.ctx,
+      env: this.env,
+      sessionId: () => this.storage.read().sessionId ?? "",
+      isConnected: () => this.storage.read().state === "connected" && this.liveLink() !== null,
+      runOperation: (operation) => this.command("wa", operation),
+    });
+  }
+
+  // ── Messaging RPC from the Worker (handlers in session/api.ts) ─────────────────────────────
+
+  /** Runs a named messaging handler; the Worker calls it through `callSession` (typed). */
+  async call(sessionId: string, name: string, input: unknown): Promise<Outcome<unknown>> {
+    this.bind(sessionId);
+    return this.messaging.call(name, input);
+  }
+
+  /** The Worker pushes settings and bot configuration here whenever they change. */
+  async configure(sessionId: string, copy: SessionConfigCopy): Promise<void> {
+    this.bind(sessionId);
+    this.messaging.configure(copy);
+  }
+
+  /** The Worker pushes the session's webhook endpoints here whenever they change. */
+  async setWebhooks(sessionId: string, endpoints: WebhookEndpoint[]): Promise<void> {
+    this.bind(sessionId);
+    await this.messaging.setWebhooks(endpoints);
+  }
+
+  /** Media the bridge fetches (an upload to send). */
+  async media(sessionId: string, ref: string): Promise<StoredMedia | null> {
+    this.bind(sessionId);
+    return readMedia(this.ctx.storage.sql, ref);
+  }
+
+  /** Media the bridge downloaded for a received message. */
+  async putMedia(
+    sessionId: string,
+    ref: string,
+    bytes: Uint8Array,
+    mimetype: string,
+    fileName: string | null,
+  ): Promise<void> {
+    this.bind(sessionId);
+    this.messaging.putDownloadedMedia(ref, bytes, mimetype, fileName);
+  }
+
+  /** Drives the simulated world (only routed when SIMULATOR=1). */
+  async simulateWorld(sessionId: string, args: Record<string, unknown>): Promise<Outcome<unknown>> {
+    this.bind(sessionId);
+    return this.command("sim", args);
+  }
+
+  async alarm(): Promise<void> {
+    await this.messaging.alarm();
+  }
+
+  // ── RPC from the Worker ────────────────────────────────────────────────────────────────────
+
+  async snapshot(sessionId: string): Promise<SessionSnapshot> {
+    this.bind(sessionId);
+    const record = this.storage.read();
+    return {
+      state: record.state,
+      status: statusOf(record.state),
+      qr: record.qr,
+      qrImage: record.qrImage,
+      me: record.me,
+      connectedAt: record.connectedAt,
+      lastDisconnect: record.lastDisconnect,
+      hasInstance: this.liveLink() !== null,
+      epoch: record.leaseEpoch,
+      counts: counts(this.ctx.storage.sql),
+    };
+  }
+
+  async start(sessionId: string): Promise<Outcome<SessionSnapshot>> {
+    this.bind(sessionId);
+    const record = this.storage.read();
+    this.storage.write({ desired: "running" });
+    const link = this.liveLink();
+    if (link) {
+      if (!RESTING_STATES.has(record.state) && record.state !== "reconnecting") return this.snapshotOutcome();
+      await this.changeState({ state: "starting", lastDisconnect: null });
+      const started = await this.command("start", {});
+      return started.ok ? this.snapshotOutcome() : started;
+    }
+    // Set before the first await: concurrent starts see it and do not ask the fleet again.
+    if (record.assigning) return this.snapshotOutcome();
+    this.storage.write({ assigning: true });
+    try {
+      if (RESTING_STATES.has(record.state))
+        await this.changeState({ state: "starting", lastDisconnect: null });
+      await fleetObject(this.env).assign(sessionId);
+    } finally {
+      this.storage.write({ assigning: false });
+    }
+    return this.snapshotOutcome();
+  }
+
+  async stop(sessionId: string): Promise<Outcome<SessionSnapshot>> {
+    this.bind(sessionId);
+    this.storage.write({ desired: "stopped" });
+    if (this.liveLink()) await this.command("stop", {});
+    await this.release();
+    await this.changeState({ state: "stopped", qr: null, qrImage: null, connectedAt: null });
+    return this.snapshotOutcome();
+  }
+
+  async restart(sessionId: string): Promise<Outcome<SessionSnapshot>> {
+    await this.stop(sessionId);
+    return this.start(sessionId);
+  }
+
+  /** Unlinks the device. Without a live bridge the credentials are still discarded here. */
+  async logout(sessionId: string): Promise<Outcome<SessionSnapshot>> {
+    this.bind(sessionId);
+    this.storage.write({ desired: "stopped" });
+    if (this.liveLink()) await this.command("logout", {});
+    this.storage.clearAuth();
+    await this.release();
+    await this.changeState({ state: "logged_out", qr: null, qrImage: null, me: null, connectedAt: null });
+    return this.snapshotOutcome();
+  }
+
+  async pair(sessionId: string, phoneNumber: string): Promise<Outcome<{ pairingCode: string }>> {
+    this.bind(sessionId);
+    if (this.storage.read().state === "connected")
+      return { ok: false, status: 400, error: "Already connected" };
+    const result = await this.command("pair", { phoneNumber });
+    if (!result.ok) return result;
+    const code = (result.data as { code?: unknown } | null)?.code;
+    return typeof code === "string"
+      ? { ok: true, data: { pairingCode: code } }
+      : notReady("The bridge returned no pairing code");
+  }
+
+  /** Drives the simulated WhatsApp network (only routed when SIMULATOR=1). */
+  async simulate(
+    sessionId: string,
+    name: "sim.scan" | "sim.disconnect",
+    code?: number,
+  ): Promise<Outcome<unknown>> {
+    this.bind(sessionId);
+    return this.command(name, code === undefined ? {} : { code });
+  }
+
+  /** Logs out if possible and erases every trace of the session in this object. */
+  async destroy(sessionId: string): Promise<void> {
+    this.bind(sessionId);
+    if (this.liveLink()) await this.command("logout", {});
+    await this.release();
+    this.viewers.closeAll("session deleted");
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.storage = new SessionStorage(this.ctx.storage.sql);
+    this.messaging = this.createMessaging();
+  }
+
+  // ── RPC from the BridgeFleet ───────────────────────────────────────────────────────────────
+
+  /** Hands the session to `bridge` under a new epoch; any other bridge's link is cut. */
+  async grantLease(sessionId: string, bridge: string): Promise<number> {
+    this.bind(sessionId);
+    const record = this.storage.read();
+    const epoch = record.leaseEpoch + 1;
+    this.storage.write({ leaseBridge: bridge, leaseEpoch: epoch, lastSeq: 0, stateBeforeLinkLoss: null });
+    closeAllLinks(this.ctx, CLOSE.LEASE_LOST, "lease moved to another bridge");
+    if (record.desired === "running" && !RESTING_STATES.has(record.state)) {
+      await this.changeState({ state: this.storage.hasCreds() ? "reconnecting" : "starting" });
+    }
+    return epoch;
+  }
+
+  /** No bridge can hold the session right now; it waits for one. */
+  async revokeLease(sessionId: string): Promise<void> {
+    this.bind(sessionId);
+    this.storage.write({ leaseBridge: null });
+    closeAllLinks(this.ctx, CLOSE.LEASE_LOST, "lease revoked");
+    const record = this.storage.read();
+    if (record.desired === "running" && record.state !== "starting")
+      await this.changeState({ state: "reconnecting" });
+  }
+
+  // ── The bridge's session socket ────────────────────────────────────────────────────────────
+
+  /**
+   * WebSocket upgrade from a bridge (the Worker has already checked its token), or from a dashboard
+   * viewer at `/watch/<id>` (the Worker has already checked the caller may see the session).
+   */
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    this.bind(decodeURIComponent(url.pathname.split("/").pop() ?? ""));
+    if (url.pathname.startsWith("/watch/")) return this.viewers.accept();
+    const bridge = url.searchParams.get("bridge") ?? "";
+    const record = this.storage.read();
+    if (!record.leaseBridge || record.leaseBridge !== bridge) {
+      return new Response("Another bridge holds this session, or none is assigned", { status: 409 });
+    }
+    // The same bridge redialling: its previous link is stale.
+    closeAllLinks(this.ctx, 1000, "replaced by a new link");
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server, [bridge]);
+    server.serializeAttachment({ bridge, epoch: record.leaseEpoch } satisfies LinkAttachment);
+    this.send(server, {
+      type: "welcome",
+      epoch: record.leaseEpoch,
+      desired: record.desired,
+      auth: this.storage.readAuth(),
+      lastSeq: record.lastSeq,
+    });
+    if (record.stateBeforeLinkLoss && record.state === "reconnecting") {
+      await this.changeState({ state: record.stateBeforeLinkLoss, stateBeforeLinkLoss: null });
+    }
+    await this.messaging.resume();
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (isViewer(ws)) return; // viewers only listen
+    const text = typeof message === "string" ? message : new TextDecoder().decode(message);
+    const frame = parseFrame(BridgeToSessionSchema, text);
+    const record = this.storage.read();
+    const link = ws.deserializeAttachment() as LinkAttachment | null;
+    if (!frame || !link || link.epoch !== record.leaseEpoch || frame.epoch !== record.leaseEpoch) {
+      ws.close(CLOSE.BAD_FRAME, frame ? "stale epoch" : "invalid frame");
+      return;
+    }
+    if (frame.type === "result") {
+      this.commands.settle(
+        frame.id,
+        frame.ok
+          ? { ok: true, data: frame.data ?? null }
+          : failure(failureStatusOf(frame.status, 503), frame.error ?? "failed"),
+      );
+      return;
+    }
+    if (frame.seq <= record.lastSeq) {
+      this.send(ws, { type: "ack", seq: frame.seq }); // a replay of something already applied
+      return;
+    }
+    await this.applyBridgeEvent(record, frame.event, frame.seq, ws);
+  }
+
+  async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    try {
+      ws.close(code, reason); // reciprocate, or the bridge sees 1006 under hibernation
+    } catch {
+      // already closed
+    }
+    if (!isViewer(ws)) await this.onLinkLost(ws);
+  }
+
+  async webSocketError(ws: WebSocket): Promise<void> {
+    if (!isViewer(ws)) await this.onLinkLost(ws);
+  }
+
+  // ── internals ──────────────────────────────────────────────────────────────────────────────
+
+  private async applyBridgeEvent(record: SessionRecord, event: SessionEvent, seq: number, ws: WebSocket) {
+    if (!LIFECYCLE_KINDS.has(event.kind)) {
+      const followUps = await this.messaging.apply(event as NetworkEvent);
+      this.storage.write({ lastSeq: seq, stateBeforeLinkLoss: null });
+      this.send(ws, { type: "ack", seq });
+      this.messaging.runFollowUps(followUps);
+      return;
+    }
+    const patch = applyEvent(record, event as LifecycleEvent, Date.now());
+    if (event.kind === "auth") this.storage.writeAuth(event.creds, event.keys);
+    if (patch.state === "logged_out") this.storage.clearAuth();
+    this.storage.write({ ...patch, lastSeq: seq, stateBeforeLinkLoss: null });
+    this.messaging.connectionChanged(record, this.storage.read());
+    this.send(ws, { type: "ack", seq }); // held by the output gate until the writes above are durable
+    this.viewers.tell();
+    if (patch.state !== undefined) await this.mirror();
+    if (patch.state !== undefined && RESTING_STATES.has(patch.state)) await this.release();
+  }
+
+  private async onLinkLost(ws: WebSocket): Promise<void> {
+    const link = ws.deserializeAttachment() as LinkAttachment | null;
+    const record = this.storage.read();
+    if (!link || link.epoch !== record.leaseEpoch || this.liveLink(ws)) return;
+    this.commands.failAll("The bridge link dropped");
+    if (
+      record.desired === "running" &&
+      !RESTING_STATES.has(record.state) &&
+      record.state !== "reconnecting"
+    ) {
+      await this.changeState({ state: "reconnecting", stateBeforeLinkLoss: record.state });
+    }
+  }
+
+  /** The open link of the current lease holder (ignoring `except`, a socket that is closing). */
+  private liveLink(except?: WebSocket): WebSocket | null {
+    const { leaseBridge, leaseEpoch } = this.storage.read();
+    return findLiveLink(this.ctx, leaseBridge, leaseEpoch, except);
+  }
+
+  private command(name: CommandName, args: object): Promise<Outcome<unknown>> {
+    return this.commands.send(this.liveLink(), name, args as Record<string, unknown>);
+  }
+
+  /** Gives the session back to the fleet and cuts the link: nothing runs until the next start. */
+  private async release(): Promise<void> {
+    const { sessionId } = this.storage.read();
+    this.storage.write({ leaseBridge: null, stateBeforeLinkLoss: null });
+    closeAllLinks(this.ctx, CLOSE.RELEASED, "session released");
+    if (sessionId) await fleetObject(this.env).release(sessionId);
+  }
+
+  private async changeState(patch: Partial<SessionRecord>): Promise<void> {
+    const before = this.storage.read();
+    this.storage.write(patch);
+    this.messaging.connectionChanged(before, this.storage.read());
+    this.viewers.tell();
+    await this.mirror();
+  }
+
+  /** Copies the lifecycle into the D1 directory row so listings need no call to each object. */
+  private async mirror(): Promise<void> {
+    const { sessionId, state, me } = this.storage.read();
+    if (!sessionId) return;
+    await this.env.DB.prepare(
+      "UPDATE sessions SET status = ?, state = ?, me = ?, updated_at = ? WHERE id = ?",
+    )
+      .bind(statusOf(state), state, me ? JSON.stringify(me) : null, Date.now(), sessionId)
+      .run();
+  }
+
+  private snapshotOutcome(): Promise<Outcome<SessionSnapshot>> {
+    const { sessionId } = this.storage.read();
+    return this.snapshot(sessionId ?? "").then((data) => ({ ok: true as const, data }));
+  }
+
+  private send(ws: WebSocket, frame: SessionToBridge): void {
+    ws.send(JSON.stringify(frame));
+  }
+
+  /** Records which session this object is, the first time anyone names it. */
+  private bind(sessionId: string): void {
+    if (sessionId && !this.storage.read().sessionId) this.storage.write({ sessionId });
+  }
+}
