@@ -1,10 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { type DispatcherFrame, type RunnerFrame, RunnerFrameSchema } from "../bridge/src/protocol/runner";
+import { runnerConnected, runnerDisconnected, runnerSeen } from "../workers/control/runners";
 import {
   claimNextRun,
-  failRunnerRuns,
+  failLinkRuns,
   finishRun,
   logsComplete,
+  type RunnerLink,
   recordLog,
   touchRuns,
 } from "../workers/control/runs";
@@ -15,20 +17,18 @@ import { database } from "../workers/db/client";
 type FinishFrame = Extract<RunnerFrame, { type: "finish" }>;
 /** How long a finish waits for output frames still on their way before it is applied anyway. */
 const FINISH_GRACE_MS = 5_000;
+/** Close code for a runner whose token was revoked (the runner retries slowly and logs why). */
+const REVOKED = 4003;
 
-interface RunnerLink {
-  /** Fresh per connection: a bridge that reconnects never adopts runs of its previous link. */
-  runnerId: string;
-  bridgeId: string;
-  /** The edge's origin as the runner reached it: what the runs' PLATFORM_API_URL points at. */
-  apiUrl: string;
-}
+const runnerTag = (runnerId: string) => `runner:${runnerId}`;
 
 /**
- * One per deployment ("runs"): hands queued heartbeat runs of local adapters to the bridges' runners
- * over their WebSockets (Hibernation API, so idle links cost nothing). D1 stays the source of truth:
- * a claim is one conditional UPDATE, so two runners never take the same run. A link that closes fails
- * the runs it held and releases their issues; the cron sweeps runs whose runner went silent.
+ * One per deployment ("runs"): hands queued heartbeat runs to registered runners over their
+ * WebSockets (Hibernation API, so idle links cost nothing). Each link belongs to one runner, whose
+ * token the Worker checked; a claim only ever takes runs of the companies that runner serves. D1 stays
+ * the source of truth: a claim is one conditional UPDATE, so two runners never take the same run. A
+ * link that closes fails the runs it held and releases their issues; the cron sweeps runs whose runner
+ * went silent.
  */
 export class RunDispatcher extends DurableObject<Env> implements RunDispatcherObject {
   /**
@@ -40,31 +40,47 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
   /** Finishes that arrived before all of their run's output; applied when it lands, or after a grace. */
   readonly #heldFinishes = new Map<
     string,
-    { runnerId: string; frame: FinishFrame; timer: ReturnType<typeof setTimeout> }
+    { linkId: string; frame: FinishFrame; timer: ReturnType<typeof setTimeout> }
   >();
+
+  /** A runner's link; the Worker authenticated its token and names the runner in X-Runner-Id. */
   override async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
+    const runnerId = request.headers.get("X-Runner-Id");
+    if (!runnerId) return new Response("no runner", { status: 400 });
     const link: RunnerLink = {
-      runnerId: crypto.randomUUID(),
-      bridgeId: url.searchParams.get("bridge") ?? "unknown",
-      apiUrl: request.headers.get("X-Platform-Api-Url") ?? url.origin,
+      linkId: crypto.randomUUID(),
+      runnerId,
+      apiUrl: request.headers.get("X-Platform-Api-Url") ?? new URL(request.url).origin,
     };
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
-    this.ctx.acceptWebSocket(server, [link.runnerId]);
+    this.ctx.acceptWebSocket(server, [link.linkId, runnerTag(runnerId)]);
     server.serializeAttachment(link);
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  /** Runs may be waiting: every connected runner is told to claim. */
   async nudge(): Promise<void> {
-    const frame = JSON.stringify({ type: "nudge" } satisfies DispatcherFrame);
-    for (const ws of this.ctx.getWebSockets()) {
+    this.#broadcast({ type: "nudge" });
+  }
+
+  async cancelRun(runId: string, linkId: string): Promise<boolean> {
+    const frame = JSON.stringify({ type: "cancel", runId } satisfies DispatcherFrame);
+    const links = this.ctx.getWebSockets(linkId);
+    for (const ws of links) ws.send(frame);
+    return links.length > 0;
+  }
+
+  async disconnectRunner(runnerId: string): Promise<void> {
+    const links = this.ctx.getWebSockets(runnerTag(runnerId));
+    for (const ws of links) {
+      const link = ws.deserializeAttachment() as RunnerLink | null;
       try {
-        ws.send(frame);
+        ws.close(REVOKED, "runner revoked");
       } catch {
-        // a closing socket; its close handler deals with its runs
+        // already closing
       }
+      if (link)
+        await this.#queue(() => failLinkRuns(this.env, database(this.env.DB), link.linkId, "runner_revoked"));
     }
   }
 
@@ -79,34 +95,37 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     }
     const frame = RunnerFrameSchema.safeParse(parsed);
     if (!frame.success) return ws.close(1003, "unknown frame");
-    const handled = this.#tail.then(() => this.handle(ws, link, frame.data));
-    this.#tail = handled.catch(() => undefined);
-    await handled;
+    await this.#queue(() => this.handle(ws, link, frame.data));
   }
 
   private async handle(ws: WebSocket, link: RunnerLink, frame: RunnerFrame): Promise<void> {
     const db = database(this.env.DB);
-    if (frame.type === "claim") {
+    if (frame.type === "hello") {
+      const { type: _, version, ...capabilities } = frame;
+      await runnerConnected(db, link.runnerId, { version, capabilities });
+    } else if (frame.type === "claim") {
       for (let slot = 0; slot < frame.slots; slot++) {
-        const run = await claimNextRun(this.env, db, link.runnerId, link.apiUrl);
+        const run = await claimNextRun(this.env, db, link);
         if (!run) return;
         ws.send(JSON.stringify({ type: "run", run } satisfies DispatcherFrame));
       }
     } else if (frame.type === "log") {
-      await recordLog(db, link.runnerId, frame);
+      await recordLog(db, link.linkId, frame);
       await this.#releaseHeldFinish(frame.runId, false);
-    } else if (frame.type === "heartbeat") await touchRuns(db, link.runnerId, frame.runIds);
-    else if (await logsComplete(db, frame.runId, frame.logFrames))
-      await finishRun(this.env, db, link.runnerId, frame);
-    else this.#holdFinish(link.runnerId, frame);
+    } else if (frame.type === "heartbeat") {
+      await touchRuns(db, link.linkId, frame.runIds);
+      await runnerSeen(db, link.runnerId);
+    } else if (await logsComplete(db, frame.runId, frame.logFrames))
+      await finishRun(this.env, db, link.linkId, frame);
+    else this.#holdFinish(link.linkId, frame);
   }
 
-  #holdFinish(runnerId: string, frame: FinishFrame): void {
-    const timer = setTimeout(() => {
-      const released = this.#tail.then(() => this.#releaseHeldFinish(frame.runId, true));
-      this.#tail = released.catch(() => undefined);
-    }, FINISH_GRACE_MS);
-    this.#heldFinishes.set(frame.runId, { runnerId, frame, timer });
+  #holdFinish(linkId: string, frame: FinishFrame): void {
+    const timer = setTimeout(
+      () => void this.#queue(() => this.#releaseHeldFinish(frame.runId, true)),
+      FINISH_GRACE_MS,
+    );
+    this.#heldFinishes.set(frame.runId, { linkId, frame, timer });
   }
 
   /** Applies a held finish once its output is complete, or regardless when `force` (the grace ran out). */
@@ -117,19 +136,39 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     if (!force && !(await logsComplete(db, runId, held.frame.logFrames))) return;
     clearTimeout(held.timer);
     this.#heldFinishes.delete(runId);
-    await finishRun(this.env, db, held.runnerId, held.frame);
+    await finishRun(this.env, db, held.linkId, held.frame);
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
     const link = ws.deserializeAttachment() as RunnerLink | null;
     if (!link) return;
-    // After the frames already received: a finish sent just before the close still counts.
-    const failed = this.#tail.then(() => failRunnerRuns(this.env, database(this.env.DB), link.runnerId));
-    this.#tail = failed.catch(() => undefined);
-    await failed;
+    const others = this.ctx.getWebSockets(runnerTag(link.runnerId)).filter((other) => other !== ws);
+    await this.#queue(async () => {
+      const db = database(this.env.DB);
+      await failLinkRuns(this.env, db, link.linkId);
+      if (others.length === 0) await runnerDisconnected(db, link.runnerId);
+    });
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
     await this.webSocketClose(ws);
+  }
+
+  /** Runs `work` after everything queued before it; its failure does not stop what comes after. */
+  #queue(work: () => Promise<unknown>): Promise<unknown> {
+    const run = this.#tail.then(work);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  #broadcast(frame: DispatcherFrame): void {
+    const text = JSON.stringify(frame);
+    for (const ws of this.ctx.getWebSockets()) {
+      try {
+        ws.send(text);
+      } catch {
+        // a socket that is closing; its close handler cleans up
+      }
+    }
   }
 }

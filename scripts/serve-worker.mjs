@@ -95,6 +95,8 @@ function miniflareOptions(options, buildDir) {
     logRequests: logLevel >= LogLevel.INFO,
     // No internet needed: the placeholder `request.cf` instead of downloading Cloudflare's.
     cf: false,
+    // /cdn-cgi/handler/scheduled, as under `wrangler dev`: start.mjs fires the cron through it.
+    unsafeTriggerHandlers: true,
     // Chrome DevTools (or a CPU profile) attach here; off unless asked for.
     ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     d1Persist: path.join(persistRoot, "d1"),

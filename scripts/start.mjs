@@ -3,7 +3,12 @@
 //
 // Environment: PORT (default 8787), LOG_LEVEL (default info), STATE_DIR (optional; where wrangler
 // keeps the local D1 database and Durable Object storage, default .wrangler/state), INSPECTOR_PORT
-// (with --serve only: where DevTools attach; `wrangler dev` always picks a free one).
+// (with --serve only: where DevTools attach; `wrangler dev` always picks a free one), BRIDGE=0 (no
+// WhatsApp bridge), RUNNER=0 (no local agent runner), CRON=0 (no local cron trigger).
+//
+// Once the Worker answers, a local runner starts for the admin's companies (scripts/local-runner.mjs)
+// and the Worker's scheduled handler fires every minute, as Cloudflare's cron trigger does
+// (scripts/local-cron.mjs).
 //
 // Every long-running child is a "service" (see serviceDefinitions). Each runs in its own process
 // group, so stopping a service also stops the processes it started (wrangler dev runs workerd).
@@ -12,6 +17,8 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { startLocalCron } from "./local-cron.mjs";
+import { localRunnerToken } from "./local-runner.mjs";
 import { groupIsAlive, signalGroup } from "./process-group.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -29,13 +36,19 @@ const WRANGLER_ENV = {
   WRANGLER_HIDE_BANNER: "true",
 };
 
-/** @typedef {{ port: number, logLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, fleetGraceMs: string | undefined, serve: boolean }} Config */
-/** @typedef {{ name: string, command: string, args: string[], env?: Record<string, string> }} Service */
+/** @typedef {{ port: number, logLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, runner: boolean, cron: boolean, fleetGraceMs: string | undefined, serve: boolean }} Config */
+/**
+ * `env` adds to start.mjs's own environment, unless `cleanEnv`: then it is the whole environment.
+ * `stdin` is written to the child's standard input, which is then closed.
+ * @typedef {{ name: string, command: string, args: string[], env?: Record<string, string>, cleanEnv?: boolean, stdin?: string }} Service
+ */
 /** @typedef {{ name: string, child: import("node:child_process").ChildProcess, exited: Promise<void>, exitCode: number | null }} Running */
 
 /** @type {Running[]} Children in start order; an exited one stays until its whole process group is gone. */
 const running = [];
 let stopping = false;
+/** @type {{ stop(): void } | undefined} */
+let cron;
 
 function log(message) {
   console.log(`[start] ${message}`);
@@ -60,6 +73,10 @@ function readConfig() {
     simulator: process.env.SIMULATOR === "1",
     // BRIDGE=0 runs the edge alone (tests that start their own bridges).
     bridge: process.env.BRIDGE !== "0",
+    // RUNNER=0: no local agent runner (tests that start their own runners).
+    runner: process.env.RUNNER !== "0",
+    // CRON=0: nothing fires the scheduled handler (it can still be called by hand).
+    cron: process.env.CRON !== "0",
     fleetGraceMs: process.env.FLEET_GRACE_MS,
     // --serve (`npm run serve`): the Worker built once and served by workerd without wrangler dev's
     // reload proxy (scripts/serve-worker.mjs); no rebuild on change. The benchmarks use it.
@@ -132,14 +149,18 @@ function forgetIfGroupGone(entry) {
   }
 }
 
-/** Spawns a command in its own process group, with stdin closed and output passed through. */
-function spawnInGroup(name, command, args, env = {}) {
+/**
+ * Spawns a command in its own process group, output passed through; stdin closed, or fed `stdin`.
+ * @param {{ cleanEnv?: boolean, stdin?: string }} [options]
+ */
+function spawnInGroup(name, command, args, env = {}, options = {}) {
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit"],
+    env: options.cleanEnv ? env : { ...process.env, ...env },
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", "inherit", "inherit"],
     detached: true,
   });
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   /** @type {Running} */
   const entry = { name, child, exitCode: null, exited: Promise.resolve() };
   entry.exited = new Promise((resolve) => {
@@ -259,6 +280,48 @@ function bridgeService(config) {
   };
 }
 
+/** What the runner keeps of this process's environment: nothing secret (docs/security.md). */
+const RUNNER_INHERITED = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM", "SYSTEMROOT"];
+
+/**
+ * The local agent runner: its own process, with a clean environment and its token on stdin, never in
+ * an environment variable an agent could read.
+ * @returns {Service}
+ */
+function runnerService(config, token) {
+  const env = Object.fromEntries(
+    RUNNER_INHERITED.filter((name) => process.env[name] !== undefined).map((name) => [
+      name,
+      process.env[name],
+    ]),
+  );
+  return {
+    name: "runner",
+    command: process.execPath,
+    args: ["--import", "tsx", "bridge/src/runner/main.ts"],
+    env: {
+      ...env,
+      EDGE_URL: `http://${HOST}:${config.port}`,
+      ...(process.env.RUNNER_SLOTS ? { RUNNER_SLOTS: process.env.RUNNER_SLOTS } : {}),
+      ...(process.env.RUNNER_WORK_DIR ? { RUNNER_WORK_DIR: process.env.RUNNER_WORK_DIR } : {}),
+    },
+    cleanEnv: true,
+    stdin: `${token}\n`,
+  };
+}
+
+/** Registers (or reuses) the admin's local runner and starts it. */
+async function startLocalRunner(config, baseUrl) {
+  const vars = readDevVars();
+  const token = await localRunnerToken({
+    baseUrl,
+    stateDir: config.stateDir ?? path.join(ROOT, ".wrangler", "state"),
+    email: process.env.ADMIN_EMAIL ?? vars.ADMIN_EMAIL ?? "admin@example.com",
+    password: process.env.ADMIN_PASSWORD ?? vars.ADMIN_PASSWORD ?? "",
+  });
+  if (!stopping) startService(runnerService(config, token));
+}
+
 /**
  * The long-running children, started in this order and stopped in reverse order.
  * @returns {Promise<Service[]>}
@@ -270,7 +333,7 @@ async function serviceDefinitions(config) {
 /** A service that exits on its own takes the whole stack down (exit code 1). */
 function startService(service) {
   log(`starting ${service.name}`);
-  const entry = spawnInGroup(service.name, service.command, service.args, service.env);
+  const entry = spawnInGroup(service.name, service.command, service.args, service.env, service);
   entry.exited.then(() => {
     if (stopping) return;
     fail(`${service.name} exited unexpectedly (exit code ${entry.exitCode}); stopping everything`);
@@ -340,6 +403,7 @@ async function stopAllChildren() {
 async function shutdown(exitCode) {
   if (stopping) return;
   stopping = true;
+  cron?.stop();
   if (running.length > 0) log("stopping all services");
   await stopAllChildren();
   process.exit(exitCode);
@@ -364,6 +428,8 @@ async function main() {
 
   const baseUrl = `http://${HOST}:${config.port}`;
   if (await waitForHealth(`${baseUrl}/api/health`)) {
+    if (config.runner) await startLocalRunner(config, baseUrl);
+    if (config.cron) cron = startLocalCron({ baseUrl, log });
     printReadyLine(baseUrl);
   } else if (!stopping) {
     fail(`${baseUrl}/api/health did not answer 200 within ${READY_TIMEOUT_MS / 1000} s`);

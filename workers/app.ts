@@ -10,6 +10,7 @@ import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
 import { controlRoutes } from "./control/routes";
+import { runnerLinkRoutes } from "./control/runners/link";
 import type { AppEnv } from "./core/env";
 import { createDashboard } from "./dashboard";
 import { autoRepliesRoutes } from "./gateway/auto-replies";
@@ -99,6 +100,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // On the app, not the router: a mounted router would prefix the event names with its path.
   documentWebhookEvents(app);
   app.route("/bridge/v1", bridgeLinkRoutes);
+  app.route("/runner/v1", runnerLinkRoutes);
   app.route("/api", controlRoutes);
   // Agent guidance texts, outside /api. The invite onboarding text comes first: its token is the
   // credential, and a handler that answers never reaches middleware registered after it.

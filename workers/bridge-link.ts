@@ -4,12 +4,13 @@ import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
 import { fleetObject } from "../durable-objects/fleet/contract";
 import { sessionObject } from "../durable-objects/session/contract";
 import { timingSafeEqual } from "./auth/crypto";
-import { runDispatcher } from "./control/wakes";
 import type { AppEnv } from "./core/env";
 import { ApiError, badRequest, notFound, titleOf, unauthorized } from "./http/errors";
+import { relayUpgrade, requireUpgrade } from "./http/upgrade";
 
 /**
- * Where bridges dial in, authenticated with `Authorization: Bearer <BRIDGE_TOKEN>`. The fleet and
+ * Where WhatsApp bridges dial in, authenticated with `Authorization: Bearer <BRIDGE_TOKEN>`. Bridges
+ * never run agent commands: runners dial their own link (control/runners/link.ts) with their own tokens. The fleet and
  * session endpoints are WebSocket upgrades handed to a Durable Object, which owns the socket
  * (Hibernation API); the media endpoints move file bytes that are too big for socket frames.
  * A deployment without BRIDGE_TOKEN refuses every bridge (fail closed).
@@ -30,19 +31,6 @@ bridgeLinkRoutes.use("*", async (c, next) => {
   return next();
 });
 
-/**
- * A Durable Object's response has immutable headers; the app's middleware (request id, security
- * headers) adds to every response, so upgrades are re-wrapped with a mutable copy.
- */
-async function relayUpgrade(pending: Promise<Response>): Promise<Response> {
-  const response = await pending;
-  return new Response(response.body, {
-    status: response.status,
-    headers: new Headers(response.headers),
-    webSocket: response.webSocket,
-  });
-}
-
 function queryOrReject<T>(schema: z.ZodType<T>, query: Record<string, string>): T {
   const parsed = schema.safeParse(query);
   if (!parsed.success)
@@ -50,27 +38,12 @@ function queryOrReject<T>(schema: z.ZodType<T>, query: Record<string, string>): 
   return parsed.data;
 }
 
-const requireUpgrade = async (c: Context<AppEnv>, next: Next) => {
-  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-    throw new ApiError(426, titleOf(400), "Expected a WebSocket upgrade");
-  }
-  return next();
-};
 bridgeLinkRoutes.use("/fleet", requireUpgrade);
 bridgeLinkRoutes.use("/sessions/:sessionId", requireUpgrade);
-bridgeLinkRoutes.use("/runner", requireUpgrade);
 
 bridgeLinkRoutes.get("/fleet", (c) => {
   queryOrReject(FleetQuerySchema, c.req.query());
   return relayUpgrade(fleetObject(c.env).fetch(c.req.raw));
-});
-
-/** The agent runner's link: queued heartbeat runs of local adapters, handed out by the RunDispatcher. */
-bridgeLinkRoutes.get("/runner", (c) => {
-  queryOrReject(SessionQuerySchema, c.req.query());
-  const forwarded = new Request(c.req.raw);
-  forwarded.headers.set("X-Platform-Api-Url", new URL(c.req.url).origin);
-  return relayUpgrade(runDispatcher(c.env).fetch(forwarded));
 });
 
 bridgeLinkRoutes.get("/sessions/:sessionId", async (c) => {

@@ -1,6 +1,9 @@
 /** The bridge's settings, from the environment, validated once at start. */
 import { hostname } from "node:os";
 import { z } from "zod";
+import { toWebSocketUrl } from "./shared/edge-url.ts";
+
+export { toWebSocketUrl };
 
 const EnvSchema = z.object({
   EDGE_URL: z
@@ -13,8 +16,6 @@ const EnvSchema = z.object({
   SIMULATOR: z.string().optional(),
   /** How often the simulator issues a new QR (default 20000, as WhatsApp); tests shorten it. */
   SIMULATOR_QR_INTERVAL_MS: z.coerce.number().int().min(200).max(600_000).optional(),
-  /** Heartbeat runs of local agents this bridge runs at once; 0 turns its agent runner off. */
-  RUNNER_SLOTS: z.coerce.number().int().min(0).max(64).default(2),
 });
 
 export interface BridgeConfig {
@@ -27,18 +28,6 @@ export interface BridgeConfig {
   simulator: boolean;
   /** The simulator's QR refresh interval, when not its default. */
   simulatorQrIntervalMs?: number;
-  /** Concurrent agent runs (0: no agent runner). */
-  runnerSlots: number;
-}
-
-/** The WebSocket address for an edge given as http(s): same host, ws(s) scheme. */
-export function toWebSocketUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.protocol === "http:") parsed.protocol = "ws:";
-  else if (parsed.protocol === "https:") parsed.protocol = "wss:";
-  parsed.search = "";
-  parsed.hash = "";
-  return parsed.toString().replace(/\/+$/, "");
 }
 
 /** Throws an Error listing every problem (without echoing values: one of them is a secret). */
@@ -49,15 +38,8 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
       `invalid bridge configuration: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
     );
   }
-  const {
-    EDGE_URL,
-    BRIDGE_TOKEN,
-    BRIDGE_ID,
-    BRIDGE_CAPACITY,
-    SIMULATOR,
-    SIMULATOR_QR_INTERVAL_MS,
-    RUNNER_SLOTS,
-  } = parsed.data;
+  const { EDGE_URL, BRIDGE_TOKEN, BRIDGE_ID, BRIDGE_CAPACITY, SIMULATOR, SIMULATOR_QR_INTERVAL_MS } =
+    parsed.data;
   return {
     edgeUrl: toWebSocketUrl(EDGE_URL),
     token: BRIDGE_TOKEN,
@@ -65,6 +47,5 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     capacity: BRIDGE_CAPACITY,
     simulator: SIMULATOR === "1",
     simulatorQrIntervalMs: SIMULATOR_QR_INTERVAL_MS,
-    runnerSlots: RUNNER_SLOTS,
   };
 }

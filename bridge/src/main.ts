@@ -1,11 +1,11 @@
 /**
- * The bridge process: `tsx bridge/src/main.ts`. Holds the WhatsApp sockets the edge assigns to it.
+ * The bridge process: `tsx bridge/src/main.ts`. Holds the WhatsApp sockets the edge assigns to it, and
+ * nothing else: agent runs go to runners their companies' owners registered (bridge/src/runner/).
  * On SIGTERM/SIGINT it closes WhatsApp WITHOUT logging out (the next bridge reuses the creds) and the
  * fleet link with 1001 so the edge reassigns at once, then exits 0.
  */
 import { loadConfig } from "./config.ts";
 import type { WhatsAppNetwork } from "./protocol/seam.ts";
-import { AgentRunner } from "./runner/agent-runner.ts";
 import { FleetLink } from "./sessions/fleet-link.ts";
 import { errorMessage, jsonLog } from "./shared/log.ts";
 import { simulatorNetwork } from "./simulator/simulator.ts";
@@ -22,8 +22,6 @@ async function main(): Promise<void> {
     ? simulatorNetwork({ qrIntervalMs: config.simulatorQrIntervalMs })
     : (await import("./whatsapp/whatsapp.ts")).baileysNetwork({ log });
   const fleet = new FleetLink({ ...config, network, log });
-  const runner =
-    config.runnerSlots > 0 ? new AgentRunner({ ...config, slots: config.runnerSlots, log }) : null;
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
@@ -34,7 +32,7 @@ async function main(): Promise<void> {
       log("warn", "shutdown grace period over; exiting");
       process.exit(0);
     }, SHUTDOWN_GRACE_MS).unref();
-    Promise.all([fleet.shutdown(), runner?.shutdown()]).then(
+    fleet.shutdown().then(
       () => {
         log("info", "bridge stopped");
         process.exit(0);
@@ -48,7 +46,6 @@ async function main(): Promise<void> {
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
   fleet.start();
-  runner?.start();
 }
 
 main().catch((error: unknown) => {

@@ -23,7 +23,7 @@ describe("config", () => {
     expect(config.bridgeId).toBe(`${hostname()}-${process.pid}`);
   });
 
-  it("keeps ws(s), converts https, reads capacity, id, SIMULATOR and RUNNER_SLOTS", () => {
+  it("keeps ws(s), converts https, reads capacity, id and SIMULATOR; runs no agents", () => {
     expect(toWebSocketUrl("https://edge.example.com/prefix/")).toBe("wss://edge.example.com/prefix");
     const config = loadConfig({
       ...base,
@@ -31,7 +31,6 @@ describe("config", () => {
       BRIDGE_ID: "b1",
       BRIDGE_CAPACITY: "5",
       SIMULATOR: "1",
-      RUNNER_SLOTS: "0",
     });
     expect(config).toEqual({
       edgeUrl: "wss://edge.example.com",
@@ -39,10 +38,7 @@ describe("config", () => {
       bridgeId: "b1",
       capacity: 5,
       simulator: true,
-      runnerSlots: 0,
     });
-    expect(loadConfig(base).runnerSlots).toBe(2);
-    expect(() => loadConfig({ ...base, RUNNER_SLOTS: "65" })).toThrow(/invalid bridge configuration/);
     expect(loadConfig({ ...base, SIMULATOR_QR_INTERVAL_MS: "1500" }).simulatorQrIntervalMs).toBe(1500);
     expect(loadConfig(base).simulatorQrIntervalMs).toBeUndefined();
     expect(() => loadConfig({ ...base, SIMULATOR_QR_INTERVAL_MS: "5" })).toThrow(

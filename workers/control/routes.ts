@@ -11,6 +11,8 @@ import { packageRoutes } from "./packages/routes";
 import { goalRoutes } from "./projects/goals";
 import { projectRoutes } from "./projects/routes";
 import { routineRoutes } from "./routines/routes";
+import { runnerRoutes } from "./runners/routes";
+import { runCancelRoutes } from "./runs/cancel";
 import { runRoutes } from "./runs/routes";
 import { secretRoutes } from "./secrets/routes";
 
@@ -31,5 +33,7 @@ controlRoutes.route("/", routineRoutes);
 controlRoutes.route("/", approvalRoutes);
 controlRoutes.route("/", secretRoutes);
 controlRoutes.route("/", runRoutes);
+controlRoutes.route("/", runCancelRoutes);
+controlRoutes.route("/", runnerRoutes);
 controlRoutes.route("/", inviteRoutes);
 controlRoutes.route("/", packageRoutes);

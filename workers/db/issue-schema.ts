@@ -253,9 +253,16 @@ export const heartbeatRuns = sqliteTable(
     routineRunId: text("routine_run_id"),
     /** Further wakes for the same agent and issue merged into this queued run. */
     coalescedCount: integer("coalesced_count").notNull().default(0),
-    /** The bridge runner executing it, and its last sign of life (a dead runner's runs are failed). */
+    /** The registered runner executing it (runners.id), and its last sign of life. */
     runnerId: text("runner_id"),
+    /**
+     * The runner's link (one per connection) that holds it: a runner that reconnects never adopts the
+     * runs of its previous link, which were failed when that link closed.
+     */
+    runnerLinkId: text("runner_link_id"),
     heartbeatAt: integer("heartbeat_at"),
+    /** Someone asked to cancel the running run; it ends `cancelled` when its process is gone. */
+    cancelRequestedAt: integer("cancel_requested_at"),
     exitCode: integer("exit_code"),
     /** The last 16 KiB of the run's output; the whole log is in heartbeat_run_log_chunks. */
     logExcerpt: text("log_excerpt"),

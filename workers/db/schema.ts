@@ -10,3 +10,4 @@ export * from "./automation-schema";
 export * from "./control-schema";
 export * from "./foundation-schema";
 export * from "./issue-schema";
+export * from "./runner-schema";

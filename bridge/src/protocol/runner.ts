@@ -1,14 +1,27 @@
 /**
- * Frames on the runner link: a bridge's agent runner dials `/bridge/v1/runner` (Bearer BRIDGE_TOKEN)
- * and the edge's RunDispatcher hands it queued heartbeat runs of local adapters. Shared by both ends,
- * validated on receipt at both ends.
+ * Frames on the runner link: a registered runner dials `/runner/v1/link` (Bearer <runner token>) and
+ * the edge's RunDispatcher hands it queued heartbeat runs of the companies it serves. Shared by both
+ * ends, validated on receipt at both ends.
  */
 import { z } from "zod";
 
 /** Characters of output kept per frame; the runner splits longer output. */
 export const LOG_FRAME_MAX_CHARS = 16 * 1024;
 
+/** What a runner tells the edge about itself when its link opens (shown in the runner list). */
+export const RunnerHelloSchema = z.object({
+  type: z.literal("hello"),
+  version: z.string().min(1).max(64),
+  slots: z.number().int().min(1).max(64),
+  platform: z.string().max(32),
+  arch: z.string().max(32),
+  node: z.string().max(32),
+  /** The OS user agent processes run as, when not the runner's own (RUNNER_RUN_AS). */
+  runAs: z.string().max(64).nullable(),
+});
+
 export const RunnerFrameSchema = z.discriminatedUnion("type", [
+  RunnerHelloSchema,
   /** Ready for up to `slots` more runs. */
   z.object({ type: z.literal("claim"), slots: z.number().int().min(1).max(64) }),
   /** Output of a run, in order (`seq` counts from 0 per run). */
@@ -19,7 +32,7 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
     stream: z.enum(["stdout", "stderr", "system"]),
     text: z.string().max(LOG_FRAME_MAX_CHARS),
   }),
-  /** Still alive and working on these runs. */
+  /** Still alive (sent every 20 s, with or without runs) and working on these runs. */
   z.object({ type: z.literal("heartbeat"), runIds: z.array(z.string().min(1).max(64)).max(64) }),
   z.object({
     type: z.literal("finish"),
@@ -59,7 +72,7 @@ export const DispatcherFrameSchema = z.discriminatedUnion("type", [
   /** Runs may be waiting: claim if you have free slots. */
   z.object({ type: z.literal("nudge") }),
   z.object({ type: z.literal("run"), run: RunAssignmentSchema }),
-  /** Stop this run (its agent was paused or terminated); the runner reports finish as usual. */
+  /** Stop this run (someone cancelled it); the runner stops its process group and reports finish. */
   z.object({ type: z.literal("cancel"), runId: z.string() }),
 ]);
 export type DispatcherFrame = z.infer<typeof DispatcherFrameSchema>;

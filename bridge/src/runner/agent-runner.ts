@@ -1,10 +1,11 @@
 /**
- * The bridge's agent runner: one link to the edge's RunDispatcher, up to `slots` heartbeat runs at a
- * time. It claims when it connects, when the edge nudges, after each run, and on a slow poll (a lost
- * nudge only delays a run). Each run's output streams back in order; the edge fails and releases the
- * runs of a link that drops, so a killed bridge leaves no issue locked.
+ * The runner's link to the edge's RunDispatcher: up to `slots` heartbeat runs at a time. It claims
+ * when it connects, when the edge nudges, after each run, and on a slow poll (a lost nudge only
+ * delays a run). Each run's output streams back in order. When the link drops, the edge fails the runs
+ * it held and releases their issues, so the runner stops their processes too: nothing it runs
+ * outlives the edge's record of it.
  */
-
+import { arch, platform } from "node:os";
 import {
   type DispatcherFrame,
   DispatcherFrameSchema,
@@ -14,16 +15,23 @@ import {
 import type { Log } from "../shared/log.ts";
 import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/reconnecting-socket.ts";
 import { AgentProcess } from "./agent-process.ts";
+import type { RunAs } from "./config.ts";
 
 const POLL_MS = 5_000;
+/** The edge counts a runner silent for 90 s as gone; this keeps it well inside that. */
 const HEARTBEAT_MS = 20_000;
+/** What the runner says it is (package.json's version). */
+const VERSION = "0.1.0";
 
 export interface AgentRunnerOptions {
   edgeUrl: string;
   token: string;
-  bridgeId: string;
   slots: number;
+  workDir: string;
+  runAs: RunAs | null;
   log: Log;
+  /** A run's process group appeared or went away (the launcher stops leftovers if this process dies). */
+  onProcessGroup?(pgid: number, live: boolean): void;
 }
 
 export class AgentRunner {
@@ -34,7 +42,7 @@ export class AgentRunner {
 
   constructor(private readonly options: AgentRunnerOptions) {
     this.link = new ReconnectingSocket({
-      url: `${options.edgeUrl}/bridge/v1/runner?bridge=${encodeURIComponent(options.bridgeId)}`,
+      url: `${options.edgeUrl}/runner/v1/link`,
       token: options.token,
       maxQueued: 1_000,
       onOpen: () => this.onOpen(),
@@ -56,19 +64,41 @@ export class AgentRunner {
   /** Stops claiming, stops the processes, closes the link (the edge fails what was still running). */
   async shutdown(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
-    for (const process of this.running.values()) process.stop();
+    this.stopAll("runner shutting down");
     await this.link.close(1001, "runner shutting down");
   }
 
   private onOpen(): void {
     this.link.resetBackoff();
     this.options.log("info", "runner link open", { running: this.running.size });
+    this.send({
+      type: "hello",
+      version: VERSION,
+      slots: this.options.slots,
+      platform: platform(),
+      arch: arch(),
+      node: process.version,
+      runAs: this.options.runAs?.user ?? null,
+    });
     this.claim();
   }
 
   private onClose(close: LinkClose): AfterClose {
-    this.options.log("warn", "runner link closed", { code: close.code, httpStatus: close.httpStatus });
-    return close.httpStatus === 401 ? "retry-slowly" : "retry";
+    // The edge has failed every run this link held: their processes must not go on working.
+    this.stopAll("the runner's link to the edge closed");
+    if (close.httpStatus === 401) {
+      this.options.log("error", "the edge refused the runner token (unknown or revoked)", {});
+      return "retry-slowly";
+    }
+    this.options.log("warn", "runner link closed", { code: close.code, reason: close.reason });
+    return close.code === 4003 ? "retry-slowly" : "retry";
+  }
+
+  private stopAll(why: string): void {
+    for (const [runId, process] of this.running) {
+      this.output(runId, "system", `${why}: stopping\n`);
+      process.stop();
+    }
   }
 
   private onFrame(text: string): void {
@@ -81,7 +111,14 @@ export class AgentRunner {
     }
     if (frame.type === "nudge") this.claim();
     else if (frame.type === "run") this.execute(frame.run);
-    else this.running.get(frame.runId)?.stop();
+    else this.cancel(frame.runId);
+  }
+
+  private cancel(runId: string): void {
+    const process = this.running.get(runId);
+    if (!process) return;
+    this.output(runId, "system", "cancelled: stopping\n");
+    process.stop();
   }
 
   private send(frame: RunnerFrame): void {
@@ -94,7 +131,7 @@ export class AgentRunner {
   }
 
   private heartbeat(): void {
-    if (this.running.size > 0) this.send({ type: "heartbeat", runIds: [...this.running.keys()] });
+    if (this.link.isOpen) this.send({ type: "heartbeat", runIds: [...this.running.keys()] });
   }
 
   private output(runId: string, stream: "stdout" | "stderr" | "system", text: string): void {
@@ -105,7 +142,10 @@ export class AgentRunner {
 
   private execute(run: RunAssignment): void {
     const process = new AgentProcess(run, {
+      workDir: this.options.workDir,
+      runAs: this.options.runAs,
       onOutput: (stream, text) => this.output(run.runId, stream, text),
+      onProcessGroup: this.options.onProcessGroup,
     });
     this.running.set(run.runId, process);
     this.options.log("info", "run started", { run: run.runId, agent: run.agentId, command: run.command });

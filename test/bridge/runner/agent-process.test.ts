@@ -1,8 +1,16 @@
-// The runner's child process, for real: environment (PLATFORM_* in, bridge secrets out), prompt on
-// stdin, output in order, usage from the PLATFORM_USAGE line, the timeout kill, and spawn failures.
-import { describe, expect, it } from "vitest";
+// The runner's child process, for real: environment (an allowlist plus PLATFORM_* in, the runner's
+// own variables out), prompt on stdin, output in order, usage from the PLATFORM_USAGE line, a process
+// group of its own that timeout and stop end as a whole, a working directory per agent, and spawn
+// failures.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
-import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
+import { AgentProcess, type ProcessOutcome } from "../../../bridge/src/runner/agent-process.ts";
+
+const workDir = mkdtempSync(path.join(tmpdir(), "agent-process-test-"));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 function assignment(script: string, overrides: Partial<RunAssignment> = {}): RunAssignment {
   return {
@@ -19,29 +27,71 @@ function assignment(script: string, overrides: Partial<RunAssignment> = {}): Run
   };
 }
 
-async function run(run: RunAssignment) {
+function start(run: RunAssignment) {
   const output: Array<{ stream: string; text: string }> = [];
-  const outcome = await new AgentProcess(run, {
+  const groups: Array<{ pgid: number; live: boolean }> = [];
+  const agent = new AgentProcess(run, {
+    workDir,
+    runAs: null,
     onOutput: (stream, text) => output.push({ stream, text }),
-  }).start();
+    onProcessGroup: (pgid, live) => groups.push({ pgid, live }),
+  });
+  return { agent, output, groups, done: agent.start() };
+}
+
+async function run(run: RunAssignment) {
+  const { output, groups, done } = start(run);
+  const outcome: ProcessOutcome = await done;
   const stdout = output
     .filter((o) => o.stream === "stdout")
     .map((o) => o.text)
     .join("");
-  return { outcome, output, stdout };
+  return { outcome, output, stdout, groups };
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(probe: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe("AgentProcess", () => {
-  it("passes the run's environment but not the bridge's secrets, and the prompt on stdin", async () => {
+  it("passes an allowlisted environment and the run's, never the runner's own, and the prompt on stdin", async () => {
     process.env.BRIDGE_TOKEN = "bridge-secret";
+    process.env.SOME_RUNNER_SECRET = "runner-secret";
     const script = `
       let input = "";
       process.stdin.on("data", (d) => (input += d)).on("end", () => {
-        console.log(JSON.stringify({ run: process.env.PLATFORM_RUN_ID, token: process.env.BRIDGE_TOKEN ?? null, input }));
+        console.log(JSON.stringify({ env: process.env, input }));
       });`;
     const { outcome, stdout } = await run(assignment(script));
     expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
-    expect(JSON.parse(stdout)).toEqual({ run: "run-1", token: null, input: "do the thing" });
+    const seen = JSON.parse(stdout) as { env: Record<string, string>; input: string };
+    expect(seen.input).toBe("do the thing");
+    expect(seen.env.PLATFORM_RUN_ID).toBe("run-1");
+    expect(seen.env.PATH).toBe(process.env.PATH);
+    const allowed = new Set(["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM", "SYSTEMROOT"]);
+    const extra = Object.keys(seen.env).filter((name) => !allowed.has(name) && !name.startsWith("PLATFORM_"));
+    // Node itself may add nothing; anything else came from the runner.
+    expect(extra).toEqual([]);
+  });
+
+  it("works in a directory of the agent's own unless the run names one", async () => {
+    const { stdout } = await run(assignment("console.log(process.cwd())"));
+    expect(stdout.trim()).toBe(path.join(workDir, "agent-1"));
+    const named = await run(assignment("console.log(process.cwd())", { cwd: tmpdir() }));
+    expect(named.stdout.trim()).toBe(tmpdir());
   });
 
   it("reports usage and cost from the last PLATFORM_USAGE line, and the exit code", async () => {
@@ -60,11 +110,38 @@ describe("AgentProcess", () => {
     expect(output).toContainEqual({ stream: "stderr", text: "a warning\n" });
   });
 
-  it("stops a process that outlives its timeout and says so", async () => {
-    const { outcome, output } = await run(assignment("setInterval(() => {}, 1000)", { timeoutSec: 1 }));
+  it("times out the whole process group: `sh -c 'sleep 300 & wait'` ends within seconds, sleep included", async () => {
+    const pidFile = path.join(workDir, "sleep.pid");
+    const began = Date.now();
+    const { outcome, output, groups } = await run(
+      assignment("", {
+        command: "sh",
+        args: ["-c", `sleep 300 & echo $! > ${pidFile}; wait`],
+        timeoutSec: 1,
+      }),
+    );
     expect(outcome.timedOut).toBe(true);
-    expect(outcome.exitCode).toBeNull(); // killed by a signal
+    expect(Date.now() - began).toBeLessThan(8_000);
     expect(output.some((o) => o.stream === "system" && o.text.includes("timeout after 1s"))).toBe(true);
+    const sleepPid = Number(readFileSync(pidFile, "utf8"));
+    await until(() => !alive(sleepPid), 2_000);
+    expect(groups.map((g) => g.live)).toEqual([true, false]);
+  });
+
+  it("stop() ends a running run's group, and a background process left behind dies with the run", async () => {
+    const pidFile = path.join(workDir, "left.pid");
+    const { agent, done } = start(
+      assignment("", { command: "sh", args: ["-c", `sleep 300 & echo $! > ${pidFile}; sleep 300`] }),
+    );
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 5_000);
+    agent.stop();
+    const outcome = await done;
+    expect(outcome.exitCode).toBeNull();
+    await until(() => !alive(Number(readFileSync(pidFile, "utf8"))), 2_000);
+
+    const leftover = path.join(workDir, "leftover.pid");
+    await run(assignment("", { command: "sh", args: ["-c", `sleep 300 & echo $! > ${leftover}; exit 0`] }));
+    await until(() => !alive(Number(readFileSync(leftover, "utf8"))), 2_000);
   });
 
   it("reports a command that cannot start as an error instead of throwing", async () => {

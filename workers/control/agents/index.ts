@@ -6,3 +6,4 @@
  */
 export { ADAPTER_MODELS } from "./adapter-models";
 export { type AgentSchema, type HireResultSchema, type OrgNodeSchema, RunSchema } from "./schemas";
+export { agentWithCompany, authorize } from "./store";

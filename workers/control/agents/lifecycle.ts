@@ -4,9 +4,10 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { agentCredentialsChanged } from "../../auth/agent-key-store";
 import { type ActorRef, refOf } from "../../core/actor";
 import type { Db } from "../../db/client";
-import { type AgentRow, agentApiKeys, agents, approvals } from "../../db/schema";
+import { type AgentRow, agentApiKeys, agents, approvals, heartbeatRuns } from "../../db/schema";
 import { conflict, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
+import { companiesWithConnectedRunner } from "../runners";
 import { activityInsert, controlContext } from "../shared";
 import { cancelQueuedRuns, runResource, runsQueued, wakeInsert, wakeRun } from "../wakes";
 import { AgentParamSchema, AgentSchema, RunSchema } from "./schemas";
@@ -205,12 +206,16 @@ agentLifecycleRoutes.openapi(
         errorReason: run.errorReason,
       }),
     ]);
-    if (run.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env));
-    if (run.errorReason !== null)
-      throw conflict(`Heartbeat not started: ${run.errorReason}`, {
-        errorReason: run.errorReason,
-        run: runResource(run),
+    // As stored: the database cancels a wake of a paused or archived company (migration 0007).
+    const stored = (await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, run.id)).get()) ?? run;
+    if (stored.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env));
+    const served = await companiesWithConnectedRunner(db, [stored.companyId]);
+    const resource = runResource(stored, served.has(stored.companyId));
+    if (stored.errorReason !== null)
+      throw conflict(`Heartbeat not started: ${stored.errorReason}`, {
+        errorReason: stored.errorReason,
+        run: resource,
       });
-    return c.json(runResource(run), 202);
+    return c.json(resource, 202);
   },
 );

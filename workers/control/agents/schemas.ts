@@ -51,9 +51,18 @@ const HeartbeatConfigSchema = z
   .catchall(z.unknown());
 
 export const RuntimeConfigSchema = z
-  .object({ heartbeat: HeartbeatConfigSchema.optional() })
+  .object({
+    heartbeat: HeartbeatConfigSchema.optional(),
+    maxConcurrentRuns: z
+      .number()
+      .int()
+      .min(1)
+      .max(16)
+      .optional()
+      .openapi({ description: "Runs of this agent at once (default 1): a further wake waits queued" }),
+  })
   .catchall(z.unknown())
-  .openapi({ description: "heartbeat {enabled, intervalSec, wakeOnDemand}" });
+  .openapi({ description: "heartbeat {enabled, intervalSec, wakeOnDemand}, maxConcurrentRuns" });
 
 export const SkillRefsSchema = z
   .array(z.string().trim().min(1).max(200))
@@ -248,6 +257,16 @@ export const RunSchema = z
     exitCode: z.number().int().nullable(),
     costCents: z.number().int(),
     usage: z.record(z.string(), z.unknown()).nullable(),
+    runnerId: z.string().nullable().openapi({ description: "The runner that took it" }),
+    waitingForRunner: z.boolean().openapi({
+      description:
+        "Queued, and no connected runner serves its company: it starts when one of the company's owners " +
+        "registers and starts a runner (POST /api/companies/{companyId}/runners)",
+    }),
+    cancelRequestedAt: z
+      .string()
+      .nullable()
+      .openapi({ description: "Someone asked to cancel it while it ran" }),
     createdAt: z.string(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),

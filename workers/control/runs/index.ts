@@ -1,8 +1,9 @@
 /**
  * Heartbeat runs on runners: what the RunDispatcher does with runner frames (claim, log, finish,
- * runner lost), the environment a run receives, heartbeat timers and the cron sweep. HTTP in routes.ts.
+ * link lost), the environment a run receives, heartbeat timers and the cron sweep. HTTP in routes.ts.
  *
  * This index is what the rest of the code may import from here.
  */
-export { claimNextRun, failRunnerRuns, finishRun, logsComplete, recordLog, touchRuns } from "./lifecycle";
+export { claimNextRun, type RunnerLink } from "./claim";
+export { failLinkRuns, finishRun, logsComplete, recordLog, touchRuns } from "./lifecycle";
 export { runnerCron } from "./timers";

@@ -1,156 +1,40 @@
-import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
-import type { RunAssignment, RunnerFrame } from "../../../bridge/src/protocol/runner";
-import { generateAgentKey } from "../../auth/agent-key-format";
+import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import type { RunnerFrame } from "../../../bridge/src/protocol/runner";
 import { agentCredentialsChanged } from "../../auth/agent-key-store";
 import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
-import { newId } from "../../db/client";
 import {
-  type AgentRow,
   agentApiKeys,
   agents,
   type HeartbeatRunRow,
   heartbeatRunLogChunks,
   heartbeatRuns,
-  issueApprovals,
   issues,
 } from "../../db/schema";
 import { recordCostEvent } from "../costs";
 import { issueObject } from "../issues";
-import { wakeRefusal } from "../wakes";
-import { runEnvironment } from "./environment";
+import { RUNNER_SILENCE_MS } from "../runners";
 
-/** Adapters that run on a user's machine, through a bridge's runner. */
-export const LOCAL_ADAPTERS = ["coder_local", "assistant_local"] as const;
+/**
+ * What happens to a run once a runner holds it: its output, its heartbeats, and how it ends. Every
+ * ending gives back what the run held (its key, the issues it checked out) and settles its agent's
+ * status. Claiming is in claim.ts.
+ */
+
 /** The last this many characters of output are kept on the run row for quick reading. */
 const EXCERPT_CHARS = 16 * 1024;
 /** A run's stored log stops growing here (the excerpt still follows the tail). */
 const LOG_MAX_CHUNKS = 2_000;
-/** A running run whose runner has not said anything for this long is declared lost (cron sweep). */
-export const RUNNER_SILENCE_MS = 90_000;
-const DEFAULT_TIMEOUT_SEC = 600;
 
 type FinishFrame = Extract<RunnerFrame, { type: "finish" }>;
 type LogFrame = Extract<RunnerFrame, { type: "log" }>;
 
-/** The oldest queued run of a local adapter, moved to running for `runnerId` (one statement: atomic). */
-async function takeOldestQueued(db: Db, runnerId: string, now: number): Promise<HeartbeatRunRow | undefined> {
-  const oldest = db
-    .select({ id: heartbeatRuns.id })
-    .from(heartbeatRuns)
-    .innerJoin(agents, eq(agents.id, heartbeatRuns.agentId))
-    .where(and(eq(heartbeatRuns.status, "queued"), inArray(agents.adapterType, [...LOCAL_ADAPTERS])))
-    .orderBy(asc(heartbeatRuns.createdAt))
-    .limit(1);
-  const [taken] = await db
-    .update(heartbeatRuns)
-    .set({ status: "running", runnerId, startedAt: now, heartbeatAt: now })
-    .where(and(eq(heartbeatRuns.status, "queued"), eq(heartbeatRuns.id, sql`(${oldest})`)))
-    .returning();
-  return taken;
-}
-
-/** A run taken for an agent that may no longer run (paused, over budget since it was queued). */
-async function refuse(db: Db, run: HeartbeatRunRow, reason: string, now: number): Promise<void> {
-  await db
-    .update(heartbeatRuns)
-    .set({ status: "cancelled", errorReason: reason, finishedAt: now })
-    .where(eq(heartbeatRuns.id, run.id));
-}
-
-/** A key valid only while this run runs: revoked when it finishes, whatever the outcome. */
-async function mintRunKey(db: Db, run: HeartbeatRunRow, now: number): Promise<string> {
-  const generated = await generateAgentKey(run.agentId);
-  await db.insert(agentApiKeys).values({
-    id: newId(),
-    agentId: run.agentId,
-    companyId: run.companyId,
-    name: `run ${run.id}`,
-    keyHash: generated.hash,
-    displayPrefix: generated.displayPrefix,
-    createdByUserId: null,
-    createdByAgentId: null,
-    lastUsedAt: null,
-    revokedAt: null,
-    runId: run.id,
-    createdAt: now,
-  });
-  return generated.key;
-}
-
-const linkedIssueIds = async (db: Db, approvalId: string | null) =>
-  approvalId === null
-    ? []
-    : (
-        await db
-          .select({ issueId: issueApprovals.issueId })
-          .from(issueApprovals)
-          .where(eq(issueApprovals.approvalId, approvalId))
-      ).map((row) => row.issueId);
-
-/**
- * Claims the next runnable run for a runner and prepares everything its process needs. Null when
- * nothing is queued. A run whose agent may no longer run is cancelled with the reason (never started),
- * as is one whose configuration cannot be turned into a process (no command, unknown secret).
- */
-export async function claimNextRun(
-  env: Env,
-  db: Db,
-  runnerId: string,
-  apiUrl: string,
-): Promise<RunAssignment | null> {
-  for (;;) {
-    const now = Date.now();
-    const run = await takeOldestQueued(db, runnerId, now);
-    if (!run) return null;
-    const agent = await db.select().from(agents).where(eq(agents.id, run.agentId)).get();
-    const refusal = agent ? wakeRefusal(agent) : "agent_missing";
-    if (!agent || refusal) {
-      await refuse(db, run, refusal ?? "agent_missing", now);
-      continue;
-    }
-    try {
-      return await assignment(env, db, run, agent, apiUrl, now);
-    } catch (error) {
-      await failRun(env, db, run, { errorReason: `configuration: ${String((error as Error).message)}` });
-    }
-  }
-}
-
-async function assignment(
-  env: Env,
-  db: Db,
-  run: HeartbeatRunRow,
-  agent: AgentRow,
-  apiUrl: string,
-  now: number,
-): Promise<RunAssignment> {
-  const prepared = await runEnvironment(env, db, agent, {
-    run,
-    apiUrl,
-    linkedIssueIds: await linkedIssueIds(db, run.approvalId),
-  });
-  const key = await mintRunKey(db, run, now);
-  await db.update(agents).set({ lastHeartbeatAt: now }).where(eq(agents.id, agent.id));
-  return {
-    runId: run.id,
-    agentId: agent.id,
-    adapterType: agent.adapterType,
-    command: prepared.command,
-    args: prepared.args,
-    cwd: prepared.cwd,
-    prompt: prepared.prompt,
-    timeoutSec: prepared.timeoutSec ?? DEFAULT_TIMEOUT_SEC,
-    env: { ...prepared.env, PLATFORM_API_KEY: key },
-  };
-}
-
-/** Appends output; the excerpt on the run row keeps the tail. Ignored for runs this runner does not hold. */
-export async function recordLog(db: Db, runnerId: string, frame: LogFrame): Promise<void> {
+/** Appends output; the excerpt on the run row keeps the tail. Ignored for runs this link does not hold. */
+export async function recordLog(db: Db, linkId: string, frame: LogFrame): Promise<void> {
   const run = await db
     .select({ id: heartbeatRuns.id })
     .from(heartbeatRuns)
-    .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerId, runnerId)))
+    .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerLinkId, linkId)))
     .get();
   if (!run) return;
   const now = Date.now();
@@ -195,31 +79,32 @@ export async function logsComplete(db: Db, runId: string, logFrames: number): Pr
   return (row?.count ?? 0) >= expected;
 }
 
-export async function touchRuns(db: Db, runnerId: string, runIds: string[]): Promise<void> {
+export async function touchRuns(db: Db, linkId: string, runIds: string[]): Promise<void> {
   if (runIds.length === 0) return;
   await db
     .update(heartbeatRuns)
     .set({ heartbeatAt: Date.now() })
-    .where(and(inArray(heartbeatRuns.id, runIds), eq(heartbeatRuns.runnerId, runnerId)));
+    .where(and(inArray(heartbeatRuns.id, runIds), eq(heartbeatRuns.runnerLinkId, linkId)));
 }
 
 interface Ending {
-  status?: "failed" | "timed_out";
-  errorReason: string;
+  status: "failed" | "timed_out" | "cancelled" | "succeeded";
+  errorReason?: string;
   exitCode?: number | null;
 }
 
 /**
- * Ends a run that did not succeed and gives back what it held: its key is revoked and every issue it
- * still holds in progress is released (through the issue's IssueDO, like any issue mutation).
+ * Ends a running run and gives back what it held: its key is revoked and, unless it succeeded, every
+ * issue it still holds in progress is released (through the issue's IssueDO, like any issue
+ * mutation). Then its agent's status settles. A run that already ended is left alone.
  */
-export async function failRun(env: Env, db: Db, run: HeartbeatRunRow, ending: Ending): Promise<void> {
+export async function endRun(env: Env, db: Db, run: HeartbeatRunRow, ending: Ending): Promise<void> {
   const now = Date.now();
   const [ended] = await db
     .update(heartbeatRuns)
     .set({
-      status: ending.status ?? "failed",
-      errorReason: ending.errorReason,
+      status: ending.status,
+      errorReason: ending.errorReason ?? null,
       exitCode: ending.exitCode ?? null,
       finishedAt: now,
     })
@@ -227,7 +112,26 @@ export async function failRun(env: Env, db: Db, run: HeartbeatRunRow, ending: En
     .returning({ id: heartbeatRuns.id });
   if (!ended) return;
   await revokeRunKey(env, db, run, now);
-  await releaseHeldIssues(env, db, run.id, ending.errorReason);
+  if (ending.status !== "succeeded")
+    await releaseHeldIssues(env, db, run.id, ending.errorReason ?? ending.status);
+  await settleAgent(db, run.agentId, ending.status === "failed" || ending.status === "timed_out");
+}
+
+/**
+ * `running` → `idle` (or `error` after a failure) once none of the agent's runs runs any more; an
+ * agent paused, terminated or otherwise moved meanwhile keeps the status it was given.
+ */
+async function settleAgent(db: Db, agentId: string, failed: boolean): Promise<void> {
+  await db
+    .update(agents)
+    .set({ status: failed ? "error" : "idle" })
+    .where(
+      and(
+        eq(agents.id, agentId),
+        eq(agents.status, "running"),
+        sql`NOT EXISTS (SELECT 1 FROM ${heartbeatRuns} WHERE ${heartbeatRuns.agentId} = ${agentId} AND ${heartbeatRuns.status} = 'running')`,
+      ),
+    );
 }
 
 async function revokeRunKey(env: Env, db: Db, run: HeartbeatRunRow, now: number): Promise<void> {
@@ -245,12 +149,15 @@ async function releaseHeldIssues(env: Env, db: Db, runId: string, reason: string
   }
 }
 
-/** The runner's report: exit 0 succeeds; anything else fails (and releases what the run held). */
-export async function finishRun(env: Env, db: Db, runnerId: string, frame: FinishFrame): Promise<void> {
+/**
+ * The runner's report: exit 0 succeeds, anything else fails; a run someone cancelled ends cancelled,
+ * and one that ran out of time timed_out, whatever its exit code.
+ */
+export async function finishRun(env: Env, db: Db, linkId: string, frame: FinishFrame): Promise<void> {
   const run = await db
     .select()
     .from(heartbeatRuns)
-    .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerId, runnerId)))
+    .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerLinkId, linkId)))
     .get();
   if (run?.status !== "running") return;
   const now = Date.now();
@@ -259,17 +166,16 @@ export async function finishRun(env: Env, db: Db, runnerId: string, frame: Finis
     .set({ usage: frame.usage ?? null, costCents: frame.costCents ?? 0, heartbeatAt: now })
     .where(eq(heartbeatRuns.id, run.id));
   if (frame.costCents) await chargeRun(env, db, run, frame, now);
-  if (frame.timedOut)
-    return failRun(env, db, run, { status: "timed_out", errorReason: "timeout", exitCode: frame.exitCode });
-  if (frame.error) return failRun(env, db, run, { errorReason: frame.error, exitCode: frame.exitCode });
-  if (frame.exitCode !== 0)
-    return failRun(env, db, run, { errorReason: `exit code ${frame.exitCode}`, exitCode: frame.exitCode });
-  const [done] = await db
-    .update(heartbeatRuns)
-    .set({ status: "succeeded", exitCode: 0, finishedAt: now })
-    .where(and(eq(heartbeatRuns.id, run.id), eq(heartbeatRuns.status, "running")))
-    .returning({ id: heartbeatRuns.id });
-  if (done) await revokeRunKey(env, db, run, now);
+  await endRun(env, db, run, endingOf(run, frame));
+}
+
+function endingOf(run: HeartbeatRunRow, frame: FinishFrame): Ending {
+  const exitCode = frame.exitCode;
+  if (run.cancelRequestedAt !== null) return { status: "cancelled", errorReason: "cancelled", exitCode };
+  if (frame.timedOut) return { status: "timed_out", errorReason: "timeout", exitCode };
+  if (frame.error) return { status: "failed", errorReason: frame.error, exitCode };
+  if (exitCode !== 0) return { status: "failed", errorReason: `exit code ${exitCode}`, exitCode };
+  return { status: "succeeded", exitCode: 0 };
 }
 
 const usageCount = (usage: Record<string, unknown> | undefined, field: string): number => {
@@ -312,13 +218,13 @@ async function chargeRun(
   );
 }
 
-/** Every run a runner held when its link dropped: failed as runner_lost, locks released. */
-export async function failRunnerRuns(env: Env, db: Db, runnerId: string): Promise<void> {
+/** Every run a link held when it closed (or its runner was revoked): failed, locks released. */
+export async function failLinkRuns(env: Env, db: Db, linkId: string, reason = "runner_lost"): Promise<void> {
   const held = await db
     .select()
     .from(heartbeatRuns)
-    .where(and(eq(heartbeatRuns.runnerId, runnerId), eq(heartbeatRuns.status, "running")));
-  for (const run of held) await failRun(env, db, run, { errorReason: "runner_lost" });
+    .where(and(eq(heartbeatRuns.runnerLinkId, linkId), eq(heartbeatRuns.status, "running")));
+  for (const run of held) await endRun(env, db, run, { status: "failed", errorReason: reason });
 }
 
 /**
@@ -330,6 +236,6 @@ export async function sweepSilentRuns(env: Env, db: Db, now: number): Promise<nu
     .select()
     .from(heartbeatRuns)
     .where(and(eq(heartbeatRuns.status, "running"), lt(heartbeatRuns.heartbeatAt, now - RUNNER_SILENCE_MS)));
-  for (const run of silent) await failRun(env, db, run, { errorReason: "runner_lost" });
+  for (const run of silent) await endRun(env, db, run, { status: "failed", errorReason: "runner_lost" });
   return silent.length;
 }

@@ -5,6 +5,7 @@ import { controlAuth, controlErrors, createRouter, json } from "../../http/opena
 import { RunSchema } from "../agents";
 import { companyForActor, controlContext, ensureVisible } from "../shared";
 import { runResource } from "../wakes";
+import { runResources } from "./resources";
 
 /** Heartbeat runs: what woke an agent, what its process did, how it ended. */
 export const runRoutes = createRouter();
@@ -66,7 +67,7 @@ runRoutes.openapi(
       )
       .orderBy(desc(heartbeatRuns.createdAt))
       .limit(query.limit);
-    return c.json(rows.map(runResource), 200);
+    return c.json(await runResources(db, rows), 200);
   },
 );
 
@@ -88,7 +89,8 @@ runRoutes.openapi(
       .where(eq(heartbeatRuns.id, c.req.valid("param").runId))
       .get();
     const run = await ensureVisible(db, actor, row, "Run");
-    return c.json({ ...runResource(run), logExcerpt: run.logExcerpt }, 200);
+    const [resource] = await runResources(db, [run]);
+    return c.json({ ...(resource ?? runResource(run)), logExcerpt: run.logExcerpt }, 200);
   },
 );
 

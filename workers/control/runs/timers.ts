@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
-import { type AgentRow, agents, issues } from "../../db/schema";
+import { type AgentRow, agents, companies, issues } from "../../db/schema";
 import { heartbeatSettings, runsQueued, wakeInsert, wakeRefusal, wakeRun } from "../wakes";
 import { sweepSilentRuns } from "./lifecycle";
 
@@ -61,20 +61,25 @@ async function fireTimer(db: Db, agent: AgentRow, now: number): Promise<boolean>
  */
 export async function fireHeartbeatTimers(env: Env, db: Db, now: number): Promise<number> {
   const candidates = await db
-    .select()
+    .select({ agent: agents })
     .from(agents)
+    .innerJoin(companies, eq(companies.id, agents.companyId))
     .where(
       and(
+        // A paused or archived company starts no runs: its timers do not even fire.
+        eq(companies.status, "active"),
         inArray(agents.status, ["idle", "running", "error"]),
         sql`json_extract(${agents.runtimeConfig}, '$.heartbeat.enabled') = 1`,
         sql`NOT EXISTS (SELECT 1 FROM heartbeat_runs r WHERE r.agent_id = ${agents.id} AND r.status IN ('queued', 'running'))`,
       ),
     );
-  const due = candidates.filter((agent) => {
-    const timer = timerOf(agent);
-    if (!timer || wakeRefusal(agent)) return false;
-    return agent.lastHeartbeatAt === null || agent.lastHeartbeatAt + timer.intervalSec * 1000 <= now;
-  });
+  const due = candidates
+    .map((row) => row.agent)
+    .filter((agent) => {
+      const timer = timerOf(agent);
+      if (!timer || wakeRefusal(agent)) return false;
+      return agent.lastHeartbeatAt === null || agent.lastHeartbeatAt + timer.intervalSec * 1000 <= now;
+    });
   const withWork = await agentsWithWork(
     db,
     due.map((agent) => agent.id),

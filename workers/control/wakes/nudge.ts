@@ -5,6 +5,10 @@ import { namespaceOf } from "../../core/env";
 export interface RunDispatcherObject extends Rpc.DurableObjectBranded {
   /** Runs may be waiting: every connected runner is told to claim. */
   nudge(): Promise<void>;
+  /** Tells the link holding a running run to stop it; false when that link is gone. */
+  cancelRun(runId: string, linkId: string): Promise<boolean>;
+  /** A revoked runner: its links close now and the runs they held fail as runner_revoked. */
+  disconnectRunner(runnerId: string): Promise<void>;
 }
 
 /** The one RunDispatcher of the deployment. */

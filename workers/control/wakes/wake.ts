@@ -68,7 +68,9 @@ export function wakeRun(agent: AgentRow, wake: WakeRequest, now = Date.now()): H
     routineRunId: wake.routineRunId ?? null,
     coalescedCount: 0,
     runnerId: null,
+    runnerLinkId: null,
     heartbeatAt: null,
+    cancelRequestedAt: null,
     exitCode: null,
     logExcerpt: null,
     usage: null,
@@ -94,7 +96,11 @@ export const wakeInsert = (db: Db, run: HeartbeatRunRow) =>
       set: { coalescedCount: sql`${heartbeatRuns.coalescedCount} + 1` },
     });
 
-export const runResource = (run: HeartbeatRunRow) => ({
+/**
+ * A run as the API shows it. `waitingForRunner`: the caller knows whether a connected runner serves
+ * the run's company (runners' companiesWithConnectedRunner); only a queued run can be waiting.
+ */
+export const runResource = (run: HeartbeatRunRow, runnerServes = true) => ({
   id: run.id,
   companyId: run.companyId,
   agentId: run.agentId,
@@ -111,6 +117,9 @@ export const runResource = (run: HeartbeatRunRow) => ({
   exitCode: run.exitCode,
   costCents: run.costCents,
   usage: run.usage,
+  runnerId: run.runnerId,
+  waitingForRunner: run.status === "queued" && !runnerServes,
+  cancelRequestedAt: run.cancelRequestedAt === null ? null : new Date(run.cancelRequestedAt).toISOString(),
   createdAt: new Date(run.createdAt).toISOString(),
   startedAt: run.startedAt === null ? null : new Date(run.startedAt).toISOString(),
   finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),

@@ -1,24 +1,23 @@
 // Heartbeat runs in workerd: coalescing of duplicate wakes, the runner link (claim with the PLATFORM_*
 // environment and a run-scoped key, log, finish, a failed run releasing what it held), refusal at
-// claim time, heartbeat timers from the cron, and the run routes' 404 across companies.
+// claim time, heartbeat timers from the cron, and the run routes' 404 across companies. Runners are
+// registered per company by its owner (runners.test.ts covers who may, and what they receive).
 
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  SELF,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../../../workers";
-import { dial, Link } from "../../fake-bridge";
+import { BRIDGE_TOKEN } from "../../fake-bridge";
 import { call } from "../../helpers";
 import { boardUser, seedAgent, seedCompany, seedIssue, seedTwoTenants } from "../helpers";
+import { claimOne, dialRunner, expectEventually, runnerFor } from "../runner-link";
 
 type Json = Record<string, unknown>;
-type RunAssignment = {
-  runId: string;
-  agentId: string;
-  command: string;
-  args: string[];
-  prompt: string;
-  env: Record<string, string>;
-};
 
 /** Each test starts from an empty queue: the dispatcher hands out the oldest queued run of the file's D1. */
 beforeEach(async () => {
@@ -26,22 +25,6 @@ beforeEach(async () => {
     "UPDATE heartbeat_runs SET status = 'cancelled' WHERE status IN ('queued', 'running')",
   ).run();
 });
-
-async function runnerLink(): Promise<Link> {
-  const res = await dial(`/bridge/v1/runner?bridge=test-runner`);
-  if (!res.webSocket) throw new Error(`runner upgrade failed: ${res.status}`);
-  return new Link(res.webSocket);
-}
-
-/** Claims and waits for a run this link has not been handed before. */
-async function claimOne(link: Link): Promise<RunAssignment> {
-  const seen = new Set(
-    link.frames.filter((f) => f.type === "run").map((f) => (f.run as RunAssignment).runId),
-  );
-  link.send({ type: "claim", slots: 1 });
-  const frame = await link.next((f) => f.type === "run" && !seen.has((f.run as RunAssignment).runId));
-  return frame.run as RunAssignment;
-}
 
 const runRow = (id: string) =>
   env.DB.prepare("SELECT * FROM heartbeat_runs WHERE id = ?").bind(id).first<Json>();
@@ -90,9 +73,13 @@ describe("wakes", () => {
 });
 
 describe("the runner link", () => {
-  it("needs the bridge token", async () => {
-    const res = await dial("/bridge/v1/runner?bridge=x", "wrong-token");
-    expect(res.status).toBe(401);
+  it("opens only with a live runner token: not the bridge token, not garbage, and the bridge has no runner link", async () => {
+    expect((await dialRunner(BRIDGE_TOKEN)).status).toBe(401);
+    expect((await dialRunner("swr_nope")).status).toBe(401);
+    const bridgeRunner = await SELF.fetch("http://switchboard.test/bridge/v1/runner?bridge=x", {
+      headers: { Upgrade: "websocket", Authorization: `Bearer ${BRIDGE_TOKEN}` },
+    });
+    expect(bridgeRunner.status).toBe(404);
   });
 
   it("hands out a queued run with its environment and a key valid only while it runs", async () => {
@@ -110,7 +97,7 @@ describe("the runner link", () => {
     });
     const issue = await seedIssue(company, { status: "todo" });
     await mentionWake(board.headers, issue.id, "Worker");
-    const link = await runnerLink();
+    const link = await runnerFor(board, company.id);
     const run = await claimOne(link);
     expect(run).toMatchObject({
       agentId: agent.id,
@@ -167,7 +154,7 @@ describe("the runner link", () => {
     const first = await seedIssue(company, { status: "todo" });
     const second = await seedIssue(company, { status: "todo" });
     await mentionWake(board.headers, first.id, "Finisher");
-    const link = await runnerLink();
+    const link = await runnerFor(board, company.id);
     const ok = await claimOne(link);
     link.send({
       type: "finish",
@@ -206,7 +193,7 @@ describe("the runner link", () => {
     await seedAgent(company.id, { name: "Chatty", adapterConfig: { command: "true" } });
     const issue = await seedIssue(company, { status: "todo" });
     await mentionWake(board.headers, issue.id, "Chatty");
-    const link = await runnerLink();
+    const link = await runnerFor(board, company.id);
     const run = await claimOne(link);
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}\n`);
     for (const [seq, text] of lines.entries())
@@ -222,7 +209,7 @@ describe("the runner link", () => {
     await seedAgent(company.id, { name: "Lossy", adapterConfig: { command: "true" } });
     const issue = await seedIssue(company, { status: "todo" });
     await mentionWake(board.headers, issue.id, "Lossy");
-    const link = await runnerLink();
+    const link = await runnerFor(board, company.id);
     const run = await claimOne(link);
     link.send({ type: "log", runId: run.runId, seq: 0, stream: "stdout", text: "first\n" });
     link.send({ type: "finish", runId: run.runId, exitCode: 0, timedOut: false, logFrames: 2 });
@@ -238,7 +225,7 @@ describe("the runner link", () => {
     const issue = await seedIssue(company, { status: "todo" });
     await mentionWake(board.headers, issue.id, "Sleeper");
     await env.DB.prepare("UPDATE agents SET status = 'paused' WHERE id = ?").bind(agent.id).run();
-    const link = await runnerLink();
+    const link = await runnerFor(board, company.id);
     link.send({ type: "claim", slots: 1 });
     await expectEventually(async () => {
       const row = await env.DB.prepare("SELECT status, error_reason FROM heartbeat_runs WHERE agent_id = ?")
@@ -255,7 +242,7 @@ describe("the runner link", () => {
     const agent = await seedAgent(company.id, { name: "Commandless", adapterConfig: { cwd: "/tmp" } });
     const issue = await seedIssue(company, { status: "todo" });
     await mentionWake(board.headers, issue.id, "Commandless");
-    const link = await runnerLink();
+    const link = await runnerFor(board, company.id);
     link.send({ type: "claim", slots: 1 });
     await expectEventually(async () => {
       const row = await env.DB.prepare("SELECT status, error_reason FROM heartbeat_runs WHERE agent_id = ?")
@@ -331,14 +318,6 @@ describe("run routes", () => {
     ).toBe(404);
   });
 });
-
-async function expectEventually(probe: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe("assignment wakes", () => {
   it("wake an agent given actionable work by someone else, once, and respect wakeOnDemand: false", async () => {

@@ -1,0 +1,67 @@
+// The local runner of `npm start`: registered for the local admin the first time (serving every
+// company the admin owns), its token kept in <state dir>/local-runner.json (mode 0600) and handed to
+// the runner on standard input, never in an environment variable (docs/security.md).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+const RUNNER_NAME = "npm start (this machine)";
+
+async function jsonCall(baseUrl, method, pathname, { cookie, csrf, body } = {}) {
+  const response = await fetch(`${baseUrl}${pathname}`, {
+    method,
+    headers: {
+      ...(cookie ? { cookie } : {}),
+      ...(csrf ? { "X-CSRF-Token": csrf } : {}),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+async function signIn(baseUrl, email, password) {
+  const login = await jsonCall(baseUrl, "POST", "/api/auth/login", { body: { email, password } });
+  if (login.status !== 200) throw new Error(`signing in as ${email} failed (${login.status})`);
+  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0];
+  return { cookie, csrf: login.body.data.csrfToken };
+}
+
+function readSaved(file) {
+  if (!existsSync(file)) return null;
+  try {
+    const saved = JSON.parse(readFileSync(file, "utf8"));
+    return typeof saved.runnerId === "string" && typeof saved.token === "string" ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The local runner's token: the saved one while the edge still knows its runner, else a new runner
+ * registered for the admin (a wiped state directory means a new database, so a new runner).
+ * @param {{ baseUrl: string, stateDir: string, email: string, password: string }} options
+ * @returns {Promise<string>}
+ */
+export async function localRunnerToken({ baseUrl, stateDir, email, password }) {
+  const file = path.join(stateDir, "local-runner.json");
+  const session = await signIn(baseUrl, email, password);
+  try {
+    const saved = readSaved(file);
+    const mine = await jsonCall(baseUrl, "GET", "/api/runners", session);
+    const live = Array.isArray(mine.body) && mine.body.some((r) => r.id === saved?.runnerId && !r.revokedAt);
+    if (saved && live) return saved.token;
+    const created = await jsonCall(baseUrl, "POST", "/api/runners", {
+      ...session,
+      body: { name: RUNNER_NAME, allCompanies: true },
+    });
+    if (created.status !== 201) throw new Error(`registering the local runner failed (${created.status})`);
+    writeFileSync(file, JSON.stringify({ runnerId: created.body.runner.id, token: created.body.token }), {
+      mode: 0o600,
+    });
+    return created.body.token;
+  } finally {
+    await jsonCall(baseUrl, "POST", "/api/auth/logout", session).catch(() => undefined);
+  }
+}

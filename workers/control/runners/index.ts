@@ -1,0 +1,15 @@
+/**
+ * Runners: the machines that run a company's agents, registered by its owners (like self-hosted CI
+ * runners), and which companies each one serves. HTTP in routes.ts (the API) and link.ts (where a
+ * runner dials in).
+ *
+ * This index is what the rest of the code may import from here.
+ */
+export {
+  companiesWithConnectedRunner,
+  coveredCompanyIds,
+  RUNNER_SILENCE_MS,
+  runnerConnected,
+  runnerDisconnected,
+  runnerSeen,
+} from "./store";

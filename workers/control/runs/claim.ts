@@ -1,0 +1,190 @@
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { RunAssignment } from "../../../bridge/src/protocol/runner";
+import { generateAgentKey } from "../../auth/agent-key-format";
+import type { Env } from "../../core/env";
+import type { Db } from "../../db/client";
+import { newId } from "../../db/client";
+import {
+  type AgentRow,
+  agentApiKeys,
+  agents,
+  companies,
+  type HeartbeatRunRow,
+  heartbeatRuns,
+  issueApprovals,
+  type RunnerRow,
+  runners,
+} from "../../db/schema";
+import { coveredCompanyIds } from "../runners";
+import { wakeRefusal } from "../wakes";
+import { runEnvironment } from "./environment";
+import { endRun } from "./lifecycle";
+
+/** Adapters that run on a user's machine, through a registered runner. */
+export const LOCAL_ADAPTERS = ["coder_local", "assistant_local"] as const;
+const DEFAULT_TIMEOUT_SEC = 600;
+
+/** One open runner link, as the RunDispatcher knows it. */
+export interface RunnerLink {
+  /** Fresh per connection: a runner that reconnects never adopts the runs of its previous link. */
+  linkId: string;
+  /** The registered runner (runners.id) whose token opened the link. */
+  runnerId: string;
+  /** The edge's origin as the runner reached it: what the runs' PLATFORM_API_URL points at. */
+  apiUrl: string;
+}
+
+/** runtimeConfig.maxConcurrentRuns when it is a positive integer, else 1. */
+const maxConcurrentRuns = sql`CASE
+  WHEN typeof(json_extract(${agents.runtimeConfig}, '$.maxConcurrentRuns')) = 'integer'
+   AND json_extract(${agents.runtimeConfig}, '$.maxConcurrentRuns') >= 1
+  THEN json_extract(${agents.runtimeConfig}, '$.maxConcurrentRuns') ELSE 1 END`;
+
+/** Runs of the queued run's agent that are running now. */
+const runningOfAgent = sql`(SELECT count(*) FROM ${heartbeatRuns} AS busy WHERE busy.agent_id = ${heartbeatRuns.agentId} AND busy.status = 'running')`;
+
+/**
+ * The oldest queued run this runner may take, moved to running on its link, in one statement: of a
+ * local adapter, of an active company the runner serves right now, of an agent below its
+ * maxConcurrentRuns. The dispatcher applies claims one at a time, and the statement is atomic anyway.
+ */
+async function takeOldestQueued(
+  db: Db,
+  runner: RunnerRow,
+  linkId: string,
+  now: number,
+): Promise<HeartbeatRunRow | undefined> {
+  const oldest = db
+    .select({ id: heartbeatRuns.id })
+    .from(heartbeatRuns)
+    .innerJoin(agents, eq(agents.id, heartbeatRuns.agentId))
+    .innerJoin(companies, eq(companies.id, heartbeatRuns.companyId))
+    .where(
+      and(
+        eq(heartbeatRuns.status, "queued"),
+        inArray(agents.adapterType, [...LOCAL_ADAPTERS]),
+        eq(companies.status, "active"),
+        sql`${heartbeatRuns.companyId} IN ${coveredCompanyIds(runner)}`,
+        sql`${runningOfAgent} < ${maxConcurrentRuns}`,
+      ),
+    )
+    .orderBy(asc(heartbeatRuns.createdAt))
+    .limit(1);
+  const [taken] = await db
+    .update(heartbeatRuns)
+    .set({ status: "running", runnerId: runner.id, runnerLinkId: linkId, startedAt: now, heartbeatAt: now })
+    .where(and(eq(heartbeatRuns.status, "queued"), eq(heartbeatRuns.id, sql`(${oldest})`)))
+    .returning();
+  return taken;
+}
+
+/** A run taken for an agent that may no longer run (paused, over budget since it was queued). */
+async function refuse(db: Db, run: HeartbeatRunRow, reason: string, now: number): Promise<void> {
+  await db
+    .update(heartbeatRuns)
+    .set({ status: "cancelled", errorReason: reason, finishedAt: now })
+    .where(eq(heartbeatRuns.id, run.id));
+}
+
+/** A key valid only while this run runs: revoked when it finishes, whatever the outcome. */
+async function mintRunKey(db: Db, run: HeartbeatRunRow, now: number): Promise<string> {
+  const generated = await generateAgentKey(run.agentId);
+  await db.insert(agentApiKeys).values({
+    id: newId(),
+    agentId: run.agentId,
+    companyId: run.companyId,
+    name: `run ${run.id}`,
+    keyHash: generated.hash,
+    displayPrefix: generated.displayPrefix,
+    createdByUserId: null,
+    createdByAgentId: null,
+    lastUsedAt: null,
+    revokedAt: null,
+    runId: run.id,
+    createdAt: now,
+  });
+  return generated.key;
+}
+
+const linkedIssueIds = async (db: Db, approvalId: string | null) =>
+  approvalId === null
+    ? []
+    : (
+        await db
+          .select({ issueId: issueApprovals.issueId })
+          .from(issueApprovals)
+          .where(eq(issueApprovals.approvalId, approvalId))
+      ).map((row) => row.issueId);
+
+/** The runner behind a link, unless it was revoked since the link opened. */
+const liveRunner = (db: Db, runnerId: string) =>
+  db
+    .select()
+    .from(runners)
+    .where(and(eq(runners.id, runnerId), isNull(runners.revokedAt)))
+    .get();
+
+/**
+ * Claims the next runnable run for a runner's link and prepares everything its process needs. Null
+ * when nothing it may take is queued. A run whose agent may no longer run is cancelled with the
+ * reason (never started), as is one whose configuration cannot be turned into a process (no command,
+ * unknown secret).
+ */
+export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<RunAssignment | null> {
+  const runner = await liveRunner(db, link.runnerId);
+  if (!runner) return null;
+  for (;;) {
+    const now = Date.now();
+    const run = await takeOldestQueued(db, runner, link.linkId, now);
+    if (!run) return null;
+    const agent = await db.select().from(agents).where(eq(agents.id, run.agentId)).get();
+    const refusal = agent ? wakeRefusal(agent) : "agent_missing";
+    if (!agent || refusal) {
+      await refuse(db, run, refusal ?? "agent_missing", now);
+      continue;
+    }
+    try {
+      return await assignment(env, db, run, agent, link.apiUrl, now);
+    } catch (error) {
+      await endRun(env, db, run, {
+        status: "failed",
+        errorReason: `configuration: ${String((error as Error).message)}`,
+      });
+    }
+  }
+}
+
+async function assignment(
+  env: Env,
+  db: Db,
+  run: HeartbeatRunRow,
+  agent: AgentRow,
+  apiUrl: string,
+  now: number,
+): Promise<RunAssignment> {
+  const prepared = await runEnvironment(env, db, agent, {
+    run,
+    apiUrl,
+    linkedIssueIds: await linkedIssueIds(db, run.approvalId),
+  });
+  const key = await mintRunKey(db, run, now);
+  // The agent shows `running` while any run of it runs (endRun settles it again).
+  await db
+    .update(agents)
+    .set({
+      lastHeartbeatAt: now,
+      status: sql`CASE WHEN ${agents.status} IN ('idle', 'error') THEN 'running' ELSE ${agents.status} END`,
+    })
+    .where(eq(agents.id, agent.id));
+  return {
+    runId: run.id,
+    agentId: agent.id,
+    adapterType: agent.adapterType,
+    command: prepared.command,
+    args: prepared.args,
+    cwd: prepared.cwd,
+    prompt: prepared.prompt,
+    timeoutSec: prepared.timeoutSec ?? DEFAULT_TIMEOUT_SEC,
+    env: { ...prepared.env, PLATFORM_API_KEY: key },
+  };
+}
