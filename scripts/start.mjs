@@ -13,35 +13,24 @@
 // Every long-running child is a "service" (see serviceDefinitions). Each runs in its own process
 // group, so stopping a service also stops the processes it started (wrangler dev runs workerd).
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureDevVars, readDevVars } from "./dev-vars.mjs";
 import { startLocalCron } from "./local-cron.mjs";
 import { localRunnerToken } from "./local-runner.mjs";
 import { groupIsAlive, signalGroup } from "./process-group.mjs";
+import { bridgeService, HOST, persistArgs, runnerService, WRANGLER_ENV, workerService } from "./services.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
-const HOST = "127.0.0.1";
 const READY_TIMEOUT_MS = 60_000;
 const READY_POLL_INTERVAL_MS = 250;
 const STOP_GRACE_MS = 5_000;
 const STOP_KILL_WAIT_MS = 2_000;
 
-/** Quiet, offline-friendly wrangler: no telemetry, no banner (and so no update check). */
-const WRANGLER_ENV = {
-  WRANGLER_SEND_METRICS: "false",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-  WRANGLER_HIDE_BANNER: "true",
-};
-
 /** @typedef {{ port: number, logLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, runner: boolean, cron: boolean, fleetGraceMs: string | undefined, serve: boolean }} Config */
-/**
- * `env` adds to start.mjs's own environment, unless `cleanEnv`: then it is the whole environment.
- * `stdin` is written to the child's standard input, which is then closed.
- * @typedef {{ name: string, command: string, args: string[], env?: Record<string, string>, cleanEnv?: boolean, stdin?: string }} Service
- */
+/** @typedef {import("./services.mjs").Service} Service */
 /** @typedef {{ name: string, child: import("node:child_process").ChildProcess, exited: Promise<void>, exitCode: number | null }} Running */
 
 /** @type {Running[]} Children in start order; an exited one stays until its whole process group is gone. */
@@ -82,49 +71,6 @@ function readConfig() {
     // reload proxy (scripts/serve-worker.mjs); no rebuild on change. The benchmarks use it.
     serve: process.argv.slice(2).includes("--serve"),
   };
-}
-
-function persistArgs(config) {
-  return config.stateDir ? ["--persist-to", config.stateDir] : [];
-}
-
-function ensureDevVars() {
-  const devVars = path.join(ROOT, ".dev.vars");
-  const example = path.join(ROOT, ".dev.vars.example");
-  if (!existsSync(devVars)) {
-    copyFileSync(example, devVars);
-    log("created .dev.vars from .dev.vars.example (local development values)");
-    return;
-  }
-  addMissingDevVars(devVars, example);
-}
-
-/** A .dev.vars made before a new variable existed gets that variable's example value appended. */
-function addMissingDevVars(devVars, example) {
-  const present = new Set(Object.keys(parseDevVars(readFileSync(devVars, "utf8"))));
-  const missing = Object.entries(parseDevVars(readFileSync(example, "utf8"))).filter(
-    ([name]) => !present.has(name),
-  );
-  if (missing.length === 0) return;
-  const lines = missing.map(([name, value]) => `${name}=${value}`).join("\n");
-  const current = readFileSync(devVars, "utf8");
-  writeFileSync(devVars, `${current}${current.endsWith("\n") ? "" : "\n"}${lines}\n`);
-  log(`added ${missing.map(([name]) => name).join(", ")} to .dev.vars from .dev.vars.example`);
-}
-
-/** @returns {Record<string, string>} */
-function readDevVars() {
-  return parseDevVars(readFileSync(path.join(ROOT, ".dev.vars"), "utf8"));
-}
-
-/** @returns {Record<string, string>} */
-function parseDevVars(text) {
-  const vars = {};
-  for (const line of text.split("\n")) {
-    const match = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (match) vars[match[1]] = match[2].replace(/^(["'])(.*)\1$/, "$2");
-  }
-  return vars;
 }
 
 /** Binds port 0 on the loopback interface and returns the port the OS picked. */
@@ -189,125 +135,6 @@ async function applyMigrations(config) {
   if (migration.exitCode !== 0) {
     throw new Error(`wrangler d1 migrations apply failed (exit code ${migration.exitCode})`);
   }
-}
-
-/** @returns {Service} */
-function workerService(config, inspectorPort) {
-  return config.serve ? servedWorkerService(config) : devWorkerService(config, inspectorPort);
-}
-
-/** @returns {Service} */
-function servedWorkerService(config) {
-  return {
-    name: "workerd (serve)",
-    command: process.execPath,
-    args: [
-      path.join(ROOT, "scripts", "serve-worker.mjs"),
-      "--ip",
-      HOST,
-      "--port",
-      String(config.port),
-      "--log-level",
-      config.logLevel,
-      ...(process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : []),
-      ...persistArgs(config),
-      ...workerVars(config),
-    ],
-    env: WRANGLER_ENV,
-  };
-}
-
-/** @returns {Service} */
-function devWorkerService(config, inspectorPort) {
-  return {
-    name: "wrangler dev",
-    command: WRANGLER,
-    args: [
-      "dev",
-      "--ip",
-      HOST,
-      "--port",
-      String(config.port),
-      "--inspector-port",
-      String(inspectorPort),
-      "--log-level",
-      config.logLevel,
-      "--show-interactive-dev-session=false",
-      ...persistArgs(config),
-      ...workerVars(config),
-    ],
-    env: WRANGLER_ENV,
-  };
-}
-
-const FORWARDED_TIMING_VARS = [
-  "BROADCAST_GAP_MS",
-  "SCHEDULER_RETRY_LIMIT",
-  "SCHEDULER_RETRY_MS",
-  "WEBHOOK_RETRY_SCHEDULE_MS",
-  "WEBHOOK_ALLOWED_HOSTS",
-  "GITHUB_API_URL",
-];
-
-/** Worker variables that follow the environment of `npm start` (`--var NAME:value`). */
-function workerVars(config) {
-  const vars = [];
-  if (config.simulator) vars.push("--var", "SIMULATOR:1");
-  if (config.fleetGraceMs) vars.push("--var", `FLEET_GRACE_MS:${config.fleetGraceMs}`);
-  // Timing knobs tests turn down (production keeps the defaults documented in docs/).
-  for (const name of FORWARDED_TIMING_VARS) {
-    if (process.env[name]) vars.push("--var", `${name}:${process.env[name]}`);
-  }
-  return vars;
-}
-
-/** @returns {Service} */
-function bridgeService(config) {
-  const devVars = readDevVars();
-  return {
-    name: "bridge",
-    command: path.join(ROOT, "node_modules", ".bin", "tsx"),
-    args: ["bridge/src/main.ts"],
-    env: {
-      EDGE_URL: `http://${HOST}:${config.port}`,
-      BRIDGE_TOKEN: process.env.BRIDGE_TOKEN ?? devVars.BRIDGE_TOKEN ?? "",
-      // A stable id lets a restarted local bridge take its sessions back within the grace period.
-      BRIDGE_ID: process.env.BRIDGE_ID ?? "local-bridge",
-      SIMULATOR: config.simulator ? "1" : "0",
-      // Local files (127.0.0.1) are fair game on a developer's machine; production bridges refuse them.
-      MEDIA_ALLOW_PRIVATE: process.env.MEDIA_ALLOW_PRIVATE ?? "1",
-    },
-  };
-}
-
-/** What the runner keeps of this process's environment: nothing secret (docs/security.md). */
-const RUNNER_INHERITED = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM", "SYSTEMROOT"];
-
-/**
- * The local agent runner: its own process, with a clean environment and its token on stdin, never in
- * an environment variable an agent could read.
- * @returns {Service}
- */
-function runnerService(config, token) {
-  const env = Object.fromEntries(
-    RUNNER_INHERITED.filter((name) => process.env[name] !== undefined).map((name) => [
-      name,
-      process.env[name],
-    ]),
-  );
-  return {
-    name: "runner",
-    command: process.execPath,
-    args: ["--import", "tsx", "bridge/src/runner/main.ts"],
-    env: {
-      ...env,
-      EDGE_URL: `http://${HOST}:${config.port}`,
-      ...(process.env.RUNNER_SLOTS ? { RUNNER_SLOTS: process.env.RUNNER_SLOTS } : {}),
-      ...(process.env.RUNNER_WORK_DIR ? { RUNNER_WORK_DIR: process.env.RUNNER_WORK_DIR } : {}),
-    },
-    cleanEnv: true,
-    stdin: `${token}\n`,
-  };
 }
 
 /** Registers (or reuses) the admin's local runner and starts it. */

@@ -1,4 +1,4 @@
-import { type Context, Hono, type Next } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
 import { fleetObject } from "../durable-objects/fleet/contract";

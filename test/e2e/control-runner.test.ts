@@ -1,13 +1,14 @@
 // The agent runner end to end, against the real local stack: a comment mentioning a coder_local agent
-// queues a heartbeat run, the bridge's runner spawns the agent's configured command (a real child
-// process, test/e2e/fixtures/heartbeat-agent.mjs) with its PLATFORM_* environment, the agent checks
-// the issue out, comments and sets it done over HTTP, and the run ends succeeded with its log. Then a
-// bridge killed with SIGKILL mid-run: its run fails as runner_lost and the issue it held is released.
+// queues a heartbeat run, a runner the company's owner registered spawns the agent's configured command
+// (a real child process, test/e2e/fixtures/heartbeat-agent.mjs) with its PLATFORM_* environment, the
+// agent checks the issue out, comments and sets it done over HTTP, and the run ends succeeded with its
+// log. Then a runner killed with SIGKILL mid-run: its run fails as runner_lost and the issue it held is
+// released. (npm start's own local runner is off here: RUNNER=0.)
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
-import { type BridgeProcess, startBridgeProcess } from "../support/bridge-process.ts";
+import { type RunnerProcess, startRunnerProcess } from "../support/runner-process.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const AGENT_SCRIPT = path.join(
@@ -35,10 +36,10 @@ interface Issue {
 let stack: Stack;
 let board: ApiClient;
 let companyId: string;
-const bridges: BridgeProcess[] = [];
+const runners: RunnerProcess[] = [];
 
 beforeAll(async () => {
-  stack = await startStack({ env: { BRIDGE: "0" } });
+  stack = await startStack({ env: { BRIDGE: "0", RUNNER: "0" } });
   board = await adminClient(stack.baseUrl);
   const company = await board.call<{ id: string }>("POST", "/api/companies", {
     name: `Runner ${Math.random().toString(36).slice(2, 8)}`,
@@ -48,14 +49,19 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const bridge of bridges) await bridge.kill("SIGTERM");
+  for (const runner of runners) await runner.kill("SIGTERM");
   await stack?.stop();
 });
 
-function startRunner(id: string): BridgeProcess {
-  const bridge = startBridgeProcess(stack.baseUrl, id);
-  bridges.push(bridge);
-  return bridge;
+/** A runner the admin registers for the suite's company, started as its own process. */
+async function startRunner(name: string): Promise<RunnerProcess> {
+  const registered = await board.call<{ token: string }>("POST", `/api/companies/${companyId}/runners`, {
+    name,
+  });
+  expect(registered.status).toBe(201);
+  const runner = startRunnerProcess(stack.baseUrl, registered.body.token);
+  runners.push(runner);
+  return runner;
 }
 
 async function localAgent(name: string, args: string[]): Promise<{ id: string; name: string }> {
@@ -107,7 +113,7 @@ const issue = async (id: string) => (await board.call<Issue>("GET", `/api/issues
 
 describe("the local agent runner", () => {
   it("runs a mentioned agent's command: it checks out, comments and finishes; the run succeeds with its log", async () => {
-    startRunner("runner-a");
+    await startRunner("runner-a");
     const agent = await localAgent(`Builder ${Math.random().toString(36).slice(2, 6)}`, []);
     const task = await todoIssue("Write the release notes");
     await mention(task.id, agent.name);
@@ -144,7 +150,7 @@ describe("the local agent runner", () => {
   });
 
   it("fails the run of a killed runner as runner_lost and releases the issue it held", async () => {
-    const runner = startRunner("runner-b");
+    const runner = await startRunner("runner-b");
     const agent = await localAgent(`Holder ${Math.random().toString(36).slice(2, 6)}`, ["hang"]);
     const task = await todoIssue("A task whose runner dies");
     await mention(task.id, agent.name);
@@ -154,7 +160,7 @@ describe("the local agent runner", () => {
       60_000,
       "the agent to check the task out",
     );
-    for (const bridge of bridges.filter((b) => b !== runner)) await bridge.kill("SIGTERM");
+    for (const other of runners.filter((r) => r !== runner)) await other.kill("SIGTERM");
     await runner.kill("SIGKILL");
 
     const lost = await runFor(agent.id, (run) => run.status === "failed", "the run to fail");

@@ -20,13 +20,18 @@ export function adminClient(baseUrl: string): Promise<ApiClient> {
   return clientFor(baseUrl, ADMIN);
 }
 
-/** A second, ordinary user (role OWNER) created by `admin`, with an API key of their own. */
-export async function ownerClient(baseUrl: string, admin: ApiClient, label = "owner"): Promise<ApiClient> {
+/** A second, ordinary user (role OWNER unless given) created by `admin`, with an API key of their own. */
+export async function ownerClient(
+  baseUrl: string,
+  admin: ApiClient,
+  label = "owner",
+  role: "OWNER" | "STAFF" = "OWNER",
+): Promise<ApiClient> {
   const credentials = {
     email: `${label}-${Math.random().toString(36).slice(2, 10)}@example.test`,
     password: "a-long-enough-password",
   };
-  const created = await admin.call("POST", "/api/users", { name: label, ...credentials, role: "OWNER" });
+  const created = await admin.call("POST", "/api/users", { name: label, ...credentials, role });
   if (created.status !== 200 && created.status !== 201)
     throw new Error(`creating ${label}: ${created.status} ${JSON.stringify(created.body)}`);
   return clientFor(baseUrl, credentials);
