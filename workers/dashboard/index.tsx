@@ -28,8 +28,8 @@ import { sessionPages } from "./session-pages";
 import { userPages } from "./user-pages";
 import { webhookPages } from "./webhook-pages";
 
-/** Paths the API, the bridges and the agent guidance own; everything else is the dashboard's. */
-const NOT_DASHBOARD = /^\/(api|bridge|llms)(\/|$)/;
+/** Paths the API, the bridges, the runners and the agent guidance own; everything else is the dashboard's. */
+const NOT_DASHBOARD = /^\/(api|bridge|runner|llms)(\/|$)/;
 const PUBLIC_PAGES = /^\/(login$|assets\/|favicon\.ico$)/;
 const FORM_BODY_LIMIT_BYTES = 1024 * 1024;
 

@@ -2,7 +2,6 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { RunSchema } from "../control/agents";
 import type { CommentSchema, IssueDetailSchema, UpdatedIssueSchema } from "../control/issues";
 import { ISSUE_STATUSES } from "../db/schema";
 import {
@@ -19,6 +18,7 @@ import {
 import type { DashboardEnv } from "./env";
 import { PriorityBadge } from "./issue-board-page";
 import { failureStatus, redirectWithFlash, render } from "./render";
+import { RunEntry, runsOf } from "./run-view";
 import {
   blankForm,
   EmptyState,
@@ -33,7 +33,6 @@ import {
 
 type IssueDetail = z.infer<typeof IssueDetailSchema>;
 type Comment = z.infer<typeof CommentSchema>;
-type Run = z.infer<typeof RunSchema>;
 type IssueContext = Context<DashboardEnv>;
 /** The fields of GET …/documents/{key} this page shows (../control/issues/routes/documents.ts DocumentSchema). */
 interface IssueDocument {
@@ -44,17 +43,7 @@ interface IssueDocument {
   latestRevisionNumber: number;
   updatedAt: string;
 }
-/** GET /heartbeat-runs/{runId}/log (../control/runs/routes.ts RunLogSchema), the part shown here. */
-interface RunLog {
-  chunks: Array<{ seq: number; stream: string; text: string }>;
-}
-
 export const issuePage = new Hono<DashboardEnv>();
-
-/** The newest runs woken for this issue; older ones are in the API. */
-const RUNS_SHOWN = 5;
-/** The tail of a log worth showing inline; the API has the whole output. */
-const LOG_TAIL_CHARS = 16_384;
 
 const COMMENT_FIELDS = ["body"] as const;
 const STATUS_FIELDS = ["status", "comment"] as const;
@@ -68,22 +57,6 @@ interface IssueView {
 }
 
 const issueApiPath = (issueId: string) => `/api/issues/${encodeURIComponent(issueId)}`;
-
-async function logOf(c: IssueContext, run: Run): Promise<string> {
-  const log = await c.var.api.read<RunLog>(`/api/heartbeat-runs/${run.id}/log`);
-  const text = log.ok ? log.data.chunks.map((chunk) => chunk.text).join("") : "";
-  if (text !== "") return text.slice(-LOG_TAIL_CHARS);
-  // The full log may be gone while the run keeps the tail of its output.
-  const detail = await c.var.api.read<{ logExcerpt: string | null }>(`/api/heartbeat-runs/${run.id}`);
-  return detail.ok ? (detail.data.logExcerpt ?? "") : "";
-}
-
-async function runsOf(c: IssueContext, issue: IssueDetail) {
-  const runs = await c.var.api.get<Run[]>(
-    `${apiCompanyPath(issue.companyId)}/heartbeat-runs?issueId=${issue.id}&limit=${RUNS_SHOWN}`,
-  );
-  return Promise.all(runs.map(async (run) => ({ run, log: await logOf(c, run) })));
-}
 
 async function documentsOf(c: IssueContext, issueId: string): Promise<IssueDocument[]> {
   const base = `${issueApiPath(issueId)}/documents`;
@@ -124,50 +97,6 @@ function Facts({ issue, names }: { issue: IssueDetail; names: ReadonlyMap<string
         <Time value={issue.completedAt} />
       </dd>
     </dl>
-  );
-}
-
-function RunEntry({ run, log, names }: { run: Run; log: string; names: ReadonlyMap<string, string> }) {
-  return (
-    <article class="card">
-      <h3>
-        {names.get(run.agentId) ?? "An agent"}: <StatusBadge status={run.status} />
-      </h3>
-      <dl class="facts">
-        <dt>Woken by</dt>
-        <dd>
-          {run.wakeReason.replace(/_/g, " ")} ({run.invocationSource.replace(/_/g, " ")})
-        </dd>
-        <dt>Queued</dt>
-        <dd>
-          <Time value={run.createdAt} />
-        </dd>
-        <dt>Started</dt>
-        <dd>
-          <Time value={run.startedAt} />
-        </dd>
-        <dt>Finished</dt>
-        <dd>
-          <Time value={run.finishedAt} />
-        </dd>
-        <dt>Exit code</dt>
-        <dd>{run.exitCode ?? "—"}</dd>
-        {run.errorReason && (
-          <>
-            <dt>Reason</dt>
-            <dd>{run.errorReason}</dd>
-          </>
-        )}
-      </dl>
-      {log === "" ? (
-        <p class="muted">No output yet.</p>
-      ) : (
-        <>
-          <h4>Output</h4>
-          <pre>{log}</pre>
-        </>
-      )}
-    </article>
   );
 }
 

@@ -147,10 +147,12 @@ export function adapterConfigurationText(type: AdapterType, apiUrl: string, orig
 ${"=".repeat(8 + type.length)}
 
 ${wrap(ADAPTER_SUMMARIES[type], 100, 0)}
-The local runner (the bridge, \`npm start\`) claims this adapter's queued runs, starts
-adapterConfig.command with adapterConfig.args in adapterConfig.cwd, writes the rendered prompt to its
-standard input, streams its output to the run log and records the exit code. Exit 0 is a succeeded
-run; anything else, a timeout or a lost runner is a failed one (its checkouts are released).
+A runner registered by the company's owners (\`npm start\` runs one for the local admin) claims this
+adapter's queued runs, starts adapterConfig.command with adapterConfig.args in adapterConfig.cwd, in
+a process group of its own, writes the rendered prompt to its standard input, streams its output to
+the run log and records the exit code. Exit 0 is a succeeded run; anything else or a lost runner is a
+failed one, a timeout timed_out, a cancel cancelled (its checkouts are released either way). One run
+of an agent at a time unless runtimeConfig.maxConcurrentRuns says more.
 
 Models
 ------

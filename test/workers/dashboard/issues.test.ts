@@ -3,7 +3,8 @@
 // documents, and the Comment, Change status and Add document forms.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dial, Link } from "../fake-bridge";
+import { dialRunner } from "../control/runner-link";
+import { Link } from "../fake-bridge";
 import { asSession, call, count, createUser, type Session } from "../helpers";
 import { browse, fieldError, submit, textOf } from "./helpers";
 
@@ -196,8 +197,14 @@ describe("issue board", () => {
   });
 });
 
+/** A runner the owner registers for the company, connected (registered anew each time). */
 async function runnerLink(): Promise<Link> {
-  const res = await dial("/bridge/v1/runner?bridge=dashboard-test");
+  const registered = await call<{ token: string }>("POST", `/api/companies/${companyId}/runners`, {
+    headers: asSession(owner),
+    body: { name: "dashboard test" },
+  });
+  expect(registered.status).toBe(201);
+  const res = await dialRunner(registered.body.token);
   if (!res.webSocket) throw new Error(`runner upgrade failed: ${res.status}`);
   return new Link(res.webSocket);
 }
@@ -265,6 +272,18 @@ describe("issue page", () => {
     expect(text).toContain("Recipe (recipe, revision 1)");
     expect(live).toContain("<pre>Flour, water, salt</pre>");
     expect(page.html).toContain(`href="/companies/${companyId}/issues" aria-current="page"`);
+  });
+
+  it("says a queued run waits for a runner while none serves the company", async () => {
+    await env.DB.prepare(
+      "UPDATE heartbeat_runs SET status = 'cancelled' WHERE status IN ('queued', 'running')",
+    ).run();
+    const issue = await createIssue({ title: "Nobody to run it", assigneeAgentId: worker.id });
+    const page = await browse(owner, `/issues/${issue.identifier}`);
+    expect(page.status).toBe(200);
+    expect(textOf(page.html)).toMatch(
+      /queued .*Waiting for a runner: no runner that serves this company is connected/,
+    );
   });
 
   it("adds a comment with the form; a blank one shows the API's message and adds nothing", async () => {

@@ -1,0 +1,89 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import type { RunSchema } from "../control/agents";
+import { apiCompanyPath } from "./board-shared";
+import type { DashboardEnv } from "./env";
+import { StatusBadge, Time } from "./ui";
+
+/** A heartbeat run on a page: how it was woken, when, how it ended, why it waits, and its output. */
+
+type Run = z.infer<typeof RunSchema>;
+type PageContext = Context<DashboardEnv>;
+
+/** GET /heartbeat-runs/{runId}/log (../control/runs/routes.ts RunLogSchema), the part shown here. */
+interface RunLog {
+  chunks: Array<{ seq: number; stream: string; text: string }>;
+}
+
+/** The newest runs woken for this issue; older ones are in the API. */
+const RUNS_SHOWN = 5;
+/** The tail of a log worth showing inline; the API has the whole output. */
+const LOG_TAIL_CHARS = 16_384;
+
+async function logOf(c: PageContext, run: Run): Promise<string> {
+  const log = await c.var.api.read<RunLog>(`/api/heartbeat-runs/${run.id}/log`);
+  const text = log.ok ? log.data.chunks.map((chunk) => chunk.text).join("") : "";
+  if (text !== "") return text.slice(-LOG_TAIL_CHARS);
+  // The full log may be gone while the run keeps the tail of its output.
+  const detail = await c.var.api.read<{ logExcerpt: string | null }>(`/api/heartbeat-runs/${run.id}`);
+  return detail.ok ? (detail.data.logExcerpt ?? "") : "";
+}
+
+/** The newest runs woken for an issue, each with the tail of its output. */
+export async function runsOf(c: PageContext, issue: { id: string; companyId: string }) {
+  const runs = await c.var.api.get<Run[]>(
+    `${apiCompanyPath(issue.companyId)}/heartbeat-runs?issueId=${issue.id}&limit=${RUNS_SHOWN}`,
+  );
+  return Promise.all(runs.map(async (run) => ({ run, log: await logOf(c, run) })));
+}
+
+export function RunEntry({ run, log, names }: { run: Run; log: string; names: ReadonlyMap<string, string> }) {
+  return (
+    <article class="card">
+      <h3>
+        {names.get(run.agentId) ?? "An agent"}: <StatusBadge status={run.status} />
+      </h3>
+      <dl class="facts">
+        <dt>Woken by</dt>
+        <dd>
+          {run.wakeReason.replace(/_/g, " ")} ({run.invocationSource.replace(/_/g, " ")})
+        </dd>
+        <dt>Queued</dt>
+        <dd>
+          <Time value={run.createdAt} />
+        </dd>
+        <dt>Started</dt>
+        <dd>
+          <Time value={run.startedAt} />
+        </dd>
+        <dt>Finished</dt>
+        <dd>
+          <Time value={run.finishedAt} />
+        </dd>
+        <dt>Exit code</dt>
+        <dd>{run.exitCode ?? "—"}</dd>
+        {run.errorReason && (
+          <>
+            <dt>Reason</dt>
+            <dd>{run.errorReason}</dd>
+          </>
+        )}
+      </dl>
+      {run.waitingForRunner && (
+        <p class="muted" role="status">
+          Waiting for a runner: no runner that serves this company is connected. An owner of the company
+          registers one (POST /api/companies/{run.companyId}/runners) and starts it with its token (npm run
+          runner); see docs/security.md.
+        </p>
+      )}
+      {log === "" ? (
+        <p class="muted">No output yet.</p>
+      ) : (
+        <>
+          <h4>Output</h4>
+          <pre>{log}</pre>
+        </>
+      )}
+    </article>
+  );
+}
