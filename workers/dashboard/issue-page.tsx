@@ -8,7 +8,6 @@ import {
   type Agent,
   actorLabel,
   agentNamesOf,
-  apiCompanyPath,
   companyNav,
   failedForm,
   loadAgents,
