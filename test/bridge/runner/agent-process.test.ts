@@ -2,12 +2,13 @@
 // own variables out), prompt on stdin, output in order, usage from the PLATFORM_USAGE line, a process
 // group of its own that timeout and stop end as a whole, a working directory per agent, and spawn
 // failures.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
 import { AgentProcess, type ProcessOutcome } from "../../../bridge/src/runner/agent-process.ts";
+import { resolveRunAs } from "../../../bridge/src/runner/config.ts";
 
 const workDir = mkdtempSync(path.join(tmpdir(), "agent-process-test-"));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -143,6 +144,37 @@ describe("AgentProcess", () => {
     await run(assignment("", { command: "sh", args: ["-c", `sleep 300 & echo $! > ${leftover}; exit 0`] }));
     await until(() => !alive(Number(readFileSync(leftover, "utf8"))), 2_000);
   });
+
+  // RUNNER_RUN_AS needs a runner that may change user: root here, as in CI.
+  it.runIf(process.getuid?.() === 0)(
+    "RUNNER_RUN_AS runs the agent as that user, who cannot read the runner's files",
+    async () => {
+      const shared = mkdtempSync(path.join(tmpdir(), "agent-process-runas-"));
+      chmodSync(shared, 0o755);
+      const secretFile = path.join(shared, "runner-token");
+      writeFileSync(secretFile, "swr_secret", { mode: 0o600 });
+      const runAs = resolveRunAs("nobody");
+      const script = `
+      const fs = require("node:fs");
+      let read = "refused";
+      try { read = fs.readFileSync(${JSON.stringify(secretFile)}, "utf8"); } catch {}
+      console.log(JSON.stringify({ uid: process.getuid(), home: process.env.HOME, read, cwd: process.cwd() }));`;
+      const output: string[] = [];
+      const outcome = await new AgentProcess(assignment(script), {
+        workDir: shared,
+        runAs,
+        onOutput: (stream, text) => stream === "stdout" && output.push(text),
+      }).start();
+      rmSync(shared, { recursive: true, force: true });
+      expect(outcome.exitCode, JSON.stringify(outcome)).toBe(0);
+      expect(JSON.parse(output.join(""))).toEqual({
+        uid: runAs.uid,
+        home: runAs.home,
+        read: "refused",
+        cwd: path.join(shared, "agent-1"),
+      });
+    },
+  );
 
   it("reports a command that cannot start as an error instead of throwing", async () => {
     const { outcome } = await run(assignment("", { command: "/nonexistent/agent-binary", args: [] }));
