@@ -39,19 +39,17 @@ function readSaved(file) {
 }
 
 /**
- * The local runner's token: the saved one while the edge still knows its runner, else a new runner
- * registered for the admin (a wiped state directory means a new database, so a new runner).
+ * The local runner's token: the saved one (the state directory holds the database that knows it, so
+ * they go together), else a new runner registered for the admin, serving every company the admin owns.
  * @param {{ baseUrl: string, stateDir: string, email: string, password: string }} options
  * @returns {Promise<string>}
  */
 export async function localRunnerToken({ baseUrl, stateDir, email, password }) {
   const file = path.join(stateDir, "local-runner.json");
+  const saved = readSaved(file);
+  if (saved) return saved.token;
   const session = await signIn(baseUrl, email, password);
   try {
-    const saved = readSaved(file);
-    const mine = await jsonCall(baseUrl, "GET", "/api/runners", session);
-    const live = Array.isArray(mine.body) && mine.body.some((r) => r.id === saved?.runnerId && !r.revokedAt);
-    if (saved && live) return saved.token;
     const created = await jsonCall(baseUrl, "POST", "/api/runners", {
       ...session,
       body: { name: RUNNER_NAME, allCompanies: true },

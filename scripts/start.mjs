@@ -137,15 +137,24 @@ async function applyMigrations(config) {
   }
 }
 
-/** Registers (or reuses) the admin's local runner and starts it. */
+/**
+ * Registers (or reuses) the admin's local runner and starts it. Without one the stack still runs
+ * (agents wait for a runner), so a failure here is a warning, not a stop.
+ */
 async function startLocalRunner(config, baseUrl) {
   const vars = readDevVars();
-  const token = await localRunnerToken({
-    baseUrl,
-    stateDir: config.stateDir ?? path.join(ROOT, ".wrangler", "state"),
-    email: process.env.ADMIN_EMAIL ?? vars.ADMIN_EMAIL ?? "admin@example.com",
-    password: process.env.ADMIN_PASSWORD ?? vars.ADMIN_PASSWORD ?? "",
-  });
+  let token;
+  try {
+    token = await localRunnerToken({
+      baseUrl,
+      stateDir: config.stateDir ?? path.join(ROOT, ".wrangler", "state"),
+      email: process.env.ADMIN_EMAIL ?? vars.ADMIN_EMAIL ?? "admin@example.com",
+      password: process.env.ADMIN_PASSWORD ?? vars.ADMIN_PASSWORD ?? "",
+    });
+  } catch (error) {
+    fail(`no local agent runner: ${error.message} (RUNNER=0 starts none; README "Run your agents")`);
+    return;
+  }
   if (!stopping) startService(runnerService(config, token));
 }
 

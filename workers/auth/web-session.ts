@@ -74,7 +74,10 @@ webSessionRoutes.openapi(login, async (c) => {
   }
 
   let user = await findUserByEmail(db, normalised);
-  if (!user && (await ensureBootstrapAdmin(db, c.env, normalised, password))) {
+  if (!user) {
+    // Read again whether or not this request created the admin: a concurrent first login may have
+    // won the insert (npm start's runner signs in as the admin just as a person does).
+    await ensureBootstrapAdmin(db, c.env, normalised, password);
     user = await findUserByEmail(db, normalised);
   }
   const passwordMatches = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
