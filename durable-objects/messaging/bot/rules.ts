@@ -1,3 +1,5 @@
+import { RE2JS } from "re2js";
+
 /**
  * The bot's decisions as pure functions: who may run commands, who triggers auto-replies, what a
  * command is, whether a rule matches, and whether a regex is safe to store. No I/O, so each rule is
@@ -14,7 +16,7 @@ export const TRIGGER_TYPES = ["ALL", "GROUP", "PRIVATE"] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 
 export const REGEX_MAX_LENGTH = 200;
-/** Regexes only ever see this much of a message, which bounds the work any pattern can cause. */
+/** Regexes only ever see this much of a message (RE2 is linear in it). */
 export const REGEX_INPUT_LIMIT = 2048;
 
 /** Who wrote a message, as the access rules need it. */
@@ -172,7 +174,7 @@ export function triggerApplies(triggerType: TriggerType, chat: string): boolean 
 
 /**
  * Matching is on lowercased text. A REGEX keyword is kept as written (lowercasing would turn `\D`
- * into `\d`) and runs with the `i` flag instead.
+ * into `\d`) and runs case-insensitively instead, on RE2 (compileRegex).
  */
 export function ruleMatches(rule: RuleMatch, text: string): boolean {
   const lower = text.toLowerCase();
@@ -185,7 +187,7 @@ export function ruleMatches(rule: RuleMatch, text: string): boolean {
       return lower.trimStart().startsWith(rule.keyword.toLowerCase().trimStart());
     case "REGEX":
       try {
-        return new RegExp(rule.keyword, "i").test(lower.slice(0, REGEX_INPUT_LIMIT));
+        return compileRegex(rule.keyword).matcher(text.slice(0, REGEX_INPUT_LIMIT)).find();
       } catch {
         return false;
       }
@@ -197,84 +199,40 @@ export function firstMatch<R extends RuleMatch>(rules: readonly R[], chat: strin
   return rules.find((rule) => triggerApplies(rule.triggerType, chat) && ruleMatches(rule, text)) ?? null;
 }
 
-// ── Regex guard ─────────────────────────────────────────────────────────────────────────────────
+// ── Regular expressions ─────────────────────────────────────────────────────────────────────────
 
-interface GroupScan {
-  /** A quantifier or an alternation somewhere inside: repeating the group could backtrack badly. */
-  ambiguous: boolean;
+/**
+ * A REGEX keyword compiled for RE2 semantics (re2js: linear time in the text, whatever the pattern),
+ * case-insensitive. JavaScript's backtracking RegExp let `\w*\w*\w*\w*!` hold the Worker for 25 s
+ * on one 170-character message; with RE2 no pattern can.
+ */
+export function compileRegex(pattern: string): RE2JS {
+  return RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
 }
 
-/** Length of the quantifier starting at `i` (`+`, `*`, `?`, `{n}`, `{n,}`, `{n,m}`), 0 if none. */
-function quantifierAt(pattern: string, i: number): { length: number; repeats: boolean } {
-  const char = pattern[i];
-  if (char === "+" || char === "*") return { length: 1, repeats: true };
-  if (char === "?") return { length: 1, repeats: false };
-  if (char !== "{") return { length: 0, repeats: false };
-  const match = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
-  if (!match) return { length: 0, repeats: false };
-  const max =
-    match[2] === undefined ? Number(match[1]) : match[3] === "" ? Number.POSITIVE_INFINITY : Number(match[3]);
-  return { length: match[0].length, repeats: max > 1 };
-}
-
-/** `?:`, `?=`, `?!`, `?<=`, `?<!` or `?<name>` after `(`: syntax, not a quantifier. */
-function groupPrefixLength(pattern: string, i: number): number {
-  if (pattern[i] !== "?") return 0;
-  const kind = pattern[i + 1];
-  if (kind === ":" || kind === "=" || kind === "!") return 2;
-  if (kind !== "<") return 0;
-  if (pattern[i + 2] === "=" || pattern[i + 2] === "!") return 3;
-  const close = pattern.indexOf(">", i);
-  return close < 0 ? 0 : close - i + 1;
+/** RE2 refuses what it cannot run in linear time; the message names the feature. */
+function unsupportedFeature(pattern: string, message: string): string | null {
+  if (/`\(\?[=!]/.test(message) || /\(\?[=!]/.test(pattern)) return "lookahead ((?=…) and (?!…))";
+  if (/\(\?<[=!]/.test(pattern)) return "lookbehind ((?<=…) and (?<!…))";
+  if (/invalid escape sequence: `\\[1-9]/.test(message) || /\\k</.test(pattern)) return "backreferences (\\1, \\k<name>)";
+  if (/invalid nested repetition operator: `[*+?}][+]/.test(message)) return "possessive quantifiers (a++, a*+)";
+  return null;
 }
 
 /**
- * Why a keyword cannot be stored as a REGEX, or null when it can. Besides compiling it, this refuses
- * the shapes behind catastrophic backtracking: a repeated group that itself contains a quantifier
- * (`(a+)+`, `(\w*)*`) or an alternation (`(a|aa)+`), and backreferences. It is a conservative
- * filter, not a proof: polynomial patterns remain possible, which the input cap keeps small.
+ * Why a keyword cannot be stored as a REGEX, or null when it can: too long, not valid, or a feature
+ * RE2 does not have (lookaround, backreferences, possessive quantifiers), named in the message.
  */
 export function regexProblem(pattern: string): string | null {
   if (pattern.length > REGEX_MAX_LENGTH) return `A REGEX keyword is at most ${REGEX_MAX_LENGTH} characters`;
   try {
-    new RegExp(pattern, "i");
+    compileRegex(pattern);
+    return null;
   } catch (error) {
-    return `Invalid regular expression: ${error instanceof Error ? error.message : String(error)}`;
+    const message = error instanceof Error ? error.message : String(error);
+    const feature = unsupportedFeature(pattern, message);
+    return feature
+      ? `REGEX rules run on RE2, which has no ${feature}: rewrite the pattern without it`
+      : `Invalid regular expression: ${message}`;
   }
-  const stack: GroupScan[] = [{ ambiguous: false }];
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i];
-    if (char === "\\") {
-      const next = pattern[i + 1] ?? "";
-      if (!inClass && (/[1-9]/.test(next) || next === "k")) return "Backreferences are not allowed";
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (char === "]") inClass = false;
-      continue;
-    }
-    const top = stack[stack.length - 1];
-    if (!top) break;
-    if (char === "[") inClass = true;
-    else if (char === "(") {
-      stack.push({ ambiguous: false });
-      i += groupPrefixLength(pattern, i + 1);
-    } else if (char === "|") top.ambiguous = true;
-    else if (char === ")") {
-      const closed = stack.pop();
-      const parent = stack[stack.length - 1];
-      if (!closed || !parent) break;
-      const quantifier = quantifierAt(pattern, i + 1);
-      if (quantifier.repeats && closed.ambiguous) {
-        return "Nested quantifiers such as (a+)+ or (a|aa)* can hang the matcher and are not allowed";
-      }
-      if (closed.ambiguous || quantifier.length > 0) parent.ambiguous = true;
-      i += quantifier.length;
-    } else if (quantifierAt(pattern, i).length > 0) {
-      top.ambiguous = true;
-    }
-  }
-  return null;
 }
