@@ -50,8 +50,19 @@ export function formWithErrors(
   return { values, errors: result.fields };
 }
 
+/** Any origin of our own: only its equality with a resolved URL's origin matters. */
+const LOCAL_ORIGIN = "https://dashboard.invalid";
+
 /** `next` after sign-in: a local path only, so the login page cannot be used as an open redirect. */
 export function safeLocalPath(candidate: string | undefined, fallback = "/"): string {
-  const isLocal = candidate !== undefined && /^\/(?![/\\])/.test(candidate) && !candidate.includes("\\");
-  return isLocal ? candidate : fallback;
+  if (candidate === undefined || !candidate.startsWith("/")) return fallback;
+  // Browsers drop tabs and newlines inside a URL and read "\\" as "/", so "/\t/evil" is "//evil".
+  if (/[\u0000-\u0020\u007f\\]/.test(candidate)) return fallback;
+  let resolved: URL;
+  try {
+    resolved = new URL(candidate, LOCAL_ORIGIN);
+  } catch {
+    return fallback;
+  }
+  return resolved.origin === LOCAL_ORIGIN ? resolved.pathname + resolved.search + resolved.hash : fallback;
 }
