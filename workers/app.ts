@@ -40,7 +40,21 @@ import { systemRoutes } from "./system";
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Multipart uploads (media, pictures, company logos) may carry a whole media file plus form overhead. */
 export const UPLOAD_BODY_LIMIT_BYTES = MEDIA_MAX_BYTES + 64 * 1024;
-const UPLOAD_PATH = /\/(media|picture|logo)$/;
+/**
+ * The routes that take a file, and only as multipart/form-data: they alone get the upload limit. Any
+ * other body, JSON on any path included, is held to the JSON limit.
+ */
+const UPLOAD_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
+  { method: "POST", path: /^\/api\/messages\/[^/]+\/[^/]+\/media$/ },
+  { method: "PUT", path: /^\/api\/profile\/[^/]+\/picture$/ },
+  { method: "PUT", path: /^\/api\/groups\/[^/]+\/[^/]+\/picture$/ },
+  { method: "POST", path: /^\/api\/companies\/[^/]+\/logo$/ },
+];
+
+function isUpload(method: string, path: string, contentType: string | undefined): boolean {
+  if (!(contentType ?? "").toLowerCase().startsWith("multipart/form-data")) return false;
+  return UPLOAD_ROUTES.some((route) => route.method === method && route.path.test(path));
+}
 
 const limitBody = (maxSize: number) =>
   bodyLimit({
@@ -72,7 +86,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
     await next();
     c.header("Cache-Control", "no-store");
   });
-  app.use("/api/*", (c, next) => (UPLOAD_PATH.test(c.req.path) ? uploadLimit : jsonLimit)(c, next));
+  app.use("/api/*", (c, next) =>
+    (isUpload(c.req.method, c.req.path, c.req.header("content-type")) ? uploadLimit : jsonLimit)(c, next),
+  );
   app.use("/api/*", requireAuthentication);
 
   app.route("/api", systemRoutes);

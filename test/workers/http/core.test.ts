@@ -92,6 +92,23 @@ describe("HTTP core", () => {
     expect(await count("users")).toBe(before);
   });
 
+  it("holds JSON to 1 MiB on every path, upload paths included: only multipart uploads there get more", async () => {
+    const key = await generateKey(await rootSession());
+    const big = JSON.stringify({ caption: "x".repeat(1024 * 1024 + 10) });
+    for (const [method, path] of [
+      ["POST", "/api/messages/any/628123456789@s.whatsapp.net/media"],
+      ["PUT", "/api/profile/any/picture"],
+      ["POST", "/api/companies/any/logo"],
+      ["POST", "/api/anything/else/media"],
+    ] as const) {
+      const res = await call(method, path, {
+        rawBody: big,
+        headers: { ...asKey(key), "content-type": "application/json" },
+      });
+      expect(res.status, `${method} ${path}`).toBe(413);
+    }
+  });
+
   it("rejects a non-JSON body on a JSON route with 415", async () => {
     const res = await call("POST", "/api/auth/login", {
       rawBody: "email=a@b.c&password=x",
