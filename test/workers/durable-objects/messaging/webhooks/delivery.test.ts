@@ -29,7 +29,7 @@ import { asKey, call, createUser, generateKey } from "../../../helpers";
 
 type Envelope<T> = { status: boolean; data: T };
 type Received = { url: string; headers: Headers; body: string };
-type Answer = (request: Received) => Response;
+type Answer = (request: Received) => Response | Promise<Response>;
 
 const ME = "628111000111@s.whatsapp.net";
 const PEER = "628122200022@s.whatsapp.net";
@@ -243,9 +243,19 @@ describe("webhook retries", () => {
     const hook = endpoint(`gone-${s.id}`, ["message.received"]);
     await insertHook(hook, s.userId, s.id);
     await stub(s).setWebhooks(s.id, [hook]);
-    answers.set(hook.url, () => new Response("", { status: 410 }));
+    // The receiver answers only once both events are queued: otherwise G-2 could arrive after the
+    // endpoint was disabled and never be queued for it at all, which is also right but not this test.
+    let bothQueued: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      bothQueued = resolve;
+    });
+    answers.set(hook.url, async () => {
+      await gate;
+      return new Response("", { status: 410 });
+    });
     await incoming(s, "G-1");
     await incoming(s, "G-2");
+    bothQueued();
     await until(s, async () => {
       const records = await log(s, hook.id);
       return records.length === 2 && records.every((d) => d.status === "failed");
