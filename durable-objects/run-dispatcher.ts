@@ -13,6 +13,7 @@ import {
 import type { RunDispatcherObject } from "../workers/control/wakes";
 import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
+import { jsonTooDeep } from "../workers/http/json-depth";
 
 type FinishFrame = Extract<RunnerFrame, { type: "finish" }>;
 /** How long a finish waits for output frames still on their way before it is applied anyway. */
@@ -87,6 +88,8 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const link = ws.deserializeAttachment() as RunnerLink | null;
     if (!link || typeof message !== "string") return;
+    // Runners belong to users: a frame nested deep enough to overflow later readers is refused.
+    if (jsonTooDeep(message)) return ws.close(1003, "frame nested too deep");
     let parsed: unknown;
     try {
       parsed = JSON.parse(message);

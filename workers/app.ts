@@ -32,6 +32,7 @@ import { documentWebhookEvents } from "./gateway/webhooks";
 import { webhooksRoutes } from "./gateway/webhooks/routes";
 import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
+import { limitJsonDepth } from "./http/json-depth";
 import { createRouter } from "./http/openapi";
 import { llmsPublicRoutes, llmsRoutes } from "./llms/routes";
 import { systemRoutes } from "./system";
@@ -90,6 +91,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     (isUpload(c.req.method, c.req.path, c.req.header("content-type")) ? uploadLimit : jsonLimit)(c, next),
   );
   app.use("/api/*", requireAuthentication);
+  app.use("/api/*", limitJsonDepth);
 
   app.route("/api", systemRoutes);
   app.route("/api/auth", webSessionRoutes);

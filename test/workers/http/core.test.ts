@@ -109,6 +109,33 @@ describe("HTTP core", () => {
     }
   });
 
+  it("refuses JSON nested deeper than 32 levels with 400 on every route, writing nothing", async () => {
+    const key = await generateKey(await rootSession());
+    const company = await call<{ id: string }>("POST", "/api/companies", {
+      headers: asKey(key),
+      body: { name: `Deep ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    const nest = (levels: number): unknown => (levels === 0 ? "x" : { a: nest(levels - 1) });
+    const deep = `{"type":"request_board_approval","payload":${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}`;
+    const approvals = `/api/companies/${company.body.id}/approvals`;
+    const refused = await call("POST", approvals, {
+      rawBody: deep,
+      headers: { ...asKey(key), "content-type": "application/json" },
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("nested deeper than 32");
+    const listed = await call<unknown[]>("GET", approvals, { headers: asKey(key) });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual([]);
+    const users = await call("POST", "/api/users", { headers: asKey(key), body: nest(40) });
+    expect(users.status).toBe(400);
+    const fine = await call("POST", approvals, {
+      headers: asKey(key),
+      body: { type: "request_board_approval", payload: { deep: nest(25) } },
+    });
+    expect(fine.status).toBe(201);
+  });
+
   it("rejects a non-JSON body on a JSON route with 415", async () => {
     const res = await call("POST", "/api/auth/login", {
       rawBody: "email=a@b.c&password=x",
