@@ -1,6 +1,7 @@
-import { SELF } from "cloudflare:test";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import worker from "../../workers";
 
 export const ROOT = { email: "root@example.test", password: "root-password-for-tests" };
 export const BASE = "http://switchboard.test";
@@ -19,6 +20,19 @@ export interface JsonResponse<T = Record<string, unknown>> {
 
 type Json = Record<string, unknown>;
 
+/**
+ * Runs a request through the Worker's own fetch handler, in this isolate, and waits for its
+ * background work (waitUntil) before answering. SELF.fetch would do the same through the test
+ * harness, whose per-request cost grows with every request a file makes (workers-sdk #15446: 5 ms
+ * becomes 300 ms within a thousand requests).
+ */
+export async function dispatch(request: Request): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(request, env, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
 export async function call<T = Json>(
   method: string,
   path: string,
@@ -30,7 +44,9 @@ export async function call<T = Json>(
     headers["content-type"] ??= "application/json";
     body = JSON.stringify(options.body);
   }
-  const response = await SELF.fetch(`${BASE}${path}`, { method, headers, body, redirect: "manual" });
+  const response = await dispatch(
+    new Request(`${BASE}${path}`, { method, headers, body, redirect: "manual" }),
+  );
   const text = await response.text();
   let parsed: unknown = text;
   try {
