@@ -1,13 +1,11 @@
-import { isSecretKey } from "../shared";
+import { isSecretKey, isSecretValue, redactSecrets } from "../shared";
 
 /**
  * Secrets never leave in a package. An adapter config loses every value that is a secret reference,
  * sits under a credential-looking key, or looks like a credential itself; the names are returned so the
- * manifest can list them as inputs the receiver must supply.
+ * manifest can list them as inputs the receiver must supply. What is left is redacted by value as
+ * config reads are (a password inside a URL, a token among `args`), and those paths are inputs too.
  */
-
-/** Common credential shapes (OpenAI/Anthropic, GitHub, Slack, our agent keys, AWS access keys). */
-const SECRET_VALUE = /^(sk-|sk_|ghp_|gho_|github_pat_|xox[abp]-|swa_|AKIA[0-9A-Z]{12})/;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
@@ -16,7 +14,7 @@ const isSecretRef = (value: unknown) => isObject(value) && value.type === "secre
 
 function isSecretEntry(key: string, value: unknown): boolean {
   if (isSecretRef(value)) return true;
-  if (typeof value === "string" && SECRET_VALUE.test(value)) return true;
+  if (typeof value === "string" && isSecretValue(value)) return true;
   return isSecretKey(key) && value !== null && value !== "";
 }
 
@@ -24,7 +22,12 @@ function isSecretEntry(key: string, value: unknown): boolean {
 const inputName = (path: string[]) => (path[0] === "env" && path.length === 2 ? path[1] : path.join("."));
 
 function strip(value: unknown, path: string[], removed: string[]): unknown {
-  if (Array.isArray(value)) return value.map((item, index) => strip(item, [...path, String(index)], removed));
+  if (Array.isArray(value) || typeof value === "string") {
+    const redacted = redactSecrets(value);
+    if (JSON.stringify(redacted) !== JSON.stringify(value)) removed.push(path.join("."));
+    if (typeof redacted === "string") return redacted;
+    return (redacted as unknown[]).map((item, index) => strip(item, [...path, String(index)], removed));
+  }
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {

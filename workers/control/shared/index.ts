@@ -5,4 +5,4 @@
  */
 export { canAccessCompany, companyForActor, controlContext, ensureVisible, requireBoard } from "./access";
 export { type ActivityEntry, activityInsert, activityResource, listActivity } from "./activity";
-export { isSecretKey, REDACTED, redactSecrets } from "./redact";
+export { isSecretKey, isSecretValue, REDACTED, redactSecrets } from "./redact";

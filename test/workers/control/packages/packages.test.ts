@@ -64,6 +64,41 @@ describe("company package export", () => {
     expect(res.body.files[".switchboard.yaml"]).toContain("LOG_LEVEL: debug");
   });
 
+  it("never exports secrets recognised by value: a key format, a URL password, a token in args", async () => {
+    const t = await packageTenant();
+    await env.DB.prepare("UPDATE agents SET adapter_config = ? WHERE id = ?")
+      .bind(
+        JSON.stringify({
+          command: "node",
+          args: ["agent.mjs", "--api-key", "looks-plain-but-follows-a-flag", "--model", "gpt-5"],
+          cwd: "/srv/app",
+          env: {
+            OPENAI_KEY: "not-prefixed-at-all",
+            DB_URL: "postgres://app:hunter2@db:5432/x",
+            MODEL: "gpt-5",
+          },
+        }),
+        t.cto.id,
+      )
+      .run();
+    const res = await call<ExportBody>("POST", `/api/companies/${t.company.id}/exports`, {
+      headers: t.board.headers,
+      body: {},
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const all = JSON.stringify(res.body);
+    for (const secret of ["not-prefixed-at-all", "hunter2", "looks-plain-but-follows-a-flag"])
+      expect(all, secret).not.toContain(secret);
+    expect(all).toContain("gpt-5");
+    expect(res.body.manifest.envInputs).toEqual(
+      expect.arrayContaining([
+        { agent: "tech-lead", name: "OPENAI_KEY" },
+        { agent: "tech-lead", name: "env.DB_URL" },
+        { agent: "tech-lead", name: "args" },
+      ]),
+    );
+  });
+
   it("export includes tasks with comments and documents, selectedFiles narrows, tar.gz downloads", async () => {
     const t = await packageTenant();
     await fillTenant(t);
