@@ -27,7 +27,7 @@ import {
   SESSION_COOKIE,
   SESSION_TTL_MS,
 } from "./session-store";
-import { clearAccountFailures, recordFailure, remainingBlockMs, throttleKeysFor } from "./throttle";
+import { admitLogin, loginSucceeded } from "./throttle";
 import { findUserByEmail, normaliseEmail } from "./user-store";
 
 export const webSessionRoutes = createRouter();
@@ -63,15 +63,14 @@ webSessionRoutes.openapi(login, async (c) => {
   const { email, password } = c.req.valid("json");
   const db = database(c.env.DB);
   const normalised = normaliseEmail(email);
-  const keys = throttleKeysFor(normalised, clientAddress(c));
-
-  const waitMs = await remainingBlockMs(db, keys);
-  if (waitMs > 0) {
-    const seconds = Math.ceil(waitMs / 1000);
+  const admission = await admitLogin(db, normalised, clientAddress(c));
+  if (admission.retryAfterMs > 0) {
+    const seconds = Math.ceil(admission.retryAfterMs / 1000);
     throw new ApiError(429, titleOf(429), `Too many failed logins; try again in ${seconds} s`, undefined, {
       "Retry-After": String(seconds),
     });
   }
+  if (admission.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, admission.delayMs));
 
   let user = await findUserByEmail(db, normalised);
   if (!user) {
@@ -82,11 +81,11 @@ webSessionRoutes.openapi(login, async (c) => {
   }
   const passwordMatches = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
   if (!user || !passwordMatches) {
-    await recordFailure(db, keys);
+    // Already counted by admitLogin, before the check: nothing more to record.
     throw unauthorized("Invalid e-mail or password");
   }
 
-  await clearAccountFailures(db, normalised);
+  await loginSucceeded(db, admission);
   const session = await createWebSession(db, user.id);
   setCookie(c, SESSION_COOKIE, session.token, {
     path: "/",

@@ -280,30 +280,44 @@ describe("authentication paths", () => {
 });
 
 describe("login throttling", () => {
-  it("slows an account down after 5 failures: 429 with Retry-After, even for the right password", async () => {
+  const attempt = (email: string, password: string, address: string) =>
+    call("POST", "/api/auth/login", { body: { email, password }, headers: { "CF-Connecting-IP": address } });
+
+  it("holds back one address for an account after 5 failures, and only that address", async () => {
     const root = await rootSession();
     const user = await createUser("STAFF", root);
-    for (let i = 0; i < 5; i++) {
-      const res = await call("POST", "/api/auth/login", {
-        body: { email: user.email, password: "wrong-password" },
-        headers: { "CF-Connecting-IP": freshAddress() },
-      });
-      expect(res.status).toBe(401);
-    }
-    const sixth = await call("POST", "/api/auth/login", {
-      body: { email: user.email, password: "wrong-password" },
-      headers: { "CF-Connecting-IP": freshAddress() },
-    });
-    expect(sixth.status).toBe(401); // the 6th failure is counted and starts the block
-    const blocked = await call("POST", "/api/auth/login", {
-      body: { email: user.email, password: user.password },
-      headers: { "CF-Connecting-IP": freshAddress() },
-    });
+    const attacker = freshAddress();
+    for (let i = 0; i < 6; i++)
+      expect((await attempt(user.email, "wrong-password", attacker)).status).toBe(401);
+    const blocked = await attempt(user.email, user.password, attacker);
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(blocked.body).toMatchObject({ status: false, message: "Too many requests" });
     expect(blocked.headers.get("set-cookie")).toBeNull();
+    // The owner, elsewhere, is not locked out by someone else's burst.
+    expect((await attempt(user.email, user.password, freshAddress())).status).toBe(200);
   });
+
+  it("checks at most 6 of 100 simultaneous guesses from one address: the count is taken atomically", async () => {
+    const root = await rootSession();
+    const user = await createUser("STAFF", root);
+    const address = freshAddress();
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () => attempt(user.email, "wrong-password", address)),
+    );
+    const checked = answers.filter((answer) => answer.status === 401).length;
+    const refused = answers.filter((answer) => answer.status === 429).length;
+    expect(checked + refused).toBe(100);
+    expect(checked).toBeLessThanOrEqual(6);
+  });
+
+  it("slows, never locks, an account guessed at from many addresses: its owner still gets in", async () => {
+    const root = await rootSession();
+    const user = await createUser("STAFF", root);
+    for (let i = 0; i < 55; i++)
+      expect((await attempt(user.email, "wrong-password", freshAddress())).status).toBe(401);
+    expect((await attempt(user.email, user.password, freshAddress())).status).toBe(200);
+  }, 30_000);
 
   it("slows a client address down after 20 failures across different accounts", async () => {
     const address = freshAddress();
