@@ -87,7 +87,12 @@ function bump(db: Db, key: ThrottleKey, now: number) {
  * Admits a login attempt, or refuses it with how long to wait. An admitted attempt may still have to
  * wait `delayMs` (the account-wide slowdown) before its password is checked.
  */
-export async function admitLogin(db: Db, email: string, address: string, now = Date.now()): Promise<LoginAdmission> {
+export async function admitLogin(
+  db: Db,
+  email: string,
+  address: string,
+  now = Date.now(),
+): Promise<LoginAdmission> {
   const keys = keysFor(email, address);
   const [pair, ip, account] = keys as [ThrottleKey, ThrottleKey, ThrottleKey];
   const results = await db.batch([bump(db, pair, now), bump(db, ip, now), bump(db, account, now)]);
@@ -98,7 +103,10 @@ export async function admitLogin(db: Db, email: string, address: string, now = D
     const key = keys[index];
     if (!key) return;
     if (key.slowsOnly) delayMs = Math.max(delayMs, accountDelayMs(row.attempts, key.freeAttempts));
-    else if (row.blockedUntil > now && row.blockedUntil !== now + blockDurationMs(row.attempts, key.freeAttempts))
+    else if (
+      row.blockedUntil > now &&
+      row.blockedUntil !== now + blockDurationMs(row.attempts, key.freeAttempts)
+    )
       retryAfterMs = Math.max(retryAfterMs, row.blockedUntil - now);
   });
   return { keys, attempts: rows.map((row) => row.attempts), retryAfterMs, delayMs };

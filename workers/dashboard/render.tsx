@@ -54,10 +54,12 @@ export function formWithErrors(
 const LOCAL_ORIGIN = "https://dashboard.invalid";
 
 /** `next` after sign-in: a local path only, so the login page cannot be used as an open redirect. */
+const isUnsafeInPath = (char: string) => char <= " " || char === "\u007f" || char === "\\";
+
 export function safeLocalPath(candidate: string | undefined, fallback = "/"): string {
   if (candidate === undefined || !candidate.startsWith("/")) return fallback;
   // Browsers drop tabs and newlines inside a URL and read "\\" as "/", so "/\t/evil" is "//evil".
-  if (/[\u0000-\u0020\u007f\\]/.test(candidate)) return fallback;
+  if ([...candidate].some(isUnsafeInPath)) return fallback;
   let resolved: URL;
   try {
     resolved = new URL(candidate, LOCAL_ORIGIN);

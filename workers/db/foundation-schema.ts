@@ -109,18 +109,25 @@ export const sessions = sqliteTable(
 );
 
 /** Sessions shared with users other than the owner. */
+/**
+ * Who else may use a session: shares by e-mail (normalised), so sharing never reveals whether an
+ * account exists; a user has the share's role while their e-mail matches. Viewers read; operators
+ * also send and manage webhooks; deleting, logging out and re-sharing stay with the owner.
+ */
+export const SHARE_ROLES = ["viewer", "operator"] as const;
+export type ShareRole = (typeof SHARE_ROLES)[number];
+
 export const sessionAccess = sqliteTable(
   "session_access",
   {
     sessionId: text("session_id")
       .notNull()
       .references(() => sessions.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role", { enum: SHARE_ROLES }).notNull().default("operator"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.userId] }), index("session_access_user_idx").on(t.userId)],
+  (t) => [primaryKey({ columns: [t.sessionId, t.email] }), index("session_access_email_idx").on(t.email)],
 );
 
 export const ACCESS_MODES = ["OWNER", "SPECIFIC", "BLACKLIST", "ALL"] as const;
@@ -166,6 +173,11 @@ export const webhooks = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     sessionId: text("session_id").references(() => sessions.id, { onDelete: "cascade" }),
+    /**
+     * Who created it (the owner, or someone the session is shared with): revoking that person's share
+     * disables it. `user_id` is always the session's owner, whose messages it receives.
+     */
+    createdByUserId: text("created_by_user_id"),
     name: text("name").notNull(),
     url: text("url").notNull(),
     secret: text("secret").notNull(),

@@ -214,8 +214,10 @@ export function compileRegex(pattern: string): RE2JS {
 function unsupportedFeature(pattern: string, message: string): string | null {
   if (/`\(\?[=!]/.test(message) || /\(\?[=!]/.test(pattern)) return "lookahead ((?=…) and (?!…))";
   if (/\(\?<[=!]/.test(pattern)) return "lookbehind ((?<=…) and (?<!…))";
-  if (/invalid escape sequence: `\\[1-9]/.test(message) || /\\k</.test(pattern)) return "backreferences (\\1, \\k<name>)";
-  if (/invalid nested repetition operator: `[*+?}][+]/.test(message)) return "possessive quantifiers (a++, a*+)";
+  if (/invalid escape sequence: `\\[1-9]/.test(message) || /\\k</.test(pattern))
+    return "backreferences (\\1, \\k<name>)";
+  if (/invalid nested repetition operator: `[*+?}][+]/.test(message))
+    return "possessive quantifiers (a++, a*+)";
   return null;
 }
 

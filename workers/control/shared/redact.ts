@@ -61,7 +61,8 @@ const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:)([^@\s/]+)(@)/gi;
 export function redactString(text: string): string {
   if (isSecretValue(text)) return REDACTED;
   const flag = /^(--?[\w.-]+=)(.+)$/.exec(text);
-  if (flag?.[1] && flag[2] && (isSecretKey(flag[1]) || isSecretValue(flag[2]))) return `${flag[1]}${REDACTED}`;
+  if (flag?.[1] && flag[2] && (isSecretKey(flag[1]) || isSecretValue(flag[2])))
+    return `${flag[1]}${REDACTED}`;
   return text.replace(URL_PASSWORD, `$1${REDACTED}$3`);
 }
 
@@ -69,7 +70,8 @@ export function redactString(text: string): string {
 function redactArgs(args: readonly unknown[]): unknown[] {
   return args.map((arg, index) => {
     const previous = args[index - 1];
-    const afterSecretFlag = typeof previous === "string" && /^--?[\w.-]+$/.test(previous) && isSecretKey(previous);
+    const afterSecretFlag =
+      typeof previous === "string" && /^--?[\w.-]+$/.test(previous) && isSecretKey(previous);
     if (typeof arg === "string") return afterSecretFlag ? REDACTED : redactString(arg);
     return redactValue(arg);
   });

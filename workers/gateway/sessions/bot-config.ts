@@ -30,7 +30,12 @@ botConfigRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const session = await loadAccessibleSession(
+      db,
+      c.get("principal").user,
+      c.req.valid("param").id,
+      c.req.method === "GET" ? "read" : "operate",
+    );
     return c.json(
       ok("Bot config retrieved", toBotConfigResource(session, await findBotConfig(db, session.id))),
       200,
@@ -52,7 +57,12 @@ botConfigRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const session = await loadAccessibleSession(
+      db,
+      c.get("principal").user,
+      c.req.valid("param").id,
+      c.req.method === "GET" ? "read" : "operate",
+    );
     const patch = c.req.valid("json");
     const now = Date.now();
     // One upsert: the first write fills defaults, later writes change only what was sent.

@@ -22,9 +22,13 @@ export async function callSession<K extends SessionApiName>(
   return unwrap(outcome) as SessionApiOutput<K>;
 }
 
-/** The session named by the path's `{sessionId}` (slug or internal id), if the caller may use it. */
+/**
+ * The session named by the path's `{sessionId}` (slug or internal id), if the caller may use it for
+ * this request: reading (GET, HEAD) needs any access, everything else an operator's or the owner's.
+ */
 export function accessibleSession(c: Context<AppEnv>, idOrSlug: string): Promise<SessionRow> {
-  return loadAccessibleSession(database(c.env.DB), c.get("principal").user, idOrSlug);
+  const need = c.req.method === "GET" || c.req.method === "HEAD" ? "read" : "operate";
+  return loadAccessibleSession(database(c.env.DB), c.get("principal").user, idOrSlug, need);
 }
 
 /** Sends the session's current settings and bot configuration to its Durable Object. */

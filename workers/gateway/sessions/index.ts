@@ -14,4 +14,11 @@ export type {
   SessionSettingsSchema,
   WebhookSummary,
 } from "./schemas";
+export {
+  concerning,
+  endpointsOf,
+  pushAfterChange,
+  pushOwnerWebhooks,
+  pushWebhooks,
+} from "./webhook-endpoints";
 export { managesGlobal } from "./webhook-summaries";

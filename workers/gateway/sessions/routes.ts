@@ -38,12 +38,16 @@ import {
   insertSession,
   listAccessibleSessions,
   loadAccessibleSession,
+  type SessionNeed,
 } from "./store";
 import { webhookSummaries } from "./webhook-summaries";
 
 export const sessionRoutes = createRouter();
 const tags = ["Sessions"];
 const sessionErrors = sessionErrorResponses;
+
+/** Reading needs any access to the session; anything else an operator's (or the owner's). */
+const needFor = (method: string): SessionNeed => (method === "GET" || method === "HEAD" ? "read" : "operate");
 
 const stubFor = (c: Context<AppEnv>, internalId: string) => sessionObject(c.env, internalId);
 
@@ -115,7 +119,12 @@ sessionRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const session = await loadAccessibleSession(
+      db,
+      c.get("principal").user,
+      c.req.valid("param").id,
+      needFor(c.req.method),
+    );
     const [live, botConfig, hooks] = await Promise.all([
       stubFor(c, session.id).snapshot(session.id),
       findBotConfig(db, session.id),
@@ -160,7 +169,12 @@ sessionRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const session = await loadAccessibleSession(
+      db,
+      c.get("principal").user,
+      c.req.valid("param").id,
+      needFor(c.req.method),
+    );
     const live = await stubFor(c, session.id).snapshot(session.id);
     if (live.state === "connected")
       throw new ApiError(400, "Already connected", "The session is already connected");
@@ -205,7 +219,12 @@ sessionRoutes.openapi(
       throw new ApiError(426, "Upgrade required", "Open this URL as a WebSocket");
     if (!isSameOriginOrNone(c)) throw new ApiError(403, "Forbidden", "Cross-site WebSocket refused");
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const session = await loadAccessibleSession(
+      db,
+      c.get("principal").user,
+      c.req.valid("param").id,
+      needFor(c.req.method),
+    );
     const upgraded = await stubFor(c, session.id).fetch(
       new Request(`https://session/watch/${encodeURIComponent(session.id)}`, {
         headers: { Upgrade: "websocket" },
@@ -230,7 +249,12 @@ sessionRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const session = await loadAccessibleSession(
+      db,
+      c.get("principal").user,
+      c.req.valid("param").id,
+      needFor(c.req.method),
+    );
     // Read again: the looked-up row may come from the short-lived session cache.
     const fresh = await db.query.sessions.findFirst({
       where: eq(sessions.id, session.id),
@@ -252,7 +276,12 @@ sessionRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const session = await loadAccessibleSession(
+      db,
+      c.get("principal").user,
+      c.req.valid("param").id,
+      needFor(c.req.method),
+    );
     const { config } = c.req.valid("json");
     // json_patch merges in one statement, so concurrent PATCHes of different keys both survive.
     const [updated] = await db
@@ -282,7 +311,7 @@ sessionRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id);
+    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id, "own");
     await stubFor(c, session.id).destroy(session.id);
     await db.delete(sessions).where(eq(sessions.id, session.id));
     forgetSession(session);
@@ -320,7 +349,9 @@ sessionRoutes.openapi(
   async (c) => {
     const { id, action } = c.req.valid("param");
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, id);
+    // Logging out unlinks the owner's phone: theirs to do. Starting, stopping, pairing: an operator's.
+    const need = action === "logout" ? "own" : "operate";
+    const session = await loadAccessibleSession(db, c.get("principal").user, id, need);
     const stub = stubFor(c, session.id);
     if (action === "pair") {
       const parsed = PairBodySchema.safeParse(c.req.valid("json"));

@@ -1,7 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { BOT_CONFIG_DEFAULTS, BotConfigFields } from "../../../durable-objects/messaging/bot-config";
 import { iso } from "../../db/client";
-import { type BotConfigRow, SESSION_STATES, SESSION_STATUSES, type SessionRow } from "../../db/schema";
+import {
+  type BotConfigRow,
+  SESSION_STATES,
+  SESSION_STATUSES,
+  type SessionRow,
+  SHARE_ROLES,
+} from "../../db/schema";
 import { errorResponse, gatewayErrors } from "../../http/openapi";
 
 export const SessionIdParamsSchema = z.object({
@@ -165,8 +171,8 @@ export const PairBodySchema = z
 export const AccessGrantSchema = z
   .object({
     sessionId: z.string(),
-    userId: z.string(),
-    user: z.object({ id: z.string(), name: z.string(), email: z.string(), role: z.string() }),
+    email: z.string(),
+    role: z.enum(SHARE_ROLES),
     createdAt: z.string(),
   })
   .openapi("SessionAccess");

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq } from "drizzle-orm";
-import { findUserByEmail } from "../../auth/user-store";
-import { database, iso } from "../../db/client";
-import { sessionAccess, type UserRow, users } from "../../db/schema";
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { normaliseEmail } from "../../auth/user-store";
+import { type Db, database, iso } from "../../db/client";
+import { type SessionRow, SHARE_ROLES, sessionAccess, users, webhooks } from "../../db/schema";
 import { ok } from "../../http/envelope";
-import { badRequest, conflictOnDuplicate, notFound } from "../../http/errors";
+import { badRequest, conflict, notFound } from "../../http/errors";
 import {
   authenticated,
   createRouter,
@@ -15,53 +15,83 @@ import {
   jsonBody,
 } from "../../http/openapi";
 import { AccessGrantSchema, SessionIdParamsSchema } from "./schemas";
-import { assertOwnerOrAdmin, loadAccessibleSession } from "./store";
+import { loadAccessibleSession } from "./store";
+import { pushWebhooks } from "./webhook-endpoints";
 
-/** Sharing a session with other users. Owner or SUPERADMIN only; shared users may use, not share. */
+/**
+ * Sharing a session with other people, by e-mail, as a viewer (reads) or an operator (also sends and
+ * manages webhooks). Only the owner (or a SUPERADMIN) shares, deletes or logs out. A share is stored
+ * by e-mail whether or not anyone has it yet, and every answer is the same either way: sharing does
+ * not tell the caller which e-mails have accounts, or which one is the SUPERADMIN's.
+ */
 export const sessionSharingRoutes = createRouter();
 const tags = ["Sessions"];
 const errors = {
   ...gatewayErrors,
   403: errorResponse("Not the owner or a SUPERADMIN"),
-  404: errorResponse("Session or user not found"),
+  404: errorResponse("Session or share not found"),
 };
 
-type GrantedUser = Pick<UserRow, "id" | "name" | "email" | "role">;
+const ShareBodySchema = z
+  .strictObject({
+    email: z.email().max(254),
+    role: z.enum(SHARE_ROLES).default("operator").openapi({
+      description: "viewer: reads only; operator (default): also sends and manages webhooks",
+    }),
+  })
+  .openapi("ShareSessionBody");
 
-/** The access grant as responses show it: the public session id and the grantee, never more of the user. */
-const toGrantResource = (publicSessionId: string, user: GrantedUser, createdAt: number) => ({
-  sessionId: publicSessionId,
-  userId: user.id,
-  user: { id: user.id, name: user.name, email: user.email, role: user.role },
-  createdAt: iso(createdAt),
+const RevokeBodySchema = z
+  .strictObject({
+    email: z.email().max(254).optional(),
+    userId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .openapi({ description: "Kept for older clients: the user's e-mail is used" }),
+  })
+  .refine((body) => (body.email === undefined) !== (body.userId === undefined), "send email or userId")
+  .openapi("RevokeShareBody");
+
+const toShareResource = (
+  session: Pick<SessionRow, "sessionId">,
+  share: typeof sessionAccess.$inferSelect,
+) => ({
+  sessionId: session.sessionId,
+  email: share.email,
+  role: share.role,
+  createdAt: iso(share.createdAt),
 });
 
-const grantsOf = async (db: ReturnType<typeof database>, sessionId: string, publicSessionId: string) => {
-  const rows = await db
-    .select({ grant: sessionAccess, user: users })
+const sharesOf = (db: Db, sessionId: string) =>
+  db
+    .select()
     .from(sessionAccess)
-    .innerJoin(users, eq(users.id, sessionAccess.userId))
     .where(eq(sessionAccess.sessionId, sessionId))
     .orderBy(asc(sessionAccess.createdAt));
-  return rows.map(({ grant, user }) => toGrantResource(publicSessionId, user, grant.createdAt));
-};
 
 sessionSharingRoutes.openapi(
   createRoute({
     method: "get",
     path: "/{id}/access",
     tags,
-    summary: "Users the session is shared with",
+    summary: "Who the session is shared with (e-mail and role)",
     security: authenticated,
     request: { params: SessionIdParamsSchema },
-    responses: { 200: json(gatewayOk(z.array(AccessGrantSchema)), "Grants"), ...errors },
+    responses: { 200: json(gatewayOk(z.array(AccessGrantSchema)), "Shares"), ...errors },
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const user = c.get("principal").user;
-    const session = await loadAccessibleSession(db, user, c.req.valid("param").id);
-    assertOwnerOrAdmin(user, session);
-    return c.json(ok("Access list retrieved", await grantsOf(db, session.id, session.sessionId)), 200);
+    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id, "own");
+    const shares = await sharesOf(db, session.id);
+    return c.json(
+      ok(
+        "Access list retrieved",
+        shares.map((share) => toShareResource(session, share)),
+      ),
+      200,
+    );
   },
 );
 
@@ -70,30 +100,49 @@ sessionSharingRoutes.openapi(
     method: "post",
     path: "/{id}/access",
     tags,
-    summary: "Share the session with a user, by e-mail",
+    summary: "Share the session with an e-mail, or change that share's role",
+    description:
+      "201 when shared, 200 when the role changed, 409 when it already has that role. The answer does not " +
+      "depend on whether anyone has this e-mail: whoever does, now or later, gets the role.",
     security: authenticated,
-    request: { params: SessionIdParamsSchema, ...jsonBody(z.strictObject({ email: z.email().max(254) })) },
+    request: { params: SessionIdParamsSchema, ...jsonBody(ShareBodySchema) },
     responses: {
+      200: json(gatewayOk(AccessGrantSchema), "Role changed"),
       201: json(gatewayOk(AccessGrantSchema), "Shared"),
       ...errors,
-      409: errorResponse("Already shared with this user"),
+      409: errorResponse("Already shared with this e-mail, with this role"),
     },
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const caller = c.get("principal").user;
-    const session = await loadAccessibleSession(db, caller, c.req.valid("param").id);
-    assertOwnerOrAdmin(caller, session);
-    const target = await findUserByEmail(db, c.req.valid("json").email);
-    if (!target) throw notFound("User not found", "No user has this e-mail");
-    if (target.id === session.userId) throw badRequest("The owner already has access");
-    if (target.role === "SUPERADMIN") throw badRequest("A SUPERADMIN already has access to every session");
-    const createdAt = Date.now();
-    await conflictOnDuplicate(
-      db.insert(sessionAccess).values({ sessionId: session.id, userId: target.id, createdAt }),
-      "The session is already shared with this user",
-    );
-    return c.json(ok("Access granted", toGrantResource(session.sessionId, target, createdAt)), 201);
+    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id, "own");
+    const body = c.req.valid("json");
+    const email = normaliseEmail(body.email);
+    const owner = await db.query.users.findFirst({
+      where: eq(users.id, session.userId),
+      columns: { email: true },
+    });
+    if (owner && normaliseEmail(owner.email) === email) throw badRequest("The owner already has access");
+    const existing = await db.query.sessionAccess.findFirst({
+      where: and(eq(sessionAccess.sessionId, session.id), eq(sessionAccess.email, email)),
+    });
+    if (existing?.role === body.role)
+      throw conflict("The session is already shared with this e-mail, with this role");
+    const share = {
+      sessionId: session.id,
+      email,
+      role: body.role,
+      createdAt: existing?.createdAt ?? Date.now(),
+    };
+    await db
+      .insert(sessionAccess)
+      .values(share)
+      .onConflictDoUpdate({
+        target: [sessionAccess.sessionId, sessionAccess.email],
+        set: { role: body.role },
+      });
+    const message = existing ? "Role changed" : "Access granted";
+    return c.json(ok(message, toShareResource(session, share)), existing ? 200 : 201);
   },
 );
 
@@ -102,27 +151,50 @@ sessionSharingRoutes.openapi(
     method: "delete",
     path: "/{id}/access",
     tags,
-    summary: "Stop sharing the session with a user",
+    summary: "Stop sharing the session with an e-mail",
+    description:
+      "The webhooks that person created on this session are disabled (`access revoked`): they no longer " +
+      "receive the owner's messages.",
     security: authenticated,
-    request: {
-      params: SessionIdParamsSchema,
-      ...jsonBody(z.strictObject({ userId: z.string().min(1).max(64) })),
-    },
+    request: { params: SessionIdParamsSchema, ...jsonBody(RevokeBodySchema) },
     responses: { 200: json(gatewayOk(z.null()), "Revoked"), ...errors },
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const caller = c.get("principal").user;
-    const session = await loadAccessibleSession(db, caller, c.req.valid("param").id);
-    assertOwnerOrAdmin(caller, session);
-    const removed = await db
-      .delete(sessionAccess)
-      .where(
-        and(eq(sessionAccess.sessionId, session.id), eq(sessionAccess.userId, c.req.valid("json").userId)),
-      )
-      .returning({ userId: sessionAccess.userId });
-    if (removed.length === 0)
-      throw notFound("Access grant not found", "The session is not shared with this user");
+    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id, "own");
+    const body = c.req.valid("json");
+    const email = body.email ?? (await emailOf(db, body.userId ?? ""));
+    const removed = email
+      ? await db
+          .delete(sessionAccess)
+          .where(and(eq(sessionAccess.sessionId, session.id), eq(sessionAccess.email, normaliseEmail(email))))
+          .returning({ email: sessionAccess.email })
+      : [];
+    if (removed.length === 0) throw notFound("Share not found", "The session is not shared with this e-mail");
+    if (await disableWebhooksOf(db, session.id, normaliseEmail(email ?? "")))
+      await pushWebhooks(c.env, session.id);
     return c.json(ok("Access revoked", null), 200);
   },
 );
+
+async function emailOf(db: Db, userId: string): Promise<string | undefined> {
+  const user = await db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });
+  return user?.email;
+}
+
+/** The session's webhooks created by whoever has `email`: disabled, so the revoked share ends there too. */
+async function disableWebhooksOf(db: Db, sessionId: string, email: string): Promise<boolean> {
+  const holders = db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  const disabled = await db
+    .update(webhooks)
+    .set({ isActive: false, disabledReason: "access revoked", updatedAt: Date.now() })
+    .where(
+      and(
+        eq(webhooks.sessionId, sessionId),
+        inArray(webhooks.createdByUserId, holders),
+        eq(webhooks.isActive, true),
+      ),
+    )
+    .returning({ id: webhooks.id });
+  return disabled.length > 0;
+}

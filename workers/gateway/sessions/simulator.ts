@@ -49,6 +49,7 @@ simulatorRoutes.openapi(
       database(c.env.DB),
       c.get("principal").user,
       c.req.valid("param").id,
+      "operate",
     );
     const result = unwrap(await sessionObject(c.env, session.id).simulate(session.id, "sim.scan"));
     return c.json(ok("QR scanned in the simulator", result ?? null), 200);
@@ -73,6 +74,7 @@ simulatorRoutes.openapi(
       database(c.env.DB),
       c.get("principal").user,
       c.req.valid("param").id,
+      "operate",
     );
     const { code } = c.req.valid("json");
     const result = unwrap(
@@ -103,6 +105,7 @@ simulatorRoutes.openapi(
       database(c.env.DB),
       c.get("principal").user,
       c.req.valid("param").id,
+      "operate",
     );
     const args = c.req.valid("json");
     const result = unwrap(await sessionObject(c.env, session.id).simulateWorld(session.id, args));

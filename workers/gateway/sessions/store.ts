@@ -1,9 +1,17 @@
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import { randomBytes, toBase62 } from "../../auth/crypto";
+import { normaliseEmail } from "../../auth/user-store";
 import type { PublicUser } from "../../core/principal";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
-import { type BotConfigRow, botConfigs, type SessionRow, sessionAccess, sessions } from "../../db/schema";
+import {
+  type BotConfigRow,
+  botConfigs,
+  type SessionRow,
+  type ShareRole,
+  sessionAccess,
+  sessions,
+} from "../../db/schema";
 import { forbidden, notFound } from "../../http/errors";
 
 export const FORBIDDEN_SESSION = "Forbidden - Cannot access this session";
@@ -47,28 +55,44 @@ export async function findSession(db: Db, idOrSlug: string): Promise<SessionRow 
   return session;
 }
 
-export async function canAccess(db: Db, user: PublicUser, session: SessionRow): Promise<boolean> {
-  if (user.role === "SUPERADMIN" || session.userId === user.id) return true;
-  const grant = await db.query.sessionAccess.findFirst({
-    where: and(eq(sessionAccess.sessionId, session.id), eq(sessionAccess.userId, user.id)),
-    columns: { userId: true },
+/** What a user may do with a session: everything (owner, SUPERADMIN), a share's role, or nothing. */
+export type SessionAccess = "owner" | ShareRole | null;
+/** What a request needs: to read it, to operate it (send, manage webhooks…), or to own it. */
+export type SessionNeed = "read" | "operate" | "own";
+
+export async function accessOf(db: Db, user: PublicUser, session: SessionRow): Promise<SessionAccess> {
+  if (user.role === "SUPERADMIN" || session.userId === user.id) return "owner";
+  const share = await db.query.sessionAccess.findFirst({
+    where: and(eq(sessionAccess.sessionId, session.id), eq(sessionAccess.email, normaliseEmail(user.email))),
+    columns: { role: true },
   });
-  return grant !== undefined;
+  return share?.role ?? null;
 }
 
-/** Loads a session the caller may use: 404 when it does not exist, 403 when it is someone else's. */
-export async function loadAccessibleSession(db: Db, user: PublicUser, idOrSlug: string): Promise<SessionRow> {
+const allows = (access: SessionAccess, need: SessionNeed): boolean =>
+  access === "owner" || (access === "operator" && need !== "own") || (access === "viewer" && need === "read");
+
+const REFUSALS: Record<SessionNeed, string> = {
+  read: FORBIDDEN_SESSION,
+  operate: "Forbidden - This session is shared with you to read only",
+  own: "Forbidden - Only the session's owner or a SUPERADMIN may do this",
+};
+
+/**
+ * Loads a session the caller may use as `need` says: 404 when it does not exist, 403 when it is
+ * someone else's or the caller's share does not allow it.
+ */
+export async function loadAccessibleSession(
+  db: Db,
+  user: PublicUser,
+  idOrSlug: string,
+  need: SessionNeed,
+): Promise<SessionRow> {
   const session = await findSession(db, idOrSlug);
   if (!session) throw notFound(SESSION_NOT_FOUND);
-  if (!(await canAccess(db, user, session))) throw forbidden(FORBIDDEN_SESSION, FORBIDDEN_SESSION);
+  const access = await accessOf(db, user, session);
+  if (!allows(access, need)) throw forbidden(REFUSALS[access === null ? "read" : need], FORBIDDEN_SESSION);
   return session;
-}
-
-/** Managing the access list is for the owner and SUPERADMIN only (shared users may use, not share). */
-export function assertOwnerOrAdmin(user: PublicUser, session: SessionRow): void {
-  if (user.role !== "SUPERADMIN" && session.userId !== user.id) {
-    throw forbidden("Only the session's owner or a SUPERADMIN can manage its access list", FORBIDDEN_SESSION);
-  }
 }
 
 export async function listAccessibleSessions(db: Db, user: PublicUser): Promise<SessionWithBot[]> {
@@ -77,7 +101,7 @@ export async function listAccessibleSessions(db: Db, user: PublicUser): Promise<
       ? undefined
       : or(
           eq(sessions.userId, user.id),
-          sql`${sessions.id} IN (SELECT ${sessionAccess.sessionId} FROM ${sessionAccess} WHERE ${sessionAccess.userId} = ${user.id})`,
+          sql`${sessions.id} IN (SELECT ${sessionAccess.sessionId} FROM ${sessionAccess} WHERE ${sessionAccess.email} = ${normaliseEmail(user.email)})`,
         );
   const rows = await db
     .select({ session: sessions, botConfig: botConfigs })

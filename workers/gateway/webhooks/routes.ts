@@ -18,7 +18,7 @@ import {
 import { newWebhookSecret } from "../../webhooks/signing";
 import { allowedHostsOf, webhookTargetProblem } from "../../webhooks/targets";
 import { SessionParamSchema } from "../messages";
-import { accessibleSession, callSession, managesGlobal } from "../sessions";
+import { accessibleSession, callSession, managesGlobal, pushAfterChange } from "../sessions";
 import {
   CreatedWebhookSchema,
   CreateWebhookBodySchema,
@@ -31,7 +31,7 @@ import {
   WebhookParamsSchema,
   WebhookSchema,
 } from "./schemas";
-import { findWebhook, listWebhooks, pushAfterChange, toWebhookResource } from "./store";
+import { findWebhook, listWebhooks, toWebhookResource } from "./store";
 import { sendTestDelivery } from "./test-delivery";
 
 /**
@@ -132,6 +132,7 @@ webhooksRoutes.openapi(
       // The owner's, whoever adds it: the webhook lives as long as the owner's account, like the session.
       userId: session.userId,
       sessionId: body.global ? null : session.id,
+      createdByUserId: user.id,
       name: body.name,
       url: body.url,
       secret: body.secret ?? newWebhookSecret(),

@@ -134,56 +134,6 @@ describe("sessions: tenancy and sharing", () => {
         .first("n"),
     ).toBe(0);
   });
-
-  it("shares a session by e-mail: the grantee can use it but not share it; revoking removes access", async () => {
-    const alice = await owner();
-    const bob = await owner();
-    const s = await createSession(alice.key);
-    const grant = await call<Envelope<{ userId: string }>>("POST", `/api/sessions/${s.sessionId}/access`, {
-      body: { email: bob.email },
-      headers: asKey(alice.key),
-    });
-    expect(grant.status).toBe(201);
-    expect(grant.body.data.userId).toBe(bob.userId);
-    expect(
-      (
-        await call("POST", `/api/sessions/${s.sessionId}/access`, {
-          body: { email: bob.email },
-          headers: asKey(alice.key),
-        })
-      ).status,
-    ).toBe(409);
-    expect(
-      (
-        await call("POST", `/api/sessions/${s.sessionId}/access`, {
-          body: { email: alice.email },
-          headers: asKey(alice.key),
-        })
-      ).status,
-    ).toBe(400);
-    expect(
-      (
-        await call("POST", `/api/sessions/${s.sessionId}/access`, {
-          body: { email: "nobody@example.test" },
-          headers: asKey(alice.key),
-        })
-      ).status,
-    ).toBe(404);
-
-    expect((await call("GET", `/api/sessions/${s.sessionId}`, { headers: asKey(bob.key) })).status).toBe(200);
-    const listed = await call<Envelope<SessionBody[]>>("GET", "/api/sessions", { headers: asKey(bob.key) });
-    expect(listed.body.data.map((x) => x.id)).toContain(s.id);
-    expect(
-      (await call("GET", `/api/sessions/${s.sessionId}/access`, { headers: asKey(bob.key) })).status,
-    ).toBe(403);
-
-    const revoke = await call("DELETE", `/api/sessions/${s.sessionId}/access`, {
-      body: { userId: bob.userId },
-      headers: asKey(alice.key),
-    });
-    expect(revoke.status).toBe(200);
-    expect((await call("GET", `/api/sessions/${s.sessionId}`, { headers: asKey(bob.key) })).status).toBe(403);
-  });
 });
 
 describe("sessions: settings, bot-config, qr, delete", () => {
