@@ -22,6 +22,7 @@ import {
   bridgeProblems,
   bridgeRssKib,
   connectedSplit,
+  createBridgeToken,
   dumpBridgeLogs,
   isUp,
   markLines,
@@ -268,7 +269,8 @@ export async function run() {
   try {
     const api = new Api(stack.baseUrl, await createAdminApiKey(stack.baseUrl));
     watcher = new ListingWatcher(api);
-    for (const id of ["bench-a", "bench-b"]) bridges.push(startBridge(stack.baseUrl, id));
+    for (const id of ["bench-a", "bench-b"])
+      bridges.push(startBridge(stack.baseUrl, id, await createBridgeToken(api, id)));
     await Promise.all(bridges.map(waitForFleetLink));
     progress(`bridges joined: ${bridges.map((b) => `${b.id} (pid ${b.nodePid})`).join(", ")}`);
     await sleep(500);
@@ -324,7 +326,7 @@ export async function run() {
     } else if (process.env.BENCH_SINGLE_BRIDGE !== "0") {
       progress(`single-bridge variant: stopping both bridges, one fresh bridge holds ${largest}`);
       for (const bridge of bridges) await stopBridge(bridge);
-      const solo = startBridge(stack.baseUrl, "bench-solo");
+      const solo = startBridge(stack.baseUrl, "bench-solo", await createBridgeToken(api, "bench-solo"));
       bridges.push(solo);
       await waitForFleetLink(solo);
       await sleep(500);

@@ -1,8 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
-import { BridgeToFleetSchema, CLOSE, type FleetToBridge, parseFrame } from "../bridge/src/protocol/link";
+import {
+  ALREADY_LINKED,
+  BridgeToFleetSchema,
+  CLOSE,
+  type FleetToBridge,
+  parseFrame,
+} from "../bridge/src/protocol/link";
 import type { Env } from "../workers/core/env";
 import type { FleetObject, FleetSnapshot } from "./fleet/contract";
 import { sessionObject } from "./session/contract";
+import { answerHeartbeats, closeQuietly, isLinkLive, staleAfterMs } from "./shared/link-liveness";
 
 /** How long a bridge whose fleet socket dropped may take to come back before its sessions move. */
 const DEFAULT_GRACE_MS = 15_000;
@@ -11,16 +18,19 @@ const GOING_AWAY = 1001;
 
 interface BridgeAttachment {
   bridge: string;
+  openedAt: number;
 }
 
 type Row = Record<string, SqlStorageValue>;
 
 /**
  * The fleet of bridges (one object, named "global"). Bridges register over a control socket with
- * an id and a capacity; sessions that should run are assigned to the least-loaded live bridge.
- * Before a bridge hears `assign`, the session's own object grants it the lease, so the bridge can
- * dial in at once. A bridge whose socket drops keeps its sessions for a grace period; after that
- * they move to other bridges (or wait, as pending, for one to register).
+ * an id (the Worker checked the bridge's credential is bound to it) and a capacity; sessions that
+ * should run are assigned to the least-loaded live bridge. Before a bridge hears `assign`, the
+ * session's own object grants it the lease, so the bridge can dial in at once. One live socket per
+ * bridge id: a second is refused (423) rather than kicking the first off. A bridge whose socket drops
+ * (or goes silent) keeps its sessions for a grace period; after that they move to other bridges (or
+ * wait, as pending, for one to register).
  */
 export class BridgeFleet extends DurableObject<Env> implements FleetObject {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -31,6 +41,7 @@ export class BridgeFleet extends DurableObject<Env> implements FleetObject {
       `CREATE TABLE IF NOT EXISTS assignments (session_id TEXT PRIMARY KEY, bridge_id TEXT)`,
     );
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS assignments_bridge ON assignments (bridge_id)");
+    answerHeartbeats(ctx);
   }
 
   // ── RPC ────────────────────────────────────────────────────────────────────────────────────
@@ -54,6 +65,17 @@ export class BridgeFleet extends DurableObject<Env> implements FleetObject {
     if (row?.bridge_id) this.sendTo(row.bridge_id, { type: "unassign", session: sessionId });
   }
 
+  /** The bridge's credential was revoked: cut it off and move its sessions now, not after a grace. */
+  async disconnect(bridge: string): Promise<void> {
+    for (const ws of this.ctx.getWebSockets(bridge)) closeQuietly(ws, CLOSE.REVOKED, "credential revoked");
+    this.ctx.storage.sql.exec(
+      "UPDATE bridges SET connected = 0, disconnected_at = ? WHERE id = ?",
+      Date.now(),
+      bridge,
+    );
+    await this.evacuate(bridge);
+  }
+
   async snapshot(): Promise<FleetSnapshot> {
     const bridges = this.sql<{ id: string; capacity: number; connected: number; sessions: number }>(
       `SELECT b.id, b.capacity, b.connected, (SELECT count(*) FROM assignments a WHERE a.bridge_id = b.id) AS sessions
@@ -66,22 +88,26 @@ export class BridgeFleet extends DurableObject<Env> implements FleetObject {
 
   // ── Bridge control sockets ─────────────────────────────────────────────────────────────────
 
-  /** WebSocket upgrade from a bridge; the Worker has checked its token and the query. */
+  /** WebSocket upgrade from a bridge; the Worker has checked its credential names this id. */
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const bridge = url.searchParams.get("bridge") ?? "";
     const capacity = Number(url.searchParams.get("capacity"));
-    for (const old of this.ctx.getWebSockets(bridge))
-      old.close(CLOSE.LEASE_LOST, "replaced by a newer connection");
+    const sockets = this.ctx.getWebSockets(bridge);
+    if (sockets.some((ws) => this.isLive(ws))) {
+      return new Response(`Bridge ${bridge} is already connected`, { status: ALREADY_LINKED });
+    }
+    for (const stale of sockets) closeQuietly(stale, 1001, "replaced: no heartbeat");
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server, [bridge]);
-    server.serializeAttachment({ bridge } satisfies BridgeAttachment);
+    server.serializeAttachment({ bridge, openedAt: Date.now() } satisfies BridgeAttachment);
     this.ctx.storage.sql.exec(
       `INSERT INTO bridges (id, capacity, connected, disconnected_at) VALUES (?, ?, 1, NULL)
        ON CONFLICT (id) DO UPDATE SET capacity = excluded.capacity, connected = 1, disconnected_at = NULL`,
       bridge,
       capacity,
     );
+    await this.scheduleSweep();
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -107,54 +133,98 @@ export class BridgeFleet extends DurableObject<Env> implements FleetObject {
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    try {
-      ws.close(code, reason);
-    } catch {
-      // already closed
-    }
+    closeQuietly(ws, code, reason);
     const attachment = ws.deserializeAttachment() as BridgeAttachment | null;
     if (!attachment || this.ctx.getWebSockets(attachment.bridge).some((other) => other !== ws)) return;
-    this.ctx.storage.sql.exec(
-      "UPDATE bridges SET connected = 0, disconnected_at = ? WHERE id = ?",
-      Date.now(),
-      attachment.bridge,
-    );
-    if (code === GOING_AWAY) await this.evacuate(attachment.bridge);
-    else await this.ctx.storage.setAlarm(Date.now() + this.graceMs());
+    await this.bridgeLeft(attachment.bridge, code === GOING_AWAY);
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
     await this.webSocketClose(ws, 1006, "error");
   }
 
-  /** Bridges that stayed away past the grace period lose their sessions to the others. */
+  /**
+   * Bridges that went silent count as gone from now; bridges that stayed away past the grace period
+   * lose their sessions to the others.
+   */
   override async alarm(): Promise<void> {
+    this.dropSilentBridges();
     const cutoff = Date.now() - this.graceMs();
     const gone = this.sql<{ id: string }>(
       "SELECT id FROM bridges WHERE connected = 0 AND disconnected_at <= ?",
       cutoff,
     );
     for (const { id } of gone) await this.evacuate(id);
-    const waiting = this.sql<{ at: number }>(
-      "SELECT min(disconnected_at) AS at FROM bridges WHERE connected = 0 AND disconnected_at > ?",
-      cutoff,
-    )[0]?.at;
-    if (typeof waiting === "number") await this.ctx.storage.setAlarm(waiting + this.graceMs());
+    await this.scheduleSweep();
   }
 
   // ── internals ──────────────────────────────────────────────────────────────────────────────
 
+  private isLive(ws: WebSocket): boolean {
+    const attachment = ws.deserializeAttachment() as BridgeAttachment | null;
+    return isLinkLive(this.ctx, ws, attachment?.openedAt ?? 0, staleAfterMs(this.env));
+  }
+
+  private async bridgeLeft(bridge: string, onPurpose: boolean): Promise<void> {
+    this.ctx.storage.sql.exec(
+      "UPDATE bridges SET connected = 0, disconnected_at = ? WHERE id = ?",
+      Date.now(),
+      bridge,
+    );
+    if (onPurpose) await this.evacuate(bridge);
+    else await this.scheduleSweep();
+  }
+
+  /** A connected bridge none of whose sockets is live: its sockets are half-open; the grace starts. */
+  private dropSilentBridges(): void {
+    const connected = this.sql<{ id: string }>("SELECT id FROM bridges WHERE connected = 1");
+    for (const { id } of connected) {
+      const sockets = this.ctx.getWebSockets(id);
+      if (sockets.some((ws) => this.isLive(ws))) continue;
+      for (const ws of sockets) closeQuietly(ws, 1001, "no heartbeat");
+      this.ctx.storage.sql.exec(
+        "UPDATE bridges SET connected = 0, disconnected_at = ? WHERE id = ?",
+        Date.now(),
+        id,
+      );
+    }
+  }
+
+  /** The next grace deadline, or the next silence check while any bridge is connected. */
+  private async scheduleSweep(): Promise<void> {
+    const now = Date.now();
+    const away = this.sql<{ at: number | null }>(
+      "SELECT min(disconnected_at) AS at FROM bridges WHERE connected = 0",
+    )[0]?.at;
+    const anyConnected = this.sql<{ n: number }>("SELECT count(*) AS n FROM bridges WHERE connected = 1")[0]
+      ?.n;
+    const candidates = [
+      typeof away === "number" ? away + this.graceMs() : Number.POSITIVE_INFINITY,
+      anyConnected ? now + staleAfterMs(this.env) : Number.POSITIVE_INFINITY,
+    ];
+    const next = Math.min(...candidates);
+    if (!Number.isFinite(next)) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > next || current < now)
+      await this.ctx.storage.setAlarm(Math.max(next, now));
+  }
+
   /**
-   * A (re)connected bridge lists what it holds: it keeps sessions still assigned to it, lets go of
-   * the rest, and then takes pending sessions while it has room.
+   * A (re)connected bridge lists what it holds: it keeps sessions still assigned to it and held, lets
+   * go of the rest, and is given again the sessions assigned to it that it no longer holds (it
+   * restarted within the grace period: a new lease, so nothing of the old process's link survives).
+   * Then it takes pending sessions while it has room.
    */
   private async reconcileHello(bridge: string, held: string[]): Promise<void> {
-    const mine = new Set(
-      this.sql<{ session_id: string }>("SELECT session_id FROM assignments WHERE bridge_id = ?", bridge).map(
-        (r) => r.session_id,
-      ),
-    );
-    for (const session of held) if (!mine.has(session)) this.sendTo(bridge, { type: "unassign", session });
+    const mine = this.sql<{ session_id: string }>(
+      "SELECT session_id FROM assignments WHERE bridge_id = ?",
+      bridge,
+    ).map((r) => r.session_id);
+    const holding = new Set(held);
+    const assigned = new Set(mine);
+    for (const session of held)
+      if (!assigned.has(session)) this.sendTo(bridge, { type: "unassign", session });
+    for (const session of mine) if (!holding.has(session)) await this.leaseTo(session, bridge);
     const pending = this.sql<{ session_id: string }>(
       "SELECT session_id FROM assignments WHERE bridge_id IS NULL",
     );
@@ -188,18 +258,23 @@ export class BridgeFleet extends DurableObject<Env> implements FleetObject {
       sessionId,
       target?.id ?? null,
     );
-    const session = sessionObject(this.env, sessionId);
     if (!target) {
-      await session.revokeLease(sessionId);
+      await sessionObject(this.env, sessionId).revokeLease(sessionId);
       return null;
     }
-    await session.grantLease(sessionId, target.id);
-    this.sendTo(target.id, { type: "assign", session: sessionId });
+    await this.leaseTo(sessionId, target.id);
     return target.id;
   }
 
+  private async leaseTo(sessionId: string, bridge: string): Promise<void> {
+    await sessionObject(this.env, sessionId).grantLease(sessionId, bridge);
+    this.sendTo(bridge, { type: "assign", session: sessionId });
+  }
+
   private sendTo(bridge: string, frame: FleetToBridge): void {
-    for (const ws of this.ctx.getWebSockets(bridge)) ws.send(JSON.stringify(frame));
+    for (const ws of this.ctx.getWebSockets(bridge)) {
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
+    }
   }
 
   private graceMs(): number {

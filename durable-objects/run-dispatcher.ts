@@ -14,6 +14,7 @@ import type { RunDispatcherObject } from "../workers/control/wakes";
 import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
 import { jsonTooDeep } from "../workers/http/json-depth";
+import { answerHeartbeats } from "./shared/link-liveness";
 
 type FinishFrame = Extract<RunnerFrame, { type: "finish" }>;
 /** How long a finish waits for output frames still on their way before it is applied anyway. */
@@ -32,6 +33,12 @@ const runnerTag = (runnerId: string) => `runner:${runnerId}`;
  * went silent.
  */
 export class RunDispatcher extends DurableObject<Env> implements RunDispatcherObject {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // Runners share the bridges' socket code, which pings and drops links that never answer.
+    answerHeartbeats(ctx);
+  }
+
   /**
    * Frames are handled one after another, in arrival order: each awaits D1, and input gates do not
    * hold across those awaits, so without the queue two log frames could interleave their writes (a

@@ -34,6 +34,10 @@ export class SessionDO extends DurableObject<Env> implements SessionObject {
     return this.#session.setWebhooks(sessionId, endpoints);
   }
 
+  leaseHolder(sessionId: string): Promise<string | null> {
+    return this.#session.leaseHolder(sessionId);
+  }
+
   media(sessionId: string, ref: string): Promise<StoredMedia | null> {
     return this.#session.media(sessionId, ref);
   }

@@ -14,6 +14,7 @@ import { runnerLinkRoutes } from "./control/runners/link";
 import type { AppEnv } from "./core/env";
 import { createDashboard } from "./dashboard";
 import { autoRepliesRoutes } from "./gateway/auto-replies";
+import { bridgeRoutes } from "./gateway/bridges/routes";
 import { broadcastsRoutes } from "./gateway/broadcasts";
 import { chatsRoutes } from "./gateway/chats";
 import { contactsRoutes } from "./gateway/contacts";
@@ -115,6 +116,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/api/scheduler", schedulerRoutes);
   app.route("/api/autoreplies", autoRepliesRoutes);
   app.route("/api/webhooks", webhooksRoutes);
+  app.route("/api/bridges", bridgeRoutes);
   // On the app, not the router: a mounted router would prefix the event names with its path.
   documentWebhookEvents(app);
   app.route("/bridge/v1", bridgeLinkRoutes);

@@ -3,21 +3,24 @@ import { z } from "zod";
 import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
 import { fleetObject } from "../durable-objects/fleet/contract";
 import { sessionObject } from "../durable-objects/session/contract";
-import { timingSafeEqual } from "./auth/crypto";
-import type { AppEnv } from "./core/env";
-import { ApiError, badRequest, notFound, titleOf, unauthorized } from "./http/errors";
+import type { Env } from "./core/env";
+import { database } from "./db/client";
+import { BRIDGE_ID_PATTERN, bridgeForCredential, touchCredential } from "./gateway/bridges";
+import { ApiError, badRequest, conflict, forbidden, notFound, titleOf, unauthorized } from "./http/errors";
 import { relayUpgrade, requireUpgrade } from "./http/upgrade";
 
 /**
- * Where WhatsApp bridges dial in, authenticated with `Authorization: Bearer <BRIDGE_TOKEN>`. Bridges
- * never run agent commands: runners dial their own link (control/runners/link.ts) with their own tokens. The fleet and
- * session endpoints are WebSocket upgrades handed to a Durable Object, which owns the socket
- * (Hibernation API); the media endpoints move file bytes that are too big for socket frames.
- * A deployment without BRIDGE_TOKEN refuses every bridge (fail closed).
+ * Where WhatsApp bridges dial in, each with `Authorization: Bearer <its credential>` (gateway/bridges):
+ * the credential names the one bridge id it may claim, and `BRIDGE_TOKEN` only opens the local
+ * default bridge. Bridges never run agent commands: runners dial their own link
+ * (control/runners/link.ts) with their own tokens. The fleet and session endpoints are WebSocket
+ * upgrades handed to a Durable Object, which owns the socket (Hibernation API); the media endpoints
+ * move file bytes that are too big for socket frames, and only for the bridge holding the session.
  */
-export const bridgeLinkRoutes = new Hono<AppEnv>();
+type BridgeLinkEnv = { Bindings: Env; Variables: { bridge: string } };
+export const bridgeLinkRoutes = new Hono<BridgeLinkEnv>();
 
-const BridgeIdSchema = z.string().regex(/^[\w.:-]{1,64}$/);
+const BridgeIdSchema = z.string().regex(BRIDGE_ID_PATTERN);
 const FleetQuerySchema = z.object({
   bridge: BridgeIdSchema,
   capacity: z.coerce.number().int().min(1).max(100_000),
@@ -25,11 +28,21 @@ const FleetQuerySchema = z.object({
 const SessionQuerySchema = z.object({ bridge: BridgeIdSchema });
 
 bridgeLinkRoutes.use("*", async (c, next) => {
-  const expected = c.env.BRIDGE_TOKEN;
   const presented = c.req.header("Authorization")?.replace(/^Bearer\s+/i, "") ?? "";
-  if (!expected || !(await timingSafeEqual(presented, expected))) throw unauthorized("Invalid bridge token");
+  const db = database(c.env.DB);
+  const bridge = presented ? await bridgeForCredential(db, presented, c.env.BRIDGE_TOKEN) : null;
+  if (!bridge) throw unauthorized("Invalid bridge credential");
+  c.set("bridge", bridge);
+  c.executionCtx.waitUntil(touchCredential(db, bridge).catch(() => undefined));
   return next();
 });
+
+/** The bridge a dial claims must be the one its credential names. */
+function claimedBridge<T extends { bridge: string }>(c: Context<BridgeLinkEnv>, query: T): T {
+  if (query.bridge !== c.get("bridge"))
+    throw forbidden(`This credential belongs to bridge "${c.get("bridge")}", not "${query.bridge}"`);
+  return query;
+}
 
 function queryOrReject<T>(schema: z.ZodType<T>, query: Record<string, string>): T {
   const parsed = schema.safeParse(query);
@@ -42,12 +55,12 @@ bridgeLinkRoutes.use("/fleet", requireUpgrade);
 bridgeLinkRoutes.use("/sessions/:sessionId", requireUpgrade);
 
 bridgeLinkRoutes.get("/fleet", (c) => {
-  queryOrReject(FleetQuerySchema, c.req.query());
+  claimedBridge(c, queryOrReject(FleetQuerySchema, c.req.query()));
   return relayUpgrade(fleetObject(c.env).fetch(c.req.raw));
 });
 
 bridgeLinkRoutes.get("/sessions/:sessionId", async (c) => {
-  queryOrReject(SessionQuerySchema, c.req.query());
+  claimedBridge(c, queryOrReject(SessionQuerySchema, c.req.query()));
   const sessionId = c.req.param("sessionId");
   const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?").bind(sessionId).first();
   if (!exists) throw notFound("Session not found");
@@ -59,19 +72,23 @@ const MediaParamsSchema = z.object({
   ref: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
 });
 
-async function existingSession(c: Context<AppEnv>) {
+/** Media moves only for the bridge that holds the session's lease: the others never see its files. */
+async function heldSession(c: Context<BridgeLinkEnv>) {
   const params = MediaParamsSchema.safeParse(c.req.param());
   if (!params.success) throw badRequest("Invalid media reference");
   const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?")
     .bind(params.data.sessionId)
     .first();
   if (!exists) throw notFound("Session not found");
-  return { ...params.data, stub: sessionObject(c.env, params.data.sessionId) };
+  const stub = sessionObject(c.env, params.data.sessionId);
+  if ((await stub.leaseHolder(params.data.sessionId)) !== c.get("bridge"))
+    throw conflict("This bridge does not hold the session's lease");
+  return { ...params.data, stub };
 }
 
 /** An upload waiting to be sent: the bridge fetches its bytes here. */
 bridgeLinkRoutes.get("/sessions/:sessionId/media/:ref", async (c) => {
-  const { sessionId, ref, stub } = await existingSession(c);
+  const { sessionId, ref, stub } = await heldSession(c);
   const media = await stub.media(sessionId, ref);
   if (!media) throw notFound("No such media");
   return new Response(media.bytes, {
@@ -85,7 +102,7 @@ bridgeLinkRoutes.get("/sessions/:sessionId/media/:ref", async (c) => {
 
 /** Media the bridge downloaded from WhatsApp for a received message. */
 bridgeLinkRoutes.put("/sessions/:sessionId/media/:ref", async (c) => {
-  const { sessionId, ref, stub } = await existingSession(c);
+  const { sessionId, ref, stub } = await heldSession(c);
   const declared = Number(c.req.header("Content-Length") ?? "0");
   if (declared > MEDIA_MAX_BYTES) throw new ApiError(413, titleOf(413), "Media larger than the limit");
   const bytes = new Uint8Array(await c.req.arrayBuffer());

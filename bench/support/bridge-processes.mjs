@@ -13,9 +13,12 @@ const BRIDGE_JOIN_TIMEOUT_MS = 30_000;
 const BRIDGE_STOP_TIMEOUT_MS = 8_000;
 export const RELEASE_TIMEOUT_MS = 30_000;
 
-export function devVarsToken() {
-  const text = readFileSync(path.join(REPO_ROOT, ".dev.vars"), "utf8");
-  return /^BRIDGE_TOKEN=(.*)$/m.exec(text)?.[1]?.trim() ?? "";
+/** Each bridge has its own credential, created by the SUPERADMIN (`api` is the admin's). */
+export async function createBridgeToken(api, id) {
+  const res = await api.call("POST", "/api/bridges", { id });
+  if (res.status !== 201)
+    throw new Error(`bridge credential for ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.token;
 }
 
 /** Live bridge process groups, SIGKILLed if this process exits without stopping them. */
@@ -25,13 +28,13 @@ process.on("exit", () => {
 });
 
 /** `tsx bridge/src/main.ts` in its own process group, its JSON log lines kept in memory. */
-export function startBridge(baseUrl, id) {
+export function startBridge(baseUrl, id, token) {
   const child = spawn(TSX, ["bridge/src/main.ts"], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
       EDGE_URL: baseUrl,
-      BRIDGE_TOKEN: devVarsToken(),
+      BRIDGE_TOKEN: token,
       BRIDGE_ID: id,
       SIMULATOR: "1",
       BRIDGE_CAPACITY: String(BRIDGE_CAPACITY),

@@ -13,6 +13,8 @@ export interface FleetObject extends Rpc.DurableObjectBranded {
   /** The session needs no bridge any more: its bridge is told to let go. */
   release(sessionId: string): Promise<void>;
   snapshot(): Promise<FleetSnapshot>;
+  /** The bridge's credential was revoked: its sockets close and its sessions move at once. */
+  disconnect(bridge: string): Promise<void>;
 }
 
 /** The one BridgeFleet of the deployment. */

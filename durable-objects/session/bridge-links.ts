@@ -1,7 +1,11 @@
+import { ALREADY_LINKED } from "../../bridge/src/protocol/link";
+import { isLinkLive } from "../shared/link-liveness";
+
 /** What a SessionDO remembers on each bridge WebSocket (survives hibernation). */
 export interface LinkAttachment {
   bridge: string;
   epoch: number;
+  openedAt: number;
 }
 
 /** What a SessionDO remembers on each dashboard viewer's WebSocket: viewers only listen. */
@@ -17,19 +21,53 @@ export function isViewer(ws: WebSocket): boolean {
   return attachment?.viewer === true;
 }
 
-/** The open link of the current lease holder, ignoring `except` (a socket that is closing). */
+/** Whether `ws` is an open bridge link heard from within `staleMs` (see fleet/liveness.ts). */
+export function isLiveBridgeLink(ctx: DurableObjectState, ws: WebSocket, staleMs: number): boolean {
+  if (isViewer(ws)) return false;
+  const link = ws.deserializeAttachment() as Partial<LinkAttachment> | null;
+  return isLinkLive(ctx, ws, link?.openedAt ?? 0, staleMs);
+}
+
+/**
+ * The live link of the current lease holder, ignoring `except` (a socket that is closing). A link
+ * silent past `staleMs` does not count: the session is not connected through a dead socket.
+ */
 export function findLiveLink(
   ctx: DurableObjectState,
   leaseBridge: string | null,
   leaseEpoch: number,
+  staleMs: number,
   except?: WebSocket,
 ): WebSocket | null {
   if (!leaseBridge) return null;
   for (const ws of ctx.getWebSockets(leaseBridge)) {
     const link = ws.deserializeAttachment() as LinkAttachment | null;
-    if (ws !== except && ws.readyState === WebSocket.OPEN && link?.epoch === leaseEpoch) return ws;
+    if (ws !== except && link?.epoch === leaseEpoch && isLiveBridgeLink(ctx, ws, staleMs)) return ws;
   }
   return null;
+}
+
+/**
+ * A new session socket for `bridge` (the caller checked it holds the lease), or the refusal when that
+ * bridge already has a live link: a second process with the same id, or our own redial before the edge
+ * saw the old link close, waits (423) instead of cutting the first off. Silent links are replaced.
+ */
+export function openBridgeLink(
+  ctx: DurableObjectState,
+  bridge: string,
+  epoch: number,
+  staleMs: number,
+): { refused: Response } | { client: WebSocket; server: WebSocket } {
+  if (ctx.getWebSockets(bridge).some((ws) => isLiveBridgeLink(ctx, ws, staleMs))) {
+    return {
+      refused: new Response("This bridge already has a live link to the session", { status: ALREADY_LINKED }),
+    };
+  }
+  closeAllLinks(ctx, 1000, "replaced: no heartbeat");
+  const { 0: client, 1: server } = new WebSocketPair();
+  ctx.acceptWebSocket(server, [bridge]);
+  server.serializeAttachment({ bridge, epoch, openedAt: Date.now() } satisfies LinkAttachment);
+  return { client, server };
 }
 
 /** Closes every bridge link; viewers stay (they watch the session, not the lease). */

@@ -35,6 +35,8 @@ export interface SessionObject extends Rpc.DurableObjectBranded {
   configure(sessionId: string, copy: SessionConfigCopy): Promise<void>;
   /** The Worker pushes the session's webhook endpoints here whenever they change. */
   setWebhooks(sessionId: string, endpoints: WebhookEndpoint[]): Promise<void>;
+  /** The bridge holding the session's lease, or null: only it may move the session's media. */
+  leaseHolder(sessionId: string): Promise<string | null>;
   /** Media the bridge fetches (an upload to send). */
   media(sessionId: string, ref: string): Promise<StoredMedia | null>;
   /** Media the bridge downloaded for a received message. */

@@ -17,8 +17,9 @@ import { readMedia } from "../messaging/media-store";
 import { counts } from "../messaging/message-store";
 import type { SessionConfigCopy } from "../messaging/session-config";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
+import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
 import { BridgeCommands, failureStatusOf } from "./bridge-commands";
-import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment } from "./bridge-links";
+import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment, openBridgeLink } from "./bridge-links";
 import type { SessionObject, SessionSnapshot } from "./contract";
 import { applyEvent, RESTING_STATES, statusOf } from "./lifecycle";
 import { SessionMessaging } from "./messaging";
@@ -47,6 +48,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     this.storage = new SessionStorage(ctx.storage.sql);
     this.messaging = this.createMessaging();
     this.viewers = new SessionViewers(ctx, () => this.storage.read());
+    answerHeartbeats(ctx);
   }
 
   private createMessaging(): SessionMessaging {
@@ -77,6 +79,11 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   async setWebhooks(sessionId: string, endpoints: WebhookEndpoint[]): Promise<void> {
     this.bind(sessionId);
     await this.messaging.setWebhooks(endpoints);
+  }
+
+  async leaseHolder(sessionId: string): Promise<string | null> {
+    this.bind(sessionId);
+    return this.storage.read().leaseBridge;
   }
 
   /** Media the bridge fetches (an upload to send). */
@@ -249,11 +256,9 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     if (!record.leaseBridge || record.leaseBridge !== bridge) {
       return new Response("Another bridge holds this session, or none is assigned", { status: 409 });
     }
-    // The same bridge redialling: its previous link is stale.
-    closeAllLinks(this.ctx, 1000, "replaced by a new link");
-    const { 0: client, 1: server } = new WebSocketPair();
-    this.ctx.acceptWebSocket(server, [bridge]);
-    server.serializeAttachment({ bridge, epoch: record.leaseEpoch } satisfies LinkAttachment);
+    const opened = openBridgeLink(this.ctx, bridge, record.leaseEpoch, staleAfterMs(this.env));
+    if ("refused" in opened) return opened.refused;
+    const { client, server } = opened;
     this.send(server, {
       type: "welcome",
       epoch: record.leaseEpoch,
@@ -345,7 +350,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   /** The open link of the current lease holder (ignoring `except`, a socket that is closing). */
   private liveLink(except?: WebSocket): WebSocket | null {
     const { leaseBridge, leaseEpoch } = this.storage.read();
-    return findLiveLink(this.ctx, leaseBridge, leaseEpoch, except);
+    return findLiveLink(this.ctx, leaseBridge, leaseEpoch, staleAfterMs(this.env), except);
   }
 
   private command(name: CommandName, args: object): Promise<Outcome<unknown>> {

@@ -4,7 +4,7 @@
 // killed bridge's inbox is read just before the kill and the new bridge's inbox after completion.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
-import { type BridgeProcess, startBridgeProcess } from "../support/bridge-process.ts";
+import { type BridgeProcess, createBridgeCredential, startBridgeProcess } from "../support/bridge-process.ts";
 import { connectedSession, type Envelope, inbox, personJid } from "../support/messaging.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 async function bridge(id: string): Promise<BridgeProcess> {
-  const started = startBridgeProcess(stack.baseUrl, id);
+  const started = startBridgeProcess(stack.baseUrl, id, await createBridgeCredential(api, id));
   bridges.push(started);
   await eventually(
     async () => (started.lines.some((line) => line.includes("fleet link open")) ? true : undefined),

@@ -2,7 +2,7 @@
 // comes back Connected on the second bridge, with its stored credentials (no new QR).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
-import { type BridgeProcess, startBridgeProcess } from "../support/bridge-process.ts";
+import { type BridgeProcess, createBridgeCredential, startBridgeProcess } from "../support/bridge-process.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 type Detail = { state: string; me: { id: string } | null; hasInstance: boolean };
@@ -41,7 +41,11 @@ async function connectOn(id: string): Promise<Detail> {
 
 describe("one socket per session", () => {
   it("50 concurrent starts open exactly one WhatsApp socket on a real bridge", async () => {
-    const bridge = startBridgeProcess(stack.baseUrl, "bridge-solo");
+    const bridge = startBridgeProcess(
+      stack.baseUrl,
+      "bridge-solo",
+      await createBridgeCredential(api, "bridge-solo"),
+    );
     bridges.push(bridge);
     await eventually(async () =>
       bridge.lines.some((l) => l.includes("fleet link open")) ? true : undefined,
@@ -68,7 +72,11 @@ describe("one socket per session", () => {
 
 describe("bridge failover", () => {
   it("moves 20 connected sessions from a killed bridge to the live one without new QRs", async () => {
-    const first = startBridgeProcess(stack.baseUrl, "bridge-a");
+    const first = startBridgeProcess(
+      stack.baseUrl,
+      "bridge-a",
+      await createBridgeCredential(api, "bridge-a"),
+    );
     bridges.push(first);
     await eventually(
       async () => (first.lines.some((l) => l.includes("fleet link open")) ? true : undefined),
@@ -84,7 +92,11 @@ describe("bridge failover", () => {
       for (const [j, id] of batch.entries()) accounts.set(id, paired[j]?.me?.id ?? "");
     }
 
-    const second = startBridgeProcess(stack.baseUrl, "bridge-b");
+    const second = startBridgeProcess(
+      stack.baseUrl,
+      "bridge-b",
+      await createBridgeCredential(api, "bridge-b"),
+    );
     bridges.push(second);
     await eventually(
       async () => (second.lines.some((l) => l.includes("fleet link open")) ? true : undefined),

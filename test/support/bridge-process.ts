@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ApiClient } from "./api.ts";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -15,14 +16,25 @@ export interface BridgeProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-function devVarsToken(): string {
+/** The bootstrap token: it opens the bridge link as "local-bridge" only. */
+export function devVarsToken(): string {
   const text = readFileSync(path.join(REPO_ROOT, ".dev.vars"), "utf8");
   return /^BRIDGE_TOKEN=(.*)$/m.exec(text)?.[1]?.trim() ?? "";
 }
 
+/** Each bridge needs its own credential, created by the SUPERADMIN (`api` must be one). */
+export async function createBridgeCredential(api: ApiClient, id: string): Promise<string> {
+  const res = await api.call<{ data: { token: string } }>("POST", "/api/bridges", { id });
+  if (res.status !== 201)
+    throw new Error(`bridge credential for ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.token;
+}
+
+/** Starts bridge `id` with `token` (createBridgeCredential; devVarsToken() for "local-bridge"). */
 export function startBridgeProcess(
   baseUrl: string,
   id: string,
+  token: string,
   extraEnv: Record<string, string> = {},
 ): BridgeProcess {
   // One process, tsx as a loader: the `tsx` CLI would run the bridge as ITS child, and a SIGKILL to
@@ -32,7 +44,7 @@ export function startBridgeProcess(
     env: {
       ...process.env,
       EDGE_URL: baseUrl,
-      BRIDGE_TOKEN: devVarsToken(),
+      BRIDGE_TOKEN: token,
       BRIDGE_ID: id,
       SIMULATOR: "1",
       MEDIA_ALLOW_PRIVATE: "1",

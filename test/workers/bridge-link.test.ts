@@ -48,8 +48,8 @@ describe("bridge authentication", () => {
     });
     expect(plain.status).toBe(426);
     expect((await dial("/bridge/v1/fleet?bridge=bad id&capacity=5")).status).toBe(400);
-    expect((await dial("/bridge/v1/fleet?bridge=b1&capacity=0")).status).toBe(400);
-    expect((await dial("/bridge/v1/sessions/no-such-session?bridge=b1")).status).toBe(404);
+    expect((await dial("/bridge/v1/fleet?bridge=local-bridge&capacity=0")).status).toBe(400);
+    expect((await dial("/bridge/v1/sessions/no-such-session?bridge=local-bridge")).status).toBe(404);
   });
 });
 

@@ -1,7 +1,9 @@
 import { SELF } from "cloudflare:test";
-import { BASE } from "./helpers";
+import { asSession, BASE, call, rootSession, type Session } from "./helpers";
 
+/** The bootstrap token (vitest.workers.config.ts): it opens the bridge link as "local-bridge" only. */
 export const BRIDGE_TOKEN = "test-bridge-token";
+export const BOOTSTRAP_BRIDGE_ID = "local-bridge";
 type Frame = Record<string, unknown> & { type: string };
 
 /** One side of a real WebSocket to the edge, recording what arrives. */
@@ -60,6 +62,21 @@ export async function dial(path: string, token = BRIDGE_TOKEN): Promise<Response
   });
 }
 
+// Storage is isolated per test file, so one signed-in root per file (module) is right.
+let root: Promise<Session> | null = null;
+
+/** Creates the bridge's credential as the SUPERADMIN would (POST /api/bridges); answers the token. */
+export async function issueBridgeCredential(id: string): Promise<string> {
+  root ??= rootSession();
+  const res = await call<{ data: { token: string } }>("POST", "/api/bridges", {
+    body: { id },
+    headers: asSession(await root),
+  });
+  if (res.status !== 201)
+    throw new Error(`bridge credential for ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.token;
+}
+
 /** A scripted bridge: a fleet socket plus one session socket per assigned session. */
 export class FakeBridge {
   fleet!: Link;
@@ -68,10 +85,21 @@ export class FakeBridge {
   constructor(
     readonly id = `bridge-${crypto.randomUUID().slice(0, 8)}`,
     readonly capacity = 100,
+    /** Its credential; issued on first connect unless given (BRIDGE_TOKEN for "local-bridge"). */
+    public token?: string,
   ) {}
 
+  async credential(): Promise<string> {
+    this.token ??= await issueBridgeCredential(this.id);
+    return this.token;
+  }
+
+  async dialFleet(): Promise<Response> {
+    return dial(`/bridge/v1/fleet?bridge=${this.id}&capacity=${this.capacity}`, await this.credential());
+  }
+
   async connect(held: string[] = []): Promise<this> {
-    const res = await dial(`/bridge/v1/fleet?bridge=${this.id}&capacity=${this.capacity}`);
+    const res = await this.dialFleet();
     if (!res.webSocket) throw new Error(`fleet upgrade failed: ${res.status}`);
     this.fleet = new Link(res.webSocket);
     this.fleet.send({ type: "hello", version: 1, sessions: held });
@@ -88,11 +116,24 @@ export class FakeBridge {
 
   /** Dials the session socket; resolves with the link after `welcome`. */
   async hold(sessionId: string): Promise<{ link: Link; welcome: Frame } | { status: number }> {
-    const res = await dial(`/bridge/v1/sessions/${sessionId}?bridge=${this.id}`);
+    const res = await dial(`/bridge/v1/sessions/${sessionId}?bridge=${this.id}`, await this.credential());
     if (!res.webSocket) return { status: res.status };
     const link = new Link(res.webSocket);
     this.sessions.set(sessionId, link);
     return { link, welcome: await link.next((f) => f.type === "welcome") };
+  }
+}
+
+/**
+ * Closes the bridge's link for `sessionId` and dials it again, as a bridge does after a blip. The edge
+ * refuses (423) while it still sees the old link open, so this waits for it to notice.
+ */
+export async function relink(bridge: FakeBridge, sessionId: string) {
+  bridge.sessions.get(sessionId)?.socket.close(1000, "relink");
+  for (let attempt = 0; ; attempt++) {
+    const held = await bridge.hold(sessionId);
+    if ("link" in held || held.status !== 423 || attempt >= 40) return held;
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 

@@ -23,9 +23,12 @@ export interface Env {
   ENVIRONMENT: string;
   ADMIN_EMAIL?: string;
   ADMIN_PASSWORD?: string;
+  /** Bootstrap credential that opens the bridge link only as `local-bridge` (see gateway/bridges). */
   BRIDGE_TOKEN?: string;
   /** Milliseconds a bridge may stay away before its sessions move (default 15000). */
   FLEET_GRACE_MS?: string;
+  /** Milliseconds without a heartbeat after which a bridge link counts as dead (default 45 s). */
+  BRIDGE_LINK_STALE_MS?: string;
   /** Broadcast gap between recipients, "min-max" in ms (default "10000-20000"); tests shorten it. */
   BROADCAST_GAP_MS?: string;
   /** Attempts before a scheduled message whose session stays down is FAILED (default 10). */

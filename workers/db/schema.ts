@@ -7,6 +7,7 @@
  */
 
 export * from "./automation-schema";
+export * from "./bridge-schema";
 export * from "./control-schema";
 export * from "./foundation-schema";
 export * from "./issue-schema";

@@ -3,7 +3,8 @@
  * that both ends validate (the Durable Objects in workerd, the bridge in Node). This file imports
  * nothing but zod so it runs in both places.
  *
- * Two kinds of WebSocket, both dialled by the bridge with `Authorization: Bearer <BRIDGE_TOKEN>`:
+ * Two kinds of WebSocket, both dialled by the bridge with `Authorization: Bearer <its credential>`
+ * (a `swb_` token bound to its id; `BRIDGE_TOKEN` only for the local bootstrap bridge):
  *
  * 1. The fleet socket, `GET /bridge/v1/fleet?bridge=<bridgeId>&capacity=<n>`, to the BridgeFleet DO.
  *    The fleet tells the bridge which sessions to hold (`assign`) and to let go (`unassign`).
@@ -23,8 +24,28 @@ export const CLOSE = {
   LEASE_LOST: 4001,
   /** The session was stopped or deleted: drop it, do not reconnect. */
   RELEASED: 4002,
+  /** The bridge's credential was revoked: its sessions have moved; a person must give it a new one. */
+  REVOKED: 4003,
   /** A frame failed validation or carried a stale epoch. */
   BAD_FRAME: 4400,
+} as const;
+
+/**
+ * The upgrade status when this bridge id already has a live connection: a second process with the
+ * same id (or a restart that beat the old socket's close) waits instead of kicking the first one off.
+ */
+export const ALREADY_LINKED = 423;
+
+/**
+ * Every link says `ping` each `intervalMs`; the edge's objects answer `pong` without waking (an
+ * auto-response) and remember when. A link not heard from for `staleAfterMs` is dead: a half-open TCP
+ * connection never closes by itself, and it must neither hold an id nor keep sessions from moving.
+ */
+export const LINK_HEARTBEAT = {
+  ping: "ping",
+  pong: "pong",
+  intervalMs: 15_000,
+  staleAfterMs: 45_000,
 } as const;
 
 const Json = z.json();

@@ -4,8 +4,10 @@
  */
 
 import {
+  ALREADY_LINKED,
   BRIDGE_PROTOCOL_VERSION,
   type BridgeToFleet,
+  CLOSE,
   type FleetToBridge,
   FleetToBridgeSchema,
   parseFrame,
@@ -34,6 +36,12 @@ export class FleetLink {
   private readonly runners = new Map<string, SessionRunner>();
   private readonly link: ReconnectingSocket;
   private shuttingDown = false;
+  /**
+   * Sessions let go of while the fleet link was down. They are told before the next hello: the fleet
+   * gives a bridge back every session assigned to it that its hello does not list (a restart within
+   * the grace period), so a release that arrived after the hello would be undone.
+   */
+  private readonly unsentReleases = new Set<string>();
 
   constructor(private readonly options: FleetLinkOptions) {
     const query = new URLSearchParams({ bridge: options.bridgeId, capacity: String(options.capacity) });
@@ -42,8 +50,8 @@ export class FleetLink {
       token: options.token,
       ...(options.linkBackoff ? { backoff: options.linkBackoff } : {}),
       ...(options.slowRetryMs ? { slowRetryMs: options.slowRetryMs } : {}),
-      // `released` frames sent while down go out after the next hello (which already omits them).
-      maxQueued: 10_000,
+      // Nothing is queued while down: releases wait in `unsentReleases`, the hello is sent afresh.
+      maxQueued: 0,
       onOpen: () => this.onOpen(),
       onMessage: (text) => this.onFrame(text),
       onClose: (close) => this.onClose(close),
@@ -86,13 +94,19 @@ export class FleetLink {
     await Promise.all(stopping);
   }
 
-  private send(frame: BridgeToFleet): void {
-    this.link.send(JSON.stringify(frame));
+  private send(frame: BridgeToFleet): boolean {
+    return this.link.send(JSON.stringify(frame));
+  }
+
+  private release(session: string): void {
+    if (!this.send({ type: "released", session })) this.unsentReleases.add(session);
   }
 
   private onOpen(): void {
     this.link.resetBackoff();
     this.options.log("info", "fleet link open", { sessions: this.runners.size });
+    for (const session of this.unsentReleases) this.send({ type: "released", session });
+    this.unsentReleases.clear();
     this.send({ type: "hello", version: BRIDGE_PROTOCOL_VERSION, sessions: this.sessions });
   }
 
@@ -120,10 +134,11 @@ export class FleetLink {
   }
 
   private assign({ session }: Extract<FleetToBridge, { type: "assign" }>): void {
+    this.unsentReleases.delete(session);
     if (this.shuttingDown || this.runners.has(session)) return;
     if (this.runners.size >= this.options.capacity) {
       this.options.log("warn", "assignment over capacity released", { session });
-      this.send({ type: "released", session });
+      this.release(session);
       return;
     }
     this.options.log("info", "session assigned", { session });
@@ -154,14 +169,36 @@ export class FleetLink {
   private onRunnerGone(runner: SessionRunner, sessionId: string, release: boolean): void {
     // Only if it is still this runner: an unassign + assign may already have replaced it.
     if (this.runners.get(sessionId) === runner) this.runners.delete(sessionId);
-    if (release && !this.shuttingDown) this.send({ type: "released", session: sessionId });
+    if (release && !this.shuttingDown) this.release(sessionId);
   }
 
   private onClose(close: LinkClose): AfterClose {
     if (this.shuttingDown) return "stop";
     const fields = { code: close.code, reason: close.reason, http: close.httpStatus };
     if (close.httpStatus === 401 || close.httpStatus === 403) {
-      this.options.log("error", "EDGE REFUSED THE BRIDGE TOKEN: check BRIDGE_TOKEN; retrying slowly", fields);
+      this.options.log(
+        "error",
+        "EDGE REFUSED THE BRIDGE CREDENTIAL: check BRIDGE_TOKEN is this bridge's (bound to BRIDGE_ID); retrying slowly",
+        fields,
+      );
+      return "retry-slowly";
+    }
+    if (close.httpStatus === ALREADY_LINKED) {
+      // Either our own previous link, not yet seen closed (it goes stale within 45 s), or another
+      // process with this BRIDGE_ID. Backoff, not the slow lane: the first case must come back soon.
+      this.options.log(
+        "error",
+        `THE EDGE HAS A LIVE CONNECTION AS ${this.options.bridgeId}: if it persists, two bridges share this BRIDGE_ID; retrying`,
+        fields,
+      );
+      return "retry";
+    }
+    if (close.code === CLOSE.REVOKED) {
+      this.options.log(
+        "error",
+        "THIS BRIDGE'S CREDENTIAL WAS REVOKED: its sessions moved; retrying slowly",
+        fields,
+      );
       return "retry-slowly";
     }
     // The sessions stay held (their own links are independent); the next hello lists them.

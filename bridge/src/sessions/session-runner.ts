@@ -8,6 +8,7 @@
 
 import { type EdgeMedia, httpOrigin } from "../media/media.ts";
 import {
+  ALREADY_LINKED,
   type BridgeToSession,
   CLOSE,
   parseFrame,
@@ -200,8 +201,12 @@ export class SessionRunner {
         return "stop";
       case 401:
       case 403:
-        this.log("error", "EDGE REFUSED THE BRIDGE TOKEN: check BRIDGE_TOKEN; retrying slowly", fields);
+        this.log("error", "EDGE REFUSED THE BRIDGE CREDENTIAL: check BRIDGE_TOKEN; retrying slowly", fields);
         return "retry-slowly";
+      case ALREADY_LINKED:
+        // Our previous link, not yet seen closed by the edge (or silent: it goes stale and is replaced).
+        this.log("info", "the edge still has a live link of this bridge for the session; retrying", fields);
+        return "retry";
     }
     if (close.code === CLOSE.LEASE_LOST || close.code === CLOSE.RELEASED) {
       this.leave(false, close.code === CLOSE.LEASE_LOST ? "lease lost" : "released by the edge", fields);

@@ -4,6 +4,7 @@
  * and one shared heartbeat that finds half-open TCP connections.
  */
 import WebSocket from "ws";
+import { LINK_HEARTBEAT } from "../protocol/link.ts";
 import { type Backoff, backoffDelay, LINK_BACKOFF } from "./backoff.ts";
 
 export interface LinkClose {
@@ -32,16 +33,17 @@ export interface ReconnectingSocketOptions {
 }
 
 // ── Heartbeat ───────────────────────────────────────────────────────────────────────────────────
-// One interval for every link of the process (a bridge holds 1,000+), not one timer per socket. A
-// link that has not answered the previous ping is dead (a half-open TCP connection never closes by
-// itself): terminate it, and its owner reconnects.
-const HEARTBEAT_MS = 30_000;
+// One interval for every link of the process (a bridge holds 1,000+), not one timer per socket. Each
+// beat sends the protocol's `ping` text, which the edge answers with `pong` and records (so the edge
+// knows this link is alive, protocol/link.ts LINK_HEARTBEAT). A link that has answered nothing since
+// the previous beat is dead (a half-open TCP connection never closes by itself): terminate it, and
+// its owner reconnects.
+const HEARTBEAT_MS = LINK_HEARTBEAT.intervalMs;
 const answered = new Map<WebSocket, boolean>();
 let heartbeat: NodeJS.Timeout | null = null;
 
 function watch(ws: WebSocket): void {
   answered.set(ws, true);
-  ws.on("pong", () => answered.set(ws, true));
   if (!heartbeat) {
     heartbeat = setInterval(beat, HEARTBEAT_MS);
     heartbeat.unref();
@@ -63,7 +65,7 @@ function beat(): void {
       continue;
     }
     answered.set(ws, false);
-    ws.ping();
+    ws.send(LINK_HEARTBEAT.ping);
   }
 }
 
@@ -156,7 +158,8 @@ export class ReconnectingSocket {
     ws.on("message", (data, isBinary) => {
       if (answered.has(ws)) answered.set(ws, true);
       if (isBinary) return; // the protocol is text frames only
-      this.options.onMessage(data.toString());
+      const text = data.toString();
+      if (text !== LINK_HEARTBEAT.pong) this.options.onMessage(text);
     });
     ws.on("error", (error) => this.options.onError?.(error));
     ws.on("close", (code, reason) => {

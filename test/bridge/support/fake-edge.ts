@@ -17,6 +17,7 @@ import {
   CLOSE,
   type CommandName,
   type FleetToBridge,
+  LINK_HEARTBEAT,
   parseFrame,
   type SessionEvent,
   type SessionToBridge,
@@ -66,6 +67,12 @@ export interface FakeMedia {
 export interface FakeFleet {
   readonly frames: BridgeToFleet[];
   connections: number;
+  /** When set, fleet upgrades are refused with this HTTP status (423: the id is live elsewhere). */
+  refuseWith: number | null;
+  /** Fleet upgrades refused because of `refuseWith`. */
+  refused: number;
+  /** Heartbeat pings answered, on any socket (the real edge answers them without waking the DO). */
+  pings: number;
   socket: WebSocket | null;
   query: URLSearchParams | null;
   readonly closes: number[];
@@ -131,7 +138,23 @@ function refuse(socket: Duplex, status: number, text: string): void {
 
 export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEdge> {
   const sessions = new Map<string, FakeSession>();
-  const fleet: FakeFleet = { frames: [], connections: 0, socket: null, query: null, closes: [] };
+  const fleet: FakeFleet = {
+    frames: [],
+    connections: 0,
+    refuseWith: null,
+    refused: 0,
+    pings: 0,
+    socket: null,
+    query: null,
+    closes: [],
+  };
+  /** As the edge's WebSocket auto-response does: `ping` gets `pong`, and the object never sees it. */
+  const answeredPing = (ws: WebSocket, text: string): boolean => {
+    if (text !== LINK_HEARTBEAT.ping) return false;
+    fleet.pings++;
+    ws.send(LINK_HEARTBEAT.pong);
+    return true;
+  };
   const unauthorized = { count: 0 };
   const protocolErrors: string[] = [];
   const waiting = new Map<string, (result: ResultFrame) => void>();
@@ -205,6 +228,7 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
       lastSeq: state.lastSeq,
     });
     ws.on("message", (data) => {
+      if (answeredPing(ws, data.toString())) return;
       const frame = parseFrame(BridgeToSessionSchema, data.toString());
       if (!frame) {
         protocolErrors.push(data.toString());
@@ -236,6 +260,7 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
     fleet.socket = ws;
     fleet.query = query;
     ws.on("message", (data) => {
+      if (answeredPing(ws, data.toString())) return;
       const frame = parseFrame(BridgeToFleetSchema, data.toString());
       if (!frame) {
         protocolErrors.push(data.toString());
@@ -256,6 +281,10 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
     }
     const url = new URL(request.url ?? "/", "http://edge");
     if (url.pathname === "/bridge/v1/fleet") {
+      if (fleet.refuseWith !== null) {
+        fleet.refused++;
+        return refuse(socket, fleet.refuseWith, "Refused");
+      }
       return wss.handleUpgrade(request, socket, head, (ws) => onFleetSocket(ws, url.searchParams));
     }
     const match = /^\/bridge\/v1\/sessions\/([^/]+)$/.exec(url.pathname);

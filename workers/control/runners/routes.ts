@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq, isNull } from "drizzle-orm";
-import { generateRunnerToken } from "../../auth/runner-token";
+import { runnerTokens } from "../../auth/prefixed-token";
 import { type ActorRef, refOf } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
@@ -51,7 +51,7 @@ async function register(
   name: string,
   coverage: { companyIds: string[] } | { allCompanies: true },
 ) {
-  const generated = await generateRunnerToken();
+  const generated = await runnerTokens.generate();
   const now = Date.now();
   const row: RunnerRow = {
     id: newId(),

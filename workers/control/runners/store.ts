@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { sha256Hex } from "../../auth/crypto";
-import { isWellFormedRunnerToken } from "../../auth/runner-token";
+import { runnerTokens } from "../../auth/prefixed-token";
 import type { Db } from "../../db/client";
 import { iso } from "../../db/client";
 import { companyMemberships, type RunnerRow, runnerCompanies, runners } from "../../db/schema";
@@ -28,7 +28,7 @@ export const servesCompany = (companyId: string): SQL =>
 
 /** The live (not revoked) runner a presented token belongs to. */
 export async function runnerForToken(db: Db, token: string): Promise<RunnerRow | undefined> {
-  if (!isWellFormedRunnerToken(token)) return undefined;
+  if (!runnerTokens.isWellFormed(token)) return undefined;
   return db
     .select()
     .from(runners)

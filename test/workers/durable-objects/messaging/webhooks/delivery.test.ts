@@ -24,7 +24,7 @@ import {
   standardSignature,
 } from "../../../../../workers/webhooks/signing";
 import { type ConnectedSession, connect, ownedSession } from "../../../connected-session";
-import { emit } from "../../../fake-bridge";
+import { emit, relink } from "../../../fake-bridge";
 import { asKey, call, createUser, generateKey } from "../../../helpers";
 
 type Envelope<T> = { status: boolean; data: T };
@@ -343,7 +343,7 @@ describe("webhook redelivery and targets", () => {
     await incoming(s, "L-1");
     await until(s, () => to("later").length === 1);
     await runInDurableObject(stub(s), (_instance, state) => state.storage.deleteAlarm());
-    const again = await s.bridge.hold(s.id);
+    const again = await relink(s.bridge, s.id);
     expect("link" in again).toBe(true);
     const alarm = await runInDurableObject(stub(s), (_instance, state) => state.storage.getAlarm());
     expect(alarm).not.toBeNull();
