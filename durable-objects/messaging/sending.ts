@@ -1,3 +1,4 @@
+import { allowedHostsOf, urlTargetProblem } from "../../bridge/src/protocol/address-guard";
 import {
   type OutgoingContent,
   STATUS_JID,
@@ -30,6 +31,8 @@ export async function sendMessage(
   ctx: SessionContext,
   request: SendRequest,
 ): Promise<Outcome<MessageResource>> {
+  const refused = mediaUrlProblem(ctx, request.content);
+  if (refused) return failure(400, `media url: ${refused}`);
   const quoted = request.quotedId ? findMessage(ctx.sql, request.to, request.quotedId) : null;
   if (request.quotedId && !quoted) return failure(404, "Quoted message not found in this chat");
   const result = await ctx.wa({
@@ -61,6 +64,15 @@ export async function storeOwnMessage(ctx: SessionContext, message: WireMessage)
   const resource = toMessageResource(row, slug);
   if (inserted) ctx.emit(message.chat === STATUS_JID ? "status.update" : "message.sent", resource);
   return resource;
+}
+
+/**
+ * The edge's part of the SSRF guard for media by URL: what the URL's text shows (private literals,
+ * internal names) is refused here, before the bridge is asked; the bridge checks DNS answers too.
+ */
+function mediaUrlProblem(ctx: SessionContext, content: OutgoingContent): string | null {
+  if (!("media" in content) || !("url" in content.media)) return null;
+  return urlTargetProblem(content.media.url, allowedHostsOf(ctx.env.WEBHOOK_ALLOWED_HOSTS));
 }
 
 function uploadRefOf(content: OutgoingContent): string | null {

@@ -10,7 +10,7 @@ import { chooseMimetype, isOgg, VOICE_MIMETYPE } from "../protocol/mime.ts";
 import type { Operation } from "../protocol/operations.ts";
 import { OperationError, type PreparedMedia } from "../protocol/seam.ts";
 import { errorMessage } from "../shared/log.ts";
-import { privateTargetReason } from "./public-address.ts";
+import { fetchPublic } from "./public-fetch.ts";
 import { makeSticker } from "./sticker.ts";
 
 /** Where this session's uploads and downloads live on the edge. */
@@ -71,25 +71,6 @@ async function readCapped(response: Response, abort: AbortController): Promise<U
   return Buffer.concat(chunks, total);
 }
 
-const MAX_REDIRECTS = 5;
-
-/** Follows redirects by hand so every hop of a caller's URL is checked for a private target. */
-async function fetchPublic(url: string, signal: AbortSignal): Promise<Response> {
-  let target = new URL(url);
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const refused = await privateTargetReason(target);
-    if (refused) throw new OperationError(400, `could not fetch media: ${refused}`);
-    const response = await fetch(target, { signal, redirect: "manual" });
-    const location = response.headers.get("location");
-    if (response.status < 300 || response.status >= 400 || !location) return response;
-    await response.body?.cancel();
-    target = new URL(location, target);
-    if (target.protocol !== "http:" && target.protocol !== "https:")
-      throw new OperationError(400, "could not fetch media: redirect to a non-HTTP URL");
-  }
-  throw new OperationError(400, "could not fetch media: too many redirects");
-}
-
 /**
  * Fetches within the size cap and the timeout; every failure is the caller's 400. A caller's URL
  * (`headers` empty) must stay on public addresses; the edge's own media endpoint is trusted.
@@ -104,7 +85,7 @@ async function download(
   try {
     const response = trusted
       ? await fetch(url, { headers, signal: abort.signal, redirect: "follow" })
-      : await fetchPublic(url, abort.signal);
+      : await fetchPublic(url, { signal: abort.signal });
     if (!response.ok) {
       abort.abort();
       throw new OperationError(400, `could not fetch media: ${response.status}`);
