@@ -1,11 +1,9 @@
-// Webhook delivery from the SessionDO outbox: fan-out, signing, retries, 410, order, redelivery and the
-// SSRF guard. workerd tests cannot run an HTTP receiver, so outbound fetch is replaced by a recording
-// fake (the object shares the test's isolate); the real-receiver tests live in the e2e suite.
-
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+// Webhook delivery from the SessionDO outbox: fan-out, signing, retries, 410, redelivery and the SSRF
+// guard, against the recording fake in fake-receivers.ts. isolation.test.ts covers per-event retries and
+// the in-flight cap; the real-receiver tests live in the e2e suite.
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Outcome } from "../../../../../durable-objects/messaging/context";
+import { describe, expect, it } from "vitest";
 import { prune, RETENTION_MS } from "../../../../../durable-objects/messaging/webhooks/retention";
 import {
   DEFAULT_RETRY_SCHEDULE_MS,
@@ -13,126 +11,27 @@ import {
   parseSchedule,
   retryDelay,
 } from "../../../../../durable-objects/messaging/webhooks/schedule";
-import type {
-  DeliveryRecord,
-  WebhookEndpoint,
-} from "../../../../../durable-objects/messaging/webhooks/types";
-import { sessionObject } from "../../../../../durable-objects/session/contract";
-import {
-  legacySignature,
-  newWebhookSecret,
-  standardSignature,
-} from "../../../../../workers/webhooks/signing";
-import { type ConnectedSession, connect, ownedSession } from "../../../connected-session";
-import { emit } from "../../../fake-bridge";
+import type { DeliveryRecord } from "../../../../../durable-objects/messaging/webhooks/types";
+import { legacySignature, standardSignature } from "../../../../../workers/webhooks/signing";
 import { asKey, call, createUser, generateKey } from "../../../helpers";
-
-type Envelope<T> = { status: boolean; data: T };
-type Received = { url: string; headers: Headers; body: string };
-type Answer = (request: Received) => Response | Promise<Response>;
-
-const ME = "628111000111@s.whatsapp.net";
-const PEER = "628122200022@s.whatsapp.net";
-const FROM_PEER = { chat: PEER, sender: PEER, fromMe: false, pushName: "Peer" };
-
-const received: Received[] = [];
-const answers = new Map<string, Answer>();
-
-const realFetch = globalThis.fetch;
-
-/** Receivers live under hooks.example.com; one without an answer set is down (503), never the network. */
-beforeAll(() => {
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).hostname !== "hooks.example.com") return realFetch(input, init);
-    const entry = { url: request.url, headers: request.headers, body: await request.text() };
-    const answer = answers.get(request.url);
-    if (!answer) return new Response("no receiver", { status: 503 });
-    received.push(entry);
-    return answer(entry);
-  });
-});
-
-afterAll(() => {
-  vi.restoreAllMocks();
-});
-
-afterEach(() => {
-  received.length = 0;
-  answers.clear();
-});
-
-type Connected = ConnectedSession & { seq: number };
-
-/** A session whose endpoints are pushed before it starts, so every event it emits is theirs. */
-async function connected(endpoints: WebhookEndpoint[]): Promise<Connected> {
-  const owned = await ownedSession("Hooks");
-  await sessionObject(env, owned.id).setWebhooks(owned.id, endpoints);
-  return { ...(await connect(owned, ME)), seq: 2 };
-}
-
-type Hook = WebhookEndpoint;
-const url = (id: string) => `https://hooks.example.com/${id}`;
-const endpoint = (id: string, events: string[], extra: Partial<Hook> = {}): Hook => ({
-  ...{ id, url: url(id), secret: newWebhookSecret(), events, isActive: true },
-  ...extra,
-});
-
-/** A webhook row in D1 (the directory the Worker owns), for the paths that read or update it. */
-const insertHook = (hook: Hook, userId: string, sessionId: string | null) =>
-  env.DB.prepare(
-    `INSERT INTO webhooks (id, user_id, session_id, name, url, secret, events, is_active, created_at, updated_at)
-     VALUES (?, ?, ?, 'hook', ?, ?, ?, 1, 1, 1)`,
-  )
-    .bind(hook.id, userId, sessionId, hook.url, hook.secret, JSON.stringify(hook.events))
-    .run();
-
-const incoming = (s: Connected, id: string) =>
-  emit(s.link, 1, s.seq++, {
-    kind: "message",
-    live: true,
-    message: { ...FROM_PEER, id, timestamp: Date.now(), content: { type: "text", text: id } },
-  });
-
-const stub = (s: { id: string }) => sessionObject(env, s.id);
-
-async function sessionCall<T>(s: Connected, name: string, input: unknown): Promise<Outcome<T>> {
-  return (await stub(s).call(s.id, name, input)) as Outcome<T>;
-}
-
-async function log(s: Connected, webhookId: string): Promise<DeliveryRecord[]> {
-  const input = { webhookId, limit: 100, offset: 0 };
-  const outcome = await sessionCall<{ items: DeliveryRecord[] }>(s, "webhook.deliveries", input);
-  if (!outcome.ok) throw new Error(outcome.error);
-  return outcome.data.items.slice().reverse(); // oldest first reads better in assertions
-}
-
-/** Runs the alarm until `check` holds (the real alarm may get there first; both are fine). */
-async function until(
-  s: { id: string },
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 4000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out; received ${received.length} requests`);
-    await runDurableObjectAlarm(stub(s));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Makes every waiting retry due now. */
-const dueNow = (s: Connected) =>
-  runInDurableObject(stub(s), (_instance, state) => {
-    state.storage.sql.exec("UPDATE webhook_deliveries SET next_at = 0 WHERE status = 'pending'");
-  });
-
-const bodyOf = (r: Received) =>
-  JSON.parse(r.body) as { event: string; sessionId: string; data: { id?: string } };
-const to = (id: string) => received.filter((r) => r.url.endsWith(`/${id}`));
-const ok = () => new Response("ok");
-/** Deliveries one webhook may have in flight at once (MAX_IN_FLIGHT_PER_WEBHOOK in engine.ts). */
-const CAP = 4;
+import {
+  answers,
+  bodyOf,
+  connected,
+  dueNow,
+  type Envelope,
+  endpoint,
+  incoming,
+  insertHook,
+  log,
+  ok,
+  received,
+  sessionCall,
+  stub,
+  to,
+  until,
+  url,
+} from "./fake-receivers";
 
 describe("webhook fan-out and signing", () => {
   it("delivers to subscribed active endpoints only, signed both ways", async () => {
@@ -224,58 +123,6 @@ describe("webhook retries", () => {
     expect(Date.parse(record?.nextAttemptAt ?? "") - Date.now()).toBeGreaterThan(110_000);
   });
 
-  it("retries an event the receiver keeps rejecting on its own schedule; later events go at once", async () => {
-    const hook = endpoint("poisoned", ["message.received"]);
-    answers.set(hook.url, (r) => new Response(null, { status: bodyOf(r).data.id === "E-1" ? 500 : 204 }));
-    const s = await connected([hook]);
-    await incoming(s, "E-1");
-    await until(s, () => to("poisoned").length === 1);
-    await incoming(s, "E-2");
-    await incoming(s, "E-3");
-    // Well inside E-1's first retry wait (5 s): E-2 and E-3 do not queue behind it.
-    await until(s, () => to("poisoned").length === 3, 2_000);
-    const [poisoned, ...later] = await log(s, "poisoned");
-    expect(later.map((d) => [d.status, d.attempts])).toEqual([
-      ["delivered", 1],
-      ["delivered", 1],
-    ]);
-    expect(poisoned).toMatchObject({ status: "pending", attempts: 1, statusCode: 500, error: "HTTP 500" });
-    const wait = Date.parse(poisoned?.nextAttemptAt ?? "") - Date.now();
-    expect(wait).toBeGreaterThan(5_000 * 0.9 - 2_000);
-    expect(wait).toBeLessThanOrEqual(5_000 * 1.1);
-    await dueNow(s);
-    await until(s, () => to("poisoned").length === 4);
-    expect(to("poisoned").map((r) => bodyOf(r).data.id)).toEqual(["E-1", "E-2", "E-3", "E-1"]);
-    expect((await log(s, "poisoned"))[0]).toMatchObject({ status: "pending", attempts: 2 });
-  });
-
-  it(`never has more than ${CAP} deliveries of one webhook in flight, and uses them all`, async () => {
-    const hook = endpoint("slow", ["message.received"]);
-    const other = endpoint("other-slow", ["message.received"]);
-    let flying = 0;
-    let peak = 0;
-    answers.set(hook.url, async () => {
-      peak = Math.max(peak, ++flying);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      flying--;
-      return ok();
-    });
-    answers.set(other.url, ok);
-    const s = await connected([hook, other]);
-    const ids = Array.from({ length: 3 * CAP }, (_, i) => `S-${i}`);
-    for (const id of ids) await incoming(s, id);
-    await until(
-      s,
-      async () => (await log(s, "slow")).filter((d) => d.status === "delivered").length === ids.length,
-      10_000,
-    );
-    expect(peak).toBe(CAP);
-    expect(new Set(to("slow").map((r) => bodyOf(r).data.id))).toEqual(new Set(ids));
-    expect(to("slow").length).toBe(ids.length);
-    // Another webhook of the session is not held up by this one's full slots.
-    expect((await log(s, "other-slow")).every((d) => d.status === "delivered")).toBe(true);
-  });
-
   it("410 Gone disables the endpoint here and in D1, and ends its queue", async () => {
     const s = await connected([]);
     const hook = endpoint(`gone-${s.id}`, ["message.received"]);
@@ -298,7 +145,8 @@ describe("webhook retries", () => {
       const records = await log(s, hook.id);
       return records.length === 2 && records.every((d) => d.status === "failed");
     });
-    expect(to(hook.id).length).toBe(1);
+    // Both may have been in flight when the first 410 came back; nothing is sent after it.
+    expect(to(hook.id).length).toBeLessThanOrEqual(2);
     const errors = (await log(s, hook.id)).map((d) => d.error);
     expect(errors).toEqual(["endpoint disabled: 410 Gone", "endpoint disabled: 410 Gone"]);
     const row = await env.DB.prepare("SELECT is_active, disabled_reason FROM webhooks WHERE id = ?")
@@ -322,7 +170,7 @@ describe("webhook retries", () => {
 });
 
 describe("webhook redelivery and targets", () => {
-  it("redelivers with the same webhook-id, at the end of the queue", async () => {
+  it("redelivers with the same webhook-id, as a delivery of its own", async () => {
     const hook = endpoint("again", ["message.received"]);
     answers.set(hook.url, ok);
     const s = await connected([hook]);
@@ -340,37 +188,6 @@ describe("webhook redelivery and targets", () => {
     const ids = to("again").map((r) => r.headers.get("webhook-id"));
     expect(ids).toEqual([original?.messageId, original?.messageId]);
     expect((await log(s, "again")).length).toBe(2);
-  });
-
-  it("redelivers at once beside an event that keeps failing, and logs each event on its own", async () => {
-    const hook = endpoint("beside", ["message.received"]);
-    answers.set(hook.url, (r) => new Response(null, { status: bodyOf(r).data.id === "R-BAD" ? 500 : 200 }));
-    const s = await connected([hook]);
-    await incoming(s, "R-OK");
-    await until(s, async () => (await log(s, "beside"))[0]?.status === "delivered");
-    await incoming(s, "R-BAD");
-    await until(s, () => to("beside").length === 2);
-    const [good, bad] = await log(s, "beside");
-    const again = await sessionCall<DeliveryRecord>(s, "webhook.redeliver", {
-      webhookId: "beside",
-      deliveryId: good?.id,
-    });
-    expect(again).toMatchObject({ ok: true, data: { status: "pending", messageId: good?.messageId } });
-    // R-BAD waits about 5 s for its retry; the redelivery does not wait with it.
-    await until(s, () => to("beside").length === 3, 2_000);
-    const records = await log(s, "beside");
-    expect(records.map((d) => [d.messageId, d.status, d.attempts])).toEqual([
-      [good?.messageId, "delivered", 1],
-      [bad?.messageId, "pending", 1],
-      [good?.messageId, "delivered", 1],
-    ]);
-    expect(records[1]).toMatchObject({ statusCode: 500, error: "HTTP 500" });
-    expect(records[1]?.nextAttemptAt).not.toBeNull();
-    expect(to("beside").map((r) => r.headers.get("webhook-id"))).toEqual([
-      good?.messageId,
-      bad?.messageId,
-      good?.messageId,
-    ]);
   });
 
   it("refuses a private target at delivery time, as a failed attempt", async () => {
