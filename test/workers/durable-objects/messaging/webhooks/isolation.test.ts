@@ -3,8 +3,12 @@
 // MAX_IN_FLIGHT_PER_WEBHOOK attempts in flight, and a flood of contact.update leaves a slot free for
 // everything else. Against the recording fake in fake-receivers.ts.
 import { describe, expect, it } from "vitest";
-import { MAX_IN_FLIGHT_PER_WEBHOOK as CAP } from "../../../../../durable-objects/messaging/webhooks/slots";
+import {
+  BULK_SLOTS,
+  MAX_IN_FLIGHT_PER_WEBHOOK as CAP,
+} from "../../../../../durable-objects/messaging/webhooks/slots";
 import type { DeliveryRecord } from "../../../../../durable-objects/messaging/webhooks/types";
+import { emit } from "../../../fake-bridge";
 import {
   answers,
   bodyOf,
@@ -101,5 +105,32 @@ describe("per-event delivery", () => {
       bad?.messageId,
       good?.messageId,
     ]);
+  });
+
+  it("keeps a slot for other events while contact.update floods in (pairing a phone)", async () => {
+    const hook = endpoint("paired", ["contact.update", "message.received"]);
+    let bulk = 0;
+    let bulkPeak = 0;
+    answers.set(hook.url, async (r) => {
+      const isBulk = bodyOf(r).event === "contact.update";
+      if (isBulk) bulkPeak = Math.max(bulkPeak, ++bulk);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (isBulk) bulk--;
+      return ok();
+    });
+    const s = await connected([hook]);
+    const contacts = Array.from({ length: 30 }, (_, i) => ({
+      jid: `62800000${1000 + i}@s.whatsapp.net`,
+      name: `Contact ${i}`,
+    }));
+    await emit(s.link, 1, s.seq++, { kind: "contacts", contacts });
+    await incoming(s, "AFTER-PAIRING");
+    const isMessage = (r: Parameters<typeof bodyOf>[0]) => bodyOf(r).event === "message.received";
+    await until(s, () => to("paired").some(isMessage), 2_000);
+    // Not behind the 30 contacts: it took the slot they may not use.
+    expect(to("paired").findIndex(isMessage)).toBeLessThan(CAP + BULK_SLOTS);
+    await until(s, async () => (await log(s, "paired")).every((d) => d.status === "delivered"), 10_000);
+    expect(to("paired").length).toBe(32); // 30 contacts, the message, and its sender's push name
+    expect(bulkPeak).toBe(BULK_SLOTS);
   });
 });
