@@ -64,35 +64,26 @@ async function disable(ctx: SessionContext, endpointId: string, reason: string):
   }
 }
 
-/** Signs and sends; a secret that cannot be opened is a failed attempt that sent nothing. */
-async function send(ctx: SessionContext, endpoint: EndpointRow, delivery: DeliveryRow, body: string) {
-  let secret: string;
-  try {
-    secret = await openWebhookSecret(ctx.env.SECRETS_MASTER_KEY, endpoint);
-  } catch (error) {
-    const failed: AttemptResult = {
-      delivered: false,
-      gone: false,
-      statusCode: null,
-      latencyMs: null,
-      error: unopenedReason(error),
-      retryAfterMs: null,
-    };
-    return failed;
-  }
-  const allowedHosts = allowedHostsOf(ctx.env.WEBHOOK_ALLOWED_HOSTS);
-  return attemptDelivery(
-    { url: endpoint.url, secret, messageId: delivery.message_id, body, allowedHosts },
-    ctx.now,
-  );
-}
+/** A failed attempt that sent nothing. */
+const unsent = (error: string): AttemptResult => ({
+  delivered: false,
+  gone: false,
+  statusCode: null,
+  latencyMs: null,
+  error,
+  retryAfterMs: null,
+});
 
-/** A failure: this delivery waits for its own next attempt (or ends); the endpoint's streak grows. */
+/**
+ * A failure: this delivery waits for its own next attempt (or ends). The endpoint's failure streak
+ * grows only for failures that are the receiver's (`blame`), not for a secret this side cannot open.
+ */
 async function recordFailure(
   ctx: SessionContext,
   endpoint: EndpointRow,
   delivery: DeliveryRow,
   result: AttemptResult,
+  blame = true,
 ) {
   const now = ctx.now();
   const attempts = delivery.attempts + 1;
@@ -106,6 +97,7 @@ async function recordFailure(
     error: result.error,
     delivered_at: null,
   });
+  if (!blame) return;
   const since = findEndpoint(ctx.sql, endpoint.id)?.firstFailureAt ?? now;
   setFailureStreak(ctx.sql, endpoint.id, since);
   if (now - since >= FAILING_DISABLE_MS) await disable(ctx, endpoint.id, "failing for 5 days");
@@ -121,7 +113,15 @@ export async function attemptOne(
   const body = payloadOf(ctx, delivery, slug);
   if (body === null)
     return recordAttempt(ctx.sql, delivery.id, ended("event no longer stored", delivery.attempts));
-  const result = await send(ctx, endpoint, delivery, body);
+  let secret: string;
+  try {
+    secret = await openWebhookSecret(ctx.env.SECRETS_MASTER_KEY, endpoint);
+  } catch (error) {
+    return recordFailure(ctx, endpoint, delivery, unsent(unopenedReason(error)), false);
+  }
+  const allowedHosts = allowedHostsOf(ctx.env.WEBHOOK_ALLOWED_HOSTS);
+  const target = { url: endpoint.url, secret, messageId: delivery.message_id, body, allowedHosts };
+  const result = await attemptDelivery(target, ctx.now);
   const measured = {
     attempts: delivery.attempts + 1,
     status_code: result.statusCode,

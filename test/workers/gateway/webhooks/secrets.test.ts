@@ -13,6 +13,9 @@ import {
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { verifyLegacySignature, verifyWebhook } from "../../../../docs/examples/verify-webhook.mjs";
+import type { Outcome } from "../../../../durable-objects/messaging/context";
+import type { DeliveryRecord } from "../../../../durable-objects/messaging/webhooks/types";
+import { sessionObject } from "../../../../durable-objects/session/contract";
 import worker from "../../../../workers";
 import { type ConnectedSession, connectedSession } from "../../connected-session";
 import { emit } from "../../fake-bridge";
@@ -180,5 +183,41 @@ describe("webhook secrets at rest", () => {
     expect((await secretsInObject(s)).join(" ")).not.toContain(legacy);
     await incoming(s, "LEGACY-2");
     expectSignedWith(legacy, (await deliveredTo(s, "/legacy", 2)).slice(1));
+  });
+
+  it("logs a secret that does not open as a failed attempt, sends nothing, and does not blame the receiver", async () => {
+    const s = await session();
+    const object = sessionObject(env, s.id);
+    // Sealed under some other key (or damaged): as after SECRETS_MASTER_KEY was changed.
+    const foreign = "v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+    await object.setWebhooks(s.id, [
+      {
+        id: "unopened",
+        url: `https://${HOST}/unopened`,
+        secret: foreign,
+        secretSealed: true,
+        events: ["message.received"],
+        isActive: true,
+      },
+    ]);
+    await incoming(s, "UNOPENED-1");
+    const deadline = Date.now() + 4_000;
+    let record: DeliveryRecord | undefined;
+    while (!record?.attempts) {
+      if (Date.now() > deadline) throw new Error("no attempt logged");
+      await runDurableObjectAlarm(object);
+      const input = { webhookId: "unopened", limit: 10, offset: 0 };
+      const outcome = (await object.call(s.id, "webhook.deliveries", input)) as Outcome<{
+        items: DeliveryRecord[];
+      }>;
+      record = outcome.ok ? outcome.data.items[0] : undefined;
+    }
+    expect(record).toMatchObject({ status: "pending", attempts: 1 });
+    expect(record.error).toMatch(/^signing secret could not be opened/);
+    expect(at("/unopened")).toEqual([]);
+    const streak = await runInDurableObject(object, (_, state) =>
+      state.storage.sql.exec("SELECT first_failure_at AS f FROM webhook_endpoints").one(),
+    );
+    expect(streak.f).toBeNull();
   });
 });
