@@ -7,6 +7,7 @@ import { fireDueSchedules } from "./control/routines";
 import { runnerCron } from "./control/runs";
 import type { Env } from "./core/env";
 import { database } from "./db/client";
+import { sealLegacyWebhookSecrets } from "./gateway/webhooks";
 
 export { BridgeFleet } from "../durable-objects/fleet";
 export { IssueDO } from "../durable-objects/issue";
@@ -26,5 +27,7 @@ export default {
     // so a new month starts every agent and company at its real (zero) spend.
     if (new Date(controller.scheduledTime).getUTCMinutes() === 0)
       await recomputeAllSpend(db, controller.scheduledTime);
+    // Webhook secrets stored in plaintext before migration 0010, a batch a minute until none is left.
+    await sealLegacyWebhookSecrets(env);
   },
 } satisfies ExportedHandler<Env>;

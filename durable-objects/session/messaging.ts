@@ -12,7 +12,7 @@ import {
   type SessionConfigCopy,
   writeConfigCopy,
 } from "../messaging/session-config";
-import { keepOutboxBounded, setEndpoints } from "../messaging/webhooks/deliveries";
+import { keepOutboxBounded, setEndpoints, upgradeWebhookSchema } from "../messaging/webhooks/deliveries";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { handlerFor, SESSION_SCHEMAS, TIMED_WORK } from "./api";
 import { statusOf } from "./lifecycle";
@@ -43,6 +43,7 @@ export class SessionMessaging {
   constructor(private readonly host: MessagingHost) {
     this.sql = host.state.storage.sql;
     ensureSchema(this.sql, SESSION_SCHEMAS);
+    upgradeWebhookSchema(this.sql);
   }
 
   context(): SessionContext {

@@ -1,5 +1,6 @@
 // Webhook delivery against a real receiver process that goes down, fails and goes away: nothing is
-// lost, order per endpoint holds, retries keep one webhook-id, 410 disables, redelivery repeats it.
+// lost, each event arrives once (in any order: each is retried on its own schedule), retries keep one
+// webhook-id, 410 disables, redelivery repeats it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient } from "../support/api.ts";
 import { connectedSession, personJid, world } from "../support/messaging.ts";
@@ -55,8 +56,8 @@ const acceptedAt = (path: string, count: number, timeoutMs: number, filter = (_e
     `${count} accepted deliveries at ${path}`,
   );
 
-/** Every event delivered once (one 2xx per webhook-id), in the order produced. */
-function expectInOrderOnce(entries: readonly Received[], texts: readonly string[], where: string): void {
+/** Every event delivered once (one 2xx per webhook-id); order is not promised (docs/webhooks.md). */
+function expectEachOnce(entries: readonly Received[], texts: readonly string[], where: string): void {
   const ok = accepted(entries);
   const perId = new Map<string, number>();
   for (const entry of ok)
@@ -65,15 +66,11 @@ function expectInOrderOnce(entries: readonly Received[], texts: readonly string[
     [...perId.values()].filter((n) => n > 1),
     `${where}: accepted more than once`,
   ).toEqual([]);
-  expect(ok.map(textOf), `${where}: arrival order`).toEqual(texts);
-  // The first attempt of each event too: nothing overtook an event still being retried.
-  expect(firstArrivals(entries).map(textOf), `${where}: first-attempt order`).toEqual(texts);
-  const times = ok.map((entry) => Date.parse(payloadOf(entry).timestamp));
-  expect(times, `${where}: payload timestamps`).toEqual([...times].sort((a, b) => a - b));
+  expect(ok.map(textOf).sort(), `${where}: events accepted`).toEqual([...texts].sort());
 }
 
 describe("delivery", () => {
-  it("receiver down for a while, then back: every event arrives, once, in order per endpoint", async () => {
+  it("receiver down for a while, then back: every event arrives, once", async () => {
     const sid = uniqueId("wh-down");
     await connectedSession(api, sid);
     const chat = `/${sid}/received-only`;
@@ -90,7 +87,7 @@ describe("delivery", () => {
     await receiver.kill();
     for (const text of texts)
       await world(api, sid, "receive", { from: peer, content: { type: "text", text } });
-    // Down long enough that the head of the queue has failed attempts on record.
+    // Down long enough that events have failed attempts on record.
     await waitFor(
       async () => {
         const log = await deliveriesOf(api, sid, chatHook.id);
@@ -104,9 +101,9 @@ describe("delivery", () => {
 
     const isMessage = (entry: Received) => payloadOf(entry).event === "message.received";
     const atChat = await acceptedAt(chat, texts.length, 30_000);
-    expectInOrderOnce(atChat, texts, chat);
+    expectEachOnce(atChat, texts, chat);
     const atAll = (await acceptedAt(all, texts.length, 30_000, isMessage)).filter(isMessage);
-    expectInOrderOnce(atAll, texts, all);
+    expectEachOnce(atAll, texts, all);
 
     const log = await deliveriesOf(api, sid, chatHook.id);
     expect(log.total).toBe(texts.length);

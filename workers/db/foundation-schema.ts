@@ -162,8 +162,9 @@ export type BotConfigRow = typeof botConfigs.$inferSelect;
 
 /**
  * Webhook endpoints. `sessionId` null: one of the owner's global webhooks, which receives every session
- * the owner has. The signing secret must stay usable for HMAC, so it is kept (never returned after
- * creation); each SessionDO holds a copy of the endpoints that concern it, pushed on every change.
+ * the owner has. The signing secret must stay usable for HMAC, so it is kept sealed rather than hashed
+ * (never returned after creation); each SessionDO holds a copy of the endpoints that concern it,
+ * pushed on every change.
  */
 export const webhooks = sqliteTable(
   "webhooks",
@@ -180,7 +181,14 @@ export const webhooks = sqliteTable(
     createdByUserId: text("created_by_user_id"),
     name: text("name").notNull(),
     url: text("url").notNull(),
+    /**
+     * The signing secret: sealed (`v1.<iv>.<ciphertext>`, AES-256-GCM under SECRETS_MASTER_KEY, bound to
+     * `webhook:<id>`) when `secretSealed`, else a row from before sealing still in plaintext until the
+     * cron seals it (workers/webhooks/secrets.ts).
+     */
     secret: text("secret").notNull(),
+    /** False only for rows stored before 0010: their secret is plaintext until sealed. */
+    secretSealed: integer("secret_sealed", { mode: "boolean" }).notNull().default(false),
     /** JSON array of event names, or ["*"]. */
     events: text("events", { mode: "json" }).$type<string[]>().notNull(),
     isActive: integer("is_active", { mode: "boolean" }).notNull(),

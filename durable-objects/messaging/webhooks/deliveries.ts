@@ -1,6 +1,7 @@
 import { failure, type Outcome, type SessionContext, success } from "../context";
 import { webhookWork } from "./engine";
 import {
+  addMissingColumns,
   findDelivery,
   findEndpoint,
   insertDelivery,
@@ -16,6 +17,8 @@ import type { DeliveryRecord } from "./types";
  * through `SessionDO.call`, and the alarm work (engine.ts) that sends them.
  */
 export const WEBHOOK_SCHEMA: readonly string[] = WEBHOOK_TABLES;
+/** Run after WEBHOOK_SCHEMA when the object wakes: columns added since the tables first shipped. */
+export const upgradeWebhookSchema = (sql: SqlStorage): void => addMissingColumns(sql);
 export { setEndpoints } from "./engine";
 /** Called as events are emitted, so sessions without webhooks keep a bounded outbox too. */
 export { pruneSoon as keepOutboxBounded } from "./retention";
@@ -37,8 +40,8 @@ export const webhooksApi = {
   },
 
   /**
-   * Sends the same event again with the same `webhook-id` (receivers deduplicate on it), queued behind
-   * whatever the endpoint already has so the order per endpoint holds.
+   * Sends the same event again with the same `webhook-id` (receivers deduplicate on it), as a delivery
+   * of its own: due at once, with a fresh set of attempts, whatever else the endpoint is retrying.
    */
   "webhook.redeliver": async (
     ctx: SessionContext,

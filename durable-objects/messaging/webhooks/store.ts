@@ -10,7 +10,7 @@ export const WEBHOOK_TABLES = [
   `CREATE TABLE IF NOT EXISTS webhook_endpoints (
      id TEXT PRIMARY KEY, url TEXT NOT NULL, secret TEXT NOT NULL, events TEXT NOT NULL,
      is_active INTEGER NOT NULL, first_failure_at INTEGER)`,
-  // `n` is the queue order per endpoint; `message_id` is the webhook-id header, kept across retries.
+  // `n` is the order events were queued in; `message_id` is the webhook-id header, kept across retries.
   `CREATE TABLE IF NOT EXISTS webhook_deliveries (
      n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, endpoint_id TEXT NOT NULL,
      outbox_seq INTEGER NOT NULL, message_id TEXT NOT NULL, event TEXT NOT NULL, status TEXT NOT NULL,
@@ -20,8 +20,27 @@ export const WEBHOOK_TABLES = [
   "CREATE INDEX IF NOT EXISTS webhook_deliveries_log ON webhook_deliveries (endpoint_id, n)",
   "CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (outbox_seq)",
   "CREATE INDEX IF NOT EXISTS webhook_deliveries_by_age ON webhook_deliveries (created_at)",
+  // What is due, per endpoint: each delivery is attempted on its own schedule (engine.ts).
+  "CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, endpoint_id, next_at)",
   "CREATE TABLE IF NOT EXISTS webhook_state (k TEXT PRIMARY KEY, v INTEGER NOT NULL)",
 ] as const;
+
+/**
+ * Columns added after the tables first shipped. SQLite has no ADD COLUMN IF NOT EXISTS, so each is
+ * added when the object finds it missing (objects created before it keep their rows).
+ */
+const ADDED_COLUMNS: readonly { table: string; column: string; definition: string }[] = [
+  // Whether the endpoint copy's secret is sealed; copies pushed before sealing existed hold plaintext.
+  { table: "webhook_endpoints", column: "secret_sealed", definition: "INTEGER NOT NULL DEFAULT 0" },
+];
+
+export function addMissingColumns(sql: SqlStorage): void {
+  for (const { table, column, definition } of ADDED_COLUMNS) {
+    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray();
+    if (!columns.some((c) => c.name === column))
+      sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+  }
+}
 
 export type StateKey = "fanned_out_seq" | "webhooks_loaded" | "load_failed_at";
 
@@ -58,6 +77,7 @@ type EndpointSqlRow = {
   id: string;
   url: string;
   secret: string;
+  secret_sealed: number;
   events: string;
   is_active: number;
   first_failure_at: number | null;
@@ -67,6 +87,7 @@ const endpointOf = (row: EndpointSqlRow): EndpointRow => ({
   id: row.id,
   url: row.url,
   secret: row.secret,
+  secretSealed: row.secret_sealed === 1,
   events: JSON.parse(row.events) as string[],
   isActive: row.is_active === 1,
   firstFailureAt: row.first_failure_at,
@@ -110,10 +131,12 @@ export function replaceEndpoints(sql: SqlStorage, endpoints: readonly WebhookEnd
   sql.exec("DELETE FROM webhook_endpoints");
   for (const e of endpoints) {
     sql.exec(
-      "INSERT OR REPLACE INTO webhook_endpoints (id, url, secret, events, is_active, first_failure_at) VALUES (?, ?, ?, ?, ?, ?)",
+      `INSERT OR REPLACE INTO webhook_endpoints (id, url, secret, secret_sealed, events, is_active, first_failure_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
       e.id,
       e.url,
       e.secret,
+      e.secretSealed ? 1 : 0,
       JSON.stringify(e.events),
       e.isActive ? 1 : 0,
       e.isActive ? (streaks.get(e.id) ?? null) : null,
@@ -198,26 +221,59 @@ export function hasUnfanned(sql: SqlStorage): boolean {
   return sql.exec("SELECT 1 FROM outbox WHERE seq > ? LIMIT 1", cursor).toArray().length > 0;
 }
 
-/** The first pending delivery of each endpoint: the only one that may be attempted (order per endpoint). */
-export function queueHeads(sql: SqlStorage): { endpointId: string; nextAt: number }[] {
-  // SQLite takes the bare column next_at from the row holding MIN(n).
+/**
+ * Events that arrive by the thousand when a phone is paired (one per contact). They yield to every
+ * other event and never take an endpoint's last free slot (engine.ts).
+ */
+export const BULK_EVENTS: readonly string[] = ["contact.update"];
+const IS_BULK = `event IN (${BULK_EVENTS.map((e) => `'${e}'`).join(", ")})`;
+
+/** Endpoints with at least one delivery due now. */
+export function endpointsWithDue(sql: SqlStorage, now: number): string[] {
   return sql
-    .exec<{ endpoint_id: string; next_at: number | null; n: number }>(
-      "SELECT endpoint_id, next_at, MIN(n) AS n FROM webhook_deliveries WHERE status = 'pending' GROUP BY endpoint_id",
+    .exec<{ endpoint_id: string }>(
+      "SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?",
+      now,
     )
     .toArray()
-    .map((row) => ({ endpointId: row.endpoint_id, nextAt: row.next_at ?? 0 }));
+    .map((row) => row.endpoint_id);
 }
 
-export function headOf(sql: SqlStorage, endpointId: string): DeliveryRow | null {
-  return (
-    sql
-      .exec<DeliveryRow>(
-        "SELECT * FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id = ? ORDER BY n LIMIT 1",
-        endpointId,
-      )
-      .toArray()[0] ?? null
-  );
+/** Up to `limit` of the endpoint's due deliveries of one class (bulk or not), longest waiting first. */
+export function dueDeliveries(
+  sql: SqlStorage,
+  endpointId: string,
+  now: number,
+  bulk: boolean,
+  limit: number,
+): DeliveryRow[] {
+  if (limit <= 0) return [];
+  return sql
+    .exec<DeliveryRow>(
+      `SELECT * FROM webhook_deliveries
+       WHERE status = 'pending' AND endpoint_id = ? AND next_at <= ? AND ${bulk ? "" : "NOT "}${IS_BULK}
+       ORDER BY next_at, n LIMIT ?`,
+      endpointId,
+      now,
+      limit,
+    )
+    .toArray();
+}
+
+/** When each endpoint's next delivery of each class falls due (the alarm's input). */
+export function nextDue(sql: SqlStorage): { endpointId: string; bulk: boolean; at: number }[] {
+  return sql
+    .exec<{ endpoint_id: string; bulk: number; at: number | null }>(
+      `SELECT endpoint_id, ${IS_BULK} AS bulk, MIN(next_at) AS at FROM webhook_deliveries
+       WHERE status = 'pending' GROUP BY endpoint_id, bulk`,
+    )
+    .toArray()
+    .map((row) => ({ endpointId: row.endpoint_id, bulk: row.bulk === 1, at: row.at ?? 0 }));
+}
+
+/** Claims a delivery for an attempt: not due again until `until`, unless the attempt records sooner. */
+export function lease(sql: SqlStorage, id: string, until: number): void {
+  sql.exec("UPDATE webhook_deliveries SET next_at = ? WHERE id = ? AND status = 'pending'", until, id);
 }
 
 export function findDelivery(sql: SqlStorage, id: string): DeliveryRow | null {

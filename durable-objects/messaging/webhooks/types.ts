@@ -7,7 +7,9 @@
 export interface WebhookEndpoint {
   id: string;
   url: string;
+  /** As D1 stores it: sealed when `secretSealed`, else plaintext (workers/webhooks/secrets.ts opens it). */
   secret: string;
+  secretSealed: boolean;
   /** Event names, or ["*"] for all. */
   events: string[];
   isActive: boolean;

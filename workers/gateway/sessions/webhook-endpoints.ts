@@ -24,6 +24,7 @@ const toEndpoint = (row: WebhookRow): WebhookEndpoint => ({
   id: row.id,
   url: row.url,
   secret: row.secret,
+  secretSealed: row.secretSealed,
   events: row.events,
   isActive: row.isActive,
 });

@@ -5,4 +5,5 @@
  * This index is what the rest of the code may import from here.
  */
 export { documentWebhookEvents } from "./events";
+export { sealLegacyWebhookSecrets } from "./legacy-secrets";
 export { ALL_EVENTS, type CreatedWebhookSchema, type DeliverySchema, type WebhookSchema } from "./schemas";

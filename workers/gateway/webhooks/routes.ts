@@ -15,6 +15,7 @@ import {
   json,
   jsonBody,
 } from "../../http/openapi";
+import { sealWebhookSecret } from "../../webhooks/secrets";
 import { newWebhookSecret } from "../../webhooks/signing";
 import { allowedHostsOf, webhookTargetProblem } from "../../webhooks/targets";
 import { SessionParamSchema } from "../messages";
@@ -127,15 +128,19 @@ webhooksRoutes.openapi(
       );
     }
     const now = Date.now();
+    const id = newId();
+    const secret = body.secret ?? newWebhookSecret();
     const row: WebhookRow = {
-      id: newId(),
+      id,
       // The owner's, whoever adds it: the webhook lives as long as the owner's account, like the session.
       userId: session.userId,
       sessionId: body.global ? null : session.id,
       createdByUserId: user.id,
       name: body.name,
       url: body.url,
-      secret: body.secret ?? newWebhookSecret(),
+      // Stored sealed; the plaintext is in this answer and nowhere else.
+      secret: await sealWebhookSecret(c.env.SECRETS_MASTER_KEY, id, secret),
+      secretSealed: true,
       events: normalizeEvents(body.events),
       isActive: true,
       disabledReason: null,
@@ -144,7 +149,7 @@ webhooksRoutes.openapi(
     };
     await db.insert(webhooks).values(row);
     await pushAfterChange(c.env, row);
-    return c.json(ok("Webhook created", { ...toWebhookResource(row, session), secret: row.secret }), 200);
+    return c.json(ok("Webhook created", { ...toWebhookResource(row, session), secret }), 200);
   },
 );
 
@@ -167,7 +172,10 @@ webhooksRoutes.openapi(
     if (body.name !== undefined) patch.name = body.name;
     if (body.url !== undefined) patch.url = body.url;
     if (body.events !== undefined) patch.events = normalizeEvents(body.events);
-    if (body.secret !== undefined) patch.secret = body.secret;
+    if (body.secret !== undefined) {
+      patch.secret = await sealWebhookSecret(c.env.SECRETS_MASTER_KEY, row.id, body.secret);
+      patch.secretSealed = true;
+    }
     if (body.isActive !== undefined) {
       patch.isActive = body.isActive;
       // The user decided: a reason left by automatic disabling no longer applies.
@@ -220,7 +228,7 @@ webhooksRoutes.openapi(
   async (c) => {
     const { sessionId, webhookId } = c.req.valid("param");
     const { session, row } = await webhookInPath(c, sessionId, webhookId);
-    const result = await sendTestDelivery(row, session.sessionId, c.env.WEBHOOK_ALLOWED_HOSTS);
+    const result = await sendTestDelivery(row, session.sessionId, c.env);
     const { ok: passed, message, statusCode, responseTimeMs, error } = result;
     return c.json({ status: passed, ok: passed, message, data: { statusCode, responseTimeMs, error } }, 200);
   },

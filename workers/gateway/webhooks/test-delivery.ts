@@ -1,6 +1,8 @@
 import { attemptDelivery } from "../../../durable-objects/messaging/webhooks/send";
 import type { WebhookPayload } from "../../../durable-objects/messaging/webhooks/types";
+import type { Env } from "../../core/env";
 import type { WebhookRow } from "../../db/schema";
+import { openWebhookSecret, unopenedReason } from "../../webhooks/secrets";
 import { newMessageId } from "../../webhooks/signing";
 import { allowedHostsOf } from "../../webhooks/targets";
 
@@ -21,11 +23,29 @@ export interface TestDeliveryResult {
   error: string | null;
 }
 
+const failedWith = (
+  error: string,
+  statusCode: number | null,
+  responseTimeMs: number,
+): TestDeliveryResult => ({
+  ok: false,
+  message: `Test delivery failed: ${error}`,
+  statusCode,
+  responseTimeMs,
+  error,
+});
+
 export async function sendTestDelivery(
-  webhook: Pick<WebhookRow, "id" | "name" | "url" | "secret">,
+  webhook: Pick<WebhookRow, "id" | "name" | "url" | "secret" | "secretSealed">,
   sessionSlug: string,
-  allowedHostsSetting: string | undefined,
+  env: Pick<Env, "SECRETS_MASTER_KEY" | "WEBHOOK_ALLOWED_HOSTS">,
 ): Promise<TestDeliveryResult> {
+  let secret: string;
+  try {
+    secret = await openWebhookSecret(env.SECRETS_MASTER_KEY, webhook);
+  } catch (error) {
+    return failedWith(unopenedReason(error), null, 0);
+  }
   const payload: WebhookPayload = {
     event: TEST_EVENT,
     sessionId: sessionSlug,
@@ -35,10 +55,10 @@ export async function sendTestDelivery(
   const result = await attemptDelivery(
     {
       url: webhook.url,
-      secret: webhook.secret,
+      secret,
       messageId: newMessageId(),
       body: JSON.stringify(payload),
-      allowedHosts: allowedHostsOf(allowedHostsSetting),
+      allowedHosts: allowedHostsOf(env.WEBHOOK_ALLOWED_HOSTS),
     },
     Date.now,
   );
@@ -52,12 +72,5 @@ export async function sendTestDelivery(
       error: null,
     };
   }
-  const error = result.error ?? "unknown failure";
-  return {
-    ok: false,
-    message: `Test delivery failed: ${error}`,
-    statusCode: result.statusCode,
-    responseTimeMs,
-    error,
-  };
+  return failedWith(result.error ?? "unknown failure", result.statusCode, responseTimeMs);
 }

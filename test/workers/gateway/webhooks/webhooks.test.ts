@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { verifyLegacySignature, verifyWebhook } from "../../../../docs/examples/verify-webhook.mjs";
+import { openWebhookSecret } from "../../../../workers/webhooks/secrets";
 import { asKey, call } from "../../helpers";
 
 import {
@@ -26,6 +27,16 @@ const row = (id: string) =>
   env.DB.prepare("SELECT * FROM webhooks WHERE id = ?")
     .bind(id)
     .first<{ name: string; url: string; secret: string; is_active: number; session_id: string | null }>();
+
+/** The secret D1 holds for the webhook, opened: it is stored sealed, never as given. */
+async function storedSecret(id: string): Promise<string | undefined> {
+  const stored = await env.DB.prepare("SELECT secret, secret_sealed FROM webhooks WHERE id = ?")
+    .bind(id)
+    .first<{ secret: string; secret_sealed: number }>();
+  if (!stored) return undefined;
+  expect(stored.secret_sealed).toBe(1);
+  return openWebhookSecret(env.SECRETS_MASTER_KEY, { id, secret: stored.secret, secretSealed: true });
+}
 
 const webhooksOf = async (userId: string) =>
   env.DB.prepare("SELECT count(*) AS n FROM webhooks WHERE user_id = ?").bind(userId).first<number>("n");
@@ -56,7 +67,8 @@ describe("webhooks: create, list, update, delete", () => {
       secretSet: true,
     });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect((await row(created.id))?.secret).toBe(created.secret);
+    expect((await row(created.id))?.secret).not.toContain(created.secret);
+    expect(await storedSecret(created.id)).toBe(created.secret);
 
     const listed = await list(alice.key, session);
     expect(listed.status).toBe(200);
@@ -82,7 +94,7 @@ describe("webhooks: create, list, update, delete", () => {
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(updated.body.data).toMatchObject({ name: "CRM v2", events: ["*"], isActive: false, url: URL_OK });
     expect(JSON.stringify(updated.body)).not.toContain("secret-456");
-    expect((await row(created.id))?.secret).toBe("rotated-secret-456");
+    expect(await storedSecret(created.id)).toBe("rotated-secret-456");
     expect(await endpointsInObject(session)).toEqual([{ id: created.id, url: URL_OK, is_active: 0 }]);
 
     const deleted = await call<Envelope<{ id: string }>>("DELETE", path, { headers: asKey(alice.key) });

@@ -1,11 +1,9 @@
-// Webhook delivery from the SessionDO outbox: fan-out, signing, retries, 410, order, redelivery and the
-// SSRF guard. workerd tests cannot run an HTTP receiver, so outbound fetch is replaced by a recording
-// fake (the object shares the test's isolate); the real-receiver tests live in the e2e suite.
-
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+// Webhook delivery from the SessionDO outbox: fan-out, signing, retries, 410, redelivery and the SSRF
+// guard, against the recording fake in fake-receivers.ts. isolation.test.ts covers per-event retries and
+// the in-flight cap; the real-receiver tests live in the e2e suite.
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Outcome } from "../../../../../durable-objects/messaging/context";
+import { describe, expect, it } from "vitest";
 import { prune, RETENTION_MS } from "../../../../../durable-objects/messaging/webhooks/retention";
 import {
   DEFAULT_RETRY_SCHEDULE_MS,
@@ -13,124 +11,27 @@ import {
   parseSchedule,
   retryDelay,
 } from "../../../../../durable-objects/messaging/webhooks/schedule";
-import type {
-  DeliveryRecord,
-  WebhookEndpoint,
-} from "../../../../../durable-objects/messaging/webhooks/types";
-import { sessionObject } from "../../../../../durable-objects/session/contract";
-import {
-  legacySignature,
-  newWebhookSecret,
-  standardSignature,
-} from "../../../../../workers/webhooks/signing";
-import { type ConnectedSession, connect, ownedSession } from "../../../connected-session";
-import { emit, relink } from "../../../fake-bridge";
+import type { DeliveryRecord } from "../../../../../durable-objects/messaging/webhooks/types";
+import { legacySignature, standardSignature } from "../../../../../workers/webhooks/signing";
 import { asKey, call, createUser, generateKey } from "../../../helpers";
-
-type Envelope<T> = { status: boolean; data: T };
-type Received = { url: string; headers: Headers; body: string };
-type Answer = (request: Received) => Response | Promise<Response>;
-
-const ME = "628111000111@s.whatsapp.net";
-const PEER = "628122200022@s.whatsapp.net";
-const FROM_PEER = { chat: PEER, sender: PEER, fromMe: false, pushName: "Peer" };
-
-const received: Received[] = [];
-const answers = new Map<string, Answer>();
-
-const realFetch = globalThis.fetch;
-
-/** Receivers live under hooks.example.com; one without an answer set is down (503), never the network. */
-beforeAll(() => {
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).hostname !== "hooks.example.com") return realFetch(input, init);
-    const entry = { url: request.url, headers: request.headers, body: await request.text() };
-    const answer = answers.get(request.url);
-    if (!answer) return new Response("no receiver", { status: 503 });
-    received.push(entry);
-    return answer(entry);
-  });
-});
-
-afterAll(() => {
-  vi.restoreAllMocks();
-});
-
-afterEach(() => {
-  received.length = 0;
-  answers.clear();
-});
-
-type Connected = ConnectedSession & { seq: number };
-
-/** A session whose endpoints are pushed before it starts, so every event it emits is theirs. */
-async function connected(endpoints: WebhookEndpoint[]): Promise<Connected> {
-  const owned = await ownedSession("Hooks");
-  await sessionObject(env, owned.id).setWebhooks(owned.id, endpoints);
-  return { ...(await connect(owned, ME)), seq: 2 };
-}
-
-type Hook = WebhookEndpoint;
-const url = (id: string) => `https://hooks.example.com/${id}`;
-const endpoint = (id: string, events: string[], extra: Partial<Hook> = {}): Hook => ({
-  ...{ id, url: url(id), secret: newWebhookSecret(), events, isActive: true },
-  ...extra,
-});
-
-/** A webhook row in D1 (the directory the Worker owns), for the paths that read or update it. */
-const insertHook = (hook: Hook, userId: string, sessionId: string | null) =>
-  env.DB.prepare(
-    `INSERT INTO webhooks (id, user_id, session_id, name, url, secret, events, is_active, created_at, updated_at)
-     VALUES (?, ?, ?, 'hook', ?, ?, ?, 1, 1, 1)`,
-  )
-    .bind(hook.id, userId, sessionId, hook.url, hook.secret, JSON.stringify(hook.events))
-    .run();
-
-const incoming = (s: Connected, id: string) =>
-  emit(s.link, 1, s.seq++, {
-    kind: "message",
-    live: true,
-    message: { ...FROM_PEER, id, timestamp: Date.now(), content: { type: "text", text: id } },
-  });
-
-const stub = (s: { id: string }) => sessionObject(env, s.id);
-
-async function sessionCall<T>(s: Connected, name: string, input: unknown): Promise<Outcome<T>> {
-  return (await stub(s).call(s.id, name, input)) as Outcome<T>;
-}
-
-async function log(s: Connected, webhookId: string): Promise<DeliveryRecord[]> {
-  const input = { webhookId, limit: 100, offset: 0 };
-  const outcome = await sessionCall<{ items: DeliveryRecord[] }>(s, "webhook.deliveries", input);
-  if (!outcome.ok) throw new Error(outcome.error);
-  return outcome.data.items.slice().reverse(); // oldest first reads better in assertions
-}
-
-/** Runs the alarm until `check` holds (the real alarm may get there first; both are fine). */
-async function until(
-  s: { id: string },
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 4000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out; received ${received.length} requests`);
-    await runDurableObjectAlarm(stub(s));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Makes every waiting retry due now. */
-const dueNow = (s: Connected) =>
-  runInDurableObject(stub(s), (_instance, state) => {
-    state.storage.sql.exec("UPDATE webhook_deliveries SET next_at = 0 WHERE status = 'pending'");
-  });
-
-const bodyOf = (r: Received) =>
-  JSON.parse(r.body) as { event: string; sessionId: string; data: { id?: string } };
-const to = (id: string) => received.filter((r) => r.url.endsWith(`/${id}`));
-const ok = () => new Response("ok");
+import {
+  answers,
+  bodyOf,
+  connected,
+  dueNow,
+  type Envelope,
+  endpoint,
+  incoming,
+  insertHook,
+  log,
+  ok,
+  received,
+  sessionCall,
+  stub,
+  to,
+  until,
+  url,
+} from "./fake-receivers";
 
 describe("webhook fan-out and signing", () => {
   it("delivers to subscribed active endpoints only, signed both ways", async () => {
@@ -222,22 +123,6 @@ describe("webhook retries", () => {
     expect(Date.parse(record?.nextAttemptAt ?? "") - Date.now()).toBeGreaterThan(110_000);
   });
 
-  it("keeps order per endpoint: later events wait behind a failing one", async () => {
-    const hook = endpoint("ordered", ["message.received"]);
-    let failures = 1;
-    answers.set(hook.url, () => new Response(null, { status: failures-- > 0 ? 503 : 204 }));
-    const s = await connected([hook]);
-    await incoming(s, "E-1");
-    await until(s, () => to("ordered").length === 1);
-    await incoming(s, "E-2");
-    await incoming(s, "E-3");
-    await runDurableObjectAlarm(stub(s));
-    expect(to("ordered").length).toBe(1); // E-2 and E-3 are queued behind E-1's retry
-    await dueNow(s);
-    await until(s, () => to("ordered").length === 4);
-    expect(to("ordered").map((r) => bodyOf(r).data.id)).toEqual(["E-1", "E-1", "E-2", "E-3"]);
-  });
-
   it("410 Gone disables the endpoint here and in D1, and ends its queue", async () => {
     const s = await connected([]);
     const hook = endpoint(`gone-${s.id}`, ["message.received"]);
@@ -260,7 +145,8 @@ describe("webhook retries", () => {
       const records = await log(s, hook.id);
       return records.length === 2 && records.every((d) => d.status === "failed");
     });
-    expect(to(hook.id).length).toBe(1);
+    // Both may have been in flight when the first 410 came back; nothing is sent after it.
+    expect(to(hook.id).length).toBeLessThanOrEqual(2);
     const errors = (await log(s, hook.id)).map((d) => d.error);
     expect(errors).toEqual(["endpoint disabled: 410 Gone", "endpoint disabled: 410 Gone"]);
     const row = await env.DB.prepare("SELECT is_active, disabled_reason FROM webhooks WHERE id = ?")
@@ -284,7 +170,7 @@ describe("webhook retries", () => {
 });
 
 describe("webhook redelivery and targets", () => {
-  it("redelivers with the same webhook-id, at the end of the queue", async () => {
+  it("redelivers with the same webhook-id, as a delivery of its own", async () => {
     const hook = endpoint("again", ["message.received"]);
     answers.set(hook.url, ok);
     const s = await connected([hook]);
