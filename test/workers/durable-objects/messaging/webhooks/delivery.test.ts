@@ -13,6 +13,7 @@ import {
 } from "../../../../../durable-objects/messaging/webhooks/schedule";
 import type { DeliveryRecord } from "../../../../../durable-objects/messaging/webhooks/types";
 import { legacySignature, standardSignature } from "../../../../../workers/webhooks/signing";
+import { relink } from "../../../fake-bridge";
 import { asKey, call, createUser, generateKey } from "../../../helpers";
 import {
   answers,
