@@ -18,8 +18,9 @@ let token: string;
 const bridges: BridgeProcess[] = [];
 
 beforeAll(async () => {
-  // The default grace period (15 s): long enough for a restart, as in production.
-  stack = await startStack({ env: { SIMULATOR: "1", BRIDGE: "0" } });
+  // A grace period longer than the test waits: the sessions can only come back through the restarted
+  // bridge's hello, not by being moved after the grace period (to the same bridge, as old code did).
+  stack = await startStack({ env: { SIMULATOR: "1", BRIDGE: "0", FLEET_GRACE_MS: "120000" } });
   api = await adminClient(stack.baseUrl);
   token = await createBridgeCredential(api, ID);
 });
