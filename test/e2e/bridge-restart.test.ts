@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
 import { type BridgeProcess, createBridgeCredential, startBridgeProcess } from "../support/bridge-process.ts";
-import { jidPath, personJid } from "../support/messaging.ts";
+import { connectedSession, jidPath, personJid } from "../support/messaging.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 type Detail = { state: string; me: { id: string } | null; hasInstance: boolean };
@@ -45,19 +45,6 @@ async function joined(bridge: BridgeProcess): Promise<void> {
   await eventually(async () => (linkOpens(bridge) > 0 ? true : undefined), 20_000, `${ID} to join`);
 }
 
-async function connect(id: string): Promise<Detail> {
-  expect((await api.call("POST", "/api/sessions", { name: id, sessionId: id })).status).toBe(200);
-  expect((await api.call("POST", `/api/sessions/${id}/start`)).status).toBe(200);
-  await eventually(async () =>
-    (await api.call("GET", `/api/sessions/${id}/qr`)).status === 200 ? true : undefined,
-  );
-  expect((await api.call("POST", `/api/sessions/${id}/simulate/scan`)).status).toBe(200);
-  return eventually(async () => {
-    const d = await detail(id);
-    return d.state === "connected" ? d : undefined;
-  });
-}
-
 describe("a bridge restarted with the same BRIDGE_ID", () => {
   it("refuses a second process with the id while the first is live, without flapping", async () => {
     const first = await startBridge();
@@ -76,8 +63,8 @@ describe("a bridge restarted with the same BRIDGE_ID", () => {
   }, 60_000);
 
   it("gets its sessions back within the grace period: Connected for real, sends work", async () => {
-    const accounts = new Map<string, string | undefined>();
-    for (const id of SESSIONS) accounts.set(id, (await connect(id)).me?.id);
+    const accounts = new Map<string, string>();
+    for (const id of SESSIONS) accounts.set(id, await connectedSession(api, id));
     const first = bridges[0];
     if (!first) throw new Error("no bridge");
     await first.kill("SIGKILL");

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
 import { type BridgeProcess, createBridgeCredential, startBridgeProcess } from "../support/bridge-process.ts";
+import { connectedSession } from "../support/messaging.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 type Detail = { state: string; me: { id: string } | null; hasInstance: boolean };
@@ -25,19 +26,6 @@ afterAll(async () => {
 
 const detail = async (id: string) =>
   (await api.call<Envelope<Detail>>("GET", `/api/sessions/${id}`)).body.data;
-
-async function connectOn(id: string): Promise<Detail> {
-  expect((await api.call("POST", "/api/sessions", { name: id, sessionId: id })).status).toBe(200);
-  expect((await api.call("POST", `/api/sessions/${id}/start`)).status).toBe(200);
-  await eventually(async () =>
-    (await api.call("GET", `/api/sessions/${id}/qr`)).status === 200 ? true : undefined,
-  );
-  expect((await api.call("POST", `/api/sessions/${id}/simulate/scan`)).status).toBe(200);
-  return eventually(async () => {
-    const d = await detail(id);
-    return d.state === "connected" ? d : undefined;
-  });
-}
 
 describe("one socket per session", () => {
   it("50 concurrent starts open exactly one WhatsApp socket on a real bridge", async () => {
@@ -88,8 +76,8 @@ describe("bridge failover", () => {
     // Paired four at a time: sequential pairing alone took most of the test budget on a loaded CI box.
     for (let i = 0; i < ids.length; i += 4) {
       const batch = ids.slice(i, i + 4);
-      const paired = await Promise.all(batch.map(connectOn));
-      for (const [j, id] of batch.entries()) accounts.set(id, paired[j]?.me?.id ?? "");
+      const paired = await Promise.all(batch.map((id) => connectedSession(api, id)));
+      for (const [j, id] of batch.entries()) accounts.set(id, paired[j] ?? "");
     }
 
     const second = startBridgeProcess(

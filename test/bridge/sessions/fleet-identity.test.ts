@@ -4,7 +4,7 @@
  * undo its own releases (the fleet gives back every session its hello does not list).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { startSimulatedBridge } from "../support/bridge.ts";
+import { edgeWithSimulatedBridge, startSimulatedBridge } from "../support/bridge.ts";
 import { CLOSE, startFakeEdge } from "../support/fake-edge.ts";
 import { sleep, waitFor } from "../support/wait.ts";
 
@@ -14,15 +14,8 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function setup(options: Parameters<typeof startSimulatedBridge>[1] = {}) {
-  const edge = await startFakeEdge();
-  const bridge = await startSimulatedBridge(edge, options);
-  cleanup.push(
-    () => edge.close(),
-    () => bridge.fleet.shutdown(),
-  );
-  return { edge, bridge };
-}
+const setup = (options: Parameters<typeof startSimulatedBridge>[1] = {}) =>
+  edgeWithSimulatedBridge(cleanup, options);
 
 describe("bridge identity on the fleet link", () => {
   it("on 423 (its id is live elsewhere) says so loudly and keeps trying, then joins once free", async () => {

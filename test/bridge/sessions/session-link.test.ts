@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
-import { startSimulatedBridge } from "../support/bridge.ts";
-import { CLOSE, type FakeEdge, startFakeEdge } from "../support/fake-edge.ts";
+import { edgeWithSimulatedBridge, startSimulatedBridge } from "../support/bridge.ts";
+import { CLOSE, type FakeEdge } from "../support/fake-edge.ts";
 import { sleep, waitFor } from "../support/wait.ts";
 
 const kinds = (events: SessionEvent[]) => events.map((event) => event.kind);
@@ -21,15 +21,8 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function setup(options: Parameters<typeof startSimulatedBridge>[1] = {}) {
-  const edge = await startFakeEdge();
-  const bridge = await startSimulatedBridge(edge, options);
-  cleanup.push(
-    () => edge.close(),
-    () => bridge.fleet.shutdown(),
-  );
-  return { edge, bridge };
-}
+const setup = (options: Parameters<typeof startSimulatedBridge>[1] = {}) =>
+  edgeWithSimulatedBridge(cleanup, options);
 
 function storedOf(edge: FakeEdge, sessionId: string, kind: SessionEvent["kind"]) {
   return edge.session(sessionId).stored.filter((event) => event.kind === kind);

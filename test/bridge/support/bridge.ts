@@ -11,7 +11,7 @@ import type {
 import { FleetLink } from "../../../bridge/src/sessions/fleet-link.ts";
 import type { Log, LogLevel } from "../../../bridge/src/shared/log.ts";
 import { type SimulatorOptions, simulatorNetwork } from "../../../bridge/src/simulator/simulator.ts";
-import type { FakeEdge } from "./fake-edge.ts";
+import { type FakeEdge, startFakeEdge } from "./fake-edge.ts";
 import { waitFor } from "./wait.ts";
 
 export interface LogLine {
@@ -70,6 +70,20 @@ export function startSimulatedBridge(
   options: TestBridgeOptions & { simulator?: SimulatorOptions } = {},
 ) {
   return startBridge(edge, simulatorNetwork(options.simulator), options);
+}
+
+/** A fake edge and a simulated bridge dialling it; `cleanup` is given what stops both. */
+export async function edgeWithSimulatedBridge(
+  cleanup: Array<() => Promise<void>>,
+  options: Parameters<typeof startSimulatedBridge>[1] = {},
+) {
+  const edge = await startFakeEdge();
+  const bridge = await startSimulatedBridge(edge, options);
+  cleanup.push(
+    () => edge.close(),
+    () => bridge.fleet.shutdown(),
+  );
+  return { edge, bridge };
 }
 
 export type Perform = (operation: Operation, media: PreparedMedia | null) => Promise<PerformResult>;
