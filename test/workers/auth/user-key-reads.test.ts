@@ -8,6 +8,7 @@ import worker from "../../../workers";
 import { keyringTagFor } from "../../../workers/auth/api-key-format";
 import { keyringShard } from "../../../workers/auth/keyring";
 import { USER_READ_TTL_MS } from "../../../workers/auth/user-key-reads";
+import { MEMBERSHIP_TTL_MS } from "../../../workers/control/shared/memberships";
 import { boardUser, seedCompany, seedIssue } from "../control/helpers";
 import { asKey, asSession, BASE, createUser, generateKey } from "../helpers";
 
@@ -120,5 +121,22 @@ describe("user API keys on reads", () => {
     await revokeElsewhere(owner.userId);
     await sleep(USER_READ_TTL_MS + 50);
     expect(await read()).toBe(401);
+  });
+
+  it("a board user's membership is trusted for MEMBERSHIP_TTL_MS after D1 confirmed it, then asked again", async () => {
+    const owner = await boardUser();
+    const company = await seedCompany(owner);
+    const issue = await seedIssue(company);
+    const { send } = countingKeyring();
+    expect(await send("GET", `/api/issues/${issue.id}`, owner.headers)).toBe(200);
+
+    // No route removes a membership (only deleting the user or company does); a direct delete stands
+    // in for a future one that forgot this isolate.
+    await env.DB.prepare("DELETE FROM company_memberships WHERE user_id = ?").bind(owner.userId).run();
+    const removedAt = Date.now();
+    const soon = await send("GET", `/api/issues/${issue.id}`, owner.headers);
+    if (Date.now() - removedAt < MEMBERSHIP_TTL_MS) expect(soon).toBe(200);
+    await sleep(MEMBERSHIP_TTL_MS + 50);
+    expect(await send("GET", `/api/issues/${issue.id}`, owner.headers)).toBe(404);
   });
 });
