@@ -53,7 +53,7 @@ async function revokeElsewhere(userId: string): Promise<void> {
 }
 
 describe("user API keys on reads", () => {
-  it("a repeated read with a user key does not ask the Keyring again; a write always does", async () => {
+  it("a repeated read with a user key does not ask the Keyring again; a write or an upgrade always does", async () => {
     const owner = await boardUser();
     const company = await seedCompany(owner);
     const issue = await seedIssue(company);
@@ -69,6 +69,10 @@ describe("user API keys on reads", () => {
     const patched = await send("PATCH", `/api/issues/${issue.id}`, owner.headers, { title: "renamed" });
     expect(patched).toBe(200);
     expect(counter.asked).toBe(afterFirst + 1);
+
+    // A WebSocket opened by a GET outlives the request: it asks like a write, whatever it answers.
+    await send("GET", `/api/companies/${company.id}`, { ...owner.headers, Upgrade: "websocket" });
+    expect(counter.asked).toBe(afterFirst + 2);
   });
 
   it("revoking a key through the API refuses its next read and write at once", async () => {
