@@ -83,7 +83,7 @@ async function callJson(baseUrl, method, route, headers, body, expected) {
 }
 
 /** A company, two agents with a key each: the cast of every measurement below. */
-async function setUp(baseUrl, apiKey) {
+export async function setUp(baseUrl, apiKey) {
   const board = { "X-API-Key": apiKey };
   const suffix = Math.random().toString(36).slice(2, 8);
   const company = (await callJson(baseUrl, "POST", "/api/companies", board, { name: `Bench ${suffix}` }, 201))
@@ -136,7 +136,7 @@ const statusOf = async (baseUrl, method, route, headers, body) =>
   (await callJson(baseUrl, method, route, headers, body)).status;
 
 /** GET /api/issues/:id with `connections` connections, each walking the ids round-robin. */
-async function measureIssueGet(baseUrl, headers, issueIds, duration) {
+export async function measureIssueGet(baseUrl, headers, issueIds, duration) {
   let next = 0;
   const result = await autocannon({
     url: baseUrl,
@@ -164,7 +164,7 @@ async function measureIssueGet(baseUrl, headers, issueIds, duration) {
 }
 
 /** (c): issue create, sequential; also how the 200 issues of (a) and (b) come to exist. */
-async function createIssues(baseUrl, board, companyId, count) {
+export async function createIssues(baseUrl, board, companyId, count) {
   const ids = [];
   const run = await sequential(count, async (i) => {
     const res = await callJson(baseUrl, "POST", `/api/companies/${companyId}/issues`, board, {

@@ -139,16 +139,24 @@ const stackArgs = () => (benchStack() === "serve" ? ["--serve"] : []);
 
 /**
  * Boots `node scripts/start.mjs` (with `extraEnv` on top of this process's environment) on a free port with an empty state directory and LOG_LEVEL=warn.
+ * `logLevel: null` leaves LOG_LEVEL and LOG_REQUESTS unset, so the stack logs at start.mjs's default (what a user gets).
  * Its output goes to this process's stderr. Ctrl-C or SIGTERM here also stops the stack.
+ * @param {Record<string, string>} [extraEnv]
+ * @param {{ logLevel?: string | null }} [options]
  * @returns {Promise<{ baseUrl: string, stop: () => Promise<void> }>}
  */
-export async function bootStack(extraEnv = {}) {
+export async function bootStack(extraEnv = {}, { logLevel = "warn" } = {}) {
   const port = await findFreePort();
   const stateDir = await mkdtemp(path.join(tmpdir(), "switchboard-bench-"));
   const baseUrl = `http://${HOST}:${port}`;
+  const env = { ...process.env, ...extraEnv, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: logLevel };
+  if (logLevel === null) {
+    delete env.LOG_LEVEL;
+    delete env.LOG_REQUESTS;
+  }
   const child = spawn(process.execPath, [START_SCRIPT, ...stackArgs()], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...extraEnv, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: "warn" },
+    env,
     stdio: ["ignore", process.stderr, process.stderr],
   });
 

@@ -20,6 +20,7 @@ const BENCH_FILES = [
   "control.mjs",
   "automation.mjs",
   "dashboard.mjs",
+  "defaults.mjs",
 ];
 
 async function runBench(file) {

@@ -18,8 +18,8 @@ import type { Env } from "../workers/core/env";
  * Each owner's keys live in exactly one shard, named by a tag embedded in the key itself, so every
  * write that changes an owner's credentials or identity (new or revoked key; a user's role or e-mail;
  * an agent's role or status; deletion) invalidates that one shard right after it commits: revocation
- * is immediate, not eventually consistent. (Isolates may answer an agent's reads for up to a second
- * from their own last answer: see workers/auth/agent-key-reads.ts.)
+ * is immediate, not eventually consistent. (Isolates may answer reads with an agent key or a user API
+ * key for up to a second from their own last answer: see workers/auth/recent-reads.ts.)
  */
 export class Keyring extends DurableObject<Env> implements KeyringObject {
   private readonly users = new PrincipalCache<Omit<ResolvedKey, "touch">>();

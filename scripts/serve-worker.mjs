@@ -21,6 +21,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { DEFAULT_LOG_LEVEL } from "./log-settings.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
@@ -47,7 +48,13 @@ function log(message) {
 
 /** @returns {{ ip: string, port: number, stateDir: string, logLevel: string, vars: Record<string, string> }} */
 function parseArgs(argv) {
-  const options = { ip: "127.0.0.1", port: 8787, stateDir: DEFAULT_STATE_DIR, logLevel: "info", vars: {} };
+  const options = {
+    ip: "127.0.0.1",
+    port: 8787,
+    stateDir: DEFAULT_STATE_DIR,
+    logLevel: DEFAULT_LOG_LEVEL,
+    vars: {},
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[++i];
@@ -91,7 +98,9 @@ function miniflareOptions(options, buildDir) {
     host: options.ip,
     port: options.port,
     log: new Log(logLevel),
-    // A line per request, as `wrangler dev` prints, only when info lines are shown at all.
+    // A line per request, as `wrangler dev` prints, only when info lines are shown at all (LOG_LEVEL
+    // info or debug, or LOG_REQUESTS=1: scripts/log-settings.mjs). Off, workerd skips the loopback
+    // call that hands each line to this process.
     logRequests: logLevel >= LogLevel.INFO,
     // No internet needed: the placeholder `request.cf` instead of downloading Cloudflare's.
     cf: false,

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // `npm start`: prepares local state and runs the whole local stack until Ctrl-C.
 //
-// Environment: PORT (default 8787), LOG_LEVEL (default info), STATE_DIR (optional; where wrangler
-// keeps the local D1 database and Durable Object storage, default .wrangler/state), INSPECTOR_PORT
-// (with --serve only: where DevTools attach; `wrangler dev` always picks a free one), BRIDGE=0 (no
-// WhatsApp bridge), RUNNER=0 (no local agent runner), CRON=0 (no local cron trigger).
+// Environment: PORT (default 8787), LOG_LEVEL (default warn) and LOG_REQUESTS=1 (a line per request;
+// see scripts/log-settings.mjs), STATE_DIR (optional; where wrangler keeps the local D1 database and
+// Durable Object storage, default .wrangler/state), INSPECTOR_PORT (with --serve only: where DevTools
+// attach; `wrangler dev` always picks a free one), BRIDGE=0 (no WhatsApp bridge), RUNNER=0 (no local
+// agent runner), CRON=0 (no local cron trigger).
 //
 // Once the Worker answers, a local runner starts for the admin's companies (scripts/local-runner.mjs)
 // and the Worker's scheduled handler fires every minute, as Cloudflare's cron trigger does
@@ -19,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { ensureDevVars, readDevVars } from "./dev-vars.mjs";
 import { startLocalCron } from "./local-cron.mjs";
 import { localRunnerToken } from "./local-runner.mjs";
+import { logSettings } from "./log-settings.mjs";
 import { groupIsAlive, signalGroup } from "./process-group.mjs";
 import { bridgeService, HOST, persistArgs, runnerService, WRANGLER_ENV, workerService } from "./services.mjs";
 
@@ -56,7 +58,8 @@ function readConfig() {
   const stateDir = process.env.STATE_DIR ? path.resolve(process.env.STATE_DIR) : undefined;
   return {
     port,
-    logLevel: process.env.LOG_LEVEL ?? "info",
+    // Warnings and errors only unless asked: a line per request costs workerd a loopback call each.
+    logLevel: logSettings(process.env).level,
     stateDir,
     // SIMULATOR=1: WhatsApp is the bridge's in-memory simulator, and the edge exposes its controls.
     simulator: process.env.SIMULATOR === "1",

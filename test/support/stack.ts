@@ -18,11 +18,18 @@ export interface Stack {
    * with `keepState`, so a later startStack({ stateDir }) comes back to the same data).
    */
   stop(options?: { keepState?: boolean }): Promise<void>;
+  /** The last few kilobytes start.mjs and its children printed (stdout and stderr). */
+  output(): string;
 }
 
 export interface StackOptions {
   /** Extra environment for start.mjs (PORT, STATE_DIR and LOG_LEVEL are set by the helper). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * LOG_LEVEL for start.mjs (default warn); null leaves it and LOG_REQUESTS unset, so the stack logs
+   * as it does for a user who set nothing.
+   */
+  readonly logLevel?: string | null;
   /** How long to wait for GET /api/health to answer 200. */
   readonly readyTimeoutMs?: number;
   /** Reuse this state directory (a stopped stack's, kept with `keepState`) instead of a fresh one. */
@@ -132,13 +139,24 @@ async function assertPortClosed(port: number): Promise<void> {
   }
 }
 
+function stackEnvironment(options: StackOptions, port: number, stateDir: string): NodeJS.ProcessEnv {
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  const logLevel = options.logLevel === undefined ? "warn" : options.logLevel;
+  if (logLevel === null) {
+    delete inherited.LOG_LEVEL;
+    delete inherited.LOG_REQUESTS;
+  }
+  const logging = logLevel === null ? {} : { LOG_LEVEL: logLevel };
+  return { ...inherited, ...options.env, ...logging, PORT: String(port), STATE_DIR: stateDir };
+}
+
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const port = await findFreePort();
   const stateDir = options.stateDir ?? (await mkdtemp(path.join(tmpdir(), "switchboard-e2e-")));
   const baseUrl = `http://${HOST}:${port}`;
   const child = spawn(process.execPath, [START_SCRIPT, ...(options.serve ? ["--serve"] : [])], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...options.env, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: "warn" },
+    env: stackEnvironment(options, port, stateDir),
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output = captureOutput(child);
@@ -162,5 +180,5 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await stop().catch(() => undefined);
     throw error;
   }
-  return { baseUrl, port, stateDir, stop };
+  return { baseUrl, port, stateDir, stop, output };
 }

@@ -7,6 +7,7 @@ import { apiKeys } from "../db/schema";
 import { generateApiKey, isWellFormedApiKey, keyringTagFor, keyringTagOf } from "./api-key-format";
 import { sha256Hex } from "./crypto";
 import { keyringShard } from "./keyring";
+import { userKeyReads } from "./user-key-reads";
 
 export interface KeyLookup {
   principal: Principal;
@@ -14,26 +15,47 @@ export interface KeyLookup {
   touch?: Promise<unknown>;
 }
 
-/** Resolves a presented key through its Keyring shard: memory on a hit, one D1 read on a miss. */
-export async function principalFromApiKey(env: Env, db: Db, presented: string): Promise<KeyLookup | null> {
+/**
+ * Resolves a presented key through its Keyring shard: memory on a hit, one D1 read on a miss. A read
+ * (`forRead`) may be answered from what this isolate resolved within the last USER_READ_TTL_MS
+ * instead (see user-key-reads.ts); a write always asks, so a revoked key never writes again.
+ */
+export async function principalFromApiKey(
+  env: Env,
+  db: Db,
+  presented: string,
+  { forRead }: { forRead: boolean },
+): Promise<KeyLookup | null> {
   if (!isWellFormedApiKey(presented)) return null;
-  const resolved = await keyringShard(env, keyringTagOf(presented)).resolve(await sha256Hex(presented));
-  if (!resolved) return null;
-  const principal: Principal = { via: "api_key", user: resolved.user, apiKeyId: resolved.apiKeyId };
-  if (!resolved.touch) return { principal };
-  const touch = db
+  const keyHash = await sha256Hex(presented);
+  const recent = forRead ? userKeyReads.recent(keyHash) : undefined;
+  if (recent) return { principal: { via: "api_key", ...recent } };
+
+  const generationAtRead = userKeyReads.currentGeneration();
+  const resolved = await keyringShard(env, keyringTagOf(presented)).resolve(keyHash);
+  if (!resolved) {
+    userKeyReads.forgetKey(keyHash);
+    return null;
+  }
+  const { touch, ...identity } = resolved;
+  userKeyReads.remember(keyHash, identity, identity.user.id, generationAtRead);
+  const principal: Principal = { via: "api_key", ...identity };
+  if (!touch) return { principal };
+  const write = db
     .update(apiKeys)
     .set({ lastUsedAt: Date.now() })
-    .where(eq(apiKeys.id, resolved.apiKeyId))
+    .where(eq(apiKeys.id, identity.apiKeyId))
     .run();
-  return { principal, touch };
+  return { principal, touch: write };
 }
 
 /**
  * Must follow every committed change to a user's keys, role, name or e-mail, and their deletion:
- * the Keyring then answers from D1 again, so no cached principal outlives the change.
+ * the Keyring then answers from D1 again, so no cached principal outlives the change on any write,
+ * nor on any read in this isolate; other isolates' reads follow within USER_READ_TTL_MS.
  */
 export async function credentialsChanged(env: Env, userId: string): Promise<void> {
+  userKeyReads.forgetOwner(userId);
   await keyringShard(env, await keyringTagFor(userId)).invalidate(userId);
 }
 

@@ -32,6 +32,14 @@ export function isPublicRoute(method: string, path: string): boolean {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
+ * A request that may be authenticated from the isolate's recent answer (user-key-reads.ts,
+ * agent-key-reads.ts). Not a WebSocket upgrade: the socket it opens outlives the request, so it asks
+ * the Keyring like a write.
+ */
+const isPlainRead = (c: Context<AppEnv>): boolean =>
+  SAFE_METHODS.has(c.req.method) && c.req.header("Upgrade") === undefined;
+
+/**
  * Resolves the caller from `X-API-Key` (tried first, and exclusively when present) or the session
  * cookie. API-key requests need no CSRF token; cookie requests that change state must send the
  * token from GET /api/auth/csrf in `X-CSRF-Token`.
@@ -42,7 +50,7 @@ export async function resolvePrincipal(c: Context<AppEnv>): Promise<Principal | 
   const db = database(c.env.DB);
   const presentedKey = c.req.header(API_KEY_HEADER);
   if (presentedKey !== undefined) {
-    const found = await principalFromApiKey(c.env, db, presentedKey.trim());
+    const found = await principalFromApiKey(c.env, db, presentedKey.trim(), { forRead: isPlainRead(c) });
     if (found?.touch) c.executionCtx.waitUntil(found.touch.catch(() => undefined));
     return found?.principal ?? null;
   }
@@ -59,9 +67,7 @@ function bearerToken(c: Context<AppEnv>): string | undefined {
 
 /** An agent key authenticates control-plane routes only; the gateway never accepts one. */
 async function authenticateAgent(c: Context<AppEnv>, token: string): Promise<void> {
-  const found = await actorFromAgentKey(c.env, database(c.env.DB), token, {
-    forRead: SAFE_METHODS.has(c.req.method),
-  });
+  const found = await actorFromAgentKey(c.env, database(c.env.DB), token, { forRead: isPlainRead(c) });
   if (!found) throw unauthorized("Missing, invalid or revoked agent key");
   if (found.touch) c.executionCtx.waitUntil(found.touch.catch(() => undefined));
   c.set("actor", found.actor);

@@ -6,21 +6,28 @@ import type { Db } from "../../db/client";
 import { database } from "../../db/client";
 import { type CompanyRow, companies, companyMemberships } from "../../db/schema";
 import { forbidden, notFound } from "../../http/errors";
+import { recentlyConfirmedMember, rememberMember } from "./memberships";
 
 /** The caller and a D1 handle: what every control-plane handler starts from. */
 export function controlContext(c: Context<AppEnv>): { actor: Actor; db: Db } {
   return { actor: c.get("actor"), db: database(c.env.DB) };
 }
 
-/** Whether the actor may see `companyId` at all. Agents see exactly their own company. */
+/**
+ * Whether the actor may see `companyId` at all. Agents see exactly their own company; board users the
+ * companies they are members of (a "yes" is remembered briefly: see memberships.ts).
+ */
 export async function canAccessCompany(db: Db, actor: Actor, companyId: string): Promise<boolean> {
   if (actor.type === "agent") return actor.companyId === companyId;
+  if (recentlyConfirmedMember(actor.userId, companyId)) return true;
   const membership = await db
     .select({ role: companyMemberships.role })
     .from(companyMemberships)
     .where(and(eq(companyMemberships.companyId, companyId), eq(companyMemberships.userId, actor.userId)))
     .get();
-  return membership !== undefined;
+  if (membership === undefined) return false;
+  rememberMember(actor.userId, companyId);
+  return true;
 }
 
 /**
