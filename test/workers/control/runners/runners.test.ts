@@ -299,8 +299,10 @@ describe("attaching, detaching and revoking", () => {
     expect((await link.closedWith()).code).toBe(4003);
     await expectEventually(async () => (await runRow(run.runId))?.status === "failed");
     expect((await runRow(run.runId))?.error_reason).toBe("runner_revoked");
-    const after = await call<Json>("GET", `/api/issues/${issue.id}`, { headers: owner.headers });
-    expect(after.body).toMatchObject({ status: "todo", assigneeAgentId: null });
+    // The run ends first, then gives back its issues (endRun): the release may lag by a moment.
+    const issueOf = () => call<Json>("GET", `/api/issues/${issue.id}`, { headers: owner.headers });
+    await expectEventually(async () => (await issueOf()).body.status === "todo");
+    expect((await issueOf()).body).toMatchObject({ status: "todo", assigneeAgentId: null });
     expect((await dialRunner(runner.token)).status).toBe(401);
     const mine = await call<Json[]>("GET", "/api/runners", { headers: owner.headers });
     expect(mine.body[0]).toMatchObject({ id: runner.id, connected: false, revokedAt: expect.any(String) });

@@ -136,8 +136,10 @@ describe("the runner link", () => {
       error_reason: "exit code 2",
       log_excerpt: "working\n",
     });
-    const issueAfter = await call<Json>("GET", `/api/issues/${issue.id}`, { headers: board.headers });
-    expect(issueAfter.body).toMatchObject({ status: "todo", assigneeAgentId: null });
+    // The run ends first, then gives back its issues (endRun): the release may lag by a moment.
+    const issueOf = () => call<Json>("GET", `/api/issues/${issue.id}`, { headers: board.headers });
+    await expectEventually(async () => (await issueOf()).body.status === "todo");
+    expect((await issueOf()).body).toMatchObject({ status: "todo", assigneeAgentId: null });
     expect((await call("GET", "/api/agents/me", { headers: runKey })).status).toBe(401);
     const log = await call<{ chunks: Json[] }>("GET", `/api/heartbeat-runs/${run.runId}/log`, {
       headers: board.headers,
