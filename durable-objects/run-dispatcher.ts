@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { type DispatcherFrame, type RunnerFrame, RunnerFrameSchema } from "../bridge/src/protocol/runner";
-import { runnerConnected, runnerDisconnected, runnerSeen } from "../workers/control/runners";
+import { apiBaseUrl, runnerConnected, runnerDisconnected, runnerSeen } from "../workers/control/runners";
 import {
   claimNextRun,
   failLinkRuns,
@@ -58,7 +58,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     const link: RunnerLink = {
       linkId: crypto.randomUUID(),
       runnerId,
-      apiUrl: request.headers.get("X-Platform-Api-Url") ?? new URL(request.url).origin,
+      apiUrl: apiBaseUrl(request.headers.get("X-Platform-Api-Url") ?? new URL(request.url).origin),
     };
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];

@@ -30,7 +30,7 @@ export interface RunnerLink {
   linkId: string;
   /** The registered runner (runners.id) whose token opened the link. */
   runnerId: string;
-  /** The edge's origin as the runner reached it: what the runs' PLATFORM_API_URL points at. */
+  /** The API's base URL as the runner reached the edge (origin + `/api`): the runs' PLATFORM_API_URL. */
   apiUrl: string;
 }
 

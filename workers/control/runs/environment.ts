@@ -21,8 +21,9 @@ interface RunContext {
 
 const DEFAULT_PROMPT =
   "You are {{agentName}} ({{agentRole}}). Wake reason: {{wakeReason}}. Task: {{taskId}}. " +
-  "Follow the heartbeat protocol: GET /api/agents/me, your inbox, checkout, heartbeat-context, then PATCH " +
-  "the issue with a comment. The API is at $PLATFORM_API_URL; authenticate with $PLATFORM_API_KEY.";
+  "Follow the heartbeat protocol: GET $PLATFORM_API_URL/agents/me, your inbox, checkout, heartbeat-context, " +
+  "then PATCH the issue with a comment. $PLATFORM_API_URL is the API's base URL (it ends in /api); " +
+  "authenticate with Authorization: Bearer $PLATFORM_API_KEY.";
 
 const text = (value: unknown): string | null =>
   typeof value === "string" && value.length > 0 ? value : null;
