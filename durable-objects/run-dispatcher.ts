@@ -122,6 +122,8 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     } else if (frame.type === "log") {
       await recordLog(db, link.linkId, frame);
       await this.#releaseHeldFinish(frame.runId, false);
+    } else if (frame.type === "event") {
+      // Transcript events are stored from the transcript slice on; until then the raw log has it all.
     } else if (frame.type === "heartbeat") {
       await touchRuns(db, link.linkId, frame.runIds);
       await runnerSeen(db, link.runnerId);

@@ -5,6 +5,7 @@ import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import {
+  ADAPTER_TYPES,
   type AgentRow,
   agentApiKeys,
   agents,
@@ -20,8 +21,8 @@ import { wakeRefusal } from "../wakes";
 import { runEnvironment } from "./environment";
 import { endRun } from "./lifecycle";
 
-/** Adapters that run on a user's machine, through a registered runner. */
-export const LOCAL_ADAPTERS = ["coder_local", "assistant_local"] as const;
+/** Adapters that run on a user's machine, through a registered runner: all of them, today. */
+export const LOCAL_ADAPTERS = ADAPTER_TYPES;
 const DEFAULT_TIMEOUT_SEC = 600;
 
 /** One open runner link, as the RunDispatcher knows it. */
@@ -186,5 +187,7 @@ async function assignment(
     prompt: prepared.prompt,
     timeoutSec: prepared.timeoutSec ?? DEFAULT_TIMEOUT_SEC,
     env: { ...prepared.env, PLATFORM_API_KEY: key },
+    adapterConfig: prepared.adapterConfig,
+    protocol: prepared.protocol,
   };
 }
