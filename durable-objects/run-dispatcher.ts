@@ -7,6 +7,7 @@ import {
   finishRun,
   logsComplete,
   type RunnerLink,
+  recordEvent,
   recordLog,
   touchRuns,
 } from "../workers/control/runs";
@@ -123,11 +124,12 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
       await recordLog(db, link.linkId, frame);
       await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "event") {
-      // Transcript events are stored from the transcript slice on; until then the raw log has it all.
+      await recordEvent(db, link.linkId, frame);
+      await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "heartbeat") {
       await touchRuns(db, link.linkId, frame.runIds);
       await runnerSeen(db, link.runnerId);
-    } else if (await logsComplete(db, frame.runId, frame.logFrames))
+    } else if (await logsComplete(db, frame.runId, frame.logFrames, frame.eventFrames))
       await finishRun(this.env, db, link.linkId, frame);
     else this.#holdFinish(link.linkId, frame);
   }
@@ -145,7 +147,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     const held = this.#heldFinishes.get(runId);
     if (!held) return;
     const db = database(this.env.DB);
-    if (!force && !(await logsComplete(db, runId, held.frame.logFrames))) return;
+    if (!force && !(await logsComplete(db, runId, held.frame.logFrames, held.frame.eventFrames))) return;
     clearTimeout(held.timer);
     this.#heldFinishes.delete(runId);
     await finishRun(this.env, db, held.linkId, held.frame);

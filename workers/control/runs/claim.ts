@@ -20,6 +20,7 @@ import { coveredCompanyIds } from "../runners";
 import { wakeRefusal } from "../wakes";
 import { runEnvironment } from "./environment";
 import { endRun } from "./lifecycle";
+import { sessionFor } from "./sessions";
 
 /** Adapters that run on a user's machine, through a registered runner: all of them, today. */
 export const LOCAL_ADAPTERS = ADAPTER_TYPES;
@@ -189,5 +190,6 @@ async function assignment(
     env: { ...prepared.env, PLATFORM_API_KEY: key },
     adapterConfig: prepared.adapterConfig,
     protocol: prepared.protocol,
+    session: await sessionFor(db, run, agent),
   };
 }
