@@ -19,6 +19,17 @@ export const RunnerHelloSchema = z.object({
   node: z.string().max(32),
   /** The OS user agent processes run as, when not the runner's own (RUNNER_RUN_AS). */
   runAs: z.string().max(64).nullable(),
+  /** The agent CLIs its adapters start, and their `--version` (null: not installed). */
+  clis: z
+    .array(
+      z.object({
+        adapterType: z.string().max(64),
+        command: z.string().max(256),
+        version: z.string().max(200).nullable(),
+      }),
+    )
+    .max(32)
+    .optional(),
 });
 
 /** A CLI's conversation, as its adapter resumes it: the id the CLI gave, and where it was made. */

@@ -16,6 +16,7 @@ import type { TranscriptEvent } from "../protocol/transcript.ts";
 import type { Log } from "../shared/log.ts";
 import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/reconnecting-socket.ts";
 import { AgentProcess } from "./agent-process.ts";
+import { type FoundCli, probeClis } from "./cli-probe.ts";
 import type { RunAs } from "./config.ts";
 
 const POLL_MS = 5_000;
@@ -41,6 +42,8 @@ export class AgentRunner {
   private readonly seq = new Map<string, number>();
   private readonly eventSeq = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
+  /** Asked once at start; every hello reports it. */
+  private clis: Promise<FoundCli[]> = Promise.resolve([]);
 
   constructor(private readonly options: AgentRunnerOptions) {
     this.link = new ReconnectingSocket({
@@ -55,6 +58,7 @@ export class AgentRunner {
   }
 
   start(): void {
+    this.clis = probeClis().catch(() => []);
     this.link.start();
     this.timers = [
       setInterval(() => this.claim(), POLL_MS),
@@ -73,16 +77,19 @@ export class AgentRunner {
   private onOpen(): void {
     this.link.resetBackoff();
     this.options.log("info", "runner link open", { running: this.running.size });
-    this.send({
-      type: "hello",
-      version: VERSION,
-      slots: this.options.slots,
-      platform: platform(),
-      arch: arch(),
-      node: process.version,
-      runAs: this.options.runAs?.user ?? null,
+    void this.clis.then((clis) => {
+      this.send({
+        type: "hello",
+        version: VERSION,
+        slots: this.options.slots,
+        platform: platform(),
+        arch: arch(),
+        node: process.version,
+        runAs: this.options.runAs?.user ?? null,
+        clis,
+      });
+      this.claim();
     });
-    this.claim();
   }
 
   private onClose(close: LinkClose): AfterClose {
