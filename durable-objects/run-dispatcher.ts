@@ -1,12 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { type DispatcherFrame, type RunnerFrame, RunnerFrameSchema } from "../bridge/src/protocol/runner";
-import { runnerConnected, runnerDisconnected, runnerSeen } from "../workers/control/runners";
+import { apiBaseUrl, runnerConnected, runnerDisconnected, runnerSeen } from "../workers/control/runners";
 import {
   claimNextRun,
   failLinkRuns,
   finishRun,
   logsComplete,
   type RunnerLink,
+  recordEvent,
   recordLog,
   touchRuns,
 } from "../workers/control/runs";
@@ -58,7 +59,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     const link: RunnerLink = {
       linkId: crypto.randomUUID(),
       runnerId,
-      apiUrl: request.headers.get("X-Platform-Api-Url") ?? new URL(request.url).origin,
+      apiUrl: apiBaseUrl(request.headers.get("X-Platform-Api-Url") ?? new URL(request.url).origin),
     };
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
@@ -122,10 +123,13 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     } else if (frame.type === "log") {
       await recordLog(db, link.linkId, frame);
       await this.#releaseHeldFinish(frame.runId, false);
+    } else if (frame.type === "event") {
+      await recordEvent(db, link.linkId, frame);
+      await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "heartbeat") {
       await touchRuns(db, link.linkId, frame.runIds);
       await runnerSeen(db, link.runnerId);
-    } else if (await logsComplete(db, frame.runId, frame.logFrames))
+    } else if (await logsComplete(db, frame.runId, frame.logFrames, frame.eventFrames))
       await finishRun(this.env, db, link.linkId, frame);
     else this.#holdFinish(link.linkId, frame);
   }
@@ -143,7 +147,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     const held = this.#heldFinishes.get(runId);
     if (!held) return;
     const db = database(this.env.DB);
-    if (!force && !(await logsComplete(db, runId, held.frame.logFrames))) return;
+    if (!force && !(await logsComplete(db, runId, held.frame.logFrames, held.frame.eventFrames))) return;
     clearTimeout(held.timer);
     this.#heldFinishes.delete(runId);
     await finishRun(this.env, db, held.linkId, held.frame);

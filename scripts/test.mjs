@@ -50,6 +50,14 @@ const STEPS = [
     args: [path.join(ROOT, "scripts", "ensure-chromium.mjs")],
     background: true,
   },
+  // The real agent CLIs (pinned, scripts/agent-clis.json) for the adapter suites in bridge and e2e:
+  // installed into a cache outside node_modules when missing, a no-op when there.
+  {
+    name: "agent CLIs",
+    command: process.execPath,
+    args: [path.join(ROOT, "scripts", "ensure-agent-clis.mjs")],
+    background: true,
+  },
   vitestStep("workers", "vitest.workers.config.ts"),
   vitestStep("bridge", "vitest.bridge.config.ts"),
   vitestStep("e2e", "vitest.e2e.config.ts"),

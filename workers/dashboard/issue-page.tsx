@@ -236,7 +236,9 @@ async function showIssue(c: IssueContext, issueId: string, view: IssueView = {})
               {runs.length === 0 ? (
                 <EmptyState>No agent has worked on this issue yet.</EmptyState>
               ) : (
-                runs.map(({ run, log }) => <RunEntry run={run} log={log} names={names} />)
+                runs.map(({ run, log, events }) => (
+                  <RunEntry run={run} log={log} events={events} names={names} />
+                ))
               )}
             </section>
             <section aria-labelledby="issue-comments">

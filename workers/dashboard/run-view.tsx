@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { RunSchema } from "../control/agents";
 import { apiCompanyPath } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { Transcript, transcriptOf } from "./run-transcript";
 import { StatusBadge, Time } from "./ui";
 
 /** A heartbeat run on a page: how it was woken, when, how it ended, why it waits, and its output. */
@@ -29,15 +30,24 @@ async function logOf(c: PageContext, run: Run): Promise<string> {
   return detail.ok ? (detail.data.logExcerpt ?? "") : "";
 }
 
-/** The newest runs woken for an issue, each with the tail of its output. */
+/** The newest runs woken for an issue, each with its conversation and the tail of its output. */
 export async function runsOf(c: PageContext, issue: { id: string; companyId: string }) {
   const runs = await c.var.api.get<Run[]>(
     `${apiCompanyPath(issue.companyId)}/heartbeat-runs?issueId=${issue.id}&limit=${RUNS_SHOWN}`,
   );
-  return Promise.all(runs.map(async (run) => ({ run, log: await logOf(c, run) })));
+  return Promise.all(
+    runs.map(async (run) => ({ run, log: await logOf(c, run), events: await transcriptOf(c, run.id) })),
+  );
 }
 
-export function RunEntry({ run, log, names }: { run: Run; log: string; names: ReadonlyMap<string, string> }) {
+type RunEntryProps = {
+  run: Run;
+  log: string;
+  events: Awaited<ReturnType<typeof transcriptOf>>;
+  names: ReadonlyMap<string, string>;
+};
+
+export function RunEntry({ run, log, events, names }: RunEntryProps) {
   return (
     <article class="card">
       <h3>
@@ -76,6 +86,7 @@ export function RunEntry({ run, log, names }: { run: Run; log: string; names: Re
           runner); see docs/security.md.
         </p>
       )}
+      <Transcript events={events} />
       {log === "" ? (
         <p class="muted">No output yet.</p>
       ) : (

@@ -32,7 +32,12 @@ export const AGENT_ROLES = [
   "researcher",
   "general",
 ] as const;
-export const ADAPTER_TYPES = ["coder_local", "assistant_local"] as const;
+/**
+ * How a runner runs an agent (bridge/src/runner/adapters): `claude_local` starts Claude Code and reads
+ * its stream; `process` starts any command; coder_local and assistant_local are the older names of
+ * `process`, kept for existing agents.
+ */
+export const ADAPTER_TYPES = ["claude_local", "process", "coder_local", "assistant_local"] as const;
 export const ISSUE_STATUSES = [
   "backlog",
   "todo",

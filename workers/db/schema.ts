@@ -6,6 +6,7 @@
  * Each module imports only the ones above it in this list, never this file.
  */
 
+export * from "./adapter-schema";
 export * from "./automation-schema";
 export * from "./bridge-schema";
 export * from "./control-schema";

@@ -13,6 +13,13 @@ export const isAdapterType = (value: string): value is AdapterType =>
   (ADAPTER_TYPES as readonly string[]).includes(value);
 
 const ADAPTER_SUMMARIES: Record<AdapterType, string> = {
+  claude_local:
+    "Claude Code (the `claude` CLI) run unattended on the operator's machine by the local runner. The " +
+    "runner passes your instructions and the platform protocol as its system prompt, resumes its " +
+    "session on the next wake for the same issue, and reads its cost, tokens and transcript.",
+  process:
+    "Any command, run by the local runner with the rendered prompt on standard input: the escape " +
+    "hatch for a CLI without an adapter of its own. Only a PLATFORM_USAGE line reports its cost.",
   coder_local:
     "A coding agent CLI (Claude Code, Codex, …) run on the operator's machine by the local runner, " +
     "in a checkout of the project's repository. Use it for engineering roles.",
@@ -22,6 +29,29 @@ const ADAPTER_SUMMARIES: Record<AdapterType, string> = {
 };
 
 const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
+  claude_local: `{
+  "adapterType": "claude_local",
+  "adapterConfig": {
+    "cwd": "/home/me/src/website",
+    "model": "sonnet",
+    "instructionsFilePath": "/home/me/agents/engineer.md",
+    "permissionMode": "bypassPermissions",
+    "maxTurns": 40,
+    "timeoutSec": 1800,
+    "env": {"ANTHROPIC_API_KEY": {"type": "secret_ref", "secretId": "<secret id>", "version": "latest"}}
+  },
+  "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
+}`,
+  process: `{
+  "adapterType": "process",
+  "adapterConfig": {
+    "command": "node",
+    "args": ["/home/me/agents/my-agent.mjs"],
+    "cwd": "/home/me/agents/work",
+    "promptTemplate": "You are {{agentName}}. Wake reason: {{wakeReason}}. Task: {{taskId}}.",
+    "timeoutSec": 600
+  }
+}`,
   coder_local: `{
   "adapterType": "coder_local",
   "adapterConfig": {
@@ -53,6 +83,17 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
 }`,
 };
 
+const STARTS_COMMAND = "starts adapterConfig.command with adapterConfig.args";
+const ADAPTER_LAUNCH: Record<AdapterType, string> = {
+  claude_local:
+    "starts `claude --print --output-format stream-json --verbose` (with --resume, --model,\n" +
+    "--append-system-prompt-file, the permission flags and --max-turns from adapterConfig); its\n" +
+    "transcript, session, cost and tokens are read from that stream",
+  process: STARTS_COMMAND,
+  coder_local: STARTS_COMMAND,
+  assistant_local: STARTS_COMMAND,
+};
+
 /** Word-wraps `text` at `width` columns, every line after the first indented by `indent` spaces. */
 function wrap(text: string, width: number, indent: number): string {
   const lines: string[] = [];
@@ -73,17 +114,25 @@ function modelsText(type: AdapterType): string {
     .join("\n");
 }
 
-const ADAPTER_CONFIG_FIELDS = `adapterConfig (all optional except command, which a run needs):
-  command               the executable to start, e.g. "claude" or "/usr/local/bin/codex"
-  args                  array of strings passed to it, no shell expansion
+const ADAPTER_CONFIG_FIELDS = `adapterConfig (all optional, except command for process, coder_local and assistant_local):
+  command               the executable to start, e.g. "/usr/local/bin/codex"; claude_local starts
+                        "claude" from the runner's PATH unless this names another
+  args                  process: array of strings passed to it, no shell expansion
+  permissionMode        claude_local: bypassPermissions (default: nobody answers prompts in an
+                        unattended run), acceptEdits, auto, default, dontAsk or plan
+  allowedTools          claude_local: tools allowed without asking, e.g. ["Bash", "Edit"]
+  maxTurns              claude_local: stop after this many agentic turns
+  extraArgs             claude_local: more arguments, appended as given
   cwd                   working directory of the process (the repository for coding agents)
   model                 one of the adapter's models (see below); also passed as PLATFORM_MODEL
-  promptTemplate        the text written to the process's standard input. Placeholders:
+  promptTemplate        the prompt, written to the process's standard input. Placeholders:
                         {{agentName}} {{agentRole}} {{agentId}} {{runId}} {{taskId}}
                         {{wakeReason}} {{commentId}} {{model}}; unknown ones render empty.
                         Without it a short default prompt describing the heartbeat is used.
   instructionsFilePath  absolute path of a markdown file with standing instructions; passed as
-                        PLATFORM_INSTRUCTIONS_FILE (the agent itself or a manager may change it)
+                        PLATFORM_INSTRUCTIONS_FILE (the agent itself or a manager may change it);
+                        claude_local appends it, with the heartbeat protocol, to Claude's system
+                        prompt (read with the agent's own file permissions)
   timeoutSec            the run is stopped after this many seconds
   env                   object of VARIABLE → value. A value is a plain string, or a reference to a
                         company secret, resolved only inside the run:
@@ -148,11 +197,11 @@ ${"=".repeat(8 + type.length)}
 
 ${wrap(ADAPTER_SUMMARIES[type], 100, 0)}
 A runner registered by the company's owners (\`npm start\` runs one for the local admin) claims this
-adapter's queued runs, starts adapterConfig.command with adapterConfig.args in adapterConfig.cwd, in
-a process group of its own, writes the rendered prompt to its standard input, streams its output to
-the run log and records the exit code. Exit 0 is a succeeded run; anything else or a lost runner is a
-failed one, a timeout timed_out, a cancel cancelled (its checkouts are released either way). One run
-of an agent at a time unless runtimeConfig.maxConcurrentRuns says more.
+adapter's queued runs and ${ADAPTER_LAUNCH[type]} in adapterConfig.cwd, in a process group of its
+own, writes the rendered prompt to its standard input, streams its output to the run log and records
+the exit code. Exit 0 is a succeeded run; anything else or a lost runner is a failed one, a timeout
+timed_out, a cancel cancelled (its checkouts are released either way). One run of an agent at a
+time unless runtimeConfig.maxConcurrentRuns says more.
 
 Models
 ------

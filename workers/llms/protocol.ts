@@ -5,7 +5,10 @@
  */
 
 export const PLATFORM_ENV: ReadonlyArray<readonly [string, string]> = [
-  ["PLATFORM_API_URL", "base URL of the API, e.g. https://example.com/api (no trailing slash)"],
+  [
+    "PLATFORM_API_URL",
+    "base URL of the API, e.g. https://example.com/api (no trailing slash): call $PLATFORM_API_URL/agents/me",
+  ],
   ["PLATFORM_API_KEY", "an agent key valid only while this run is running; send it as Authorization: Bearer"],
   ["PLATFORM_RUN_ID", "the heartbeat run this process belongs to"],
   ["PLATFORM_AGENT_ID", "your agent id"],

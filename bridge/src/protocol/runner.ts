@@ -4,6 +4,7 @@
  * ends, validated on receipt at both ends.
  */
 import { z } from "zod";
+import { TranscriptEventSchema } from "./transcript.ts";
 
 /** Characters of output kept per frame; the runner splits longer output. */
 export const LOG_FRAME_MAX_CHARS = 16 * 1024;
@@ -18,7 +19,25 @@ export const RunnerHelloSchema = z.object({
   node: z.string().max(32),
   /** The OS user agent processes run as, when not the runner's own (RUNNER_RUN_AS). */
   runAs: z.string().max(64).nullable(),
+  /** The agent CLIs its adapters start, and their `--version` (null: not installed). */
+  clis: z
+    .array(
+      z.object({
+        adapterType: z.string().max(64),
+        command: z.string().max(256),
+        version: z.string().max(200).nullable(),
+      }),
+    )
+    .max(32)
+    .optional(),
 });
+
+/** A CLI's conversation, as its adapter resumes it: the id the CLI gave, and where it was made. */
+export const RunSessionSchema = z.object({
+  id: z.string().min(1).max(256),
+  cwd: z.string().max(4096),
+});
+export type RunSession = z.infer<typeof RunSessionSchema>;
 
 export const RunnerFrameSchema = z.discriminatedUnion("type", [
   RunnerHelloSchema,
@@ -32,6 +51,13 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
     stream: z.enum(["stdout", "stderr", "system"]),
     text: z.string().max(LOG_FRAME_MAX_CHARS),
   }),
+  /** One transcript event of a run, parsed by its adapter from the CLI's output (`seq` from 0 per run). */
+  z.object({
+    type: z.literal("event"),
+    runId: z.string().min(1).max(64),
+    seq: z.number().int().min(0),
+    event: TranscriptEventSchema,
+  }),
   /** Still alive (sent every 20 s, with or without runs) and working on these runs. */
   z.object({ type: z.literal("heartbeat"), runIds: z.array(z.string().min(1).max(64)).max(64) }),
   z.object({
@@ -44,11 +70,21 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
      * edge holds the finish back until it has them all (or a grace period passes).
      */
     logFrames: z.number().int().min(0),
-    /** Why the process could not run at all (command not found, bad cwd …). */
+    /** How many event frames the runner sent for the run (held back like log frames). */
+    eventFrames: z.number().int().min(0).optional(),
+    /**
+     * Why the run failed, readably: the command could not start (the CLI is not installed, a bad
+     * cwd …), its configuration is wrong, the CLI reported an error or printed no result.
+     */
     error: z.string().max(2000).optional(),
-    /** From the last `PLATFORM_USAGE {json}` line the process printed, if any. */
+    /** From the CLI's own output (its result event), or the last `PLATFORM_USAGE {json}` line. */
     usage: z.record(z.string(), z.unknown()).optional(),
     costCents: z.number().int().min(0).optional(),
+    /**
+     * The CLI session the run ended in, to resume on the next wake for the same issue; null: the one
+     * it was handed is gone (forget it); absent: nothing to say.
+     */
+    session: RunSessionSchema.nullable().optional(),
   }),
 ]);
 export type RunnerFrame = z.infer<typeof RunnerFrameSchema>;
@@ -56,7 +92,9 @@ export type RunnerFrame = z.infer<typeof RunnerFrameSchema>;
 export const RunAssignmentSchema = z.object({
   runId: z.string(),
   agentId: z.string(),
+  /** Picks the runner's adapter (bridge/src/runner/adapters); an unknown type runs as `process`. */
   adapterType: z.string(),
+  /** adapterConfig.command, or the adapter's own program (e.g. `claude`). */
   command: z.string().min(1),
   args: z.array(z.string()),
   cwd: z.string().nullable(),
@@ -65,6 +103,15 @@ export const RunAssignmentSchema = z.object({
   timeoutSec: z.number().int().min(1),
   /** PLATFORM_* values and resolved secrets; the runner adds nothing else from the edge. */
   env: z.record(z.string(), z.string()),
+  /** The agent's adapterConfig without env and promptTemplate: the adapter's own options. */
+  adapterConfig: z.record(z.string(), z.unknown()).optional(),
+  /** The platform's heartbeat protocol with this edge's URLs, for adapters that give it to the CLI. */
+  protocol: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
+  /** The CLI session of this agent and issue to resume, if an earlier run left one. */
+  session: RunSessionSchema.nullable().optional(),
 });
 export type RunAssignment = z.infer<typeof RunAssignmentSchema>;
 

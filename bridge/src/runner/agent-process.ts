@@ -1,20 +1,28 @@
 /**
- * One heartbeat run as a child process in a process group of its own: spawned with an allowlisted
- * environment plus the run's, the prompt on stdin, output streamed in order. Timeout and cancel stop
- * the whole group (SIGTERM, then SIGKILL after a grace period); whatever the agent left running in
- * its group is stopped when its main process exits. Summarised on exit.
+ * One heartbeat run: its adapter (adapters/) builds the command line, environment and standard input
+ * and reads the CLI's output into transcript events, session, usage and cost; this runs it as a child
+ * in a process group of its own (process-group.ts) with an allowlisted environment plus the run's,
+ * streams its raw output in order, stops the whole group on timeout or cancel, and starts a CLI whose
+ * session was rejected once more without it. Summarised on exit; never throws.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { chownSync, mkdirSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import path from "node:path";
-import { LOG_FRAME_MAX_CHARS, type RunAssignment } from "../protocol/runner.ts";
+import { LOG_FRAME_MAX_CHARS, type RunAssignment, type RunSession } from "../protocol/runner.ts";
+import type { TranscriptEvent } from "../protocol/transcript.ts";
+import {
+  type Adapter,
+  AdapterConfigError,
+  adapterFor,
+  type Launch,
+  LineSplitter,
+  type StreamSummary,
+  type Verdict,
+} from "./adapters/index.ts";
 import { INHERITED_ENV, type RunAs } from "./config.ts";
+import { GroupChild } from "./process-group.ts";
+import { prepareRunDir, readFileAs, workingDirectory, writeRunFiles } from "./run-files.ts";
 
-/** A line `PLATFORM_USAGE {json}` on stdout reports usage and cost; the last one counts. */
-const USAGE_LINE = /^PLATFORM_USAGE\s+(\{.*\})\s*$/m;
-const KILL_GRACE_MS = 3_000;
-/** After the main process exits, how long its output may take to drain before it is cut. */
-const DRAIN_MS = 2_000;
+const STDERR_TAIL_CHARS = 4 * 1024;
 
 export interface ProcessOutcome {
   exitCode: number | null;
@@ -22,6 +30,8 @@ export interface ProcessOutcome {
   error?: string;
   usage?: Record<string, unknown>;
   costCents?: number;
+  /** The CLI session to resume next time (null: forget the one handed over); absent: no news. */
+  session?: RunSession | null;
 }
 
 export interface ProcessOptions {
@@ -29,6 +39,8 @@ export interface ProcessOptions {
   workDir: string;
   runAs: RunAs | null;
   onOutput(stream: "stdout" | "stderr" | "system", text: string): void;
+  /** A transcript event the adapter read from the CLI's output (or the runner's own note). */
+  onEvent?(event: TranscriptEvent): void;
   /** The run's process group exists (true) or is gone (false). */
   onProcessGroup?(pgid: number, live: boolean): void;
 }
@@ -44,143 +56,184 @@ function inheritedEnv(runAs: RunAs | null): Record<string, string> {
   return env;
 }
 
-function parseUsage(tail: string): Pick<ProcessOutcome, "usage" | "costCents"> {
-  const lines = tail.split("\n").filter((line) => USAGE_LINE.test(line));
-  const last = lines.at(-1)?.match(USAGE_LINE)?.[1];
-  if (!last) return {};
-  try {
-    const usage = JSON.parse(last) as Record<string, unknown>;
-    const cost = usage.costCents;
-    return {
-      usage,
-      ...(typeof cost === "number" && Number.isInteger(cost) && cost >= 0 ? { costCents: cost } : {}),
-    };
-  } catch {
-    return {};
-  }
-}
-
 /** Splits text into frames no longer than the protocol allows. */
 function* frames(text: string): Generator<string> {
   for (let at = 0; at < text.length; at += LOG_FRAME_MAX_CHARS)
     yield text.slice(at, at + LOG_FRAME_MAX_CHARS);
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // the group is already gone
-  }
-}
-
-/** The run's working directory: its configured cwd, or a directory of the agent's own. */
-function workingDirectory(run: RunAssignment, options: ProcessOptions): string {
-  if (run.cwd) return run.cwd;
-  const dir = path.join(options.workDir, run.agentId);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (options.runAs) chownSync(dir, options.runAs.uid, options.runAs.gid);
-  return dir;
+interface Attempt {
+  exitCode: number | null;
+  verdict: Verdict;
+  summary: StreamSummary;
+  error?: string;
 }
 
 export class AgentProcess {
-  private child: ChildProcess | null = null;
-  private stdoutTail = "";
-  private killTimer: NodeJS.Timeout | null = null;
+  private child: GroupChild | null = null;
+  private stopped = false;
+  private timedOut = false;
+  private readonly adapter: Adapter;
+  private readonly deadline: number;
 
   constructor(
     readonly run: RunAssignment,
     private readonly options: ProcessOptions,
-  ) {}
-
-  /** Runs to completion; never rejects (a spawn failure is an outcome too). */
-  start(): Promise<ProcessOutcome> {
-    return new Promise((resolve) => {
-      let child: ChildProcess;
-      try {
-        const runAs = this.options.runAs;
-        child = spawn(this.run.command, this.run.args, {
-          cwd: workingDirectory(this.run, this.options),
-          env: { ...inheritedEnv(runAs), ...this.run.env },
-          stdio: ["pipe", "pipe", "pipe"],
-          detached: true,
-          ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
-        });
-      } catch (error) {
-        resolve({ exitCode: null, timedOut: false, error: `spawn failed: ${(error as Error).message}` });
-        return;
-      }
-      this.child = child;
-      if (child.pid !== undefined) this.options.onProcessGroup?.(child.pid, true);
-      this.pipe(child);
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        this.options.onOutput("system", `timeout after ${this.run.timeoutSec}s: stopping\n`);
-        this.stop();
-      }, this.run.timeoutSec * 1000);
-      let spawnError: string | undefined;
-      child.once("error", (error) => {
-        spawnError = `spawn failed: ${error.message}`;
-      });
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        this.endGroup(child);
-        this.afterDrain(child, () =>
-          resolve({
-            exitCode: code,
-            timedOut,
-            ...(spawnError ? { error: spawnError } : {}),
-            ...parseUsage(this.stdoutTail),
-          }),
-        );
-      });
-      child.once("close", () => {
-        // A spawn failure emits "error" and "close" but no "exit".
-        if (child.pid === undefined) resolve({ exitCode: null, timedOut: false, error: spawnError });
-      });
-      child.stdin?.on("error", () => undefined); // a process that never reads stdin is fine
-      child.stdin?.end(this.run.prompt);
-    });
+  ) {
+    this.adapter = adapterFor(run.adapterType);
+    this.deadline = Date.now() + run.timeoutSec * 1000;
   }
 
-  /** SIGTERM to the run's whole process group now, SIGKILL to what is left after the grace period. */
+  /** Runs to completion; never rejects (a spawn failure or a bad configuration is an outcome too). */
+  async start(): Promise<ProcessOutcome> {
+    const runDir = path.join(this.options.workDir, ".runs", this.run.runId);
+    try {
+      const cwd = workingDirectory(this.run, this.options);
+      return await this.attempts(cwd, runDir);
+    } catch (error) {
+      const message = error instanceof AdapterConfigError ? `configuration: ${error.message}` : String(error);
+      this.note(`${message}\n`);
+      return { exitCode: null, timedOut: false, error: message };
+    } finally {
+      await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  /** Stops the run's process group (cancel, the runner shutting down); no fresh retry follows. */
   stop(): void {
-    const pid = this.child?.pid;
-    if (pid === undefined || this.child?.exitCode !== null || this.killTimer) return;
-    signalGroup(pid, "SIGTERM");
-    this.killTimer = setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS);
-    this.killTimer.unref();
+    this.stopped = true;
+    this.child?.stop();
   }
 
-  /** The main process is gone: nothing else of the run may outlive it. */
-  private endGroup(child: ChildProcess): void {
-    if (this.killTimer) clearTimeout(this.killTimer);
-    if (child.pid === undefined) return;
-    signalGroup(child.pid, "SIGKILL");
-    this.options.onProcessGroup?.(child.pid, false);
+  private async attempts(cwd: string, runDir: string): Promise<ProcessOutcome> {
+    const resume = this.sessionToResume(cwd);
+    let attempt = await this.attempt(cwd, runDir, resume);
+    let forget = false;
+    if ("sessionRejected" in attempt.verdict && resume && !this.stopped && !this.timedOut) {
+      this.note(`${attempt.verdict.reason}: starting a fresh session\n`);
+      forget = true;
+      attempt = await this.attempt(cwd, runDir, null);
+    }
+    return this.outcome(attempt, cwd, forget);
   }
 
-  /** Waits for the output to drain; a descendant that escaped the group must not hold the run open. */
-  private afterDrain(child: ChildProcess, done: () => void): void {
-    const cut = setTimeout(() => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      done();
-    }, DRAIN_MS);
-    child.once("close", () => {
-      clearTimeout(cut);
-      done();
-    });
+  /** The session handed over, unless it was made in another directory (the CLI would not find it). */
+  private sessionToResume(cwd: string): string | null {
+    const session = this.run.session;
+    if (!this.adapter.resumes || !session) return null;
+    if (session.cwd === cwd) return session.id;
+    this.note(
+      `session ${session.id} was made in ${session.cwd}, this run works in ${cwd}: starting a fresh one\n`,
+    );
+    return null;
   }
 
-  private pipe(child: ChildProcess): void {
-    child.stdout?.setEncoding("utf8").on("data", (text: string) => {
-      this.stdoutTail = `${this.stdoutTail}${text}`.slice(-64 * 1024);
-      for (const part of frames(text)) this.options.onOutput("stdout", part);
+  private async attempt(cwd: string, runDir: string, resume: string | null): Promise<Attempt> {
+    const launch = await this.adapter.launch({
+      run: this.run,
+      cwd,
+      runDir,
+      resume,
+      readFileAsAgent: (file) => readFileAs(file, this.options.runAs),
     });
-    child.stderr?.setEncoding("utf8").on("data", (text: string) => {
-      for (const part of frames(text)) this.options.onOutput("stderr", part);
+    if (launch.files.length > 0) {
+      await prepareRunDir(runDir, this.options.runAs);
+      await writeRunFiles(launch.files, this.options.runAs);
+    }
+    return this.execute(launch, cwd);
+  }
+
+  private async execute(launch: Launch, cwd: string): Promise<Attempt> {
+    const parser = this.adapter.parser();
+    const lines = new LineSplitter((line) => {
+      for (const event of parser.line(line)) this.options.onEvent?.(event);
     });
+    let stderrTail = "";
+    this.child = new GroupChild(
+      {
+        command: launch.command,
+        args: launch.args,
+        cwd,
+        env: { ...inheritedEnv(this.options.runAs), ...launch.env, ...this.run.env },
+        stdin: launch.stdin,
+        runAs: this.options.runAs,
+      },
+      {
+        onStdout: (text) => {
+          for (const part of frames(text)) this.options.onOutput("stdout", part);
+          lines.push(text);
+        },
+        onStderr: (text) => {
+          stderrTail = `${stderrTail}${text}`.slice(-STDERR_TAIL_CHARS);
+          for (const part of frames(text)) this.options.onOutput("stderr", part);
+        },
+        onProcessGroup: this.options.onProcessGroup,
+      },
+    );
+    const timer = this.startTimer();
+    const end = await this.child.start();
+    clearTimeout(timer);
+    lines.end();
+    const summary = parser.summary();
+    if (end.spawnError)
+      return {
+        exitCode: null,
+        verdict: { ok: false },
+        summary,
+        error: this.spawnMessage(launch, end.spawnError),
+      };
+    return {
+      exitCode: end.exitCode,
+      verdict: this.adapter.verdict({ exitCode: end.exitCode, stderrTail }, summary),
+      summary,
+    };
+  }
+
+  private startTimer(): NodeJS.Timeout {
+    return setTimeout(
+      () => {
+        this.timedOut = true;
+        this.options.onOutput("system", `timeout after ${this.run.timeoutSec}s: stopping\n`);
+        this.child?.stop();
+      },
+      Math.max(0, this.deadline - Date.now()),
+    );
+  }
+
+  /** A CLI that is not installed says which, and how to install it. */
+  private spawnMessage(launch: Launch, error: { code: string | undefined; message: string }): string {
+    const program = this.adapter.program;
+    if (error.code === "ENOENT" && program && launch.command === program.command)
+      return `${program.name} is not installed on this runner (\`${program.command}\` is not on its PATH): ${program.install}; or set adapterConfig.command to its full path`;
+    return `spawn failed: ${error.message}`;
+  }
+
+  private outcome(attempt: Attempt, cwd: string, forget: boolean): ProcessOutcome {
+    const { summary, verdict } = attempt;
+    const error = attempt.error ?? this.failure(verdict);
+    const session =
+      this.adapter.resumes && summary.sessionId ? { id: summary.sessionId, cwd } : forget ? null : undefined;
+    return {
+      exitCode: attempt.exitCode,
+      timedOut: this.timedOut,
+      ...(error ? { error } : {}),
+      ...(summary.usage ? { usage: summary.usage } : {}),
+      ...(summary.costCents !== undefined ? { costCents: summary.costCents } : {}),
+      ...(session !== undefined ? { session } : {}),
+    };
+  }
+
+  /** A readable reason, unless the run was stopped on purpose or the edge's "exit code N" says it. */
+  private failure(verdict: Verdict): string | undefined {
+    if (this.timedOut)
+      return `timeout: still running after ${this.run.timeoutSec}s, the process group was stopped`;
+    if (this.stopped || verdict.ok) return undefined;
+    return verdict.reason;
+  }
+
+  /** The runner's own note about the run: in the log and in the transcript. */
+  private note(text: string): void {
+    this.options.onOutput("system", text);
+    this.options.onEvent?.({ type: "system", message: text.trim() });
   }
 }

@@ -12,9 +12,11 @@ import {
   type RunAssignment,
   type RunnerFrame,
 } from "../protocol/runner.ts";
+import type { TranscriptEvent } from "../protocol/transcript.ts";
 import type { Log } from "../shared/log.ts";
 import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/reconnecting-socket.ts";
 import { AgentProcess } from "./agent-process.ts";
+import { type FoundCli, probeClis } from "./cli-probe.ts";
 import type { RunAs } from "./config.ts";
 
 const POLL_MS = 5_000;
@@ -38,7 +40,10 @@ export class AgentRunner {
   private readonly link: ReconnectingSocket;
   private readonly running = new Map<string, AgentProcess>();
   private readonly seq = new Map<string, number>();
+  private readonly eventSeq = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
+  /** Asked once at start; every hello reports it. */
+  private clis: Promise<FoundCli[]> = Promise.resolve([]);
 
   constructor(private readonly options: AgentRunnerOptions) {
     this.link = new ReconnectingSocket({
@@ -53,6 +58,7 @@ export class AgentRunner {
   }
 
   start(): void {
+    this.clis = probeClis().catch(() => []);
     this.link.start();
     this.timers = [
       setInterval(() => this.claim(), POLL_MS),
@@ -71,16 +77,19 @@ export class AgentRunner {
   private onOpen(): void {
     this.link.resetBackoff();
     this.options.log("info", "runner link open", { running: this.running.size });
-    this.send({
-      type: "hello",
-      version: VERSION,
-      slots: this.options.slots,
-      platform: platform(),
-      arch: arch(),
-      node: process.version,
-      runAs: this.options.runAs?.user ?? null,
+    void this.clis.then((clis) => {
+      this.send({
+        type: "hello",
+        version: VERSION,
+        slots: this.options.slots,
+        platform: platform(),
+        arch: arch(),
+        node: process.version,
+        runAs: this.options.runAs?.user ?? null,
+        clis,
+      });
+      this.claim();
     });
-    this.claim();
   }
 
   private onClose(close: LinkClose): AfterClose {
@@ -140,25 +149,34 @@ export class AgentRunner {
     this.send({ type: "log", runId, seq, stream, text });
   }
 
+  private event(runId: string, event: TranscriptEvent): void {
+    const seq = this.eventSeq.get(runId) ?? 0;
+    this.eventSeq.set(runId, seq + 1);
+    this.send({ type: "event", runId, seq, event });
+  }
+
   private execute(run: RunAssignment): void {
     const process = new AgentProcess(run, {
       workDir: this.options.workDir,
       runAs: this.options.runAs,
       onOutput: (stream, text) => this.output(run.runId, stream, text),
+      onEvent: (event) => this.event(run.runId, event),
       onProcessGroup: this.options.onProcessGroup,
     });
     this.running.set(run.runId, process);
-    this.options.log("info", "run started", { run: run.runId, agent: run.agentId, command: run.command });
+    this.options.log("info", "run started", { run: run.runId, agent: run.agentId, adapter: run.adapterType });
     process.start().then((outcome) => {
       const logFrames = this.seq.get(run.runId) ?? 0;
+      const eventFrames = this.eventSeq.get(run.runId) ?? 0;
       this.running.delete(run.runId);
       this.seq.delete(run.runId);
+      this.eventSeq.delete(run.runId);
       this.options.log("info", "run finished", {
         run: run.runId,
         exitCode: outcome.exitCode,
         timedOut: outcome.timedOut,
       });
-      this.send({ type: "finish", runId: run.runId, logFrames, ...outcome });
+      this.send({ type: "finish", runId: run.runId, logFrames, eventFrames, ...outcome });
       this.claim();
     });
   }

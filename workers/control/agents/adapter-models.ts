@@ -8,10 +8,20 @@ export interface ModelOption {
 }
 
 /**
- * A static catalogue: both adapters run a local CLI, which picks among these models. The first of
- * each list is the default an agent without adapterConfig.model runs with.
+ * A static catalogue of what each adapter's CLI accepts as adapterConfig.model; the first of each
+ * list is marked default. claude_local: Claude Code's aliases (which follow the newest model of each
+ * family) and full names. `process` starts any command, so it has no list of its own.
  */
 export const ADAPTER_MODELS: Record<AdapterType, readonly ModelOption[]> = {
+  claude_local: [
+    { id: "sonnet", label: "Claude Sonnet (latest)", default: true },
+    { id: "opus", label: "Claude Opus (latest)" },
+    { id: "haiku", label: "Claude Haiku (latest)" },
+    { id: "claude-sonnet-4-5", label: "Claude Sonnet 4.5" },
+    { id: "claude-opus-4-1", label: "Claude Opus 4.1" },
+    { id: "claude-haiku-4-5", label: "Claude Haiku 4.5" },
+  ],
+  process: [],
   coder_local: [
     { id: "claude-sonnet-4-5", label: "Claude Sonnet 4.5", default: true },
     { id: "claude-opus-4-1", label: "Claude Opus 4.1" },

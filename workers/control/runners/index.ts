@@ -6,6 +6,7 @@
  * This index is what the rest of the code may import from here.
  */
 export {
+  apiBaseUrl,
   companiesWithConnectedRunner,
   coveredCompanyIds,
   RUNNER_SILENCE_MS,

@@ -4,7 +4,7 @@ import { database } from "../../db/client";
 import { unauthorized } from "../../http/errors";
 import { relayUpgrade, requireUpgrade } from "../../http/upgrade";
 import { runDispatcher } from "../wakes";
-import { runnerForToken } from "./store";
+import { apiBaseUrl, runnerForToken } from "./store";
 
 /**
  * Where a registered runner dials in (`/runner/v1/link`, a WebSocket), with `Authorization: Bearer
@@ -20,6 +20,6 @@ runnerLinkRoutes.get("/link", requireUpgrade, async (c) => {
   if (!runner) throw unauthorized("Invalid runner token");
   const forwarded = new Request(c.req.raw);
   forwarded.headers.set("X-Runner-Id", runner.id);
-  forwarded.headers.set("X-Platform-Api-Url", new URL(c.req.url).origin);
+  forwarded.headers.set("X-Platform-Api-Url", apiBaseUrl(new URL(c.req.url).origin));
   return relayUpgrade(runDispatcher(c.env).fetch(forwarded));
 });

@@ -13,6 +13,16 @@ import { forbidden, notFound } from "../../http/errors";
 export const RUNNER_SILENCE_MS = 90_000;
 
 /**
+ * A run's PLATFORM_API_URL: the API's base URL, the edge's origin as the runner reached it plus
+ * `/api`, as the /llms guidance spells it (`GET $PLATFORM_API_URL/agents/me`). Links opened before
+ * this was the rule stored the bare origin; they get `/api` added too.
+ */
+export const apiBaseUrl = (originOrApiUrl: string): string => {
+  const trimmed = originOrApiUrl.replace(/\/+$/, "");
+  return trimmed.endsWith("/api") ? trimmed : `${trimmed}/api`;
+};
+
+/**
  * The ids of the companies a runner serves right now, as a subquery: those its owner is an owner of,
  * restricted to its list unless it serves all of them. Evaluated at every claim, so a runner stops
  * serving a company the moment its owner stops owning it or the company detaches it.

@@ -5,6 +5,7 @@ import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import {
+  ADAPTER_TYPES,
   type AgentRow,
   agentApiKeys,
   agents,
@@ -19,9 +20,10 @@ import { coveredCompanyIds } from "../runners";
 import { wakeRefusal } from "../wakes";
 import { runEnvironment } from "./environment";
 import { endRun } from "./lifecycle";
+import { sessionFor } from "./sessions";
 
-/** Adapters that run on a user's machine, through a registered runner. */
-export const LOCAL_ADAPTERS = ["coder_local", "assistant_local"] as const;
+/** Adapters that run on a user's machine, through a registered runner: all of them, today. */
+export const LOCAL_ADAPTERS = ADAPTER_TYPES;
 const DEFAULT_TIMEOUT_SEC = 600;
 
 /** One open runner link, as the RunDispatcher knows it. */
@@ -30,7 +32,7 @@ export interface RunnerLink {
   linkId: string;
   /** The registered runner (runners.id) whose token opened the link. */
   runnerId: string;
-  /** The edge's origin as the runner reached it: what the runs' PLATFORM_API_URL points at. */
+  /** The API's base URL as the runner reached the edge (origin + `/api`): the runs' PLATFORM_API_URL. */
   apiUrl: string;
 }
 
@@ -186,5 +188,8 @@ async function assignment(
     prompt: prepared.prompt,
     timeoutSec: prepared.timeoutSec ?? DEFAULT_TIMEOUT_SEC,
     env: { ...prepared.env, PLATFORM_API_KEY: key },
+    adapterConfig: prepared.adapterConfig,
+    protocol: prepared.protocol,
+    session: await sessionFor(db, run, agent),
   };
 }

@@ -1,6 +1,7 @@
 import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
-import type { AgentRow, HeartbeatRunRow } from "../../db/schema";
+import type { AgentRow, HeartbeatRunRow, JsonObject } from "../../db/schema";
+import { heartbeatProtocolText, platformEnvText } from "../../llms/protocol";
 import { resolveSecretEnv } from "../secrets";
 
 /** What a local adapter's process is started with, from the agent's adapterConfig. */
@@ -11,7 +12,14 @@ export interface PreparedRun {
   prompt: string;
   timeoutSec: number | null;
   env: Record<string, string>;
+  /** The runner adapter's own options: adapterConfig without env (resolved above) and promptTemplate. */
+  adapterConfig: JsonObject;
+  /** The heartbeat protocol with this edge's URLs, for adapters that hand it to their CLI. */
+  protocol: string;
 }
+
+/** The program an adapter starts when adapterConfig.command is not set; the others need a command. */
+const DEFAULT_COMMANDS: Partial<Record<AgentRow["adapterType"], string>> = { claude_local: "claude" };
 
 interface RunContext {
   run: HeartbeatRunRow;
@@ -21,8 +29,9 @@ interface RunContext {
 
 const DEFAULT_PROMPT =
   "You are {{agentName}} ({{agentRole}}). Wake reason: {{wakeReason}}. Task: {{taskId}}. " +
-  "Follow the heartbeat protocol: GET /api/agents/me, your inbox, checkout, heartbeat-context, then PATCH " +
-  "the issue with a comment. The API is at $PLATFORM_API_URL; authenticate with $PLATFORM_API_KEY.";
+  "Follow the heartbeat protocol: GET $PLATFORM_API_URL/agents/me, your inbox, checkout, heartbeat-context, " +
+  "then PATCH the issue with a comment. $PLATFORM_API_URL is the API's base URL (it ends in /api); " +
+  "authenticate with Authorization: Bearer $PLATFORM_API_KEY.";
 
 const text = (value: unknown): string | null =>
   typeof value === "string" && value.length > 0 ? value : null;
@@ -65,8 +74,9 @@ export async function runEnvironment(
   context: RunContext,
 ): Promise<PreparedRun> {
   const config = agent.adapterConfig;
-  const command = text(config.command);
+  const command = text(config.command) ?? DEFAULT_COMMANDS[agent.adapterType];
   if (!command) throw new Error("adapterConfig.command is not set");
+  const { env: _env, promptTemplate: _template, ...adapterConfig } = config;
   const platform = platformEnv(agent, context);
   const instructions = text(config.instructionsFilePath);
   const model = text(config.model);
@@ -94,5 +104,12 @@ export async function runEnvironment(
       ...(instructions ? { PLATFORM_INSTRUCTIONS_FILE: instructions } : {}),
       ...platform,
     },
+    adapterConfig,
+    protocol: protocolText(context.apiUrl),
   };
+}
+
+/** What an agent needs to know of the platform: its run environment and the heartbeat protocol. */
+function protocolText(apiUrl: string): string {
+  return `Your environment:\n${platformEnvText()}\n\n${heartbeatProtocolText(apiUrl)}\n`;
 }

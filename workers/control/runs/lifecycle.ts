@@ -14,6 +14,8 @@ import {
 import { recordCostEvent } from "../costs";
 import { issueObject } from "../issues";
 import { RUNNER_SILENCE_MS } from "../runners";
+import { recordSession } from "./sessions";
+import { eventsComplete } from "./transcript";
 
 /**
  * What happens to a run once a runner holds it: its output, its heartbeats, and how it ends. Every
@@ -67,8 +69,14 @@ const excerptFromChunks = (runId: string) => sql`(
   )
 )`;
 
-/** Whether every log frame the runner says it sent for the run has been stored. */
-export async function logsComplete(db: Db, runId: string, logFrames: number): Promise<boolean> {
+/** Whether every log and event frame the runner says it sent for the run has been stored. */
+export async function logsComplete(
+  db: Db,
+  runId: string,
+  logFrames: number,
+  eventFrames = 0,
+): Promise<boolean> {
+  if (!(await eventsComplete(db, runId, eventFrames))) return false;
   const expected = Math.min(logFrames, LOG_MAX_CHUNKS);
   if (expected === 0) return true;
   const row = await db
@@ -165,6 +173,14 @@ export async function finishRun(env: Env, db: Db, linkId: string, frame: FinishF
     .update(heartbeatRuns)
     .set({ usage: frame.usage ?? null, costCents: frame.costCents ?? 0, heartbeatAt: now })
     .where(eq(heartbeatRuns.id, run.id));
+  if (frame.session !== undefined) {
+    const agent = await db
+      .select({ adapterType: agents.adapterType })
+      .from(agents)
+      .where(eq(agents.id, run.agentId))
+      .get();
+    if (agent) await recordSession(db, run, agent.adapterType, frame.session, now);
+  }
   if (frame.costCents) await chargeRun(env, db, run, frame, now);
   await endRun(env, db, run, endingOf(run, frame));
 }
@@ -172,7 +188,7 @@ export async function finishRun(env: Env, db: Db, linkId: string, frame: FinishF
 function endingOf(run: HeartbeatRunRow, frame: FinishFrame): Ending {
   const exitCode = frame.exitCode;
   if (run.cancelRequestedAt !== null) return { status: "cancelled", errorReason: "cancelled", exitCode };
-  if (frame.timedOut) return { status: "timed_out", errorReason: "timeout", exitCode };
+  if (frame.timedOut) return { status: "timed_out", errorReason: frame.error ?? "timeout", exitCode };
   if (frame.error) return { status: "failed", errorReason: frame.error, exitCode };
   if (exitCode !== 0) return { status: "failed", errorReason: `exit code ${exitCode}`, exitCode };
   return { status: "succeeded", exitCode: 0 };

@@ -1,11 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { TranscriptEventSchema } from "../../../bridge/src/protocol/transcript";
 import { heartbeatRunLogChunks, heartbeatRuns, RUN_STATUSES } from "../../db/schema";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
 import { RunSchema } from "../agents";
 import { companyForActor, controlContext, ensureVisible } from "../shared";
 import { runResource } from "../wakes";
 import { runResources } from "./resources";
+import { runEvents } from "./transcript";
 
 /** Heartbeat runs: what woke an agent, what its process did, how it ended. */
 export const runRoutes = createRouter();
@@ -30,6 +32,20 @@ const RunLogSchema = z.object({
     z.object({ seq: z.number().int(), stream: z.string(), text: z.string(), createdAt: z.string() }),
   ),
 });
+
+const RunEventSchema = z
+  .object({
+    seq: z.number().int().openapi({ description: "Order within the run, from 0" }),
+    createdAt: z.string(),
+  })
+  .and(TranscriptEventSchema)
+  .openapi("HeartbeatRunEvent", {
+    description:
+      "One transcript event: init (session, model), assistant and thinking text, tool_call (name, " +
+      "input as JSON text), tool_result (output, isError), result (the CLI's summary: ok, cost, " +
+      "tokens, turns), error, or system (what the runner did, e.g. a rejected session started afresh)",
+  });
+const RunEventsSchema = z.object({ runId: z.string(), events: z.array(RunEventSchema) });
 
 function statusFilter(raw: string | undefined) {
   if (!raw) return undefined;
@@ -126,5 +142,28 @@ runRoutes.openapi(
       },
       200,
     );
+  },
+);
+
+runRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/heartbeat-runs/{runId}/events",
+    tags,
+    summary: "A run's transcript: the conversation its CLI had, as structured events, in order",
+    description:
+      "Parsed by the runner's adapter from the CLI's own output (claude_local: its stream-json); " +
+      "a process run has none. The raw output stays at /heartbeat-runs/{runId}/log. At most 2,000 " +
+      "events are kept per run.",
+    security: controlAuth,
+    request: { params: RunParamSchema },
+    responses: { 200: json(RunEventsSchema, "The transcript"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const runId = c.req.valid("param").runId;
+    const row = await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, runId)).get();
+    await ensureVisible(db, actor, row, "Run");
+    return c.json({ runId, events: await runEvents(db, runId) }, 200);
   },
 );

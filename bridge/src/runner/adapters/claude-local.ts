@@ -1,0 +1,168 @@
+/**
+ * `claude_local`: Claude Code (`@anthropic-ai/claude-code`), unattended:
+ *
+ *   claude --print --output-format stream-json --verbose [--resume <session>] [--model <m>]
+ *          --append-system-prompt-file <run dir>/system-prompt.md
+ *          --dangerously-skip-permissions | --permission-mode <mode> [--allowedTools <a,b>]
+ *          [--max-turns <n>] [extraArgs…]            (the prompt on standard input)
+ *
+ * The appended system prompt is the agent's instructions file plus the platform's heartbeat protocol.
+ * Cost, tokens and the session id come from the CLI's own stream (claude-stream.ts). The CLI's
+ * non-essential traffic (telemetry, auto-update, error reports) is off unless adapterConfig.env turns
+ * it back on. Flags checked against the installed 2.1.331 (`claude --help` and the binary).
+ */
+import path from "node:path";
+import { z } from "zod";
+import { claudeStreamParser } from "./claude-stream.ts";
+import {
+  type Adapter,
+  AdapterConfigError,
+  type Launch,
+  type LaunchContext,
+  type ProcessEnd,
+  type StreamSummary,
+  type Verdict,
+} from "./types.ts";
+
+/** `--permission-mode` choices of the CLI; bypassPermissions is `--dangerously-skip-permissions`. */
+export const CLAUDE_PERMISSION_MODES = [
+  "bypassPermissions",
+  "acceptEdits",
+  "auto",
+  "default",
+  "dontAsk",
+  "plan",
+] as const;
+
+const ConfigSchema = z.object({
+  command: z.string().min(1).optional(),
+  model: z.string().min(1).max(200).optional(),
+  /** Default bypassPermissions: nobody is there to answer a permission prompt. */
+  permissionMode: z.enum(CLAUDE_PERMISSION_MODES).default("bypassPermissions"),
+  allowedTools: z.array(z.string().min(1)).optional(),
+  maxTurns: z.number().int().min(1).max(10_000).optional(),
+  extraArgs: z.array(z.string()).default([]),
+  instructionsFilePath: z.string().min(1).optional(),
+});
+type ClaudeConfig = z.infer<typeof ConfigSchema>;
+
+/** Quiet by default: an agent's CLI talks to its model API and nothing else. */
+const QUIET_ENV = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  DISABLE_TELEMETRY: "1",
+  DISABLE_AUTOUPDATER: "1",
+  DISABLE_ERROR_REPORTING: "1",
+};
+
+const ROOT_REFUSAL = "--dangerously-skip-permissions cannot be used with root/sudo privileges";
+const REJECTED_SESSION = [/No conversation found with session ID/i, /--resume requires a valid session/i];
+
+function configOf(context: LaunchContext): ClaudeConfig {
+  const parsed = ConfigSchema.safeParse(context.run.adapterConfig ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new AdapterConfigError(`claude_local adapterConfig: ${problems.join("; ")}`);
+}
+
+/** The agent's instructions, then the platform protocol: what the CLI appends to its system prompt. */
+async function systemPrompt(context: LaunchContext, config: ClaudeConfig): Promise<string> {
+  const parts: string[] = [];
+  if (config.instructionsFilePath) {
+    try {
+      parts.push(`# Your instructions\n\n${await context.readFileAsAgent(config.instructionsFilePath)}`);
+    } catch (error) {
+      throw new AdapterConfigError(
+        `instructionsFilePath ${config.instructionsFilePath} cannot be read: ${(error as Error).message}`,
+      );
+    }
+  }
+  const protocol =
+    context.run.protocol ||
+    "Use the platform's API at $PLATFORM_API_URL with Authorization: Bearer $PLATFORM_API_KEY.";
+  parts.push(`# The platform: how you work here\n\n${protocol}`);
+  return `${parts.join("\n\n")}\n`;
+}
+
+function permissionArgs(config: ClaudeConfig): string[] {
+  const mode =
+    config.permissionMode === "bypassPermissions"
+      ? ["--dangerously-skip-permissions"]
+      : ["--permission-mode", config.permissionMode];
+  return config.allowedTools?.length ? [...mode, "--allowedTools", config.allowedTools.join(",")] : mode;
+}
+
+async function launch(context: LaunchContext): Promise<Launch> {
+  const config = configOf(context);
+  const promptFile = path.join(context.runDir, "system-prompt.md");
+  return {
+    command: config.command ?? "claude",
+    args: [
+      "--print",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      ...(context.resume ? ["--resume", context.resume] : []),
+      ...(config.model ? ["--model", config.model] : []),
+      "--append-system-prompt-file",
+      promptFile,
+      ...permissionArgs(config),
+      ...(config.maxTurns ? ["--max-turns", String(config.maxTurns)] : []),
+      ...config.extraArgs,
+    ],
+    env: QUIET_ENV,
+    stdin: context.run.prompt,
+    files: [{ path: promptFile, content: await systemPrompt(context, config) }],
+  };
+}
+
+const lastLine = (text: string): string =>
+  text
+    .trim()
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .at(-1) ?? "";
+
+function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
+  if (end.stderrTail.includes(ROOT_REFUSAL))
+    return {
+      ok: false,
+      reason:
+        "claude refuses permissionMode bypassPermissions (--dangerously-skip-permissions) as root: run " +
+        "the runner with RUNNER_RUN_AS=<user>, or choose another adapterConfig.permissionMode (with " +
+        "allowedTools); on a sandboxed machine adapterConfig.env IS_SANDBOX=1 allows it",
+    };
+  const error = summary.resultError;
+  if (error && REJECTED_SESSION.some((pattern) => pattern.test(error)))
+    return {
+      ok: false,
+      sessionRejected: true,
+      reason: `claude rejected the session it was to resume (${error})`,
+    };
+  if (error) return { ok: false, reason: `claude reported an error: ${error}` };
+  if (summary.sawResult && end.exitCode === 0) return { ok: true };
+  if (end.exitCode !== 0) {
+    const said = lastLine(end.stderrTail) || summary.garbage;
+    const how = end.exitCode === null ? "was killed by a signal" : `exited with code ${end.exitCode}`;
+    return { ok: false, reason: `claude ${how}${said ? `: ${said}` : ""}` };
+  }
+  return {
+    ok: false,
+    reason: summary.garbage
+      ? `claude's output was not stream-json (first unreadable line: ${summary.garbage})`
+      : "claude ended without its result event",
+  };
+}
+
+export const claudeLocalAdapter: Adapter = {
+  type: "claude_local",
+  program: {
+    command: "claude",
+    name: "Claude Code",
+    install: "npm install -g @anthropic-ai/claude-code",
+  },
+  resumes: true,
+  launch,
+  parser: claudeStreamParser,
+  verdict,
+};

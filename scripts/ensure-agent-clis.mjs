@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Part of `npm test`: the suites that prove the agent adapters run the real CLIs (Claude Code …)
+// against a local fake model server. Installs each pinned package from scripts/agent-clis.json with
+// `npm install --prefix <dir>` into a cache outside the project's node_modules (default
+// ~/.cache/switchboard/agent-clis, or AGENT_CLIS_DIR), and does nothing when the pinned version is
+// there and answers `--version`, so a second run costs a second.
+//   node scripts/ensure-agent-clis.mjs          install what is missing
+//   node scripts/ensure-agent-clis.mjs --print  print the directory
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const MANIFEST = JSON.parse(readFileSync(path.join(ROOT, "scripts", "agent-clis.json"), "utf8"));
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+const dir = path.resolve(process.env.AGENT_CLIS_DIR || MANIFEST.defaultDir.replace(/^~(?=\/)/, homedir()));
+
+if (process.argv.includes("--print")) {
+  console.log(dir);
+  process.exit(0);
+}
+
+const packageDir = (cli) => path.join(dir, "node_modules", ...cli.package.split("/"));
+const binPath = (cli) => path.join(dir, "node_modules", ".bin", cli.bin);
+
+function installedVersion(cli) {
+  try {
+    return JSON.parse(readFileSync(path.join(packageDir(cli), "package.json"), "utf8")).version;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The binary runs and says the pinned version (a placeholder left by a skipped postinstall does not). */
+function answers(cli) {
+  if (!existsSync(binPath(cli))) return false;
+  const result = spawnSync(binPath(cli), ["--version"], { encoding: "utf8", timeout: 30_000 });
+  return result.status === 0 && result.stdout.includes(cli.version);
+}
+
+function run(command, args, cwd) {
+  console.log(`$ ${command} ${args.join(" ")}`);
+  return spawnSync(command, args, { cwd, stdio: "inherit" }).status === 0;
+}
+
+function ensure(cli) {
+  const spec = `${cli.package}@${cli.version}`;
+  if (installedVersion(cli) === cli.version && answers(cli)) {
+    console.log(`agent CLIs: ${spec} is installed in ${dir}`);
+    return true;
+  }
+  mkdirSync(dir, { recursive: true });
+  const flags = ["--prefix", dir, "--no-save", "--no-package-lock", "--no-audit", "--no-fund"];
+  if (!run(NPM, ["install", ...flags, spec], dir)) return false;
+  // npm may hold back install scripts; the package's own postinstall puts the native binary in place.
+  if (!answers(cli) && existsSync(path.join(packageDir(cli), "install.cjs")))
+    run(process.execPath, ["install.cjs"], packageDir(cli));
+  if (!answers(cli)) {
+    console.error(`agent CLIs: ${binPath(cli)} does not answer --version with ${cli.version}`);
+    return false;
+  }
+  console.log(`agent CLIs: installed ${spec} in ${dir}`);
+  return true;
+}
+
+const ok = MANIFEST.clis.map(ensure).every(Boolean);
+process.exit(ok ? 0 : 1);

@@ -1,0 +1,239 @@
+// claude_local with the real Claude Code CLI (pinned, installed by scripts/ensure-agent-clis.mjs),
+// run by the runner's AgentProcess as a real child process against a local fake Anthropic Messages
+// API: the model has the CLI run a shell command (Bash tool); the transcript, session id, tokens and
+// cost come from the CLI's own stream; the system prompt carries the agent's instructions and the
+// platform protocol; a second run resumes the session (the model sees the earlier turns); a session
+// the CLI rejects starts afresh; a CLI that fails, hangs, prints garbage or is missing gives a
+// readable reason. Only loopback is reachable for the CLI: its non-essential traffic is off.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript.ts";
+import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
+import { agentCli } from "../../support/agent-clis.ts";
+import {
+  type FakeAnthropic,
+  requestText,
+  type Script,
+  startFakeAnthropic,
+  toolResults,
+} from "../../support/fake-models/anthropic.ts";
+
+const claude = agentCli("claude");
+const root = mkdtempSync(path.join(tmpdir(), "claude-local-test-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let fake: FakeAnthropic | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";
+const INSTRUCTIONS = "INSTRUCTIONS-MARKER: you are the release engineer.";
+const isRoot = process.getuid?.() === 0;
+
+/** A shell command through the Bash tool, then a closing sentence once its result is back. */
+const toolThenText =
+  (command: string, closing: string): Script =>
+  (request) =>
+    toolResults(request).length > 0 ? { text: closing } : { toolUse: { name: "Bash", input: { command } } };
+
+function assignment(
+  cwd: string,
+  overrides: Partial<RunAssignment> = {},
+  config: Record<string, unknown> = {},
+) {
+  const instructions = path.join(root, "instructions.md");
+  writeFileSync(instructions, INSTRUCTIONS);
+  return {
+    runId: `run-${Math.random().toString(36).slice(2, 8)}`,
+    agentId: "agent-1",
+    adapterType: "claude_local",
+    command: "claude",
+    args: [],
+    cwd,
+    prompt: "Do the task.",
+    timeoutSec: 60,
+    env: {
+      HOME: path.join(root, "home"),
+      ANTHROPIC_BASE_URL: fake?.url ?? "http://127.0.0.1:9",
+      ANTHROPIC_API_KEY: "sk-ant-dummy",
+      // The runner runs as root here: Claude allows skipping permissions as root only in a sandbox.
+      ...(isRoot ? { IS_SANDBOX: "1" } : {}),
+      PLATFORM_RUN_ID: "run-under-test",
+    },
+    adapterConfig: { command: claude.bin, instructionsFilePath: instructions, maxTurns: 5, ...config },
+    protocol: PROTOCOL,
+    ...overrides,
+  } satisfies RunAssignment;
+}
+
+async function execute(run: RunAssignment) {
+  const events: TranscriptEvent[] = [];
+  const output: Array<{ stream: string; text: string }> = [];
+  const outcome = await new AgentProcess(run, {
+    workDir: root,
+    runAs: null,
+    onOutput: (stream, text) => output.push({ stream, text }),
+    onEvent: (event) => events.push(event),
+  }).start();
+  const text = (stream: string) =>
+    output
+      .filter((o) => o.stream === stream)
+      .map((o) => o.text)
+      .join("");
+  return { outcome, events, stdout: text("stdout"), system: text("system"), stderr: text("stderr") };
+}
+
+const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+/** The CLI's own `result` line from the raw output. */
+const resultLine = (stdout: string) =>
+  JSON.parse(stdout.split("\n").find((line) => line.includes('"type":"result"')) ?? "{}") as Record<
+    string,
+    unknown
+  >;
+
+describe("claude_local with the real claude CLI", () => {
+  it("runs a tool call in its cwd; transcript, session, tokens and cost come from its stream", async () => {
+    fake = await startFakeAnthropic(
+      toolThenText("echo ran-$PLATFORM_RUN_ID > marker.txt && echo TOOL-OK", "All finished."),
+      {
+        usage: { input_tokens: 100_000, output_tokens: 2_000 },
+      },
+    );
+    const cwd = freshCwd();
+    const { outcome, events, stdout } = await execute(assignment(cwd, {}, { model: "claude-sonnet-4-5" }));
+
+    expect(outcome, stdout).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(outcome.error).toBeUndefined();
+    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    const cli = resultLine(stdout);
+    // Whole cents, rounded up from what the CLI says it cost.
+    const cents = (cli.total_cost_usd as number) * 100;
+    expect(cents).toBeGreaterThan(1);
+    expect(outcome.costCents).toBeGreaterThanOrEqual(cents - 1e-6);
+    expect(outcome.costCents).toBeLessThan(cents + 1);
+    expect(outcome.usage).toMatchObject({ provider: "anthropic", inputTokens: 200_000, outputTokens: 4_000 });
+    expect(outcome.session).toEqual({ id: cli.session_id, cwd });
+
+    expect(events.map((event) => event.type)).toEqual([
+      "init",
+      "tool_call",
+      "tool_result",
+      "assistant",
+      "result",
+    ]);
+    expect(events[1]).toMatchObject({ type: "tool_call", name: "Bash" });
+    expect(events[1]?.type === "tool_call" && events[1].input).toContain("marker.txt");
+    expect(events[2]).toMatchObject({
+      type: "tool_result",
+      isError: false,
+      output: expect.stringContaining("TOOL-OK"),
+    });
+    expect(events[3]).toEqual({ type: "assistant", text: "All finished." });
+    expect(events[4]).toMatchObject({ type: "result", ok: true, turns: 2 });
+
+    // What the CLI sent the model: our model, our instructions and protocol in the system prompt.
+    const first = fake.requests[0]?.body;
+    expect(first?.model).toBe("claude-sonnet-4-5");
+    expect(JSON.stringify(first?.system)).toContain("INSTRUCTIONS-MARKER");
+    expect(JSON.stringify(first?.system)).toContain("PROTOCOL-MARKER");
+    expect(requestText(first ?? { model: "", messages: [] })).toContain("Do the task.");
+  });
+
+  it("a second run resumes the session: the model sees the earlier turns; a rejected session starts afresh", async () => {
+    fake = await startFakeAnthropic((request) =>
+      requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
+    );
+    const cwd = freshCwd();
+    const first = await execute(assignment(cwd));
+    expect(first.outcome.error).toBeUndefined();
+    const session = first.outcome.session as RunSession;
+    expect(session.cwd).toBe(cwd);
+
+    const second = await execute(assignment(cwd, { prompt: "This is the second wake.", session }));
+    expect(second.outcome.error).toBeUndefined();
+    expect(second.outcome.session).toEqual(session);
+    const resumed = fake.requests.at(-1)?.body;
+    expect(requestText(resumed ?? { model: "", messages: [] })).toContain("FIRST-ANSWER.");
+    expect(resumed?.messages.length).toBeGreaterThanOrEqual(3);
+
+    const gone = { id: "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11", cwd };
+    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
+    expect(fresh.outcome.error).toBeUndefined();
+    expect(fresh.outcome.session?.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fresh.outcome.session?.id).not.toBe(gone.id);
+    expect(fresh.system).toMatch(
+      /claude rejected the session it was to resume \(No conversation found.*: starting a fresh session/,
+    );
+    expect(fresh.events.slice(0, 3)).toMatchObject([
+      { type: "result", ok: false, text: expect.stringContaining("No conversation found") },
+      { type: "system", message: expect.stringContaining("rejected") },
+      { type: "init" },
+    ]);
+
+    const elsewhere = await execute(assignment(freshCwd(), { session }));
+    expect(elsewhere.system).toContain(`was made in ${cwd}`);
+    expect(elsewhere.outcome.session?.id).not.toBe(session.id);
+  });
+
+  it("an API error the CLI reports fails the run with its words", async () => {
+    fake = await startFakeAnthropic(() => ({
+      error: { status: 400, type: "invalid_request_error", message: "FAKE-REFUSAL: prompt too long" },
+    }));
+    const { outcome } = await execute(assignment(freshCwd()));
+    expect(outcome.exitCode).not.toBe(0);
+    expect(outcome.error).toMatch(/^claude reported an error: .*FAKE-REFUSAL/);
+  });
+
+  it("a hung model is a timed-out run that says so, its whole group stopped", async () => {
+    fake = await startFakeAnthropic(() => ({ hang: true }));
+    const began = Date.now();
+    const { outcome } = await execute(assignment(freshCwd(), { timeoutSec: 3 }));
+    expect(outcome.timedOut).toBe(true);
+    expect(outcome.error).toBe("timeout: still running after 3s, the process group was stopped");
+    expect(Date.now() - began).toBeLessThan(12_000);
+  });
+
+  it("exits non-zero on a bad flag: the reason quotes the CLI", async () => {
+    const { outcome } = await execute(assignment(freshCwd(), {}, { extraArgs: ["--no-such-flag"] }));
+    expect(outcome.exitCode).not.toBe(0);
+    expect(outcome.error).toMatch(/^claude exited with code \d+: .*no-such-flag/);
+  });
+
+  it("output that is not its stream-json fails the run even with exit 0", async () => {
+    const impostor = path.join(root, "impostor.sh");
+    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not Claude'\nexit 0\n", { mode: 0o755 });
+    const { outcome, events } = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.error).toBe(
+      "claude's output was not stream-json (first unreadable line: Hello, I am not Claude)",
+    );
+    expect(events).toContainEqual({
+      type: "error",
+      message: "not Claude Code stream-json output: Hello, I am not Claude",
+    });
+  });
+
+  it("a missing CLI is named with how to install it; a bad config never starts", async () => {
+    const run = assignment(freshCwd(), {}, { command: undefined });
+    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    expect(missing.outcome.error).toBe(
+      "Claude Code is not installed on this runner (`claude` is not on its PATH): npm install -g @anthropic-ai/claude-code; or set adapterConfig.command to its full path",
+    );
+    const bad = await execute(assignment(freshCwd(), {}, { permissionMode: "yolo" }));
+    expect(bad.outcome.error).toMatch(/^configuration: claude_local adapterConfig: permissionMode: /);
+  });
+
+  it.runIf(isRoot)(
+    "as root without a sandbox, skipping permissions is refused with what to do instead",
+    async () => {
+      const run = assignment(freshCwd());
+      const { IS_SANDBOX: _, ...env } = run.env as Record<string, string>;
+      const { outcome } = await execute({ ...run, env });
+      expect(outcome.error).toMatch(/^claude refuses permissionMode bypassPermissions .* RUNNER_RUN_AS/);
+    },
+  );
+});

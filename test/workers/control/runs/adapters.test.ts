@@ -1,0 +1,97 @@
+// How an agent's adapterType and adapterConfig reach the runner: a claude_local agent's run carries
+// its type, the CLI to start (claude unless configured), the adapter's own options (never env, whose
+// secrets are resolved into the environment, nor the prompt template) and the platform protocol with
+// this edge's URLs; a process agent still needs its command.
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import { BASE, call } from "../../helpers";
+import { type BoardUser, boardUser, seedCompany, seedIssue } from "../helpers";
+import { claimOne, expectEventually, runnerFor } from "../runner-link";
+
+type Json = Record<string, unknown>;
+
+beforeEach(async () => {
+  await env.DB.prepare(
+    "UPDATE heartbeat_runs SET status = 'cancelled' WHERE status IN ('queued', 'running')",
+  ).run();
+});
+
+async function hire(board: BoardUser, companyId: string, body: Json): Promise<{ id: string; name: string }> {
+  const created = await call<{ id: string; name: string }>("POST", `/api/companies/${companyId}/agents`, {
+    headers: board.headers,
+    body: { role: "engineer", ...body },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body;
+}
+
+async function mention(board: BoardUser, issueId: string, name: string): Promise<void> {
+  const res = await call("POST", `/api/issues/${issueId}/comments`, {
+    headers: board.headers,
+    body: { body: `@${name} please` },
+  });
+  expect(res.status).toBe(201);
+}
+
+describe("adapter types on the runner link", () => {
+  it("a claude_local run carries its type, `claude`, the adapter's options and the protocol", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const agent = await hire(board, company.id, {
+      name: "Claudia",
+      adapterType: "claude_local",
+      adapterConfig: {
+        model: "sonnet",
+        maxTurns: 12,
+        permissionMode: "acceptEdits",
+        promptTemplate: "Wake: {{wakeReason}}",
+        env: { GIT_AUTHOR_NAME: "Claudia" },
+      },
+    });
+    const issue = await seedIssue(company, { status: "todo" });
+    await mention(board, issue.id, agent.name);
+    const run = (await claimOne(await runnerFor(board, company.id))) as unknown as Json & {
+      env: Record<string, string>;
+    };
+    expect(run).toMatchObject({
+      adapterType: "claude_local",
+      command: "claude",
+      prompt: "Wake: issue_comment_mentioned",
+      adapterConfig: { model: "sonnet", maxTurns: 12, permissionMode: "acceptEdits" },
+    });
+    expect(run.adapterConfig).not.toHaveProperty("env");
+    expect(run.adapterConfig).not.toHaveProperty("promptTemplate");
+    expect(run.env.GIT_AUTHOR_NAME).toBe("Claudia");
+    expect(run.protocol).toContain(`GET ${BASE}/api/agents/me`);
+    expect(run.protocol).toContain("PLATFORM_API_KEY");
+  });
+
+  it("a process agent without a command fails at claim with the reason; the models route knows the types", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const agent = await hire(board, company.id, { name: "Bare", adapterType: "process", adapterConfig: {} });
+    const invoked = await call<Json>("POST", `/api/agents/${agent.id}/heartbeat/invoke`, {
+      headers: board.headers,
+    });
+    const link = await runnerFor(board, company.id);
+    link.send({ type: "claim", slots: 1 });
+    const runId = String(invoked.body.id);
+    await expectEventually(async () => {
+      const row = await env.DB.prepare("SELECT status, error_reason FROM heartbeat_runs WHERE id = ?")
+        .bind(runId)
+        .first<Json>();
+      return (
+        row?.status === "failed" && row.error_reason === "configuration: adapterConfig.command is not set"
+      );
+    });
+    const models = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/claude_local/models`, {
+      headers: board.headers,
+    });
+    expect(models.status).toBe(200);
+    expect(models.body.map((model) => model.id)).toContain("sonnet");
+    const none = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/process/models`, {
+      headers: board.headers,
+    });
+    expect(none.body).toEqual([]);
+  });
+});

@@ -1,0 +1,61 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { RunnerFrame } from "../../../bridge/src/protocol/runner";
+import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript";
+import type { Db } from "../../db/client";
+import { heartbeatRunEvents, heartbeatRuns, type JsonObject } from "../../db/schema";
+
+/**
+ * A run's transcript: the structured events its runner's adapter read from the CLI's output, stored
+ * in order beside the raw log (which stays whole). Bounded per run like the log.
+ */
+
+type EventFrame = Extract<RunnerFrame, { type: "event" }>;
+/** A run's stored transcript stops growing here. */
+const EVENTS_MAX = 2_000;
+
+/** Stores one event; ignored for runs this link does not hold, or past the bound. */
+export async function recordEvent(db: Db, linkId: string, frame: EventFrame): Promise<void> {
+  if (frame.seq >= EVENTS_MAX) return;
+  const run = await db
+    .select({ id: heartbeatRuns.id })
+    .from(heartbeatRuns)
+    .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerLinkId, linkId)))
+    .get();
+  if (!run) return;
+  const { type, ...data } = frame.event;
+  await db
+    .insert(heartbeatRunEvents)
+    .values({ runId: run.id, seq: frame.seq, type, data: data as JsonObject, createdAt: Date.now() })
+    .onConflictDoNothing();
+}
+
+/** Whether every event frame the runner says it sent has been stored. */
+export async function eventsComplete(db: Db, runId: string, eventFrames: number): Promise<boolean> {
+  const expected = Math.min(eventFrames, EVENTS_MAX);
+  if (expected === 0) return true;
+  const row = await db
+    .select({ count: sql<number>`count(*)` })
+    .from(heartbeatRunEvents)
+    .where(eq(heartbeatRunEvents.runId, runId))
+    .get();
+  return (row?.count ?? 0) >= expected;
+}
+
+export type StoredEvent = TranscriptEvent & { seq: number; createdAt: string };
+
+export async function runEvents(db: Db, runId: string): Promise<StoredEvent[]> {
+  const rows = await db
+    .select()
+    .from(heartbeatRunEvents)
+    .where(eq(heartbeatRunEvents.runId, runId))
+    .orderBy(asc(heartbeatRunEvents.seq));
+  return rows.map(
+    (row) =>
+      ({
+        seq: row.seq,
+        createdAt: new Date(row.createdAt).toISOString(),
+        ...row.data,
+        type: row.type,
+      }) as StoredEvent,
+  );
+}
