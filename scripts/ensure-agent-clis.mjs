@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Part of `npm test`: the suites that prove the agent adapters run the real CLIs (Claude Code …)
 // against a local fake model server. Installs each pinned package from scripts/agent-clis.json with
-// `npm install --prefix <dir>` into a cache outside the project's node_modules (default
+// `npm install --prefix <dir>/<name>` into a cache outside the project's node_modules (default
 // ~/.cache/switchboard/agent-clis, or AGENT_CLIS_DIR), and does nothing when the pinned version is
-// there and answers `--version`, so a second run costs a second.
+// there and answers `--version`, so a second run costs a second. One prefix per CLI: a `--no-save`
+// install into a shared prefix prunes the packages an earlier install put there.
 //   node scripts/ensure-agent-clis.mjs          install what is missing
 //   node scripts/ensure-agent-clis.mjs --print  print the directory
 import { spawnSync } from "node:child_process";
@@ -22,8 +23,9 @@ if (process.argv.includes("--print")) {
   process.exit(0);
 }
 
-const packageDir = (cli) => path.join(dir, "node_modules", ...cli.package.split("/"));
-const binPath = (cli) => path.join(dir, "node_modules", ".bin", cli.bin);
+const prefixOf = (cli) => path.join(dir, cli.name);
+const packageDir = (cli) => path.join(prefixOf(cli), "node_modules", ...cli.package.split("/"));
+const binPath = (cli) => path.join(prefixOf(cli), "node_modules", ".bin", cli.bin);
 
 function installedVersion(cli) {
   try {
@@ -48,12 +50,12 @@ function run(command, args, cwd) {
 function ensure(cli) {
   const spec = `${cli.package}@${cli.version}`;
   if (installedVersion(cli) === cli.version && answers(cli)) {
-    console.log(`agent CLIs: ${spec} is installed in ${dir}`);
+    console.log(`agent CLIs: ${spec} is installed in ${prefixOf(cli)}`);
     return true;
   }
-  mkdirSync(dir, { recursive: true });
-  const flags = ["--prefix", dir, "--no-save", "--no-package-lock", "--no-audit", "--no-fund"];
-  if (!run(NPM, ["install", ...flags, spec], dir)) return false;
+  mkdirSync(prefixOf(cli), { recursive: true });
+  const flags = ["--prefix", prefixOf(cli), "--no-save", "--no-package-lock", "--no-audit", "--no-fund"];
+  if (!run(NPM, ["install", ...flags, spec], prefixOf(cli))) return false;
   // npm may hold back install scripts; the package's own postinstall puts the native binary in place.
   if (!answers(cli) && existsSync(path.join(packageDir(cli), "install.cjs")))
     run(process.execPath, ["install.cjs"], packageDir(cli));
@@ -61,7 +63,7 @@ function ensure(cli) {
     console.error(`agent CLIs: ${binPath(cli)} does not answer --version with ${cli.version}`);
     return false;
   }
-  console.log(`agent CLIs: installed ${spec} in ${dir}`);
+  console.log(`agent CLIs: installed ${spec} in ${prefixOf(cli)}`);
   return true;
 }
 

@@ -24,7 +24,8 @@ export function agentClisDir(): string {
 export function agentCli(name: string): { bin: string; version: string; binDir: string } {
   const cli = manifest().clis.find((entry) => entry.name === name);
   if (!cli) throw new Error(`scripts/agent-clis.json pins no CLI named ${name}`);
-  const binDir = path.join(agentClisDir(), "node_modules", ".bin");
+  // One npm prefix per CLI (scripts/ensure-agent-clis.mjs says why).
+  const binDir = path.join(agentClisDir(), cli.name, "node_modules", ".bin");
   const bin = path.join(binDir, cli.bin);
   if (!existsSync(bin))
     throw new Error(`${cli.package}@${cli.version} is not installed: run node scripts/ensure-agent-clis.mjs`);

@@ -144,7 +144,7 @@ export class AgentProcess {
   }
 
   private async execute(launch: Launch, cwd: string): Promise<Attempt> {
-    const parser = this.adapter.parser();
+    const parser = this.adapter.parser(launch);
     const lines = new LineSplitter((line) => {
       for (const event of parser.line(line)) this.options.onEvent?.(event);
     });

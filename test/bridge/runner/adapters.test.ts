@@ -46,7 +46,7 @@ describe("adapters", () => {
 
   it("process: exit 0 succeeds, anything else fails with the edge's own wording", () => {
     const adapter = adapterFor("process");
-    const summary = adapter.parser().summary();
+    const summary = adapter.parser({ command: "x", args: [], env: {}, stdin: "", files: [] }).summary();
     expect(adapter.verdict({ exitCode: 0, stderrTail: "" }, summary)).toEqual({ ok: true });
     expect(adapter.verdict({ exitCode: 3, stderrTail: "boom" }, summary)).toEqual({ ok: false });
   });

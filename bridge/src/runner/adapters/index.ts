@@ -4,6 +4,7 @@
  * `process` (today's generic command).
  */
 import { claudeLocalAdapter } from "./claude-local.ts";
+import { codexLocalAdapter } from "./codex-local.ts";
 import { processAdapter } from "./process.ts";
 import type { Adapter } from "./types.ts";
 
@@ -20,7 +21,7 @@ export {
 } from "./types.ts";
 
 const ADAPTERS: ReadonlyMap<string, Adapter> = new Map(
-  [processAdapter, claudeLocalAdapter].map((adapter) => [adapter.type, adapter]),
+  [processAdapter, claudeLocalAdapter, codexLocalAdapter].map((adapter) => [adapter.type, adapter]),
 );
 
 export const adapterFor = (adapterType: string): Adapter => ADAPTERS.get(adapterType) ?? processAdapter;

@@ -11,6 +11,7 @@
  */
 import type { RunAssignment } from "../../protocol/runner.ts";
 import type { TranscriptEvent } from "../../protocol/transcript.ts";
+import type { Meter } from "./pricing.ts";
 
 /** A configuration the adapter cannot run: the run fails with this message, nothing is started. */
 export class AdapterConfigError extends Error {}
@@ -41,6 +42,8 @@ export interface Launch {
   stdin: string;
   /** Written (mode 0600, owned by the agent's user) before the process starts. */
   files: ReadonlyArray<{ path: string; content: string }>;
+  /** For CLIs that report tokens but no cost: how the parser prices them (pricing.ts). */
+  meter?: Meter;
 }
 
 export interface StreamSummary {
@@ -88,6 +91,7 @@ export interface Adapter {
   readonly resumes: boolean;
   /** Throws AdapterConfigError for a configuration it cannot run. */
   launch(context: LaunchContext): Promise<Launch>;
-  parser(): StreamParser;
+  /** A parser for one launch's output (the launch carries what pricing needs). */
+  parser(launch: Launch): StreamParser;
   verdict(end: ProcessEnd, summary: StreamSummary): Verdict;
 }

@@ -1,0 +1,178 @@
+/**
+ * `codex_local`: OpenAI Codex (`@openai/codex`), unattended:
+ *
+ *   codex exec --json --skip-git-repo-check --color never [-m <model>]
+ *        --dangerously-bypass-approvals-and-sandbox | --sandbox <mode> -c approval_policy="<policy>"
+ *        -c developer_instructions="<instructions + protocol>" -c check_for_update_on_startup=false
+ *        -c web_search="disabled" [-c model_provider=switchboard -c model_providers.switchboard.…]
+ *        [extraArgs…] [resume <session>] -          (the prompt on standard input)
+ *
+ * Flags and config keys checked against the installed 0.169.0 (`codex exec --help`, the binary, and
+ * the requests it sent a fake Responses API). Codex reports tokens, not cost: the parser prices them
+ * (pricing.ts), minus what a resumed session had already counted (codex-sessions.ts).
+ */
+import { homedir } from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { sessionTokens } from "./codex-sessions.ts";
+import { codexStreamParser } from "./codex-stream.ts";
+import { agentInstructions } from "./instructions.ts";
+import { lastLine } from "./json.ts";
+import { type Meter, NO_TOKENS, PricesSchema, pricesFor } from "./pricing.ts";
+import {
+  type Adapter,
+  AdapterConfigError,
+  type Launch,
+  type LaunchContext,
+  type ProcessEnd,
+  type StreamSummary,
+  type Verdict,
+} from "./types.ts";
+
+const ConfigSchema = z.object({
+  command: z.string().min(1).optional(),
+  model: z.string().min(1).max(200).optional(),
+  /**
+   * Default bypass (`--dangerously-bypass-approvals-and-sandbox`): nobody answers an approval, and the
+   * agent must reach the platform's API, which Codex's workspace-write sandbox blocks.
+   */
+  sandbox: z.enum(["bypass", "read-only", "workspace-write", "danger-full-access"]).default("bypass"),
+  approvalPolicy: z.enum(["never", "on-request", "on-failure", "untrusted"]).default("never"),
+  /** A Responses API endpoint of one's own (a proxy, a gateway); the key from env[envKey]. */
+  provider: z
+    .object({
+      baseUrl: z.string().url(),
+      envKey: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/)
+        .default("OPENAI_API_KEY"),
+    })
+    .optional(),
+  pricing: PricesSchema.optional(),
+  extraArgs: z.array(z.string()).default([]),
+  instructionsFilePath: z.string().min(1).optional(),
+});
+type CodexConfig = z.infer<typeof ConfigSchema>;
+
+/** Argument strings are capped by the kernel (128 KiB each); instructions longer than this fail early. */
+const INSTRUCTIONS_MAX_CHARS = 100_000;
+const REJECTED_SESSION = /no rollout found for thread id|thread\/resume failed/i;
+
+function configOf(context: LaunchContext): CodexConfig {
+  const parsed = ConfigSchema.safeParse(context.run.adapterConfig ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new AdapterConfigError(`codex_local adapterConfig: ${problems.join("; ")}`);
+}
+
+/** `-c key=value` pairs; a value is TOML, and a JSON string is a valid TOML basic string. */
+const overrides = (pairs: ReadonlyArray<readonly [string, string]>): string[] =>
+  pairs.flatMap(([key, value]) => ["-c", `${key}=${value}`]);
+
+function policyArgs(config: CodexConfig): string[] {
+  if (config.sandbox === "bypass") return ["--dangerously-bypass-approvals-and-sandbox"];
+  return [
+    "--sandbox",
+    config.sandbox,
+    ...overrides([["approval_policy", JSON.stringify(config.approvalPolicy)]]),
+  ];
+}
+
+function providerArgs(config: CodexConfig): string[] {
+  if (!config.provider) return [];
+  // A provider of our own speaks HTTP+SSE (wire_api "responses"); the built-in one tries WebSockets.
+  const key = "model_providers.switchboard";
+  return overrides([
+    ["model_provider", '"switchboard"'],
+    [`${key}.name`, '"switchboard"'],
+    [`${key}.base_url`, JSON.stringify(config.provider.baseUrl)],
+    [`${key}.env_key`, JSON.stringify(config.provider.envKey)],
+    [`${key}.wire_api`, '"responses"'],
+  ]);
+}
+
+/** Where the CLI keeps its sessions: CODEX_HOME, else ~/.codex of the home the agent runs with. */
+const codexHome = (env: Record<string, string>): string =>
+  env.CODEX_HOME || path.join(env.HOME || homedir(), ".codex");
+
+async function meterOf(context: LaunchContext, config: CodexConfig): Promise<Meter> {
+  const before = context.resume
+    ? await sessionTokens(codexHome(context.run.env), context.resume, context.readFileAsAgent)
+    : NO_TOKENS;
+  const model = config.model ?? null;
+  return { provider: "openai", model, prices: pricesFor("openai", model, config.pricing), before };
+}
+
+async function launch(context: LaunchContext): Promise<Launch> {
+  const config = configOf(context);
+  const instructions = await agentInstructions(context, config.instructionsFilePath);
+  if (instructions.length > INSTRUCTIONS_MAX_CHARS)
+    throw new AdapterConfigError(
+      `codex_local: instructions longer than ${INSTRUCTIONS_MAX_CHARS} characters`,
+    );
+  return {
+    command: config.command ?? "codex",
+    args: [
+      "exec",
+      "--json",
+      "--skip-git-repo-check",
+      "--color",
+      "never",
+      ...(config.model ? ["--model", config.model] : []),
+      ...policyArgs(config),
+      ...overrides([
+        ["developer_instructions", JSON.stringify(instructions)],
+        ["check_for_update_on_startup", "false"],
+        ["web_search", '"disabled"'],
+      ]),
+      ...providerArgs(config),
+      ...config.extraArgs,
+      ...(context.resume ? ["resume", context.resume] : []),
+      "-",
+    ],
+    env: {},
+    stdin: context.run.prompt,
+    files: [],
+    meter: await meterOf(context, config),
+  };
+}
+
+function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
+  const said = lastLine(end.stderrTail);
+  if (end.exitCode !== 0 && !summary.sessionId && REJECTED_SESSION.test(said))
+    return {
+      ok: false,
+      sessionRejected: true,
+      reason: `codex rejected the session it was to resume (${said})`,
+    };
+  if (summary.resultError) return { ok: false, reason: `codex reported an error: ${summary.resultError}` };
+  if (summary.sawResult && end.exitCode === 0) return { ok: true };
+  if (end.exitCode !== 0) {
+    const how = end.exitCode === null ? "was killed by a signal" : `exited with code ${end.exitCode}`;
+    const words = said || summary.garbage;
+    return { ok: false, reason: `codex ${how}${words ? `: ${words}` : ""}` };
+  }
+  return {
+    ok: false,
+    reason: summary.garbage
+      ? `codex's output was not exec --json (first unreadable line: ${summary.garbage})`
+      : "codex ended without its turn.completed event",
+  };
+}
+
+export const codexLocalAdapter: Adapter = {
+  type: "codex_local",
+  program: { command: "codex", name: "OpenAI Codex", install: "npm install -g @openai/codex" },
+  resumes: true,
+  launch,
+  parser: (launch) =>
+    codexStreamParser(
+      launch.meter ?? {
+        provider: "openai",
+        model: null,
+        prices: pricesFor("openai", null),
+        before: NO_TOKENS,
+      },
+    ),
+  verdict,
+};
