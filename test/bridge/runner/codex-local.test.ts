@@ -1,0 +1,207 @@
+// codex_local with the real Codex CLI (pinned, installed by scripts/ensure-agent-clis.mjs), run by the
+// runner's AgentProcess as a real child process against a local fake OpenAI Responses API: the model
+// has the CLI run a shell command (its exec_command tool); the transcript, session id and tokens come
+// from the CLI's own `exec --json` stream, the cost from the price table; the developer instructions
+// carry the agent's instructions and the platform protocol; a second run resumes the thread (the
+// model sees the earlier turns) and is charged only its own tokens; a session the CLI rejects starts
+// afresh; a CLI that fails, hangs or prints garbage gives a readable reason.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript.ts";
+import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
+import { agentCli } from "../../support/agent-clis.ts";
+import {
+  callOutputs,
+  type FakeOpenAI,
+  requestText,
+  startFakeOpenAI,
+} from "../../support/fake-models/openai.ts";
+
+const codex = agentCli("codex");
+// Not under /tmp: Codex refuses to put its helper links in a CODEX_HOME under a temporary directory.
+mkdirSync(path.join(homedir(), ".cache"), { recursive: true });
+const root = mkdtempSync(path.join(homedir(), ".cache", "codex-local-test-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let fake: FakeOpenAI | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";
+const INSTRUCTIONS = "INSTRUCTIONS-MARKER: you are the release engineer.";
+const USAGE = { input_tokens: 100_000, cached_tokens: 20_000, output_tokens: 2_000 };
+
+function assignment(
+  cwd: string,
+  overrides: Partial<RunAssignment> = {},
+  config: Record<string, unknown> = {},
+) {
+  const instructions = path.join(root, "instructions.md");
+  writeFileSync(instructions, INSTRUCTIONS);
+  return {
+    runId: `run-${Math.random().toString(36).slice(2, 8)}`,
+    agentId: "agent-1",
+    adapterType: "codex_local",
+    command: "codex",
+    args: [],
+    cwd,
+    prompt: "Do the task.",
+    timeoutSec: 60,
+    env: { HOME: path.join(root, "home"), FAKE_OPENAI_KEY: "sk-dummy", PLATFORM_RUN_ID: "run-under-test" },
+    adapterConfig: {
+      command: codex.bin,
+      instructionsFilePath: instructions,
+      model: "gpt-5-codex",
+      provider: { baseUrl: fake?.url ?? "http://127.0.0.1:9/v1", envKey: "FAKE_OPENAI_KEY" },
+      ...config,
+    },
+    protocol: PROTOCOL,
+    ...overrides,
+  } satisfies RunAssignment;
+}
+
+async function execute(run: RunAssignment) {
+  const events: TranscriptEvent[] = [];
+  const output: Array<{ stream: string; text: string }> = [];
+  const outcome = await new AgentProcess(run, {
+    workDir: root,
+    runAs: null,
+    onOutput: (stream, text) => output.push({ stream, text }),
+    onEvent: (event) => events.push(event),
+  }).start();
+  const text = (stream: string) =>
+    output
+      .filter((o) => o.stream === stream)
+      .map((o) => o.text)
+      .join("");
+  return { outcome, events, stdout: text("stdout"), system: text("system"), stderr: text("stderr") };
+}
+
+const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+const shellThenText = (cmd: string, closing: string) => (request: Parameters<typeof requestText>[0]) =>
+  callOutputs(request).length > 0
+    ? { text: closing }
+    : { call: { name: "exec_command", arguments: { cmd } } };
+
+describe("codex_local with the real codex CLI", () => {
+  it("runs a shell call in its cwd; transcript, session and tokens from its stream, cost from the price table", async () => {
+    fake = await startFakeOpenAI(
+      shellThenText("echo ran-$PLATFORM_RUN_ID > marker.txt && echo TOOL-OK", "All finished."),
+      { usage: USAGE },
+    );
+    const cwd = freshCwd();
+    const { outcome, events, stdout, stderr } = await execute(assignment(cwd));
+
+    expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
+    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    // Two requests of 100k input (20k cached) and 2k output at gpt-5 prices: $0.245, rounded up to 25 cents.
+    expect(outcome.usage).toMatchObject({
+      provider: "openai",
+      model: "gpt-5-codex",
+      inputTokens: 160_000,
+      cachedInputTokens: 40_000,
+      outputTokens: 4_000,
+      priceTable: "2025-11-01",
+    });
+    expect(outcome.costCents).toBe(25);
+    const thread = JSON.parse(stdout.split("\n")[0] ?? "{}") as { thread_id?: string };
+    expect(outcome.session).toEqual({ id: thread.thread_id, cwd });
+
+    const kinds = events.map((event) => event.type).filter((type) => type !== "error");
+    expect(kinds).toEqual(["init", "tool_call", "tool_result", "assistant", "result"]);
+    const call = events.find((event) => event.type === "tool_call");
+    expect(call).toMatchObject({ name: "command_execution", input: expect.stringContaining("marker.txt") });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "tool_result", isError: false, output: "TOOL-OK\n" }),
+    );
+    expect(events).toContainEqual({ type: "assistant", text: "All finished." });
+    expect(events.at(-1)).toMatchObject({
+      type: "result",
+      ok: true,
+      inputTokens: 200_000,
+      outputTokens: 4_000,
+    });
+
+    const first = fake.requests[0];
+    expect(first?.body.model).toBe("gpt-5-codex");
+    expect(first?.headers.authorization).toBe("Bearer sk-dummy");
+    expect(requestText(first?.body ?? { model: "", input: [] })).toContain("INSTRUCTIONS-MARKER");
+    expect(requestText(first?.body ?? { model: "", input: [] })).toContain("PROTOCOL-MARKER");
+    expect(requestText(first?.body ?? { model: "", input: [] })).toContain("Do the task.");
+    // Network extras off: no web search tool is offered to the model.
+    expect(JSON.stringify(first?.body.tools)).not.toContain("web_search");
+  });
+
+  it("a second run resumes the thread, charged only its own tokens; a rejected session starts afresh", async () => {
+    fake = await startFakeOpenAI(
+      (request) =>
+        requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
+      { usage: USAGE },
+    );
+    const cwd = freshCwd();
+    const first = await execute(assignment(cwd));
+    expect(first.outcome.error, first.stderr).toBeUndefined();
+    const session = first.outcome.session as RunSession;
+
+    const second = await execute(assignment(cwd, { prompt: "This is the second wake.", session }));
+    expect(second.outcome.error, second.stderr).toBeUndefined();
+    expect(second.outcome.session).toEqual(session);
+    expect(requestText(fake.requests.at(-1)?.body ?? { model: "", input: [] })).toContain("FIRST-ANSWER.");
+    // Codex reports the thread's running total (200k); the run is charged its one request.
+    expect(second.outcome.usage).toMatchObject({
+      inputTokens: 80_000,
+      cachedInputTokens: 20_000,
+      outputTokens: 2_000,
+    });
+    expect(second.outcome.costCents).toBe(13);
+
+    const gone = { id: "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11", cwd };
+    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
+    expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
+    expect(fresh.outcome.session?.id).not.toBe(gone.id);
+    expect(fresh.system).toMatch(/codex rejected the session it was to resume \(.*no rollout found/);
+  });
+
+  it("an API error the CLI reports fails the run with its words", async () => {
+    fake = await startFakeOpenAI(() => ({
+      error: { status: 400, message: "FAKE-REFUSAL: prompt too long" },
+    }));
+    const { outcome } = await execute(assignment(freshCwd()));
+    expect(outcome.exitCode).not.toBe(0);
+    expect(outcome.error).toMatch(/^codex reported an error: .*FAKE-REFUSAL/);
+  });
+
+  it("a hung model is a timed-out run that says so", async () => {
+    fake = await startFakeOpenAI(() => ({ hang: true }));
+    const { outcome } = await execute(assignment(freshCwd(), { timeoutSec: 3 }));
+    expect(outcome.timedOut).toBe(true);
+    expect(outcome.error).toBe("timeout: still running after 3s, the process group was stopped");
+  });
+
+  it("a bad flag, garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
+    const flag = await execute(assignment(freshCwd(), {}, { extraArgs: ["--no-such-flag"] }));
+    expect(flag.outcome.error).toMatch(
+      /^codex exited with code \d+: .*no-such-flag|^codex exited with code 2/,
+    );
+
+    const impostor = path.join(root, "impostor.sh");
+    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not Codex'\nexit 0\n", { mode: 0o755 });
+    const garbage = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    expect(garbage.outcome.error).toBe(
+      "codex's output was not exec --json (first unreadable line: Hello, I am not Codex)",
+    );
+
+    const run = assignment(freshCwd(), {}, { command: undefined });
+    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    expect(missing.outcome.error).toBe(
+      "OpenAI Codex is not installed on this runner (`codex` is not on its PATH): npm install -g @openai/codex; or set adapterConfig.command to its full path",
+    );
+    const bad = await execute(assignment(freshCwd(), {}, { sandbox: "yolo" }));
+    expect(bad.outcome.error).toMatch(/^configuration: codex_local adapterConfig: sandbox: /);
+  });
+});
