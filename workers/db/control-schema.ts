@@ -34,10 +34,16 @@ export const AGENT_ROLES = [
 ] as const;
 /**
  * How a runner runs an agent (bridge/src/runner/adapters): `claude_local` starts Claude Code and reads
- * its stream; `process` starts any command; coder_local and assistant_local are the older names of
+ * its stream; `codex_local` starts Codex (`codex exec --json`); `process` starts any command; coder_local and assistant_local are the older names of
  * `process`, kept for existing agents.
  */
-export const ADAPTER_TYPES = ["claude_local", "process", "coder_local", "assistant_local"] as const;
+export const ADAPTER_TYPES = [
+  "claude_local",
+  "codex_local",
+  "process",
+  "coder_local",
+  "assistant_local",
+] as const;
 export const ISSUE_STATUSES = [
   "backlog",
   "todo",

@@ -17,6 +17,11 @@ const ADAPTER_SUMMARIES: Record<AdapterType, string> = {
     "Claude Code (the `claude` CLI) run unattended on the operator's machine by the local runner. The " +
     "runner passes your instructions and the platform protocol as its system prompt, resumes its " +
     "session on the next wake for the same issue, and reads its cost, tokens and transcript.",
+  codex_local:
+    "OpenAI Codex (the `codex` CLI, `codex exec --json`) run unattended on the operator's machine by " +
+    "the local runner. Your instructions and the platform protocol reach it as developer instructions; " +
+    "its thread is resumed on the next wake for the same issue; tokens are read from its stream and " +
+    "priced by the runner's price table (adapterConfig.pricing overrides it).",
   process:
     "Any command, run by the local runner with the rendered prompt on standard input: the escape " +
     "hatch for a CLI without an adapter of its own. Only a PLATFORM_USAGE line reports its cost.",
@@ -39,6 +44,18 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
     "maxTurns": 40,
     "timeoutSec": 1800,
     "env": {"ANTHROPIC_API_KEY": {"type": "secret_ref", "secretId": "<secret id>", "version": "latest"}}
+  },
+  "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
+}`,
+  codex_local: `{
+  "adapterType": "codex_local",
+  "adapterConfig": {
+    "cwd": "/home/me/src/website",
+    "model": "gpt-5-codex",
+    "instructionsFilePath": "/home/me/agents/engineer.md",
+    "sandbox": "bypass",
+    "timeoutSec": 1800,
+    "env": {"OPENAI_API_KEY": {"type": "secret_ref", "secretId": "<secret id>", "version": "latest"}}
   },
   "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
 }`,
@@ -89,6 +106,10 @@ const ADAPTER_LAUNCH: Record<AdapterType, string> = {
     "starts `claude --print --output-format stream-json --verbose` (with --resume, --model,\n" +
     "--append-system-prompt-file, the permission flags and --max-turns from adapterConfig); its\n" +
     "transcript, session, cost and tokens are read from that stream",
+  codex_local:
+    "starts `codex exec --json` (with resume <session>, --model, the sandbox and approval flags and\n" +
+    "-c developer_instructions from adapterConfig); its transcript, session and tokens are read\n" +
+    "from that stream and priced by the runner's price table",
   process: STARTS_COMMAND,
   coder_local: STARTS_COMMAND,
   assistant_local: STARTS_COMMAND,
@@ -122,7 +143,15 @@ const ADAPTER_CONFIG_FIELDS = `adapterConfig (all optional, except command for p
                         unattended run), acceptEdits, auto, default, dontAsk or plan
   allowedTools          claude_local: tools allowed without asking, e.g. ["Bash", "Edit"]
   maxTurns              claude_local: stop after this many agentic turns
-  extraArgs             claude_local: more arguments, appended as given
+  sandbox               codex_local: bypass (default, --dangerously-bypass-approvals-and-sandbox:
+                        the agent must reach the platform's API), read-only, workspace-write or
+                        danger-full-access (--sandbox)
+  approvalPolicy        codex_local, with a sandbox: never (default), on-request, on-failure, untrusted
+  provider              codex_local: {"baseUrl": "https://…/v1", "envKey": "OPENAI_API_KEY"}, a
+                        Responses API endpoint of your own
+  pricing               codex_local: {"input": 1.25, "cachedInput": 0.125, "output": 10}, USD per
+                        million tokens, instead of the runner's price table for the model
+  extraArgs             claude_local, codex_local: more arguments, appended as given
   cwd                   working directory of the process (the repository for coding agents)
   model                 one of the adapter's models (see below); also passed as PLATFORM_MODEL
   promptTemplate        the prompt, written to the process's standard input. Placeholders:

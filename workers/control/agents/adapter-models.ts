@@ -10,7 +10,8 @@ export interface ModelOption {
 /**
  * A static catalogue of what each adapter's CLI accepts as adapterConfig.model; the first of each
  * list is marked default. claude_local: Claude Code's aliases (which follow the newest model of each
- * family) and full names. `process` starts any command, so it has no list of its own.
+ * family) and full names. codex_local: models Codex accepts with `--model` (priced by the runner's
+ * table, bridge/src/runner/adapters/pricing.ts). `process` starts any command, so it has no list of its own.
  */
 export const ADAPTER_MODELS: Record<AdapterType, readonly ModelOption[]> = {
   claude_local: [
@@ -20,6 +21,12 @@ export const ADAPTER_MODELS: Record<AdapterType, readonly ModelOption[]> = {
     { id: "claude-sonnet-4-5", label: "Claude Sonnet 4.5" },
     { id: "claude-opus-4-1", label: "Claude Opus 4.1" },
     { id: "claude-haiku-4-5", label: "Claude Haiku 4.5" },
+  ],
+  codex_local: [
+    { id: "gpt-5-codex", label: "GPT-5 Codex", default: true },
+    { id: "gpt-5", label: "GPT-5" },
+    { id: "gpt-5-mini", label: "GPT-5 mini" },
+    { id: "o4-mini", label: "o4-mini" },
   ],
   process: [],
   coder_local: [

@@ -19,7 +19,10 @@ export interface PreparedRun {
 }
 
 /** The program an adapter starts when adapterConfig.command is not set; the others need a command. */
-const DEFAULT_COMMANDS: Partial<Record<AgentRow["adapterType"], string>> = { claude_local: "claude" };
+const DEFAULT_COMMANDS: Partial<Record<AgentRow["adapterType"], string>> = {
+  claude_local: "claude",
+  codex_local: "codex",
+};
 
 interface RunContext {
   run: HeartbeatRunRow;

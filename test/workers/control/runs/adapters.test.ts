@@ -89,6 +89,10 @@ describe("adapter types on the runner link", () => {
     });
     expect(models.status).toBe(200);
     expect(models.body.map((model) => model.id)).toContain("sonnet");
+    const codex = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/codex_local/models`, {
+      headers: board.headers,
+    });
+    expect(codex.body[0]).toMatchObject({ id: "gpt-5-codex", default: true });
     const none = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/process/models`, {
       headers: board.headers,
     });
