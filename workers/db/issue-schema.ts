@@ -236,7 +236,7 @@ export const heartbeatRuns = sqliteTable(
       .notNull()
       .references(() => agents.id, { onDelete: "cascade" }),
     status: text("status", { enum: RUN_STATUSES }).notNull(),
-    /** on_demand | mention | assignment | approval | routine | timer */
+    /** on_demand | mention | comment | assignment | approval | routine | timer */
     invocationSource: text("invocation_source").notNull(),
     /** issue_comment_mentioned, manual_invoke, … */
     wakeReason: text("wake_reason").notNull(),

@@ -4,7 +4,7 @@ import { ISSUE_PRIORITIES, type IssueRow, type IssueStatus, issueLabels, issues 
 import { unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
 import { activityInsert } from "../shared";
-import { assignmentWake, mentionCandidates, wakeInsert } from "../wakes";
+import { assignmentWake, commentedAssignee, mentionCandidates, wakeInsert } from "../wakes";
 import { assertMayCancel } from "./cancel";
 import { commentWrites } from "./comment";
 import { commentResource } from "./comment-resource";
@@ -177,11 +177,6 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
       ),
     );
   }
-  const comment =
-    input.comment === undefined
-      ? undefined
-      : commentWrites(db, { issue: next, actor, body: input.comment, now, companyAgents });
-  if (comment) statements.push(...comment.statements);
   const assigned = await assignmentWake(db, {
     issueId: issue.id,
     companyId: issue.companyId,
@@ -192,6 +187,19 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
     now,
   });
   if (assigned) statements.push(wakeInsert(db, assigned));
+  const comment =
+    input.comment === undefined
+      ? undefined
+      : commentWrites(db, {
+          issue: next,
+          actor,
+          body: input.comment,
+          now,
+          companyAgents,
+          assignee: await commentedAssignee(db, next),
+          alreadyWoken: assigned ? [assigned.agentId] : [],
+        });
+  if (comment) statements.push(...comment.statements);
   await commitBatch(db, statements);
 
   const body = { ...issueResource(next), labelIds: nextLabels };
