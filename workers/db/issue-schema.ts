@@ -88,6 +88,28 @@ export const issueLabels = sqliteTable(
   (t) => [primaryKey({ columns: [t.issueId, t.labelId] }), index("issue_labels_label_idx").on(t.labelId)],
 );
 
+/**
+ * "Issue X is blocked by issue Y" (blockedByIssueIds). Both in one company; deleting either issue
+ * drops the link. The reverse index answers "whose last blocker did this issue just resolve?".
+ */
+export const issueBlockers = sqliteTable(
+  "issue_blockers",
+  {
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    blockerIssueId: text("blocker_issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    companyId: text("company_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.issueId, t.blockerIssueId] }),
+    index("issue_blockers_blocker_idx").on(t.blockerIssueId),
+  ],
+);
+
 export const issueComments = sqliteTable(
   "issue_comments",
   {

@@ -14,6 +14,8 @@ export interface IssuePatch {
   projectId?: string | null;
   goalId?: string | null;
   labelIds?: string[];
+  /** Replaces the issue's blockers. */
+  blockedByIssueIds?: string[];
   /** Added as a comment in the same batch as the update. */
   comment?: string;
 }

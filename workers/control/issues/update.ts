@@ -5,6 +5,7 @@ import { unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
 import { activityInsert } from "../shared";
 import { assignmentWake, commentedAssignee, mentionCandidates, wakeInsert } from "../wakes";
+import { planBlockers } from "./blockers";
 import { assertMayCancel } from "./cancel";
 import { commentWrites } from "./comment";
 import { commentResource } from "./comment-resource";
@@ -135,6 +136,13 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   if (changes.status === "in_progress") await assertCeoMayStartWork(db, actor);
   await checkReferences(db, issue.companyId, referencesToCheck(input, changes), issue.id);
   assertAssignedWhenInProgress(issue, changes);
+  const blockers = await planBlockers(db, {
+    issue,
+    wanted: input.blockedByIssueIds,
+    nextStatus: changes.status ?? issue.status,
+    actor,
+    now,
+  });
 
   const [current, companyAgents] = await Promise.all([
     labelIdsOf(db, issue.id),
@@ -146,6 +154,7 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   const changed = [
     ...Object.keys(changes).filter((key) => !DERIVED.has(key)),
     ...(labelsChanged ? ["labelIds"] : []),
+    ...(blockers.changed ? ["blockedByIssueIds"] : []),
   ];
 
   const statements: Statement[] = [];
@@ -160,6 +169,7 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
     );
   }
   if (labelsChanged) statements.push(...labelStatements(db, issue, nextLabels));
+  statements.push(...blockers.statements);
   if (changed.length > 0) {
     const status = changes.status ? { status: { from: issue.status, to: changes.status } } : {};
     statements.push(
@@ -202,10 +212,10 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   if (comment) statements.push(...comment.statements);
   await commitBatch(db, statements);
 
-  const body = { ...issueResource(next), labelIds: nextLabels };
+  const body = { ...issueResource(next), labelIds: nextLabels, blockedByIssueIds: blockers.ids };
   return {
     status: 200,
     body: comment ? { ...body, comment: commentResource(comment.comment) } : body,
-    queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued",
+    queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued" || blockers.queuedRuns,
   };
 };
