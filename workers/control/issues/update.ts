@@ -32,11 +32,12 @@ type Changes = Partial<
     | "startedAt"
     | "completedAt"
     | "cancelledAt"
+    | "checkoutRunId"
   >
 >;
 
 /** Field names the activity row lists; timestamps and the rank follow from them. */
-const DERIVED = new Set(["priorityRank", "startedAt", "completedAt", "cancelledAt"]);
+const DERIVED = new Set(["priorityRank", "startedAt", "completedAt", "cancelledAt", "checkoutRunId"]);
 
 function transitionError(from: IssueStatus, to: IssueStatus) {
   const allowed = allowedUpdateTargets(from);
@@ -82,6 +83,8 @@ function plannedChanges(issue: IssueRow, input: IssuePatch, now: number): Change
   if (to !== from) {
     if (!isAllowedUpdateTransition(from, to)) throw transitionError(from, to);
     Object.assign(changes, { status: to }, transitionTimestamps(from, to, now));
+    // A cancelled issue is nobody's work any more: the run that checked it out no longer holds it.
+    if (to === "cancelled" && issue.checkoutRunId !== null) changes.checkoutRunId = null;
   }
   return changes;
 }

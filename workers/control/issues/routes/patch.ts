@@ -8,7 +8,7 @@ import {
   json,
   jsonBody,
 } from "../../../http/openapi";
-import { controlContext } from "../../shared";
+import { controlContext, requireBoard } from "../../shared";
 import { IssueParamSchema, UpdatedIssueSchema, UpdateIssueBodySchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
@@ -54,4 +54,27 @@ issuePatchRoutes.openapi(patchRoute, async (c) => {
   const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
   const input = c.req.valid("json");
   return fromIssueDO(patchRoute, mutateIssue(c, issue.id, { kind: "update", actor: refOf(actor), input }));
+});
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/issues/{issueId}",
+  tags: ["Issues"],
+  summary: "Delete an issue (board only)",
+  description:
+    "Deletes the issue with its comments, documents, labels, approval links and blocker links. Its " +
+    "sub-issues move up to its parent; issues it was the last unresolved blocker of wake their assignee " +
+    "(issue_blockers_resolved); queued runs about it are cancelled (issue_deleted); an activity row " +
+    "issue.deleted keeps its identifier and title. Agents get 403: they cancel (PATCH status cancelled).",
+  security: controlAuth,
+  request: { params: IssueParamSchema },
+  responses: { 204: { description: "Deleted" }, ...controlErrors },
+});
+
+issuePatchRoutes.openapi(deleteRoute, async (c) => {
+  const { actor, db } = controlContext(c);
+  const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+  requireBoard(actor, "delete issues; agents cancel them (PATCH status cancelled)");
+  await mutateIssue(c, issue.id, { kind: "delete", actor: refOf(actor) });
+  return c.body(null, 204);
 });
