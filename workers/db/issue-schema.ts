@@ -110,6 +110,26 @@ export const issueBlockers = sqliteTable(
   ],
 );
 
+/** Files attached to an issue: the bytes in R2 (ASSETS, under `r2_key`), the metadata here. */
+export const issueAttachments = sqliteTable(
+  "issue_attachments",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    filename: text("filename").notNull(),
+    contentType: text("content_type").notNull(),
+    byteSize: integer("byte_size").notNull(),
+    r2Key: text("r2_key").notNull(),
+    createdByUserId: text("created_by_user_id"),
+    createdByAgentId: text("created_by_agent_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("issue_attachments_issue_idx").on(t.issueId, t.createdAt)],
+);
+
 export const issueComments = sqliteTable(
   "issue_comments",
   {
@@ -327,6 +347,7 @@ export const activityLog = sqliteTable(
 
 export type IssueRow = typeof issues.$inferSelect;
 export type IssueCommentRow = typeof issueComments.$inferSelect;
+export type IssueAttachmentRow = typeof issueAttachments.$inferSelect;
 export type IssueDocumentRow = typeof issueDocuments.$inferSelect;
 export type ApprovalRow = typeof approvals.$inferSelect;
 export type ApprovalCommentRow = typeof approvalComments.$inferSelect;

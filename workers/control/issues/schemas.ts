@@ -269,3 +269,22 @@ export const InboxEntrySchema = z
 export const ReadStateSchema = z
   .object({ issueId: z.string(), userId: z.string(), lastReadAt: Timestamp })
   .openapi("IssueReadState");
+
+export const AttachmentParamSchema = IssueParamSchema.extend({ attachmentId: Id });
+
+export const AttachmentSchema = z
+  .object({
+    id: z.string(),
+    companyId: z.string(),
+    issueId: z.string(),
+    filename: z.string(),
+    contentType: z.string(),
+    byteSize: z.number().int(),
+    createdByUserId: z.string().nullable(),
+    createdByAgentId: z.string().nullable(),
+    createdAt: Timestamp,
+    downloadPath: z
+      .string()
+      .openapi({ description: "GET it with the same credentials to download the file" }),
+  })
+  .openapi("IssueAttachment");

@@ -1,5 +1,7 @@
 import { createRoute, type RouteConfig, type RouteConfigToTypedResponse } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
 import { refOf } from "../../../core/actor";
+import { issueAttachments } from "../../../db/schema";
 import {
   controlAuth,
   controlError,
@@ -65,7 +67,7 @@ const deleteRoute = createRoute({
     "Deletes the issue with its comments, documents, labels, approval links and blocker links. Its " +
     "sub-issues move up to its parent; issues it was the last unresolved blocker of wake their assignee " +
     "(issue_blockers_resolved); queued runs about it are cancelled (issue_deleted); an activity row " +
-    "issue.deleted keeps its identifier and title. Agents get 403: they cancel (PATCH status cancelled).",
+    "issue.deleted keeps its identifier and title; its attachments' files are removed. Agents get 403: they cancel (PATCH status cancelled).",
   security: controlAuth,
   request: { params: IssueParamSchema },
   responses: { 204: { description: "Deleted" }, ...controlErrors },
@@ -75,6 +77,12 @@ issuePatchRoutes.openapi(deleteRoute, async (c) => {
   const { actor, db } = controlContext(c);
   const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
   requireBoard(actor, "delete issues; agents cancel them (PATCH status cancelled)");
+  const stored = await db
+    .select({ key: issueAttachments.r2Key })
+    .from(issueAttachments)
+    .where(eq(issueAttachments.issueId, issue.id));
   await mutateIssue(c, issue.id, { kind: "delete", actor: refOf(actor) });
+  // The rows went with the issue (cascade); the bytes are R2's to forget.
+  if (stored.length > 0) await c.env.ASSETS.delete(stored.map((row) => row.key));
   return c.body(null, 204);
 });
