@@ -40,7 +40,7 @@ import { systemRoutes } from "./system";
 
 /** JSON bodies above 1 MiB answer 413 before any handler reads them. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
-/** Multipart uploads (media, pictures, company logos) may carry a whole media file plus form overhead. */
+/** Multipart uploads (media, pictures, company logos, issue attachments) may carry a whole media file plus form overhead. */
 export const UPLOAD_BODY_LIMIT_BYTES = MEDIA_MAX_BYTES + 64 * 1024;
 /**
  * The routes that take a file, and only as multipart/form-data: they alone get the upload limit. Any
@@ -51,6 +51,7 @@ const UPLOAD_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
   { method: "PUT", path: /^\/api\/profile\/[^/]+\/picture$/ },
   { method: "PUT", path: /^\/api\/groups\/[^/]+\/[^/]+\/picture$/ },
   { method: "POST", path: /^\/api\/companies\/[^/]+\/logo$/ },
+  { method: "POST", path: /^\/api\/issues\/[^/]+\/attachments$/ },
 ];
 
 function isUpload(method: string, path: string, contentType: string | undefined): boolean {

@@ -88,6 +88,48 @@ export const issueLabels = sqliteTable(
   (t) => [primaryKey({ columns: [t.issueId, t.labelId] }), index("issue_labels_label_idx").on(t.labelId)],
 );
 
+/**
+ * "Issue X is blocked by issue Y" (blockedByIssueIds). Both in one company; deleting either issue
+ * drops the link. The reverse index answers "whose last blocker did this issue just resolve?".
+ */
+export const issueBlockers = sqliteTable(
+  "issue_blockers",
+  {
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    blockerIssueId: text("blocker_issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    companyId: text("company_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.issueId, t.blockerIssueId] }),
+    index("issue_blockers_blocker_idx").on(t.blockerIssueId),
+  ],
+);
+
+/** Files attached to an issue: the bytes in R2 (ASSETS, under `r2_key`), the metadata here. */
+export const issueAttachments = sqliteTable(
+  "issue_attachments",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    filename: text("filename").notNull(),
+    contentType: text("content_type").notNull(),
+    byteSize: integer("byte_size").notNull(),
+    r2Key: text("r2_key").notNull(),
+    createdByUserId: text("created_by_user_id"),
+    createdByAgentId: text("created_by_agent_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("issue_attachments_issue_idx").on(t.issueId, t.createdAt)],
+);
+
 export const issueComments = sqliteTable(
   "issue_comments",
   {
@@ -236,7 +278,7 @@ export const heartbeatRuns = sqliteTable(
       .notNull()
       .references(() => agents.id, { onDelete: "cascade" }),
     status: text("status", { enum: RUN_STATUSES }).notNull(),
-    /** on_demand | mention | assignment | approval | routine | timer */
+    /** on_demand | mention | comment | assignment | approval | routine | timer */
     invocationSource: text("invocation_source").notNull(),
     /** issue_comment_mentioned, manual_invoke, … */
     wakeReason: text("wake_reason").notNull(),
@@ -305,6 +347,7 @@ export const activityLog = sqliteTable(
 
 export type IssueRow = typeof issues.$inferSelect;
 export type IssueCommentRow = typeof issueComments.$inferSelect;
+export type IssueAttachmentRow = typeof issueAttachments.$inferSelect;
 export type IssueDocumentRow = typeof issueDocuments.$inferSelect;
 export type ApprovalRow = typeof approvals.$inferSelect;
 export type ApprovalCommentRow = typeof approvalComments.$inferSelect;

@@ -1,6 +1,7 @@
 import { createRouter } from "../../http/openapi";
 import { adapterRoutes } from "./adapters";
 import { agentConfigRoutes } from "./config";
+import { agentDeleteRoutes } from "./delete";
 import { agentHireRoutes } from "./hires";
 import { agentInstructionsRoutes } from "./instructions";
 import { agentKeyRoutes } from "./keys";
@@ -18,6 +19,7 @@ agentRoutes.route("/", agentOrgRoutes);
 agentRoutes.route("/", agentHireRoutes);
 agentRoutes.route("/", agentUpdateRoutes);
 agentRoutes.route("/", agentLifecycleRoutes);
+agentRoutes.route("/", agentDeleteRoutes);
 agentRoutes.route("/", agentKeyRoutes);
 agentRoutes.route("/", agentConfigRoutes);
 agentRoutes.route("/", agentInstructionsRoutes);

@@ -5,6 +5,7 @@ import { ApiError } from "../../http/errors";
 import { linkApproval, unlinkApproval } from "./approval-links";
 import { checkoutIssue } from "./checkout";
 import { addComment } from "./comment";
+import { deleteIssue } from "./delete";
 import { deleteDocument, putDocument } from "./documents";
 import type {
   IssueOpContext,
@@ -24,6 +25,7 @@ const HANDLERS: { [K in IssueOperationKind]: IssueOpHandler<K> } = {
   release: releaseIssue,
   releaseRun: releaseRunLock,
   comment: addComment,
+  delete: deleteIssue,
   putDocument,
   deleteDocument,
   linkApproval,

@@ -6,6 +6,7 @@ import { activityLog, agents, type IssueRow, type IssueStatus, issues } from "..
 import { conflict, unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
 import { redactSecrets } from "../shared";
+import { assertNoUnresolvedBlockers } from "./blockers";
 import type { IssueOpHandler } from "./operations";
 import { issueResource } from "./resource";
 
@@ -72,6 +73,7 @@ export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op,
   }
   // The CEO starts work only once the board approved its strategy (approve_ceo_strategy).
   await assertCeoMayStartWork(db, op.actor);
+  await assertNoUnresolvedBlockers(db, issue.id);
 
   const claim = db
     .update(issues)

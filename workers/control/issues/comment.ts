@@ -4,28 +4,38 @@ import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type AgentRow, type IssueCommentRow, type IssueRow, issueComments, issues } from "../../db/schema";
 import { activityInsert } from "../shared";
-import { mentionCandidates, mentionWakes, wakeInsert } from "../wakes";
+import { commentedAssignee, commentedWake, mentionCandidates, mentionWakes, wakeInsert } from "../wakes";
 import { commentResource } from "./comment-resource";
 import type { IssueOpHandler } from "./operations";
 import { commitBatch, type Statement } from "./store";
 
 export interface CommentWrite {
   comment: IssueCommentRow;
-  /** The comment, the mention wakes and the activity row: join them to the caller's batch. */
+  /** The comment, its wakes and the activity row: join them to the caller's batch. */
   statements: Statement[];
   mentionedAgentIds: string[];
-  /** At least one mention wake was queued (not refused). */
+  /** At least one wake was queued (not refused). */
   queuedRuns: boolean;
 }
 
 /**
  * Everything one comment writes, unexecuted: used by POST comments and by PATCH with `comment`, so
- * both insert the comment, wake the mentioned agents and log it the same way, atomically with the
- * rest of their batch. `companyAgents` are the mention candidates (see `mentionCandidates`).
+ * both insert the comment, wake the mentioned agents and the assignee and log it the same way,
+ * atomically with the rest of their batch. `companyAgents` are the mention candidates (see
+ * `mentionCandidates`), `assignee` the agent `commentedAssignee` found, `alreadyWoken` agents the
+ * caller's batch wakes anyway (a reassignment), so the comment adds no second run for them.
  */
 export function commentWrites(
   db: Db,
-  input: { issue: IssueRow; actor: ActorRef; body: string; now: number; companyAgents: readonly AgentRow[] },
+  input: {
+    issue: IssueRow;
+    actor: ActorRef;
+    body: string;
+    now: number;
+    companyAgents: readonly AgentRow[];
+    assignee: AgentRow | null;
+    alreadyWoken?: readonly string[];
+  },
 ): CommentWrite {
   const { issue, actor, body, now } = input;
   const author = authorColumns(actor);
@@ -46,6 +56,14 @@ export function commentWrites(
     now,
   });
   const mentionedAgentIds = wakes.map((run) => run.agentId);
+  const commented = commentedWake(input.assignee, {
+    issueId: issue.id,
+    commentId: comment.id,
+    author: actor,
+    now,
+    alreadyWoken: [...mentionedAgentIds, ...(input.alreadyWoken ?? [])],
+  });
+  if (commented) wakes.push(commented);
   const statements: Statement[] = [
     db.insert(issueComments).values(comment),
     ...wakes.map((run) => wakeInsert(db, run)),
@@ -65,10 +83,20 @@ export function commentWrites(
   return { comment, statements, mentionedAgentIds, queuedRuns: wakes.some((run) => run.status === "queued") };
 }
 
-/** POST /issues/:id/comments: the comment, its mention wakes and the issue's updatedAt, in one batch. */
+/** POST /issues/:id/comments: the comment, its wakes and the issue's updatedAt, in one batch. */
 export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now }) => {
-  const companyAgents = await mentionCandidates(db, issue.companyId, op.input.body);
-  const write = commentWrites(db, { issue, actor: op.actor, body: op.input.body, now, companyAgents });
+  const [companyAgents, assignee] = await Promise.all([
+    mentionCandidates(db, issue.companyId, op.input.body),
+    commentedAssignee(db, issue),
+  ]);
+  const write = commentWrites(db, {
+    issue,
+    actor: op.actor,
+    body: op.input.body,
+    now,
+    companyAgents,
+    assignee,
+  });
   await commitBatch(db, [
     ...write.statements,
     db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),

@@ -3,6 +3,7 @@ import type { IssueLocation } from "./locator";
 import { issueResource } from "./resource";
 import {
   ancestorsOf,
+  blockerIdsFromChain,
   type ChainRow,
   chainIssueOf,
   chainQuery,
@@ -31,6 +32,7 @@ export function issueDetailFromChain(chain: ChainRow[]) {
   return {
     ...issueResource(issue),
     labelIds: labelIdsFromChain(self),
+    blockedByIssueIds: blockerIdsFromChain(self),
     project: projectOf(self),
     goal: goalOf(self),
     ancestors: ancestorsOf(chain, issue).map(ancestorResource),

@@ -14,6 +14,8 @@ export interface IssuePatch {
   projectId?: string | null;
   goalId?: string | null;
   labelIds?: string[];
+  /** Replaces the issue's blockers. */
+  blockedByIssueIds?: string[];
   /** Added as a comment in the same batch as the update. */
   comment?: string;
 }
@@ -42,6 +44,7 @@ export type IssueOperation =
   /** The system gives back an issue still held by a run that failed, timed out or lost its runner. */
   | { kind: "releaseRun"; runId: string; reason: string }
   | { kind: "comment"; actor: ActorRef; input: { body: string } }
+  | { kind: "delete"; actor: ActorRef }
   | { kind: "putDocument"; actor: ActorRef; key: string; input: DocumentPut }
   | { kind: "deleteDocument"; actor: ActorRef; key: string }
   | { kind: "linkApproval"; actor: ActorRef; approvalId: string }

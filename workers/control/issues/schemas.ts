@@ -11,6 +11,7 @@ export const MAX_TITLE = 500;
 export const MAX_DESCRIPTION = 65_536;
 export const MAX_COMMENT = 65_536;
 export const MAX_LABELS = 50;
+export const MAX_BLOCKERS = 50;
 
 export const CompanyIssuesParamSchema = z.object({ companyId: Id });
 export const IssueParamSchema = z.object({
@@ -22,6 +23,7 @@ const Title = z.string().trim().min(1).max(MAX_TITLE);
 const Description = z.string().max(MAX_DESCRIPTION);
 const CommentBody = z.string().min(1).max(MAX_COMMENT).regex(/\S/, "must not be blank");
 const LabelIds = z.array(Id).max(MAX_LABELS);
+const BlockerIds = z.array(Id).max(MAX_BLOCKERS);
 
 export const CreateIssueBodySchema = z
   .strictObject({
@@ -38,6 +40,9 @@ export const CreateIssueBodySchema = z
     assigneeAgentId: Id.nullable().optional(),
     assigneeUserId: Id.nullable().optional().openapi({ description: "A board member of the company" }),
     labelIds: LabelIds.optional(),
+    blockedByIssueIds: BlockerIds.optional().openapi({
+      description: "Issue ids of the same company this issue waits for (resolved when done or cancelled)",
+    }),
   })
   .openapi("CreateIssueBody");
 
@@ -58,6 +63,11 @@ export const UpdateIssueBodySchema = z
     projectId: Id.nullable().optional(),
     goalId: Id.nullable().optional(),
     labelIds: LabelIds.optional().openapi({ description: "Replaces the issue's labels" }),
+    blockedByIssueIds: BlockerIds.optional().openapi({
+      description:
+        "Replaces the issue's blockers: issue ids of the same company, not itself, no cycles (422). " +
+        "Entering blocked needs an unresolved one or a pending linked approval",
+    }),
     comment: CommentBody.optional().openapi({
       description: "Added as a comment in the same transaction as the update; @-mentions wake agents",
     }),
@@ -132,9 +142,12 @@ export const IssueSchema = z
   })
   .openapi("Issue");
 
-export const IssueWithLabelsSchema = IssueSchema.extend({ labelIds: z.array(z.string()) }).openapi(
-  "IssueWithLabels",
-);
+export const IssueWithLabelsSchema = IssueSchema.extend({
+  labelIds: z.array(z.string()),
+  blockedByIssueIds: z
+    .array(z.string())
+    .openapi({ description: "Issues this one waits for, resolved (done, cancelled) or not" }),
+}).openapi("IssueWithLabels");
 
 export const CommentSchema = z
   .object({
@@ -256,3 +269,22 @@ export const InboxEntrySchema = z
 export const ReadStateSchema = z
   .object({ issueId: z.string(), userId: z.string(), lastReadAt: Timestamp })
   .openapi("IssueReadState");
+
+export const AttachmentParamSchema = IssueParamSchema.extend({ attachmentId: Id });
+
+export const AttachmentSchema = z
+  .object({
+    id: z.string(),
+    companyId: z.string(),
+    issueId: z.string(),
+    filename: z.string(),
+    contentType: z.string(),
+    byteSize: z.number().int(),
+    createdByUserId: z.string().nullable(),
+    createdByAgentId: z.string().nullable(),
+    createdAt: Timestamp,
+    downloadPath: z
+      .string()
+      .openapi({ description: "GET it with the same credentials to download the file" }),
+  })
+  .openapi("IssueAttachment");

@@ -99,6 +99,8 @@ export interface ChainRow {
   g_status: string | null;
   /** Comma-separated (ids are UUIDs); depth 0 only. */
   label_ids: string | null;
+  /** Comma-separated blockedByIssueIds; depth 0 only. */
+  blocker_ids: string | null;
   comment_count: number | null;
   [column: string]: unknown;
 }
@@ -137,6 +139,9 @@ export function chainQuery(db: Db, scope: ChainScope, key: string) {
       CASE WHEN chain.depth = 0 THEN
         (SELECT group_concat(label_id) FROM (SELECT label_id FROM issue_labels WHERE issue_id = i.id ORDER BY label_id))
       END AS label_ids,
+      CASE WHEN chain.depth = 0 THEN
+        (SELECT group_concat(blocker_issue_id) FROM (SELECT blocker_issue_id FROM issue_blockers WHERE issue_id = i.id ORDER BY created_at, blocker_issue_id))
+      END AS blocker_ids,
       CASE WHEN chain.depth = 0 THEN (SELECT count(*) FROM issue_comments WHERE issue_id = i.id) END AS comment_count
     FROM chain
     JOIN issues i ON i.id = chain.id
@@ -154,6 +159,8 @@ export function chainIssueOf(chain: ChainRow[]): { issue: IssueRow; self: ChainR
 
 export const labelIdsFromChain = (self: ChainRow): string[] =>
   self.label_ids ? self.label_ids.split(",") : [];
+export const blockerIdsFromChain = (self: ChainRow): string[] =>
+  self.blocker_ids ? self.blocker_ids.split(",") : [];
 
 export const projectOf = (row: ChainRow) =>
   row.p_id === null

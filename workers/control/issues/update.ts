@@ -4,7 +4,8 @@ import { ISSUE_PRIORITIES, type IssueRow, type IssueStatus, issueLabels, issues 
 import { unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
 import { activityInsert } from "../shared";
-import { assignmentWake, mentionCandidates, wakeInsert } from "../wakes";
+import { assignmentWake, commentedAssignee, mentionCandidates, wakeInsert } from "../wakes";
+import { planBlockers } from "./blockers";
 import { assertMayCancel } from "./cancel";
 import { commentWrites } from "./comment";
 import { commentResource } from "./comment-resource";
@@ -31,11 +32,12 @@ type Changes = Partial<
     | "startedAt"
     | "completedAt"
     | "cancelledAt"
+    | "checkoutRunId"
   >
 >;
 
 /** Field names the activity row lists; timestamps and the rank follow from them. */
-const DERIVED = new Set(["priorityRank", "startedAt", "completedAt", "cancelledAt"]);
+const DERIVED = new Set(["priorityRank", "startedAt", "completedAt", "cancelledAt", "checkoutRunId"]);
 
 function transitionError(from: IssueStatus, to: IssueStatus) {
   const allowed = allowedUpdateTargets(from);
@@ -81,6 +83,8 @@ function plannedChanges(issue: IssueRow, input: IssuePatch, now: number): Change
   if (to !== from) {
     if (!isAllowedUpdateTransition(from, to)) throw transitionError(from, to);
     Object.assign(changes, { status: to }, transitionTimestamps(from, to, now));
+    // A cancelled issue is nobody's work any more: the run that checked it out no longer holds it.
+    if (to === "cancelled" && issue.checkoutRunId !== null) changes.checkoutRunId = null;
   }
   return changes;
 }
@@ -135,6 +139,13 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   if (changes.status === "in_progress") await assertCeoMayStartWork(db, actor);
   await checkReferences(db, issue.companyId, referencesToCheck(input, changes), issue.id);
   assertAssignedWhenInProgress(issue, changes);
+  const blockers = await planBlockers(db, {
+    issue,
+    wanted: input.blockedByIssueIds,
+    nextStatus: changes.status ?? issue.status,
+    actor,
+    now,
+  });
 
   const [current, companyAgents] = await Promise.all([
     labelIdsOf(db, issue.id),
@@ -146,6 +157,7 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   const changed = [
     ...Object.keys(changes).filter((key) => !DERIVED.has(key)),
     ...(labelsChanged ? ["labelIds"] : []),
+    ...(blockers.changed ? ["blockedByIssueIds"] : []),
   ];
 
   const statements: Statement[] = [];
@@ -160,6 +172,7 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
     );
   }
   if (labelsChanged) statements.push(...labelStatements(db, issue, nextLabels));
+  statements.push(...blockers.statements);
   if (changed.length > 0) {
     const status = changes.status ? { status: { from: issue.status, to: changes.status } } : {};
     statements.push(
@@ -177,11 +190,6 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
       ),
     );
   }
-  const comment =
-    input.comment === undefined
-      ? undefined
-      : commentWrites(db, { issue: next, actor, body: input.comment, now, companyAgents });
-  if (comment) statements.push(...comment.statements);
   const assigned = await assignmentWake(db, {
     issueId: issue.id,
     companyId: issue.companyId,
@@ -192,12 +200,25 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
     now,
   });
   if (assigned) statements.push(wakeInsert(db, assigned));
+  const comment =
+    input.comment === undefined
+      ? undefined
+      : commentWrites(db, {
+          issue: next,
+          actor,
+          body: input.comment,
+          now,
+          companyAgents,
+          assignee: await commentedAssignee(db, next),
+          alreadyWoken: assigned ? [assigned.agentId] : [],
+        });
+  if (comment) statements.push(...comment.statements);
   await commitBatch(db, statements);
 
-  const body = { ...issueResource(next), labelIds: nextLabels };
+  const body = { ...issueResource(next), labelIds: nextLabels, blockedByIssueIds: blockers.ids };
   return {
     status: 200,
     body: comment ? { ...body, comment: commentResource(comment.comment) } : body,
-    queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued",
+    queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued" || blockers.queuedRuns,
   };
 };

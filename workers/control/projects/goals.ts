@@ -8,6 +8,7 @@ import { notFound, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { assertCompanyAgent, CompanyParamSchema, companyGoal } from "../companies";
 import { activityInsert, companyForActor, controlContext, ensureVisible } from "../shared";
+import { GoalParamSchema } from "./schemas";
 
 /**
  * Goals: a hierarchy company > team > agent > task. A child sits strictly below its parent, which
@@ -23,7 +24,6 @@ const Timestamp = z.string().openapi({ format: "date-time" });
 const Title = z.string().trim().min(1).max(200);
 const Description = z.string().max(10_000);
 const Id = z.string().min(1).max(100);
-const GoalParamSchema = z.object({ goalId: z.string() });
 
 const GoalSchema = z
   .object({

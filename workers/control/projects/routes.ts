@@ -6,7 +6,9 @@ import { type ProjectRow, projects } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { CompanyParamSchema } from "../companies";
+
 import { activityInsert, companyForActor, controlContext } from "../shared";
+import { projectDeleteRoutes } from "./delete";
 import {
   CreateProjectBodySchema,
   ProjectParamSchema,
@@ -180,3 +182,4 @@ projectRoutes.openapi(
 );
 
 projectRoutes.route("/", workspaceRoutes);
+projectRoutes.route("/", projectDeleteRoutes);

@@ -4,6 +4,7 @@ import { PROJECT_STATUSES } from "../../db/schema";
 /** Request and response shapes of projects and their workspaces. */
 
 export const ProjectParamSchema = z.object({ projectId: z.string() });
+export const GoalParamSchema = z.object({ goalId: z.string() });
 export const WorkspaceParamSchema = ProjectParamSchema.extend({ workspaceId: z.string() });
 
 const Timestamp = z.string().openapi({ format: "date-time" });

@@ -11,6 +11,7 @@ import type { Statement } from "../issues";
 import { checkReferences } from "../issues";
 import { activityInsert, companyForActor, controlContext } from "../shared";
 import { nextTick, parseSchedule } from "./cron";
+import { routineDeleteRoutes } from "./delete";
 import { routineRunRoutes } from "./runs";
 import {
   CreateRoutineBodySchema,
@@ -235,5 +236,6 @@ routineRoutes.openapi(
 
 // Sub-resources: one mount point for the whole routine API (routes.ts mounts routineRoutes).
 routineRoutes.route("/", routineTriggerRoutes);
+routineRoutes.route("/", routineDeleteRoutes);
 routineRoutes.route("/", routineRunRoutes);
 routineRoutes.route("/", routineWebhookRoutes);

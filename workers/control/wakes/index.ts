@@ -1,10 +1,11 @@
 /**
- * Wakes: queueing heartbeat runs (mention, assignment, on demand, …) and nudging the runners.
+ * Wakes: queueing heartbeat runs (mention, comment, assignment, on demand, …) and nudging the runners.
  * Below issues and runs, which both queue wakes.
  *
  * This index is what the rest of the code may import from here.
  */
 export { assignmentWake } from "./assignment";
+export { commentedAssignee, commentedWake } from "./commented";
 export { mentionCandidates, mentionWakes } from "./mentions";
 export { type RunDispatcherObject, runDispatcher, runsQueued } from "./nudge";
 export { cancelQueuedRuns, heartbeatSettings, runResource, wakeInsert, wakeRefusal, wakeRun } from "./wake";

@@ -5,7 +5,7 @@ import { newId } from "../../db/client";
 import { type AgentRow, type HeartbeatRunRow, heartbeatRuns } from "../../db/schema";
 
 export interface WakeRequest {
-  /** on_demand | mention | assignment | approval | routine | timer */
+  /** on_demand | mention | comment | assignment | approval | routine | timer */
   source: string;
   /** issue_comment_mentioned, manual_invoke, … */
   reason: string;
@@ -36,7 +36,7 @@ export function wakeRefusal(agent: AgentRow): string | null {
  * still recorded (status cancelled, with the reason) so "why did my agent not wake?" has an answer.
  */
 /** Wakes someone asked for, as opposed to the agent's own timer or the automation it is part of. */
-const ON_DEMAND_SOURCES = new Set(["on_demand", "mention", "assignment"]);
+const ON_DEMAND_SOURCES = new Set(["on_demand", "mention", "comment", "assignment"]);
 
 /** runtimeConfig.heartbeat.wakeOnDemand: false means only timers, approvals and routines wake it. */
 const refusesOnDemand = (agent: AgentRow): boolean => heartbeatSettings(agent).wakeOnDemand === false;

@@ -142,3 +142,12 @@ export async function seedLabel(companyId: string, name = `label-${crypto.random
     .run();
   return id;
 }
+
+/** "issueId is blocked by blockerId", inserted directly (for suites that need a blocked issue). */
+export async function linkBlocker(companyId: string, issueId: string, blockerId: string) {
+  await env.DB.prepare(
+    "INSERT INTO issue_blockers (issue_id, blocker_issue_id, company_id, created_at) VALUES (?, ?, ?, ?)",
+  )
+    .bind(issueId, blockerId, companyId, Date.now())
+    .run();
+}

@@ -7,6 +7,7 @@ import {
   type ErrorBody,
   type Issue,
   issueRow,
+  linkBlocker,
   newIssue,
   patchIssue,
   rowsOf,
@@ -49,6 +50,8 @@ describe("PATCH /issues/:id status moves", () => {
     const { owner, company, engineer } = await world();
     for (const [from, to] of ALLOWED) {
       const issue = await seedIssue(company, { status: from, assigneeAgentId: engineer.id });
+      // Entering blocked needs something to wait for (blockers.test.ts has the rule itself).
+      if (to === "blocked") await linkBlocker(company.id, issue.id, (await seedIssue(company)).id);
       const res = await patchIssue(owner.headers, issue.id, { status: to });
       expect(res.status, `${from} → ${to}: ${JSON.stringify(res.body)}`).toBe(200);
       expect(res.body.status).toBe(to);
@@ -224,6 +227,7 @@ describe("cancelling", () => {
     expect((await issueRow(crossTeam.id))?.status).toBe("in_progress");
     const blocked = await patchIssue(outsider.headers, crossTeam.id, {
       status: "blocked",
+      blockedByIssueIds: [(await seedIssue(company)).id],
       comment: "Need access",
     });
     expect(blocked.status).toBe(200);

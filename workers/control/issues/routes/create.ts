@@ -15,6 +15,7 @@ import {
 } from "../../../http/openapi";
 import { activityInsert, companyForActor, controlContext } from "../../shared";
 import { assignmentWake, runsQueued, wakeInsert } from "../../wakes";
+import { blockerStatements, checkBlockers } from "../blockers";
 import { type NewIssue, numberedIssueStatements } from "../create";
 import { rememberNewIssue } from "../locator";
 import { checkReferences } from "../refs";
@@ -46,7 +47,14 @@ function initialStatus(body: CreateIssueBody): IssueStatus {
 async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
   const { id, company, body, now } = issue;
   const labelIds = [...new Set(body.labelIds ?? [])];
-  const statements: Statement[] = [];
+  const blockedByIssueIds = [...new Set(body.blockedByIssueIds ?? [])];
+  const statements: Statement[] = blockerStatements(
+    db,
+    { id, companyId: company.id },
+    blockedByIssueIds,
+    now,
+    false,
+  );
   if (labelIds.length > 0)
     statements.push(
       db
@@ -92,7 +100,7 @@ async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
     "The company's issue counter collided with an existing identifier; retry",
   );
   if (!row) throw notFound("Company not found");
-  return { row, labelIds, queuedRuns: assigned?.status === "queued" };
+  return { row, labelIds, blockedByIssueIds, queuedRuns: assigned?.status === "queued" };
 }
 
 issueCreateRoutes.openapi(
@@ -104,7 +112,7 @@ issueCreateRoutes.openapi(
     description:
       "Numbered `<PREFIX>-<n>` from the company's counter. Status defaults to todo when an assignee is " +
       "given, else backlog; only backlog and todo are accepted (in_progress is reached by checkout). Every " +
-      "referenced id (parent, project, goal, assignee, labels) must belong to the company, and an assignee " +
+      "referenced id (parent, project, goal, assignee, labels, blockedByIssueIds) must belong to the company, and an assignee " +
       "agent must not be pending_approval or terminated (422 naming the field).",
     security: controlAuth,
     request: { params: CompanyIssuesParamSchema, ...jsonBody(CreateIssueBodySchema) },
@@ -122,6 +130,7 @@ issueCreateRoutes.openapi(
     const body = c.req.valid("json");
     const status = initialStatus(body);
     await checkReferences(db, company.id, body);
+    await checkBlockers(db, company.id, body.blockedByIssueIds ?? []);
     const created = await insertIssue(db, {
       id: newId(),
       company,
@@ -132,6 +141,7 @@ issueCreateRoutes.openapi(
     });
     rememberNewIssue(created.row);
     if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
-    return c.json({ ...issueResource(created.row), labelIds: created.labelIds }, 201);
+    const { labelIds, blockedByIssueIds } = created;
+    return c.json({ ...issueResource(created.row), labelIds, blockedByIssueIds }, 201);
   },
 );

@@ -1,4 +1,5 @@
 import { createRouter } from "../../../http/openapi";
+import { issueAttachmentRoutes } from "./attachments";
 import { issueCommentRoutes } from "./comments";
 import { issueCreateRoutes } from "./create";
 import { issueDetailRoutes } from "./detail";
@@ -9,7 +10,7 @@ import { issuePatchRoutes } from "./patch";
 /**
  * The issue endpoints (checkout, release, documents and approval links live in work.ts):
  * create and list under a company, detail, heartbeat context and PATCH by id or identifier,
- * comments, and the Mine inbox. Mutations of an existing issue run in its IssueDO (../apply.ts and one module per operation).
+ * comments, attachments, and the Mine inbox. Mutations of an existing issue run in its IssueDO (../apply.ts and one module per operation).
  */
 export const issueRoutes = createRouter();
 issueRoutes.route("/", issueCreateRoutes);
@@ -17,4 +18,5 @@ issueRoutes.route("/", issueListRoutes);
 issueRoutes.route("/", issueDetailRoutes);
 issueRoutes.route("/", issuePatchRoutes);
 issueRoutes.route("/", issueCommentRoutes);
+issueRoutes.route("/", issueAttachmentRoutes);
 issueRoutes.route("/", issueInboxRoutes);

@@ -1,5 +1,7 @@
 import { createRoute, type RouteConfig, type RouteConfigToTypedResponse } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
 import { refOf } from "../../../core/actor";
+import { issueAttachments } from "../../../db/schema";
 import {
   controlAuth,
   controlError,
@@ -8,7 +10,7 @@ import {
   json,
   jsonBody,
 } from "../../../http/openapi";
-import { controlContext } from "../../shared";
+import { controlContext, requireBoard } from "../../shared";
 import { IssueParamSchema, UpdatedIssueSchema, UpdateIssueBodySchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
@@ -32,7 +34,9 @@ const patchRoute = createRoute({
     "Status moves follow the transition table: backlog→todo; in_progress→in_review|blocked|done; " +
     "in_review→done|in_progress; blocked→todo|in_progress; any non-terminal→cancelled. todo→in_progress " +
     "is checkout's (422 here). in_progress needs an assignee. started_at, completed_at and cancelled_at " +
-    "are set on entering in_progress, done and cancelled. Cancelling: the board, the agent that created " +
+    "are set on entering in_progress, done and cancelled. Entering blocked needs an unresolved blocker " +
+    "(blockedByIssueIds) or a pending linked approval (422); done or cancelled wakes the assignees of " +
+    "issues whose last unresolved blocker this was (issue_blockers_resolved). Cancelling: the board, the agent that created " +
     "the issue or a manager above it; a board-created issue also the CEO agent (else 403). The update " +
     "and the comment (with its @-mention wakes) commit together or not at all.",
   security: controlAuth,
@@ -41,7 +45,8 @@ const patchRoute = createRoute({
     200: json(UpdatedIssueSchema, "Updated; `comment` when one was added"),
     ...controlErrors,
     422: controlError(
-      "Invalid transition {details: {from, to, allowed}}, missing assignee, or a bad reference",
+      "Invalid transition {details: {from, to, allowed}}, missing assignee, a bad reference, a blocker " +
+        "cycle, or blocked without a reason",
     ),
   },
 });
@@ -51,4 +56,33 @@ issuePatchRoutes.openapi(patchRoute, async (c) => {
   const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
   const input = c.req.valid("json");
   return fromIssueDO(patchRoute, mutateIssue(c, issue.id, { kind: "update", actor: refOf(actor), input }));
+});
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/issues/{issueId}",
+  tags: ["Issues"],
+  summary: "Delete an issue (board only)",
+  description:
+    "Deletes the issue with its comments, documents, labels, approval links and blocker links. Its " +
+    "sub-issues move up to its parent; issues it was the last unresolved blocker of wake their assignee " +
+    "(issue_blockers_resolved); queued runs about it are cancelled (issue_deleted); an activity row " +
+    "issue.deleted keeps its identifier and title; its attachments' files are removed. Agents get 403: they cancel (PATCH status cancelled).",
+  security: controlAuth,
+  request: { params: IssueParamSchema },
+  responses: { 204: { description: "Deleted" }, ...controlErrors },
+});
+
+issuePatchRoutes.openapi(deleteRoute, async (c) => {
+  const { actor, db } = controlContext(c);
+  const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+  requireBoard(actor, "delete issues; agents cancel them (PATCH status cancelled)");
+  const stored = await db
+    .select({ key: issueAttachments.r2Key })
+    .from(issueAttachments)
+    .where(eq(issueAttachments.issueId, issue.id));
+  await mutateIssue(c, issue.id, { kind: "delete", actor: refOf(actor) });
+  // The rows went with the issue (cascade); the bytes are R2's to forget.
+  if (stored.length > 0) await c.env.ASSETS.delete(stored.map((row) => row.key));
+  return c.body(null, 204);
 });
