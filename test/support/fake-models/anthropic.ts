@@ -3,8 +3,8 @@
 // POST /v1/messages with the SSE stream the API sends (message_start, content blocks with text and
 // tool_use deltas, message_delta, message_stop), or an API error, or nothing at all (a hung model),
 // as the test's script says, and records every request so a test can see what the CLI sent.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
+import { type RecordedRequest as ModelRequestRecord, sendJson, startModelServer } from "./server.ts";
 
 export type Json = Record<string, unknown>;
 
@@ -16,11 +16,7 @@ export interface MessagesRequest {
   [field: string]: unknown;
 }
 
-export interface RecordedRequest {
-  path: string;
-  headers: IncomingMessage["headers"];
-  body: MessagesRequest;
-}
+export type RecordedRequest = ModelRequestRecord<MessagesRequest>;
 
 export type Reply =
   | { text: string }
@@ -118,42 +114,20 @@ function answer(res: ServerResponse, request: MessagesRequest, reply: Reply, opt
 
 export async function startFakeAnthropic(script: Script, options: FakeOptions = {}): Promise<FakeAnthropic> {
   const requests: RecordedRequest[] = [];
-  const hung = new Set<ServerResponse>();
-  const server: Server = createServer((req, res) => {
-    let raw = "";
-    req.setEncoding("utf8").on("data", (chunk: string) => {
-      raw += chunk;
-    });
-    req.on("end", () => {
-      const path = req.url ?? "/";
-      if (req.method !== "POST" || !path.startsWith("/v1/messages")) {
-        res.writeHead(404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: path } }));
-        return;
-      }
-      const body = JSON.parse(raw || "{}") as MessagesRequest;
-      if (path.startsWith("/v1/messages/count_tokens")) {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ input_tokens: 10 }));
-        return;
-      }
-      const index = requests.length;
-      requests.push({ path, headers: req.headers, body });
-      const reply = script(body, index);
-      if ("hang" in reply) hung.add(res);
-      answer(res, body, reply, options);
-    });
+  const server = await startModelServer(({ method, path, headers, raw }, res) => {
+    if (method !== "POST" || !path.startsWith("/v1/messages")) {
+      sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: path } });
+      return "answered";
+    }
+    const body = JSON.parse(raw || "{}") as MessagesRequest;
+    if (path.startsWith("/v1/messages/count_tokens")) {
+      sendJson(res, 200, { input_tokens: 10 });
+      return "answered";
+    }
+    const reply = script(body, requests.length);
+    requests.push({ path, headers, body });
+    answer(res, body, reply, options);
+    return "hang" in reply ? "hanging" : "answered";
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of hung) res.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: server.origin, requests, close: server.close };
 }

@@ -3,8 +3,8 @@
 // POST /v1/responses with the SSE stream the API sends (response.created, output items added and
 // done, text deltas, response.completed with usage), or an API error, or nothing at all (a hung
 // model), as the test's script says, and records every request so a test can see what the CLI sent.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
+import { type RecordedRequest as ModelRequestRecord, sendJson, startModelServer } from "./server.ts";
 
 export type Json = Record<string, unknown>;
 
@@ -16,11 +16,7 @@ export interface ResponsesRequest {
   [field: string]: unknown;
 }
 
-export interface RecordedRequest {
-  path: string;
-  headers: IncomingMessage["headers"];
-  body: ResponsesRequest;
-}
+export type RecordedRequest = ModelRequestRecord<ResponsesRequest>;
 
 export type Reply =
   | { text: string }
@@ -136,37 +132,16 @@ function answer(res: ServerResponse, request: ResponsesRequest, reply: Reply, op
 
 export async function startFakeOpenAI(script: Script, options: FakeOptions = {}): Promise<FakeOpenAI> {
   const requests: RecordedRequest[] = [];
-  const hung = new Set<ServerResponse>();
-  const server: Server = createServer((req, res) => {
-    let raw = "";
-    req.setEncoding("utf8").on("data", (chunk: string) => {
-      raw += chunk;
-    });
-    req.on("end", () => {
-      const path = req.url ?? "/";
-      if (req.method !== "POST" || !path.startsWith("/v1/responses")) {
-        res.writeHead(404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: `no route ${req.method} ${path}`, type: "not_found" } }));
-        return;
-      }
-      const body = JSON.parse(raw || "{}") as ResponsesRequest;
-      const index = requests.length;
-      requests.push({ path, headers: req.headers, body });
-      const reply = script(body, index);
-      if ("hang" in reply) hung.add(res);
-      answer(res, body, reply, options);
-    });
+  const server = await startModelServer(({ method, path, headers, raw }, res) => {
+    if (method !== "POST" || !path.startsWith("/v1/responses")) {
+      sendJson(res, 404, { error: { message: `no route ${method} ${path}`, type: "not_found" } });
+      return "answered";
+    }
+    const body = JSON.parse(raw || "{}") as ResponsesRequest;
+    const reply = script(body, requests.length);
+    requests.push({ path, headers, body });
+    answer(res, body, reply, options);
+    return "hang" in reply ? "hanging" : "answered";
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of hung) res.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `${server.origin}/v1`, requests, close: server.close };
 }
