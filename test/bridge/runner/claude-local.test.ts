@@ -10,8 +10,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
-import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript.ts";
-import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
   type FakeAnthropic,
@@ -20,6 +18,7 @@ import {
   startFakeAnthropic,
   toolResults,
 } from "../../support/fake-models/anthropic.ts";
+import { executeRun } from "./execute-run.ts";
 
 const claude = agentCli("claude");
 const root = mkdtempSync(path.join(tmpdir(), "claude-local-test-"));
@@ -70,22 +69,7 @@ function assignment(
   } satisfies RunAssignment;
 }
 
-async function execute(run: RunAssignment) {
-  const events: TranscriptEvent[] = [];
-  const output: Array<{ stream: string; text: string }> = [];
-  const outcome = await new AgentProcess(run, {
-    workDir: root,
-    runAs: null,
-    onOutput: (stream, text) => output.push({ stream, text }),
-    onEvent: (event) => events.push(event),
-  }).start();
-  const text = (stream: string) =>
-    output
-      .filter((o) => o.stream === stream)
-      .map((o) => o.text)
-      .join("");
-  return { outcome, events, stdout: text("stdout"), system: text("system"), stderr: text("stderr") };
-}
+const execute = (run: RunAssignment) => executeRun(run, root);
 
 const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
 /** The CLI's own `result` line from the raw output. */

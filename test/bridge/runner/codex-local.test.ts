@@ -10,8 +10,6 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
-import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript.ts";
-import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
   callOutputs,
@@ -19,6 +17,7 @@ import {
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
+import { executeRun } from "./execute-run.ts";
 
 const codex = agentCli("codex");
 // Not under /tmp: Codex refuses to put its helper links in a CODEX_HOME under a temporary directory.
@@ -64,22 +63,7 @@ function assignment(
   } satisfies RunAssignment;
 }
 
-async function execute(run: RunAssignment) {
-  const events: TranscriptEvent[] = [];
-  const output: Array<{ stream: string; text: string }> = [];
-  const outcome = await new AgentProcess(run, {
-    workDir: root,
-    runAs: null,
-    onOutput: (stream, text) => output.push({ stream, text }),
-    onEvent: (event) => events.push(event),
-  }).start();
-  const text = (stream: string) =>
-    output
-      .filter((o) => o.stream === stream)
-      .map((o) => o.text)
-      .join("");
-  return { outcome, events, stdout: text("stdout"), system: text("system"), stderr: text("stderr") };
-}
+const execute = (run: RunAssignment) => executeRun(run, root);
 
 const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
 const shellThenText = (cmd: string, closing: string) => (request: Parameters<typeof requestText>[0]) =>
