@@ -5,6 +5,7 @@
  */
 import { claudeLocalAdapter } from "./claude-local.ts";
 import { codexLocalAdapter } from "./codex-local.ts";
+import { geminiLocalAdapter } from "./gemini-local.ts";
 import { processAdapter } from "./process.ts";
 import type { Adapter } from "./types.ts";
 
@@ -21,7 +22,10 @@ export {
 } from "./types.ts";
 
 const ADAPTERS: ReadonlyMap<string, Adapter> = new Map(
-  [processAdapter, claudeLocalAdapter, codexLocalAdapter].map((adapter) => [adapter.type, adapter]),
+  [processAdapter, claudeLocalAdapter, codexLocalAdapter, geminiLocalAdapter].map((adapter) => [
+    adapter.type,
+    adapter,
+  ]),
 );
 
 export const adapterFor = (adapterType: string): Adapter => ADAPTERS.get(adapterType) ?? processAdapter;

@@ -1,0 +1,161 @@
+/**
+ * `gemini_local`: Google Gemini CLI (`@google/gemini-cli`), unattended:
+ *
+ *   gemini -p <prompt> --output-format stream-json --approval-mode <yolo> [-m <model>]
+ *          --include-directories <runDir> [extraArgs…] [--resume <session id>]
+ *
+ * with GEMINI_CLI_SYSTEM_SETTINGS_PATH=<runDir>/settings.json (telemetry, usage statistics and update
+ * checks off; the agent's instructions and the platform protocol loaded as memory from the included
+ * runDir's GEMINI.md; the API-key auth type when a base URL is set) and GEMINI_CLI_TRUST_WORKSPACE=true
+ * (an untrusted folder turns yolo back into "default", which waits for an approval nobody gives).
+ * `--resume` takes the session's UUID as well as "latest" or an index; sessions live per project
+ * (cwd) under the agent's ~/.gemini. A base URL of one's own (a proxy, a gateway) is
+ * GOOGLE_GEMINI_BASE_URL, the key GEMINI_API_KEY, from the agent's env.
+ *
+ * Flags, env and settings checked against the installed 0.61.0 (`gemini --help`, its bundle, and the
+ * requests it sent a fake Gemini API). The CLI ignores a system settings file under a directory others
+ * may write to (it says "Skipping system settings file" on stderr): RUNNER_WORK_DIR must not be under
+ * /tmp for the settings to count. Gemini CLI reports tokens, not cost: the parser prices them
+ * (pricing.ts); its counts are the run's own, also when it resumed a session.
+ */
+import path from "node:path";
+import { z } from "zod";
+import { geminiStreamParser } from "./gemini-stream.ts";
+import { agentInstructions } from "./instructions.ts";
+import { lastLine } from "./json.ts";
+import { type Meter, NO_TOKENS, PricesSchema, pricesFor } from "./pricing.ts";
+import {
+  type Adapter,
+  AdapterConfigError,
+  type Launch,
+  type LaunchContext,
+  type ProcessEnd,
+  type StreamSummary,
+  type Verdict,
+} from "./types.ts";
+
+const ConfigSchema = z.object({
+  command: z.string().min(1).optional(),
+  model: z.string().min(1).max(200).optional(),
+  /** Default yolo: nobody answers an approval, and the agent must run shell commands. */
+  approvalMode: z.enum(["yolo", "auto_edit", "default", "plan"]).default("yolo"),
+  /** A Gemini API endpoint of one's own (GOOGLE_GEMINI_BASE_URL); the key from env GEMINI_API_KEY. */
+  provider: z.object({ baseUrl: z.string().url() }).optional(),
+  pricing: PricesSchema.optional(),
+  extraArgs: z.array(z.string()).default([]),
+  instructionsFilePath: z.string().min(1).optional(),
+});
+type GeminiConfig = z.infer<typeof ConfigSchema>;
+
+/** Argument strings are capped by the kernel (128 KiB each); a longer prompt fails early. */
+const PROMPT_MAX_CHARS = 100_000;
+const REJECTED_SESSION = /Error resuming session|No previous sessions found/i;
+const SETTINGS_SKIPPED = /Skipping system settings file[^\n]*/;
+
+function configOf(context: LaunchContext): GeminiConfig {
+  const parsed = ConfigSchema.safeParse(context.run.adapterConfig ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new AdapterConfigError(`gemini_local adapterConfig: ${problems.join("; ")}`);
+}
+
+function settingsOf(config: GeminiConfig): string {
+  return JSON.stringify(
+    {
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      context: { loadMemoryFromIncludeDirectories: true },
+      // With GOOGLE_GEMINI_BASE_URL alone the CLI picks its "gateway" auth, which it then refuses.
+      ...(config.provider ? { security: { auth: { selectedType: "gemini-api-key" } } } : {}),
+    },
+    null,
+    2,
+  );
+}
+
+const meterOf = (config: GeminiConfig): Meter => ({
+  provider: "google",
+  model: config.model ?? null,
+  prices: pricesFor("google", config.model ?? null, config.pricing),
+  before: NO_TOKENS,
+});
+
+async function launch(context: LaunchContext): Promise<Launch> {
+  const config = configOf(context);
+  const prompt = context.run.prompt;
+  if (prompt.length > PROMPT_MAX_CHARS)
+    throw new AdapterConfigError(`gemini_local: prompt longer than ${PROMPT_MAX_CHARS} characters`);
+  const instructions = await agentInstructions(context, config.instructionsFilePath);
+  const settings = path.join(context.runDir, "settings.json");
+  return {
+    command: config.command ?? "gemini",
+    args: [
+      "--prompt",
+      prompt,
+      "--output-format",
+      "stream-json",
+      "--approval-mode",
+      config.approvalMode,
+      ...(config.model ? ["--model", config.model] : []),
+      "--include-directories",
+      context.runDir,
+      ...config.extraArgs,
+      ...(context.resume ? ["--resume", context.resume] : []),
+    ],
+    env: {
+      GEMINI_CLI_SYSTEM_SETTINGS_PATH: settings,
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+      GEMINI_TELEMETRY_ENABLED: "false",
+      ...(config.provider ? { GOOGLE_GEMINI_BASE_URL: config.provider.baseUrl } : {}),
+    },
+    stdin: "",
+    files: [
+      { path: settings, content: settingsOf(config) },
+      { path: path.join(context.runDir, "GEMINI.md"), content: instructions },
+    ],
+    meter: meterOf(config),
+  };
+}
+
+function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
+  const said = lastLine(end.stderrTail);
+  const rejected = end.stderrTail.split("\n").find((line) => REJECTED_SESSION.test(line));
+  if (end.exitCode !== 0 && !summary.sessionId && rejected)
+    return {
+      ok: false,
+      sessionRejected: true,
+      reason: `gemini rejected the session it was to resume (${rejected.trim()})`,
+    };
+  if (summary.resultError) return { ok: false, reason: `gemini reported an error: ${summary.resultError}` };
+  if (summary.sawResult && end.exitCode === 0) return { ok: true };
+  if (end.exitCode !== 0) {
+    const how = end.exitCode === null ? "was killed by a signal" : `exited with code ${end.exitCode}`;
+    const skipped = end.stderrTail.match(SETTINGS_SKIPPED)?.[0];
+    const words = [said || summary.garbage, skipped].filter(Boolean).join("; ");
+    return { ok: false, reason: `gemini ${how}${words ? `: ${words}` : ""}` };
+  }
+  return {
+    ok: false,
+    reason: summary.garbage
+      ? `gemini's output was not stream-json (first unreadable line: ${summary.garbage})`
+      : "gemini ended without its result event",
+  };
+}
+
+export const geminiLocalAdapter: Adapter = {
+  type: "gemini_local",
+  program: { command: "gemini", name: "Gemini CLI", install: "npm install -g @google/gemini-cli" },
+  resumes: true,
+  launch,
+  parser: (launch) =>
+    geminiStreamParser(
+      launch.meter ?? {
+        provider: "google",
+        model: null,
+        prices: pricesFor("google", null),
+        before: NO_TOKENS,
+      },
+    ),
+  verdict,
+};

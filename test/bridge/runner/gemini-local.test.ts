@@ -1,0 +1,184 @@
+// gemini_local with the real Gemini CLI (pinned, installed by scripts/ensure-agent-clis.mjs), run by the
+// runner's AgentProcess as a real child process against a local fake Gemini API: the model has the CLI
+// run a shell command (its run_shell_command tool); the transcript, session id and tokens come from the
+// CLI's own stream-json output, the cost from the price table; the agent's instructions and the
+// platform protocol reach the model (GEMINI.md memory); a second run resumes the session by its id
+// (the model sees the earlier turns); a session the CLI rejects starts afresh; a CLI that fails, hangs
+// or prints garbage gives a readable reason.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import { agentCli } from "../../support/agent-clis.ts";
+import {
+  type FakeGemini,
+  functionResponses,
+  requestText,
+  startFakeGemini,
+} from "../../support/fake-models/gemini.ts";
+import { executeRun } from "./execute-run.ts";
+
+const gemini = agentCli("gemini");
+// Not under /tmp: the CLI ignores a system settings file under a directory others may write to.
+mkdirSync(path.join(homedir(), ".cache"), { recursive: true });
+const root = mkdtempSync(path.join(homedir(), ".cache", "gemini-local-test-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let fake: FakeGemini | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";
+const INSTRUCTIONS = "INSTRUCTIONS-MARKER: you are the release engineer.";
+const USAGE = { promptTokenCount: 100_000, cachedContentTokenCount: 20_000, candidatesTokenCount: 2_000 };
+
+function assignment(
+  cwd: string,
+  overrides: Partial<RunAssignment> = {},
+  config: Record<string, unknown> = {},
+) {
+  const instructions = path.join(root, "instructions.md");
+  writeFileSync(instructions, INSTRUCTIONS);
+  return {
+    runId: `run-${Math.random().toString(36).slice(2, 8)}`,
+    agentId: "agent-1",
+    adapterType: "gemini_local",
+    command: "gemini",
+    args: [],
+    cwd,
+    prompt: "Do the task.",
+    timeoutSec: 60,
+    env: { HOME: path.join(root, "home"), GEMINI_API_KEY: "dummy-key", PLATFORM_RUN_ID: "run-under-test" },
+    adapterConfig: {
+      command: gemini.bin,
+      instructionsFilePath: instructions,
+      model: "gemini-2.5-flash",
+      provider: { baseUrl: fake?.url ?? "http://127.0.0.1:9" },
+      ...config,
+    },
+    protocol: PROTOCOL,
+    ...overrides,
+  } satisfies RunAssignment;
+}
+
+const execute = (run: RunAssignment) => executeRun(run, root);
+const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+const emptyRequest = { contents: [] };
+
+describe("gemini_local with the real gemini CLI", () => {
+  it("runs a shell call in its cwd; transcript, session and tokens from its stream, cost from the price table", async () => {
+    fake = await startFakeGemini(
+      (request) =>
+        functionResponses(request).length > 0
+          ? { text: "All finished." }
+          : {
+              call: {
+                name: "run_shell_command",
+                args: { command: "echo ran-$PLATFORM_RUN_ID > marker.txt && echo TOOL-OK" },
+              },
+            },
+      { usage: USAGE },
+    );
+    const cwd = freshCwd();
+    const { outcome, events, stdout, stderr } = await execute(assignment(cwd));
+
+    expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
+    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    // Two requests of 100k input (20k cached) and 2k output at gemini-2.5-flash prices: $0.061, 7 cents.
+    expect(outcome.usage).toMatchObject({
+      provider: "google",
+      model: "gemini-2.5-flash",
+      inputTokens: 160_000,
+      cachedInputTokens: 40_000,
+      outputTokens: 4_000,
+      priceTable: "2025-11-01",
+    });
+    expect(outcome.costCents).toBe(7);
+    const init = JSON.parse(stdout.split("\n")[0] ?? "{}") as { session_id?: string };
+    expect(outcome.session).toEqual({ id: init.session_id, cwd });
+
+    const kinds = events.map((event) => event.type).filter((type) => type !== "error");
+    expect(kinds).toEqual(["init", "tool_call", "tool_result", "assistant", "result"]);
+    expect(events.find((event) => event.type === "tool_call")).toMatchObject({
+      name: "run_shell_command",
+      input: expect.stringContaining("marker.txt"),
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "tool_result", isError: false, output: "TOOL-OK" }),
+    );
+    expect(events).toContainEqual({ type: "assistant", text: "All finished." });
+    expect(events.at(-1)).toMatchObject({
+      type: "result",
+      ok: true,
+      inputTokens: 200_000,
+      outputTokens: 4_000,
+    });
+
+    const first = fake.requests[0];
+    expect(first?.model).toBe("gemini-2.5-flash");
+    expect(first?.headers["x-goog-api-key"]).toBe("dummy-key");
+    const sent = requestText(first?.body ?? emptyRequest);
+    expect(sent).toContain("INSTRUCTIONS-MARKER");
+    expect(sent).toContain("PROTOCOL-MARKER");
+    expect(sent).toContain("Do the task.");
+  });
+
+  it("a second run resumes the session by its id; a rejected session starts afresh", async () => {
+    fake = await startFakeGemini((request) =>
+      requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
+    );
+    const cwd = freshCwd();
+    const first = await execute(assignment(cwd));
+    expect(first.outcome.error, first.stderr).toBeUndefined();
+    const session = first.outcome.session as RunSession;
+
+    const second = await execute(assignment(cwd, { prompt: "This is the second wake.", session }));
+    expect(second.outcome.error, second.stderr).toBeUndefined();
+    expect(second.outcome.session).toEqual(session);
+    expect(requestText(fake.requests.at(-1)?.body ?? emptyRequest)).toContain("FIRST-ANSWER.");
+    // The CLI counts the run's own tokens: one request of the fake's default 100 in, 20 out.
+    expect(second.outcome.usage).toMatchObject({ inputTokens: 100, outputTokens: 20 });
+
+    const gone = { id: "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11", cwd };
+    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
+    expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
+    expect(fresh.outcome.session?.id).not.toBe(gone.id);
+    expect(fresh.system).toMatch(/gemini rejected the session it was to resume \(Error resuming session/);
+  }, 20_000);
+
+  it("an API error the CLI reports fails the run with its words", async () => {
+    fake = await startFakeGemini(() => ({
+      error: { status: 400, message: "FAKE-REFUSAL: prompt too long" },
+    }));
+    const { outcome } = await execute(assignment(freshCwd()));
+    expect(outcome.exitCode).not.toBe(0);
+    expect(outcome.error).toMatch(/^gemini reported an error: .*FAKE-REFUSAL/);
+  });
+
+  it("a hung model is a timed-out run that says so", async () => {
+    fake = await startFakeGemini(() => ({ hang: true }));
+    const { outcome } = await execute(assignment(freshCwd(), { timeoutSec: 3 }));
+    expect(outcome.timedOut).toBe(true);
+    expect(outcome.error).toBe("timeout: still running after 3s, the process group was stopped");
+  });
+
+  it("garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
+    const impostor = path.join(root, "impostor.sh");
+    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not Gemini'\nexit 0\n", { mode: 0o755 });
+    const garbage = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    expect(garbage.outcome.error).toBe(
+      "gemini's output was not stream-json (first unreadable line: Hello, I am not Gemini)",
+    );
+
+    const run = assignment(freshCwd(), {}, { command: undefined });
+    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    expect(missing.outcome.error).toBe(
+      "Gemini CLI is not installed on this runner (`gemini` is not on its PATH): npm install -g @google/gemini-cli; or set adapterConfig.command to its full path",
+    );
+    const bad = await execute(assignment(freshCwd(), {}, { approvalMode: "always" }));
+    expect(bad.outcome.error).toMatch(/^configuration: gemini_local adapterConfig: approvalMode: /);
+  });
+});
