@@ -22,6 +22,11 @@ const ADAPTER_SUMMARIES: Record<AdapterType, string> = {
     "the local runner. Your instructions and the platform protocol reach it as developer instructions; " +
     "its thread is resumed on the next wake for the same issue; tokens are read from its stream and " +
     "priced by the runner's price table (adapterConfig.pricing overrides it).",
+  gemini_local:
+    "Google Gemini CLI (the `gemini` CLI, `gemini -p … --output-format stream-json`) run unattended on " +
+    "the operator's machine by the local runner. Your instructions and the platform protocol reach it " +
+    "as a GEMINI.md context file; its session is resumed on the next wake for the same issue; tokens " +
+    "are read from its stream and priced by the runner's price table (adapterConfig.pricing overrides it).",
   process:
     "Any command, run by the local runner with the rendered prompt on standard input: the escape " +
     "hatch for a CLI without an adapter of its own. Only a PLATFORM_USAGE line reports its cost.",
@@ -56,6 +61,18 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
     "sandbox": "bypass",
     "timeoutSec": 1800,
     "env": {"OPENAI_API_KEY": {"type": "secret_ref", "secretId": "<secret id>", "version": "latest"}}
+  },
+  "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
+}`,
+  gemini_local: `{
+  "adapterType": "gemini_local",
+  "adapterConfig": {
+    "cwd": "/home/me/src/website",
+    "model": "gemini-2.5-pro",
+    "instructionsFilePath": "/home/me/agents/engineer.md",
+    "approvalMode": "yolo",
+    "timeoutSec": 1800,
+    "env": {"GEMINI_API_KEY": {"type": "secret_ref", "secretId": "<secret id>", "version": "latest"}}
   },
   "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
 }`,
@@ -110,6 +127,10 @@ const ADAPTER_LAUNCH: Record<AdapterType, string> = {
     "starts `codex exec --json` (with resume <session>, --model, the sandbox and approval flags and\n" +
     "-c developer_instructions from adapterConfig); its transcript, session and tokens are read\n" +
     "from that stream and priced by the runner's price table",
+  gemini_local:
+    "starts `gemini -p <prompt> --output-format stream-json` (with --resume <session>, --model,\n" +
+    "--approval-mode and the instructions as a GEMINI.md context file from adapterConfig); its\n" +
+    "transcript, session and tokens are read from that stream and priced by the runner's price table",
   process: STARTS_COMMAND,
   coder_local: STARTS_COMMAND,
   assistant_local: STARTS_COMMAND,
@@ -147,11 +168,14 @@ const ADAPTER_CONFIG_FIELDS = `adapterConfig (all optional, except command for p
                         the agent must reach the platform's API), read-only, workspace-write or
                         danger-full-access (--sandbox)
   approvalPolicy        codex_local, with a sandbox: never (default), on-request, on-failure, untrusted
+  approvalMode          gemini_local: yolo (default: nobody answers prompts in an unattended run),
+                        auto_edit, default or plan
   provider              codex_local: {"baseUrl": "https://…/v1", "envKey": "OPENAI_API_KEY"}, a
-                        Responses API endpoint of your own
-  pricing               codex_local: {"input": 1.25, "cachedInput": 0.125, "output": 10}, USD per
-                        million tokens, instead of the runner's price table for the model
-  extraArgs             claude_local, codex_local: more arguments, appended as given
+                        Responses API endpoint of your own; gemini_local: {"baseUrl": "https://…"},
+                        a Gemini API endpoint of your own (the key from env GEMINI_API_KEY)
+  pricing               codex_local, gemini_local: {"input": 1.25, "cachedInput": 0.125, "output": 10},
+                        USD per million tokens, instead of the runner's price table for the model
+  extraArgs             claude_local, codex_local, gemini_local: more arguments, appended as given
   cwd                   working directory of the process (the repository for coding agents)
   model                 one of the adapter's models (see below); also passed as PLATFORM_MODEL
   promptTemplate        the prompt, written to the process's standard input. Placeholders:

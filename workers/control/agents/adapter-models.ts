@@ -11,7 +11,8 @@ export interface ModelOption {
  * A static catalogue of what each adapter's CLI accepts as adapterConfig.model; the first of each
  * list is marked default. claude_local: Claude Code's aliases (which follow the newest model of each
  * family) and full names. codex_local: models Codex accepts with `--model` (priced by the runner's
- * table, bridge/src/runner/adapters/pricing.ts). `process` starts any command, so it has no list of its own.
+ * table, bridge/src/runner/adapters/pricing.ts). gemini_local: models Gemini CLI accepts with `--model`
+ * (priced by the same table). `process` starts any command, so it has no list of its own.
  */
 export const ADAPTER_MODELS: Record<AdapterType, readonly ModelOption[]> = {
   claude_local: [
@@ -27,6 +28,11 @@ export const ADAPTER_MODELS: Record<AdapterType, readonly ModelOption[]> = {
     { id: "gpt-5", label: "GPT-5" },
     { id: "gpt-5-mini", label: "GPT-5 mini" },
     { id: "o4-mini", label: "o4-mini" },
+  ],
+  gemini_local: [
+    { id: "gemini-2.5-pro", label: "Gemini 2.5 Pro", default: true },
+    { id: "gemini-2.5-flash", label: "Gemini 2.5 Flash" },
+    { id: "gemini-2.5-flash-lite", label: "Gemini 2.5 Flash-Lite" },
   ],
   process: [],
   coder_local: [

@@ -22,6 +22,7 @@ export interface PreparedRun {
 const DEFAULT_COMMANDS: Partial<Record<AgentRow["adapterType"], string>> = {
   claude_local: "claude",
   codex_local: "codex",
+  gemini_local: "gemini",
 };
 
 interface RunContext {

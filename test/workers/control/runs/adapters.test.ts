@@ -93,6 +93,10 @@ describe("adapter types on the runner link", () => {
       headers: board.headers,
     });
     expect(codex.body[0]).toMatchObject({ id: "gpt-5-codex", default: true });
+    const gemini = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/gemini_local/models`, {
+      headers: board.headers,
+    });
+    expect(gemini.body[0]).toMatchObject({ id: "gemini-2.5-pro", default: true });
     const none = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/process/models`, {
       headers: board.headers,
     });
