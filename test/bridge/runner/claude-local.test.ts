@@ -18,7 +18,7 @@ import {
   startFakeAnthropic,
   toolResults,
 } from "../../support/fake-models/anthropic.ts";
-import { executeRun } from "./execute-run.ts";
+import { cliAssignment, executeRun } from "./execute-run.ts";
 
 const claude = agentCli("claude");
 const root = mkdtempSync(path.join(tmpdir(), "claude-local-test-"));
@@ -29,8 +29,6 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";
-const INSTRUCTIONS = "INSTRUCTIONS-MARKER: you are the release engineer.";
 const isRoot = process.getuid?.() === 0;
 
 /** A shell command through the Bash tool, then a closing sentence once its result is back. */
@@ -39,35 +37,28 @@ const toolThenText =
   (request) =>
     toolResults(request).length > 0 ? { text: closing } : { toolUse: { name: "Bash", input: { command } } };
 
-function assignment(
+const assignment = (
   cwd: string,
   overrides: Partial<RunAssignment> = {},
   config: Record<string, unknown> = {},
-) {
-  const instructions = path.join(root, "instructions.md");
-  writeFileSync(instructions, INSTRUCTIONS);
-  return {
-    runId: `run-${Math.random().toString(36).slice(2, 8)}`,
-    agentId: "agent-1",
-    adapterType: "claude_local",
-    command: "claude",
-    args: [],
-    cwd,
-    prompt: "Do the task.",
-    timeoutSec: 60,
-    env: {
-      HOME: path.join(root, "home"),
-      ANTHROPIC_BASE_URL: fake?.url ?? "http://127.0.0.1:9",
-      ANTHROPIC_API_KEY: "sk-ant-dummy",
-      // The runner runs as root here: Claude allows skipping permissions as root only in a sandbox.
-      ...(isRoot ? { IS_SANDBOX: "1" } : {}),
-      PLATFORM_RUN_ID: "run-under-test",
+) =>
+  cliAssignment(
+    root,
+    {
+      adapterType: "claude_local",
+      command: "claude",
+      env: {
+        ANTHROPIC_BASE_URL: fake?.url ?? "http://127.0.0.1:9",
+        ANTHROPIC_API_KEY: "sk-ant-dummy",
+        // The runner runs as root here: Claude allows skipping permissions as root only in a sandbox.
+        ...(isRoot ? { IS_SANDBOX: "1" } : {}),
+      },
+      adapterConfig: { command: claude.bin, maxTurns: 5 },
     },
-    adapterConfig: { command: claude.bin, instructionsFilePath: instructions, maxTurns: 5, ...config },
-    protocol: PROTOCOL,
-    ...overrides,
-  } satisfies RunAssignment;
-}
+    cwd,
+    overrides,
+    config,
+  );
 
 const execute = (run: RunAssignment) => executeRun(run, root);
 

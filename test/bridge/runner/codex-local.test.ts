@@ -17,7 +17,7 @@ import {
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
-import { executeRun } from "./execute-run.ts";
+import { cliAssignment, executeRun } from "./execute-run.ts";
 
 const codex = agentCli("codex");
 // Not under /tmp: Codex refuses to put its helper links in a CODEX_HOME under a temporary directory.
@@ -30,38 +30,29 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";
-const INSTRUCTIONS = "INSTRUCTIONS-MARKER: you are the release engineer.";
 const USAGE = { input_tokens: 100_000, cached_tokens: 20_000, output_tokens: 2_000 };
 
-function assignment(
+const assignment = (
   cwd: string,
   overrides: Partial<RunAssignment> = {},
   config: Record<string, unknown> = {},
-) {
-  const instructions = path.join(root, "instructions.md");
-  writeFileSync(instructions, INSTRUCTIONS);
-  return {
-    runId: `run-${Math.random().toString(36).slice(2, 8)}`,
-    agentId: "agent-1",
-    adapterType: "codex_local",
-    command: "codex",
-    args: [],
-    cwd,
-    prompt: "Do the task.",
-    timeoutSec: 60,
-    env: { HOME: path.join(root, "home"), FAKE_OPENAI_KEY: "sk-dummy", PLATFORM_RUN_ID: "run-under-test" },
-    adapterConfig: {
-      command: codex.bin,
-      instructionsFilePath: instructions,
-      model: "gpt-5-codex",
-      provider: { baseUrl: fake?.url ?? "http://127.0.0.1:9/v1", envKey: "FAKE_OPENAI_KEY" },
-      ...config,
+) =>
+  cliAssignment(
+    root,
+    {
+      adapterType: "codex_local",
+      command: "codex",
+      env: { FAKE_OPENAI_KEY: "sk-dummy" },
+      adapterConfig: {
+        command: codex.bin,
+        model: "gpt-5-codex",
+        provider: { baseUrl: fake?.url ?? "http://127.0.0.1:9/v1", envKey: "FAKE_OPENAI_KEY" },
+      },
     },
-    protocol: PROTOCOL,
-    ...overrides,
-  } satisfies RunAssignment;
-}
+    cwd,
+    overrides,
+    config,
+  );
 
 const execute = (run: RunAssignment) => executeRun(run, root);
 

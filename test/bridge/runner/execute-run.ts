@@ -1,5 +1,7 @@
 // Runs one assignment through the runner's AgentProcess (the real CLI as a child process) and keeps
 // what it streamed: transcript events and each output stream's text.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
 import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript.ts";
 import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
@@ -19,4 +21,44 @@ export async function executeRun(run: RunAssignment, workDir: string) {
       .map((o) => o.text)
       .join("");
   return { outcome, events, stdout: text("stdout"), system: text("system"), stderr: text("stderr") };
+}
+
+export const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";
+export const INSTRUCTIONS = "INSTRUCTIONS-MARKER: you are the release engineer.";
+
+export interface CliUnderTest {
+  adapterType: string;
+  command: string;
+  /** The vendor's base URL and dummy key, as the runner would pass them. */
+  env: Record<string, string>;
+  adapterConfig: Record<string, unknown>;
+}
+
+/**
+ * A run of `cli` in `cwd` as the edge would assign it: the instructions file (under `root`) and the
+ * protocol carry markers the fake model looks for; `config` adds to the adapter's options.
+ */
+export function cliAssignment(
+  root: string,
+  cli: CliUnderTest,
+  cwd: string,
+  overrides: Partial<RunAssignment> = {},
+  config: Record<string, unknown> = {},
+): RunAssignment {
+  const instructions = path.join(root, "instructions.md");
+  writeFileSync(instructions, INSTRUCTIONS);
+  return {
+    runId: `run-${Math.random().toString(36).slice(2, 8)}`,
+    agentId: "agent-1",
+    adapterType: cli.adapterType,
+    command: cli.command,
+    args: [],
+    cwd,
+    prompt: "Do the task.",
+    timeoutSec: 60,
+    env: { HOME: path.join(root, "home"), PLATFORM_RUN_ID: "run-under-test", ...cli.env },
+    adapterConfig: { instructionsFilePath: instructions, ...cli.adapterConfig, ...config },
+    protocol: PROTOCOL,
+    ...overrides,
+  };
 }

@@ -17,7 +17,7 @@ import {
   requestText,
   startFakeGemini,
 } from "../../support/fake-models/gemini.ts";
-import { executeRun } from "./execute-run.ts";
+import { cliAssignment, executeRun } from "./execute-run.ts";
 
 const gemini = agentCli("gemini");
 // Not under /tmp: the CLI ignores a system settings file under a directory others may write to.
@@ -30,38 +30,29 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";
-const INSTRUCTIONS = "INSTRUCTIONS-MARKER: you are the release engineer.";
 const USAGE = { promptTokenCount: 100_000, cachedContentTokenCount: 20_000, candidatesTokenCount: 2_000 };
 
-function assignment(
+const assignment = (
   cwd: string,
   overrides: Partial<RunAssignment> = {},
   config: Record<string, unknown> = {},
-) {
-  const instructions = path.join(root, "instructions.md");
-  writeFileSync(instructions, INSTRUCTIONS);
-  return {
-    runId: `run-${Math.random().toString(36).slice(2, 8)}`,
-    agentId: "agent-1",
-    adapterType: "gemini_local",
-    command: "gemini",
-    args: [],
-    cwd,
-    prompt: "Do the task.",
-    timeoutSec: 60,
-    env: { HOME: path.join(root, "home"), GEMINI_API_KEY: "dummy-key", PLATFORM_RUN_ID: "run-under-test" },
-    adapterConfig: {
-      command: gemini.bin,
-      instructionsFilePath: instructions,
-      model: "gemini-2.5-flash",
-      provider: { baseUrl: fake?.url ?? "http://127.0.0.1:9" },
-      ...config,
+) =>
+  cliAssignment(
+    root,
+    {
+      adapterType: "gemini_local",
+      command: "gemini",
+      env: { GEMINI_API_KEY: "dummy-key" },
+      adapterConfig: {
+        command: gemini.bin,
+        model: "gemini-2.5-flash",
+        provider: { baseUrl: fake?.url ?? "http://127.0.0.1:9" },
+      },
     },
-    protocol: PROTOCOL,
-    ...overrides,
-  } satisfies RunAssignment;
-}
+    cwd,
+    overrides,
+    config,
+  );
 
 const execute = (run: RunAssignment) => executeRun(run, root);
 const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
