@@ -14,6 +14,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { claudeStreamParser } from "./claude-stream.ts";
+import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
 import {
   type Adapter,
   AdapterConfigError,
@@ -35,13 +36,11 @@ export const CLAUDE_PERMISSION_MODES = [
 ] as const;
 
 const ConfigSchema = z.object({
-  command: z.string().min(1).optional(),
-  model: z.string().min(1).max(200).optional(),
+  ...CLI_CONFIG_FIELDS,
   /** Default bypassPermissions: nobody is there to answer a permission prompt. */
   permissionMode: z.enum(CLAUDE_PERMISSION_MODES).default("bypassPermissions"),
   allowedTools: z.array(z.string().min(1)).optional(),
   maxTurns: z.number().int().min(1).max(10_000).optional(),
-  extraArgs: z.array(z.string()).default([]),
   instructionsFilePath: z.string().min(1).optional(),
 });
 type ClaudeConfig = z.infer<typeof ConfigSchema>;
@@ -115,7 +114,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
   };
 }
 
-const lastLine = (text: string): string =>
+const _lastLine = (text: string): string =>
   text
     .trim()
     .split("\n")
@@ -139,19 +138,7 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
       sessionRejected: true,
       reason: `claude rejected the session it was to resume (${error})`,
     };
-  if (error) return { ok: false, reason: `claude reported an error: ${error}` };
-  if (summary.sawResult && end.exitCode === 0) return { ok: true };
-  if (end.exitCode !== 0) {
-    const said = lastLine(end.stderrTail) || summary.garbage;
-    const how = end.exitCode === null ? "was killed by a signal" : `exited with code ${end.exitCode}`;
-    return { ok: false, reason: `claude ${how}${said ? `: ${said}` : ""}` };
-  }
-  return {
-    ok: false,
-    reason: summary.garbage
-      ? `claude's output was not stream-json (first unreadable line: ${summary.garbage})`
-      : "claude ended without its result event",
-  };
+  return endVerdict({ cli: "claude", format: "stream-json", finalEvent: "result" }, end, summary);
 }
 
 export const claudeLocalAdapter: Adapter = {

@@ -14,11 +14,12 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
 import { sessionTokens } from "./codex-sessions.ts";
 import { codexStreamParser } from "./codex-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
-import { type Meter, NO_TOKENS, PricesSchema, pricesFor } from "./pricing.ts";
+import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
 import {
   type Adapter,
   AdapterConfigError,
@@ -30,8 +31,7 @@ import {
 } from "./types.ts";
 
 const ConfigSchema = z.object({
-  command: z.string().min(1).optional(),
-  model: z.string().min(1).max(200).optional(),
+  ...CLI_CONFIG_FIELDS,
   /**
    * Default bypass (`--dangerously-bypass-approvals-and-sandbox`): nobody answers an approval, and the
    * agent must reach the platform's API, which Codex's workspace-write sandbox blocks.
@@ -48,8 +48,6 @@ const ConfigSchema = z.object({
         .default("OPENAI_API_KEY"),
     })
     .optional(),
-  pricing: PricesSchema.optional(),
-  extraArgs: z.array(z.string()).default([]),
   instructionsFilePath: z.string().min(1).optional(),
 });
 type CodexConfig = z.infer<typeof ConfigSchema>;
@@ -145,19 +143,7 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
       sessionRejected: true,
       reason: `codex rejected the session it was to resume (${said})`,
     };
-  if (summary.resultError) return { ok: false, reason: `codex reported an error: ${summary.resultError}` };
-  if (summary.sawResult && end.exitCode === 0) return { ok: true };
-  if (end.exitCode !== 0) {
-    const how = end.exitCode === null ? "was killed by a signal" : `exited with code ${end.exitCode}`;
-    const words = said || summary.garbage;
-    return { ok: false, reason: `codex ${how}${words ? `: ${words}` : ""}` };
-  }
-  return {
-    ok: false,
-    reason: summary.garbage
-      ? `codex's output was not exec --json (first unreadable line: ${summary.garbage})`
-      : "codex ended without its turn.completed event",
-  };
+  return endVerdict({ cli: "codex", format: "exec --json", finalEvent: "turn.completed" }, end, summary);
 }
 
 export const codexLocalAdapter: Adapter = {

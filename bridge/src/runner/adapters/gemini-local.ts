@@ -20,10 +20,11 @@
  */
 import path from "node:path";
 import { z } from "zod";
+import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
 import { geminiStreamParser } from "./gemini-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
-import { type Meter, NO_TOKENS, PricesSchema, pricesFor } from "./pricing.ts";
+import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
 import {
   type Adapter,
   AdapterConfigError,
@@ -35,14 +36,11 @@ import {
 } from "./types.ts";
 
 const ConfigSchema = z.object({
-  command: z.string().min(1).optional(),
-  model: z.string().min(1).max(200).optional(),
+  ...CLI_CONFIG_FIELDS,
   /** Default yolo: nobody answers an approval, and the agent must run shell commands. */
   approvalMode: z.enum(["yolo", "auto_edit", "default", "plan"]).default("yolo"),
   /** A Gemini API endpoint of one's own (GOOGLE_GEMINI_BASE_URL); the key from env GEMINI_API_KEY. */
   provider: z.object({ baseUrl: z.string().url() }).optional(),
-  pricing: PricesSchema.optional(),
-  extraArgs: z.array(z.string()).default([]),
   instructionsFilePath: z.string().min(1).optional(),
 });
 type GeminiConfig = z.infer<typeof ConfigSchema>;
@@ -127,20 +125,10 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
       sessionRejected: true,
       reason: `gemini rejected the session it was to resume (${rejected.trim()})`,
     };
-  if (summary.resultError) return { ok: false, reason: `gemini reported an error: ${summary.resultError}` };
-  if (summary.sawResult && end.exitCode === 0) return { ok: true };
-  if (end.exitCode !== 0) {
-    const how = end.exitCode === null ? "was killed by a signal" : `exited with code ${end.exitCode}`;
-    const skipped = end.stderrTail.match(SETTINGS_SKIPPED)?.[0];
-    const words = [said || summary.garbage, skipped].filter(Boolean).join("; ");
-    return { ok: false, reason: `gemini ${how}${words ? `: ${words}` : ""}` };
-  }
-  return {
-    ok: false,
-    reason: summary.garbage
-      ? `gemini's output was not stream-json (first unreadable line: ${summary.garbage})`
-      : "gemini ended without its result event",
-  };
+  // A settings file the CLI skipped explains most failures here (it then tries other logins).
+  const skipped = end.stderrTail.match(SETTINGS_SKIPPED)?.[0];
+  const words = [said || summary.garbage, skipped].filter(Boolean).join("; ");
+  return endVerdict({ cli: "gemini", format: "stream-json", finalEvent: "result" }, end, summary, words);
 }
 
 export const geminiLocalAdapter: Adapter = {
