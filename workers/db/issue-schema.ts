@@ -130,6 +130,30 @@ export const issueAttachments = sqliteTable(
   (t) => [index("issue_attachments_issue_idx").on(t.issueId, t.createdAt)],
 );
 
+/**
+ * A question asked on an issue (usually by its agent, of the board) that waits for an answer. A
+ * pending question is one of the reasons an issue may sit in `blocked`; answering wakes the asker.
+ */
+export const issueQuestions = sqliteTable(
+  "issue_questions",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    issueId: text("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    body: text("body").notNull(),
+    askedByAgentId: text("asked_by_agent_id"),
+    askedByUserId: text("asked_by_user_id"),
+    answer: text("answer"),
+    answeredByAgentId: text("answered_by_agent_id"),
+    answeredByUserId: text("answered_by_user_id"),
+    answeredAt: integer("answered_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("issue_questions_issue_idx").on(t.issueId, t.createdAt)],
+);
+
 export const issueComments = sqliteTable(
   "issue_comments",
   {
@@ -347,6 +371,7 @@ export const activityLog = sqliteTable(
 
 export type IssueRow = typeof issues.$inferSelect;
 export type IssueCommentRow = typeof issueComments.$inferSelect;
+export type IssueQuestionRow = typeof issueQuestions.$inferSelect;
 export type IssueAttachmentRow = typeof issueAttachments.$inferSelect;
 export type IssueDocumentRow = typeof issueDocuments.$inferSelect;
 export type ApprovalRow = typeof approvals.$inferSelect;

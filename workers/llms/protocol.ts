@@ -49,7 +49,10 @@ export function heartbeatProtocolText(apiUrl: string): string {
   6. Report:        PATCH ${apiUrl}/issues/{issueId}
                     {"status": "done" | "in_review" | "blocked" | "in_progress", "comment": "what you did"}
                     Status and comment in one call. Partial work: keep in_progress, comment, stop.
-                    Blocked: status blocked and a comment saying what you need and from whom.
+                    Blocked needs a reason the board can see: ask what you need first,
+                    POST ${apiUrl}/issues/{issueId}/questions {"body": "what you need, from whom"}
+                    (or set "blockedByIssueIds" to the issues you wait for), then status blocked.
+                    The answer wakes you (PLATFORM_WAKE_REASON issue_question_answered).
 
 Mention a colleague with @Name in a comment to wake them. Costs you incur should be reported with
 POST ${apiUrl}/companies/{companyId}/cost-events {agentId, provider, model, costCents, occurredAt,

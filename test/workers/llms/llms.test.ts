@@ -52,7 +52,8 @@ describe("/llms guidance", () => {
       "/checkout",
       "/heartbeat-context",
       "PATCH http://switchboard.test/api/issues/{issueId}",
-      "prioritise",
+      "PATCH http://switchboard.test/api/issues/{issueId}",
+      "POST http://switchboard.test/api/issues/{issueId}/questions",
       "http://switchboard.test/llms/agent-configuration/coder_local.txt",
       ...PLATFORM_VARIABLES,
     ])

@@ -15,6 +15,7 @@ import type {
   IssueOpResult,
   IssueOutcome,
 } from "./operations";
+import { answerQuestion, askQuestion } from "./questions";
 import { releaseIssue } from "./release";
 import { releaseRunLock } from "./release-run";
 import { updateIssue } from "./update";
@@ -30,6 +31,8 @@ const HANDLERS: { [K in IssueOperationKind]: IssueOpHandler<K> } = {
   deleteDocument,
   linkApproval,
   unlinkApproval,
+  askQuestion,
+  answerQuestion,
 };
 
 /** The table's mapped type ties each handler to its kind; the lookup alone cannot express that. */

@@ -12,6 +12,7 @@ import {
 } from "../../db/schema";
 import { unprocessable } from "../../http/errors";
 import { wakeInsert, wakeRun } from "../wakes";
+import { hasPendingQuestion } from "./questions";
 import type { Statement } from "./store";
 import { TERMINAL_STATUSES } from "./transitions";
 
@@ -129,14 +130,16 @@ async function hasPendingApproval(db: Db, issueId: string): Promise<boolean> {
 
 /**
  * "Blocked" must name what it waits for, or nobody knows when to pick the work up again: an
- * unresolved blocker (after this update's blockedByIssueIds) or an approval linked to the issue that
- * is still pending. Else 422, with the blockers that were checked.
+ * unresolved blocker (after this update's blockedByIssueIds), an approval linked to the issue that
+ * is still pending, or a question on it still waiting for its answer. Else 422, with the blockers
+ * that were checked.
  */
 export async function assertMayEnterBlocked(db: Db, issueId: string, blockerIds: readonly string[]) {
   if ((await unresolvedOf(db, blockerIds)).length > 0) return;
   if (await hasPendingApproval(db, issueId)) return;
+  if (await hasPendingQuestion(db, issueId)) return;
   throw unprocessable(
-    "Entering blocked requires an unresolved blocker (blockedByIssueIds) or a pending approval linked to the issue",
+    "Entering blocked requires an unresolved blocker (blockedByIssueIds), a pending approval linked to the issue or a pending question on it",
     { field: "status", blockedByIssueIds: [...blockerIds] },
   );
 }

@@ -48,7 +48,9 @@ export type IssueOperation =
   | { kind: "putDocument"; actor: ActorRef; key: string; input: DocumentPut }
   | { kind: "deleteDocument"; actor: ActorRef; key: string }
   | { kind: "linkApproval"; actor: ActorRef; approvalId: string }
-  | { kind: "unlinkApproval"; actor: ActorRef; approvalId: string };
+  | { kind: "unlinkApproval"; actor: ActorRef; approvalId: string }
+  | { kind: "askQuestion"; actor: ActorRef; input: { body: string } }
+  | { kind: "answerQuestion"; actor: ActorRef; questionId: string; input: { answer: string } };
 
 export type IssueOperationKind = IssueOperation["kind"];
 

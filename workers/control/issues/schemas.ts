@@ -22,6 +22,8 @@ export const CommentParamSchema = IssueParamSchema.extend({ commentId: Id });
 const Title = z.string().trim().min(1).max(MAX_TITLE);
 const Description = z.string().max(MAX_DESCRIPTION);
 const CommentBody = z.string().min(1).max(MAX_COMMENT).regex(/\S/, "must not be blank");
+/** A question or its answer: a comment's limits. */
+export const QuestionText = CommentBody;
 const LabelIds = z.array(Id).max(MAX_LABELS);
 const BlockerIds = z.array(Id).max(MAX_BLOCKERS);
 

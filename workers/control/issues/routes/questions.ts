@@ -1,0 +1,97 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { refOf } from "../../../core/actor";
+import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../../http/openapi";
+import { controlContext } from "../../shared";
+import { questionResource, questionsOf } from "../questions";
+import { IssueParamSchema, QuestionText } from "../schemas";
+import { findVisibleIssue } from "../store";
+import { mutateIssue } from "./call";
+import { issueOpResponse } from "./checkout";
+
+/** Questions on an issue and their answers. Mounted at /api. */
+export const issueQuestionRoutes = createRouter();
+const tags = ["Issues"];
+
+const QuestionSchema = z
+  .object({
+    id: z.string(),
+    issueId: z.string(),
+    companyId: z.string(),
+    body: z.string(),
+    askedByAgentId: z.string().nullable(),
+    askedByUserId: z.string().nullable(),
+    status: z.enum(["pending", "answered"]),
+    answer: z.string().nullable(),
+    answeredByAgentId: z.string().nullable(),
+    answeredByUserId: z.string().nullable(),
+    answeredAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .openapi("IssueQuestion");
+
+const AskBodySchema = z.strictObject({ body: QuestionText }).openapi("AskQuestionBody");
+const AnswerBodySchema = z.strictObject({ answer: QuestionText }).openapi("AnswerQuestionBody");
+const QuestionParamSchema = IssueParamSchema.extend({ questionId: z.string().min(1).max(100) });
+
+issueQuestionRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/issues/{issueId}/questions",
+    tags,
+    summary: "The issue's questions, oldest first, pending and answered",
+    security: controlAuth,
+    request: { params: IssueParamSchema },
+    responses: { 200: json(z.array(QuestionSchema), "Questions"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const rows = await questionsOf(db, issue.id);
+    return c.json(rows.map(questionResource), 200);
+  },
+);
+
+issueQuestionRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/issues/{issueId}/questions",
+    tags,
+    summary: "Ask a question on the issue",
+    description:
+      "A pending question is a reason the issue may enter `blocked`. A board user's question wakes the " +
+      "assignee agent (reason issue_question_asked); an agent's question waits for a person.",
+    security: controlAuth,
+    request: { params: IssueParamSchema, ...jsonBody(AskBodySchema) },
+    responses: { 201: json(QuestionSchema, "Asked"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const input = c.req.valid("json");
+    return issueOpResponse(mutateIssue(c, issue.id, { kind: "askQuestion", actor: refOf(actor), input }));
+  },
+);
+
+issueQuestionRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/issues/{issueId}/questions/{questionId}/answer",
+    tags,
+    summary: "Answer a pending question (once)",
+    description:
+      "Exactly one answer wins; answering an answered question is **409** and changes nothing. The " +
+      "agent that asked is woken (reason issue_question_answered) unless it answered itself.",
+    security: controlAuth,
+    request: { params: QuestionParamSchema, ...jsonBody(AnswerBodySchema) },
+    responses: { 200: json(QuestionSchema, "Answered"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const { issueId, questionId } = c.req.valid("param");
+    const issue = await findVisibleIssue(db, actor, issueId);
+    const input = c.req.valid("json");
+    return issueOpResponse(
+      mutateIssue(c, issue.id, { kind: "answerQuestion", actor: refOf(actor), questionId, input }),
+    );
+  },
+);
