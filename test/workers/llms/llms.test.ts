@@ -52,7 +52,7 @@ describe("/llms guidance", () => {
       "/checkout",
       "/heartbeat-context",
       "PATCH http://switchboard.test/api/issues/{issueId}",
-      "PATCH http://switchboard.test/api/issues/{issueId}",
+      "prioritise",
       "POST http://switchboard.test/api/issues/{issueId}/questions",
       "http://switchboard.test/llms/agent-configuration/coder_local.txt",
       ...PLATFORM_VARIABLES,
