@@ -15,6 +15,7 @@ import {
   world,
 } from "../support/messaging.ts";
 import { type Stack, startStack } from "../support/stack.ts";
+import { testAudio } from "../support/video.ts";
 
 type Message = {
   id: string;
@@ -35,6 +36,8 @@ let api: ApiClient;
 let files: Server;
 let filesUrl = "";
 let png: Buffer;
+let voice: Buffer;
+let wav: Buffer;
 const SID = "sender";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -42,11 +45,15 @@ const FILES: Record<string, { type: string; bytes: () => Buffer }> = {
   "/cat.png": { type: "image/png", bytes: () => png },
   "/clip.mp4": { type: "video/mp4", bytes: () => Buffer.from("\0\0\0\x18ftypmp42 fake video bytes") },
   "/song.mp3": { type: "audio/mpeg", bytes: () => Buffer.from("ID3 fake audio bytes") },
-  "/note.ogg": { type: "audio/ogg", bytes: () => Buffer.from("OggS fake voice bytes") },
+  // A voice note must really be Ogg/Opus to be sent as is (anything else is converted).
+  "/note.ogg": { type: "audio/ogg", bytes: () => voice },
+  "/tone.wav": { type: "audio/wav", bytes: () => wav },
   "/report.pdf": { type: "application/pdf", bytes: () => Buffer.from("%PDF-1.4 fake") },
 };
 
 beforeAll(async () => {
+  voice = await testAudio("opus");
+  wav = await testAudio("wav");
   png = await sharp({ create: { width: 64, height: 48, channels: 4, background: "#ff0000" } })
     .png()
     .toBuffer();
@@ -138,6 +145,18 @@ describe("POST /messages/{sessionId}/{jid}/send", () => {
     }
   });
 
+  it("a voice note in another format arrives as Ogg/Opus; a picture sent as a video is a 400", async () => {
+    const to = personJid();
+    const res = await send(to, { message: { voice: { url: `${filesUrl}/tone.wav` } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const got = await deliveredTo(to, res.body.data.id);
+    expect(got.content).toMatchObject({ type: "audio", ptt: true });
+    expect((got.content.media as { mimetype: string }).mimetype).toBe("audio/ogg; codecs=opus");
+    const lying = await send(to, { message: { video: { url: `${filesUrl}/cat.png` } } });
+    expect(lying.status).toBe(400);
+    expect(JSON.stringify(lying.body)).toContain("video content is image/png");
+  });
+
   it("a sticker URL, plain or with pack and author, arrives as WebP", async () => {
     const to = personJid();
     for (const sticker of [
@@ -216,7 +235,8 @@ describe("POST /messages/{sessionId}/{jid}/media (multipart)", () => {
     const to = personJid();
     for (const type of ["image", "document", "voice", "sticker"]) {
       const form = new FormData();
-      form.set("file", new Blob([png], { type: "image/png" }), "cat.png");
+      if (type === "voice") form.set("file", new Blob([voice], { type: "audio/ogg" }), "note.ogg");
+      else form.set("file", new Blob([png], { type: "image/png" }), "cat.png");
       form.set("type", type);
       if (type === "image") form.set("caption", "uploaded");
       const res = await upload(to, form);
@@ -225,7 +245,8 @@ describe("POST /messages/{sessionId}/{jid}/media (multipart)", () => {
       const got = await deliveredTo(to, id);
       const expected = type === "voice" ? "audio" : type;
       expect(got.content.type).toBe(expected);
-      if (type !== "sticker") expect((got.content.media as { sha256: string }).sha256).toBe(sha256(png));
+      const sent = type === "voice" ? voice : png;
+      if (type !== "sticker") expect((got.content.media as { sha256: string }).sha256).toBe(sha256(sent));
       if (type === "voice") expect(got.content.ptt).toBe(true);
     }
   });

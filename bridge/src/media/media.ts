@@ -1,15 +1,17 @@
 /**
  * Media bytes in and out of the bridge: fetching what an operation sends (a public URL, or an upload
- * the edge holds), preparing it for WhatsApp (stickers converted, voice notes typed), and handing
+ * the edge holds), preparing it for WhatsApp (stickers and voice notes converted, image, video and
+ * audio checked by content: content-kind.ts), and handing
  * downloaded media to the edge's media store. Every transfer is capped at MEDIA_MAX_BYTES while it
  * streams, so a lying Content-Length or an endless body cannot fill the bridge's memory.
  */
 
 import { MEDIA_MAX_BYTES, type MediaSource, mediaPath } from "../protocol/messaging.ts";
-import { chooseMimetype, isOgg, VOICE_MIMETYPE } from "../protocol/mime.ts";
+import { chooseMimetype } from "../protocol/mime.ts";
 import type { Operation } from "../protocol/operations.ts";
 import { OperationError, type PreparedMedia } from "../protocol/seam.ts";
 import { errorMessage } from "../shared/log.ts";
+import { checkedMedia, voiceNote } from "./content-kind.ts";
 import { fetchPublic } from "./public-fetch.ts";
 import { makeSticker } from "./sticker.ts";
 
@@ -131,11 +133,10 @@ export async function prepareMedia(operation: Operation, edge: EdgeMedia): Promi
   switch (content.type) {
     case "image":
     case "video":
-      return fetchMedia(content.media, edge);
+      return checkedMedia(content.type, await fetchMedia(content.media, edge));
     case "audio": {
       const media = await fetchMedia(content.media, edge);
-      // Voice notes play (with a waveform) only as ogg/opus; anything else goes as the file it is.
-      return content.ptt && isOgg(media.bytes) ? { ...media, mimetype: VOICE_MIMETYPE } : media;
+      return content.ptt ? voiceNote(media) : checkedMedia("audio", media);
     }
     case "document": {
       const media = await fetchMedia(content.media, edge);

@@ -17,8 +17,20 @@ const SIGNATURES: ReadonlyArray<{ mimetype: string; test: (bytes: Uint8Array) =>
     test: (b) => startsWith(b, ascii("ftyphei"), 4) || startsWith(b, ascii("ftypmif1"), 4),
   },
   { mimetype: "audio/mp4", test: (b) => startsWith(b, ascii("ftypM4A"), 4) },
+  { mimetype: "video/3gpp", test: (b) => startsWith(b, ascii("ftyp3gp"), 4) },
   { mimetype: "video/mp4", test: (b) => startsWith(b, ascii("ftyp"), 4) },
+  { mimetype: "video/webm", test: (b) => startsWith(b, [0x1a, 0x45, 0xdf, 0xa3]) },
   { mimetype: "audio/ogg", test: (b) => startsWith(b, ascii("OggS")) },
+  { mimetype: "audio/wav", test: (b) => startsWith(b, ascii("RIFF")) && startsWith(b, ascii("WAVE"), 8) },
+  { mimetype: "audio/flac", test: (b) => startsWith(b, ascii("fLaC")) },
+  { mimetype: "audio/amr", test: (b) => startsWith(b, ascii("#!AMR")) },
+  // ADTS AAC and MPEG audio share the 12-bit frame sync; the layer bits (00 for AAC) tell them apart.
+  { mimetype: "audio/aac", test: (b) => b.length > 1 && b[0] === 0xff && ((b[1] ?? 0) & 0xf6) === 0xf0 },
+  {
+    mimetype: "audio/mpeg",
+    test: (b) =>
+      startsWith(b, ascii("ID3")) || (b.length > 1 && b[0] === 0xff && ((b[1] ?? 0) & 0xe0) === 0xe0),
+  },
   { mimetype: "application/pdf", test: (b) => startsWith(b, ascii("%PDF-")) },
 ];
 
@@ -43,4 +55,13 @@ export function chooseMimetype(declared: string | null, bytes: Uint8Array): stri
 
 export function isOgg(bytes: Uint8Array): boolean {
   return sniffMimetype(bytes) === "audio/ogg";
+}
+
+/** An Ogg stream whose first packet is an Opus header: what WhatsApp plays as a voice note. */
+export function isOggOpus(bytes: Uint8Array): boolean {
+  if (!isOgg(bytes)) return false;
+  const marker = ascii("OpusHead");
+  const end = Math.min(bytes.byteLength, 128) - marker.length;
+  for (let at = 4; at <= end; at++) if (startsWith(bytes, marker, at)) return true;
+  return false;
 }

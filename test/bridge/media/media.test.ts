@@ -3,8 +3,11 @@
  * edge (bearer token checked), the 16 MiB cap while streaming, and downloads PUT back to the edge.
  */
 import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -16,9 +19,11 @@ import {
 } from "../../../bridge/src/media/media.ts";
 import { readStickerMetadata } from "../../../bridge/src/media/webp.ts";
 import { MEDIA_MAX_BYTES, type OutgoingContent } from "../../../bridge/src/protocol/messaging.ts";
+import { isOggOpus } from "../../../bridge/src/protocol/mime.ts";
 import type { Operation } from "../../../bridge/src/protocol/operations.ts";
 import { OperationError } from "../../../bridge/src/protocol/seam.ts";
 import { ADDRESS_CASES, urlOf } from "../../support/address-cases.ts";
+import { audioSeconds, testAudio, testVideo } from "../../support/video.ts";
 import { startFakeEdge } from "../support/fake-edge.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
@@ -219,7 +224,7 @@ describe("media", () => {
 
   it("prepares what an operation sends: voice notes as ogg/opus, documents as declared, stickers as WebP", async () => {
     const { fake, media } = await edge();
-    const ogg = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(60)]);
+    const ogg = await testAudio("opus");
     const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: "blue" } })
       .png()
       .toBuffer();
@@ -269,5 +274,81 @@ describe("media", () => {
     ).toBe(createHash("sha256").update(png).digest("hex"));
     expect(await prepareMedia(send({ type: "text", text: "hi" }), media)).toBeNull();
     expect(await prepareMedia({ op: "profile.get" }, media)).toBeNull();
+  });
+});
+
+describe("media is what its content says, and voice notes play", () => {
+  const send = (content: OutgoingContent): Operation => ({
+    op: "send",
+    to: "491511234567@s.whatsapp.net",
+    messageId: "MSG00000002",
+    content,
+  });
+  const upload = (upload: string) => ({ upload });
+
+  it("converts a voice note to mono Ogg/Opus of the same length, and keeps one that already is", async () => {
+    const { fake, media } = await edge();
+    const dir = await mkdtemp(path.join(tmpdir(), "voice-"));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const opus = await testAudio("opus");
+    fake.media.set("s/1/wav", { bytes: await testAudio("wav"), mimetype: "audio/wav" });
+    fake.media.set("s/1/mp3", { bytes: await testAudio("mp3"), mimetype: "audio/mpeg" });
+    fake.media.set("s/1/vorbis", { bytes: await testAudio("vorbis"), mimetype: "audio/ogg" });
+    fake.media.set("s/1/opus", { bytes: opus, mimetype: "application/octet-stream" });
+    for (const ref of ["wav", "mp3", "vorbis"]) {
+      const voice = await prepareMedia(send({ type: "audio", ptt: true, media: upload(ref) }), media);
+      expect(voice?.mimetype, ref).toBe("audio/ogg; codecs=opus");
+      expect(isOggOpus(voice?.bytes ?? new Uint8Array()), ref).toBe(true);
+      expect(audioSeconds(voice?.bytes ?? new Uint8Array(), dir), ref).toBeCloseTo(1, 0);
+    }
+    const kept = await prepareMedia(send({ type: "audio", ptt: true, media: upload("opus") }), media);
+    expect(Buffer.from(kept?.bytes ?? new Uint8Array()).equals(opus)).toBe(true);
+  });
+
+  it("refuses a voice note ffmpeg cannot decode with 400 naming ffmpeg's reason", async () => {
+    const { fake, media } = await edge();
+    fake.media.set("s/1/junk", { bytes: Buffer.from("not audio at all"), mimetype: "audio/ogg" });
+    const refused = await refusal(
+      prepareMedia(send({ type: "audio", ptt: true, media: upload("junk") }), media),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.message).toMatch(/^ffmpeg failed/);
+  });
+
+  it("refuses a JPEG sent as a video, a video as an image and an image as audio (400)", async () => {
+    const { fake, media } = await edge();
+    const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: "red" } })
+      .jpeg()
+      .toBuffer();
+    fake.media.set("s/1/jpeg-as-video", { bytes: jpeg, mimetype: "video/mp4" });
+    fake.media.set("s/1/video-as-image", { bytes: await testVideo(), mimetype: "image/jpeg" });
+    fake.media.set("s/1/jpeg-as-audio", { bytes: jpeg, mimetype: "audio/mpeg" });
+    fake.media.set("s/1/text-as-image", { bytes: Buffer.from("hello"), mimetype: "image/png" });
+    const cases: Array<[OutgoingContent, RegExp]> = [
+      [
+        { type: "video", media: upload("jpeg-as-video") },
+        /^video content is image\/jpeg \(declared video\/mp4\)/,
+      ],
+      [{ type: "image", media: upload("video-as-image") }, /^image content is video\/mp4/],
+      [{ type: "audio", ptt: false, media: upload("jpeg-as-audio") }, /^audio content is image\/jpeg/],
+      [{ type: "image", media: upload("text-as-image") }, /^image content is not a known media format/],
+    ];
+    for (const [content, message] of cases) {
+      const refused = await refusal(prepareMedia(send(content), media));
+      expect(refused, content.type).toEqual({ status: 400, message: expect.stringMatching(message) });
+    }
+  });
+
+  it("sends what the bytes are when the declared type is wrong but of the right kind", async () => {
+    const { fake, media } = await edge();
+    const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: "red" } })
+      .jpeg()
+      .toBuffer();
+    fake.media.set("s/1/jpeg-as-png", { bytes: jpeg, mimetype: "image/png" });
+    fake.media.set("s/1/mp3-as-wav", { bytes: await testAudio("mp3"), mimetype: "audio/wav" });
+    const image = await prepareMedia(send({ type: "image", media: upload("jpeg-as-png") }), media);
+    expect(image?.mimetype).toBe("image/jpeg");
+    const music = await prepareMedia(send({ type: "audio", ptt: false, media: upload("mp3-as-wav") }), media);
+    expect(music?.mimetype).toBe("audio/mpeg");
   });
 });
