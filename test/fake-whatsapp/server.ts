@@ -74,6 +74,8 @@ export class FakeWhatsApp {
   readonly devices = new Map<string, LinkedDevice>();
   /** Every JID that logged in (device JIDs), in order: a test sees logins without QR this way. */
   readonly logins: string[] = [];
+  /** Stanzas clients sent that are not iq requests (receipts, acks, messages, presence), by device. */
+  readonly received: Array<{ jid: string | undefined; node: BinaryNode }> = [];
   private readonly registrations = new Map<string, Registration>();
   private readonly connections = new Set<ClientConnection>();
   private readonly staticKey = Curve.generateKeyPair();
@@ -145,6 +147,21 @@ export class FakeWhatsApp {
     this.log(`paired ${success.jid}`);
     registration.connection.endStream(515);
     return reply;
+  }
+
+  /** Hands a stanza to the device's live connection, as WhatsApp routes messages. */
+  deliver(jid: string, node: BinaryNode): void {
+    const connection = [...this.connections].find((candidate) => candidate.jid === jid && candidate.isOpen);
+    if (!connection) throw new Error(`${jid} is not connected`);
+    connection.send(node);
+  }
+
+  /** What a key fetch does: hands out one of the device's one-time pre-keys, once. */
+  takePreKey(device: LinkedDevice): [number, Buffer] {
+    const first = device.preKeys.entries().next();
+    if (first.done) throw new Error(`${device.jid} has no pre-keys left`);
+    device.preKeys.delete(first.value[0]);
+    return first.value;
   }
 
   async close(): Promise<void> {
@@ -225,7 +242,10 @@ export class FakeWhatsApp {
   }
 
   private async onNode(connection: ClientConnection, node: BinaryNode) {
-    if (node.tag !== "iq" || (node.attrs.type !== "get" && node.attrs.type !== "set")) return;
+    if (node.tag !== "iq" || (node.attrs.type !== "get" && node.attrs.type !== "set")) {
+      this.received.push({ jid: connection.jid, node });
+      return;
+    }
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
     if (node.attrs.xmlns === "encrypt" && device) connection.send(this.encryptIq(device, node));
     else connection.send(result(node));

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { Curve, DisconnectReason, WA_CERT_DETAILS } from "@whiskeysockets/baileys";
 import { afterEach, describe, expect, it } from "vitest";
+import { FakeContact } from "../../fake-whatsapp/contact.ts";
 import { FakePhone } from "../../fake-whatsapp/phone.ts";
 import { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
 import { waitFor } from "../support/wait.ts";
@@ -70,6 +71,39 @@ describe("fake WhatsApp with real Baileys", () => {
     expect(server.logins).toEqual([device.jid, device.jid]);
     expect(device.preKeys.size).toBe(uploaded);
   }, 40_000);
+
+  it("a fake contact's Signal-encrypted messages (a pre-key session from the uploaded keys) reach Baileys decrypted", async () => {
+    const server = await fakeWhatsApp();
+    const phone = new FakePhone(server, "15550004444");
+    const auth = memoryAuth();
+    const { device } = await pair(server, phone, auth);
+    const client = connect(server, auth);
+    const texts: string[] = [];
+    client.sock.ev.on("messages.upsert", ({ messages }) => {
+      for (const message of messages) {
+        const text = message.message?.conversation;
+        if (text) texts.push(`${message.key.remoteJid} ${message.key.remoteJidAlt} ${text}`);
+      }
+    });
+    await waitFor(() => client.states.includes("open"), "open", 10_000);
+    const preKeys = device.preKeys.size;
+
+    const contact = new FakeContact(server, "15559998888", "Alice");
+    const first = await contact.sendText(device, "hello from a real Signal session");
+    const second = await contact.sendText(device, "and a second one on the same session");
+    expect([first.type, second.type]).toEqual(["pkmsg", "pkmsg"]);
+    await waitFor(() => texts.length === 2, "both messages decrypted", 10_000);
+    expect(texts).toEqual([
+      `${contact.lid} ${contact.jid} hello from a real Signal session`,
+      `${contact.lid} ${contact.jid} and a second one on the same session`,
+    ]);
+    expect(device.preKeys.size).toBe(preKeys - 1);
+    // Baileys acknowledged delivery of what it decrypted.
+    await waitFor(
+      () => server.received.some(({ node }) => node.tag === "receipt" && node.attrs.id === first.id),
+      "a receipt",
+    );
+  }, 30_000);
 
   it("refuses a login whose Noise key is not the one the device paired with (401, logged out)", async () => {
     const server = await fakeWhatsApp();
