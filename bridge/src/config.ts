@@ -16,6 +16,12 @@ const EnvSchema = z.object({
   SIMULATOR: z.string().optional(),
   /** How often the simulator issues a new QR (default 20000, as WhatsApp); tests shorten it. */
   SIMULATOR_QR_INTERVAL_MS: z.coerce.number().int().min(200).max(600_000).optional(),
+  /** Where Baileys dials instead of WhatsApp: tests (test/fake-whatsapp) or a self-hosted proxy. */
+  WA_WEBSOCKET_URL: z
+    .string()
+    .trim()
+    .pipe(z.url({ protocol: /^wss?$/, error: "WA_WEBSOCKET_URL must be a ws or wss URL" }))
+    .optional(),
 });
 
 export interface BridgeConfig {
@@ -28,6 +34,8 @@ export interface BridgeConfig {
   simulator: boolean;
   /** The simulator's QR refresh interval, when not its default. */
   simulatorQrIntervalMs?: number;
+  /** Overrides WhatsApp's WebSocket endpoint (tests against the fake WhatsApp, self-hosted proxies). */
+  waWebSocketUrl?: string;
 }
 
 /** Throws an Error listing every problem (without echoing values: one of them is a secret). */
@@ -38,8 +46,15 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
       `invalid bridge configuration: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
     );
   }
-  const { EDGE_URL, BRIDGE_TOKEN, BRIDGE_ID, BRIDGE_CAPACITY, SIMULATOR, SIMULATOR_QR_INTERVAL_MS } =
-    parsed.data;
+  const {
+    EDGE_URL,
+    BRIDGE_TOKEN,
+    BRIDGE_ID,
+    BRIDGE_CAPACITY,
+    SIMULATOR,
+    SIMULATOR_QR_INTERVAL_MS,
+    WA_WEBSOCKET_URL,
+  } = parsed.data;
   return {
     edgeUrl: toWebSocketUrl(EDGE_URL),
     token: BRIDGE_TOKEN,
@@ -47,5 +62,6 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     capacity: BRIDGE_CAPACITY,
     simulator: SIMULATOR === "1",
     simulatorQrIntervalMs: SIMULATOR_QR_INTERVAL_MS,
+    ...(WA_WEBSOCKET_URL ? { waWebSocketUrl: WA_WEBSOCKET_URL } : {}),
   };
 }

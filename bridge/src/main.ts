@@ -20,7 +20,10 @@ async function main(): Promise<void> {
   // Baileys loads only when it is used: the simulator starts fast and never touches it.
   const network: WhatsAppNetwork = config.simulator
     ? simulatorNetwork({ qrIntervalMs: config.simulatorQrIntervalMs })
-    : (await import("./whatsapp/whatsapp.ts")).baileysNetwork({ log });
+    : (await import("./whatsapp/whatsapp.ts")).baileysNetwork({
+        log,
+        ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+      });
   const fleet = new FleetLink({ ...config, network, log });
 
   let stopping = false;

@@ -41,6 +41,13 @@ describe("config", () => {
     });
     expect(loadConfig({ ...base, SIMULATOR_QR_INTERVAL_MS: "1500" }).simulatorQrIntervalMs).toBe(1500);
     expect(loadConfig(base).simulatorQrIntervalMs).toBeUndefined();
+    expect(loadConfig({ ...base, WA_WEBSOCKET_URL: "ws://127.0.0.1:9/ws/chat" }).waWebSocketUrl).toBe(
+      "ws://127.0.0.1:9/ws/chat",
+    );
+    expect(loadConfig(base).waWebSocketUrl).toBeUndefined();
+    expect(() => loadConfig({ ...base, WA_WEBSOCKET_URL: "https://web.whatsapp.com" })).toThrow(
+      /WA_WEBSOCKET_URL must be a ws or wss URL/,
+    );
     expect(() => loadConfig({ ...base, SIMULATOR_QR_INTERVAL_MS: "5" })).toThrow(
       /invalid bridge configuration/,
     );

@@ -1,0 +1,274 @@
+/**
+ * A fake WhatsApp server that real Baileys connects to (`waWebSocketUrl`): the Noise handshake, the
+ * QR pairing flow (pair-device refs, pair-success, the 515 restart), login (`success`), pre-key upload
+ * and the keep-alive. Phones (phone.ts) are in-process and talk to it directly.
+ */
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import {
+  type BinaryNode,
+  Curve,
+  getBinaryNodeChild,
+  getBinaryNodeChildren,
+  type proto,
+} from "@whiskeysockets/baileys";
+import { WebSocketServer } from "ws";
+import { ClientConnection } from "./connection.ts";
+import type { ClientFinish } from "./noise.ts";
+
+export const SERVER_JID = "s.whatsapp.net";
+
+/** What the companion (the Baileys client) registered in its handshake, before it is paired. */
+export interface Registration {
+  connection: ClientConnection;
+  refs: string[];
+  noiseKey: Buffer;
+  identityKey: Buffer;
+  registrationId: number;
+  signedPreKey: SignedPreKey;
+}
+
+export interface SignedPreKey {
+  id: number;
+  publicKey: Buffer;
+  signature: Buffer;
+}
+
+/** A linked device: what the server knows to let it log in and to hand out its keys. */
+export interface LinkedDevice {
+  jid: string;
+  lid: string;
+  noiseKey: Buffer;
+  identityKey: Buffer;
+  registrationId: number;
+  signedPreKey: SignedPreKey;
+  /** One-time pre-keys uploaded by the device (`iq set xmlns=encrypt`), by id. */
+  preKeys: Map<number, Buffer>;
+}
+
+export interface PairSuccess {
+  /** `ADVSignedDeviceIdentityHMAC`, as built by the phone. */
+  deviceIdentity: Uint8Array;
+  jid: string;
+  lid: string;
+  platform: string;
+}
+
+export interface FakeWhatsAppOptions {
+  /** Receives one line per stanza and event; silent by default. */
+  log?: (line: string) => void;
+  /** How many QR refs a pairing offers before Baileys gives up (each lasts one QR). */
+  refsPerPairing?: number;
+}
+
+const bigEndian = (bytes: Uint8Array | null | undefined): number =>
+  bytes ? Buffer.from(bytes).readUIntBE(0, bytes.length) : 0;
+const now = () => String(Math.floor(Date.now() / 1000));
+const result = (request: BinaryNode, content?: BinaryNode[]): BinaryNode => ({
+  tag: "iq",
+  attrs: { id: request.attrs.id ?? "", type: "result", from: SERVER_JID },
+  ...(content ? { content } : {}),
+});
+
+export class FakeWhatsApp {
+  readonly devices = new Map<string, LinkedDevice>();
+  /** Every JID that logged in (device JIDs), in order: a test sees logins without QR this way. */
+  readonly logins: string[] = [];
+  /** Stanzas clients sent that are not iq requests (receipts, acks, messages, presence), by device. */
+  readonly received: Array<{ jid: string | undefined; node: BinaryNode }> = [];
+  private readonly registrations = new Map<string, Registration>();
+  private readonly connections = new Set<ClientConnection>();
+  private readonly staticKey = Curve.generateKeyPair();
+  private readonly log: (line: string) => void;
+
+  private constructor(
+    private readonly wss: WebSocketServer,
+    private readonly options: FakeWhatsAppOptions,
+  ) {
+    this.log = options.log ?? (() => {});
+    wss.on("connection", (ws) => {
+      const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log);
+      this.connections.add(connection);
+    });
+  }
+
+  static async start(options: FakeWhatsAppOptions = {}): Promise<FakeWhatsApp> {
+    const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+    return new FakeWhatsApp(wss, options);
+  }
+
+  /** Where Baileys should connect (`waWebSocketUrl`). */
+  get url(): string {
+    const { port } = this.wss.address() as AddressInfo;
+    return `ws://127.0.0.1:${port}/ws/chat`;
+  }
+
+  /** The companion waiting to be paired under this QR ref (what a phone looks up when it scans). */
+  registrationFor(ref: string): Registration | undefined {
+    return this.registrations.get(ref);
+  }
+
+  /**
+   * The phone approved the companion: send it `pair-success`, wait for its signed reply
+   * (`pair-device-sign`), record the device, then restart its stream (515) as WhatsApp does.
+   */
+  async completePairing(ref: string, success: PairSuccess): Promise<BinaryNode> {
+    const registration = this.registrations.get(ref);
+    if (!registration) throw new Error(`no companion is waiting with ref ${ref}`);
+    const reply = await registration.connection.query({
+      tag: "iq",
+      attrs: { to: SERVER_JID, type: "set", xmlns: "md", t: now() },
+      content: [
+        {
+          tag: "pair-success",
+          attrs: {},
+          content: [
+            { tag: "device-identity", attrs: {}, content: success.deviceIdentity },
+            { tag: "platform", attrs: { name: success.platform } },
+            { tag: "device", attrs: { jid: success.jid, lid: success.lid } },
+          ],
+        },
+      ],
+    });
+    if (reply.attrs.type !== "result" || !getBinaryNodeChild(reply, "pair-device-sign")) {
+      throw new Error(`companion refused pairing: ${JSON.stringify(reply.attrs)}`);
+    }
+    for (const stale of registration.refs) this.registrations.delete(stale);
+    this.devices.set(success.jid, {
+      jid: success.jid,
+      lid: success.lid,
+      noiseKey: registration.noiseKey,
+      identityKey: registration.identityKey,
+      registrationId: registration.registrationId,
+      signedPreKey: registration.signedPreKey,
+      preKeys: new Map(),
+    });
+    this.log(`paired ${success.jid}`);
+    registration.connection.endStream(515);
+    return reply;
+  }
+
+  /** Hands a stanza to the device's live connection, as WhatsApp routes messages. */
+  deliver(jid: string, node: BinaryNode): void {
+    const connection = [...this.connections].find((candidate) => candidate.jid === jid && candidate.isOpen);
+    if (!connection) throw new Error(`${jid} is not connected`);
+    connection.send(node);
+  }
+
+  /** What a key fetch does: hands out one of the device's one-time pre-keys, once. */
+  takePreKey(device: LinkedDevice): [number, Buffer] {
+    const first = device.preKeys.entries().next();
+    if (first.done) throw new Error(`${device.jid} has no pre-keys left`);
+    device.preKeys.delete(first.value[0]);
+    return first.value;
+  }
+
+  async close(): Promise<void> {
+    for (const connection of this.connections) connection.close();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private readonly handlers = {
+    onClientFinish: (connection: ClientConnection, finish: ClientFinish) =>
+      this.onClientFinish(connection, finish),
+    onNode: (connection: ClientConnection, node: BinaryNode) => this.onNode(connection, node),
+    onClose: (connection: ClientConnection) => {
+      this.connections.delete(connection);
+      for (const [ref, registration] of this.registrations) {
+        if (registration.connection === connection) this.registrations.delete(ref);
+      }
+    },
+  };
+
+  private async onClientFinish(connection: ClientConnection, { clientStatic, payload }: ClientFinish) {
+    if (payload.devicePairingData) await this.offerPairing(connection, clientStatic, payload);
+    else this.login(connection, clientStatic, payload);
+  }
+
+  /** A new companion: offer it QR refs (`pair-device`); Baileys shows one QR per ref. */
+  private async offerPairing(connection: ClientConnection, noiseKey: Buffer, payload: proto.ClientPayload) {
+    const pairing = payload.devicePairingData ?? {};
+    const refs = Array.from(
+      { length: this.options.refsPerPairing ?? 6 },
+      () => `2@${randomBytes(24).toString("base64")}`,
+    );
+    const registration: Registration = {
+      connection,
+      refs,
+      noiseKey,
+      identityKey: Buffer.from(pairing.eIdent ?? []),
+      registrationId: bigEndian(pairing.eRegid),
+      signedPreKey: {
+        id: bigEndian(pairing.eSkeyId),
+        publicKey: Buffer.from(pairing.eSkeyVal ?? []),
+        signature: Buffer.from(pairing.eSkeySig ?? []),
+      },
+    };
+    for (const ref of refs) this.registrations.set(ref, registration);
+    await connection.query({
+      tag: "iq",
+      attrs: { to: SERVER_JID, type: "set", xmlns: "md" },
+      content: [
+        {
+          tag: "pair-device",
+          attrs: {},
+          content: refs.map((ref) => ({ tag: "ref", attrs: {}, content: Buffer.from(ref) })),
+        },
+      ],
+    });
+  }
+
+  /** A known device logs in: it must present the Noise key it paired with, as on WhatsApp. */
+  private login(connection: ClientConnection, noiseKey: Buffer, payload: proto.ClientPayload) {
+    const user = String(payload.username ?? "");
+    const jid = payload.device ? `${user}:${payload.device}@${SERVER_JID}` : `${user}@${SERVER_JID}`;
+    const device = this.devices.get(jid);
+    if (!device?.noiseKey.equals(noiseKey)) {
+      this.log(`login refused for ${jid}`);
+      connection.send({ tag: "failure", attrs: { reason: "401", location: "fake" } });
+      connection.close();
+      return;
+    }
+    connection.jid = jid;
+    this.logins.push(jid);
+    connection.send({ tag: "success", attrs: { t: now(), lid: device.lid, props: "1", location: "fake" } });
+    // Nothing queued while it was away: lets Baileys flush its buffered events.
+    connection.send({
+      tag: "ib",
+      attrs: { from: SERVER_JID },
+      content: [{ tag: "offline", attrs: { count: "0" } }],
+    });
+  }
+
+  private async onNode(connection: ClientConnection, node: BinaryNode) {
+    if (node.tag !== "iq" || (node.attrs.type !== "get" && node.attrs.type !== "set")) {
+      this.received.push({ jid: connection.jid, node });
+      return;
+    }
+    const device = connection.jid ? this.devices.get(connection.jid) : undefined;
+    if (node.attrs.xmlns === "encrypt" && device) connection.send(this.encryptIq(device, node));
+    else connection.send(result(node));
+  }
+
+  /** Pre-key bookkeeping: `count` (how many are left), upload (`list`), and `digest`. */
+  private encryptIq(device: LinkedDevice, node: BinaryNode): BinaryNode {
+    if (getBinaryNodeChild(node, "count")) {
+      return result(node, [{ tag: "count", attrs: { value: String(device.preKeys.size) } }]);
+    }
+    const list = getBinaryNodeChild(node, "list");
+    if (list) {
+      for (const key of getBinaryNodeChildren(list, "key")) {
+        const id = getBinaryNodeChild(key, "id")?.content;
+        const value = getBinaryNodeChild(key, "value")?.content;
+        if (id instanceof Uint8Array && value instanceof Uint8Array) {
+          device.preKeys.set(bigEndian(id), Buffer.from(value));
+        }
+      }
+      this.log(`${device.jid} uploaded pre-keys, now ${device.preKeys.size}`);
+      return result(node);
+    }
+    if (getBinaryNodeChild(node, "digest")) return result(node, [{ tag: "digest", attrs: {} }]);
+    return result(node);
+  }
+}
