@@ -22,6 +22,12 @@ const EnvSchema = z.object({
     .trim()
     .pipe(z.url({ protocol: /^wss?$/, error: "WA_WEBSOCKET_URL must be a ws or wss URL" }))
     .optional(),
+  /** The WhatsApp Web version to announce (`2.3000.1043857760`), when WhatsApp refuses the bundled one. */
+  WA_VERSION: z
+    .string()
+    .trim()
+    .regex(/^\d{1,6}\.\d{1,6}\.\d{1,12}$/, "WA_VERSION must look like 2.3000.1043857760")
+    .optional(),
 });
 
 export interface BridgeConfig {
@@ -36,7 +42,14 @@ export interface BridgeConfig {
   simulatorQrIntervalMs?: number;
   /** Overrides WhatsApp's WebSocket endpoint (tests against the fake WhatsApp, self-hosted proxies). */
   waWebSocketUrl?: string;
+  /** [major, minor, patch] for Baileys' `version`; absent: the version Baileys bundles. */
+  waVersion?: [number, number, number];
 }
+
+const versionOf = (text: string): [number, number, number] => {
+  const [major = 0, minor = 0, patch = 0] = text.split(".").map(Number);
+  return [major, minor, patch];
+};
 
 /** Throws an Error listing every problem (without echoing values: one of them is a secret). */
 export function loadConfig(env: Record<string, string | undefined>): BridgeConfig {
@@ -54,6 +67,7 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     SIMULATOR,
     SIMULATOR_QR_INTERVAL_MS,
     WA_WEBSOCKET_URL,
+    WA_VERSION,
   } = parsed.data;
   return {
     edgeUrl: toWebSocketUrl(EDGE_URL),
@@ -63,5 +77,6 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     simulator: SIMULATOR === "1",
     simulatorQrIntervalMs: SIMULATOR_QR_INTERVAL_MS,
     ...(WA_WEBSOCKET_URL ? { waWebSocketUrl: WA_WEBSOCKET_URL } : {}),
+    ...(WA_VERSION ? { waVersion: versionOf(WA_VERSION) } : {}),
   };
 }

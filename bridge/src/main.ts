@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     : (await import("./whatsapp/whatsapp.ts")).baileysNetwork({
         log,
         ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+        ...(config.waVersion ? { version: config.waVersion } : {}),
       });
   const fleet = new FleetLink({ ...config, network, log });
 

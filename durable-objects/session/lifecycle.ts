@@ -25,6 +25,9 @@ export function applyEvent(
     case "qr":
       return { state: "scan_qr", qr: event.qr, qrImage: event.image };
     case "connecting":
+      // Each retry after a network error starts with "connecting"; the state stays network_error until
+      // WhatsApp answers (a QR, connected, or a close of its own), so one outage is one state change.
+      if (record.state === "network_error") return {};
       return {
         state: record.state === "connected" || record.state === "reconnecting" ? "reconnecting" : "starting",
       };

@@ -48,6 +48,9 @@ describe("config", () => {
     expect(() => loadConfig({ ...base, WA_WEBSOCKET_URL: "https://web.whatsapp.com" })).toThrow(
       /WA_WEBSOCKET_URL must be a ws or wss URL/,
     );
+    expect(loadConfig({ ...base, WA_VERSION: "2.3000.1043857760" }).waVersion).toEqual([2, 3000, 1043857760]);
+    expect(loadConfig(base).waVersion).toBeUndefined();
+    expect(() => loadConfig({ ...base, WA_VERSION: "latest" })).toThrow(/WA_VERSION must look like/);
     expect(() => loadConfig({ ...base, SIMULATOR_QR_INTERVAL_MS: "5" })).toThrow(
       /invalid bridge configuration/,
     );

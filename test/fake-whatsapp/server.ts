@@ -59,7 +59,15 @@ export interface FakeWhatsAppOptions {
   log?: (line: string) => void;
   /** How many QR refs a pairing offers before Baileys gives up (each lasts one QR). */
   refsPerPairing?: number;
+  /** Clients announcing an older WhatsApp Web version are refused with `failure 405`, as WhatsApp does. */
+  minimumVersion?: readonly [number, number, number];
 }
+
+type Version = readonly [number, number, number];
+const isOlder = (version: Version, minimum: Version): boolean => {
+  for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return (version[i] ?? 0) < (minimum[i] ?? 0);
+  return false;
+};
 
 const bigEndian = (bytes: Uint8Array | null | undefined): number =>
   bytes ? Buffer.from(bytes).readUIntBE(0, bytes.length) : 0;
@@ -76,6 +84,8 @@ export class FakeWhatsApp {
   readonly logins: string[] = [];
   /** Stanzas clients sent that are not iq requests (receipts, acks, messages, presence), by device. */
   readonly received: Array<{ jid: string | undefined; node: BinaryNode }> = [];
+  /** The WhatsApp Web version each handshake announced, in order. */
+  readonly clientVersions: Version[] = [];
   private readonly registrations = new Map<string, Registration>();
   private readonly connections = new Set<ClientConnection>();
   private readonly staticKey = Curve.generateKeyPair();
@@ -182,6 +192,15 @@ export class FakeWhatsApp {
   };
 
   private async onClientFinish(connection: ClientConnection, { clientStatic, payload }: ClientFinish) {
+    const app = payload.userAgent?.appVersion;
+    const version: Version = [app?.primary ?? 0, app?.secondary ?? 0, app?.tertiary ?? 0];
+    this.clientVersions.push(version);
+    if (this.options.minimumVersion && isOlder(version, this.options.minimumVersion)) {
+      this.log(`version ${version.join(".")} refused`);
+      connection.send({ tag: "failure", attrs: { reason: "405", location: "fake" } });
+      connection.close();
+      return;
+    }
     if (payload.devicePairingData) await this.offerPairing(connection, clientStatic, payload);
     else this.login(connection, clientStatic, payload);
   }

@@ -183,6 +183,21 @@ describe("a session on a bridge", () => {
       if (next !== "reconnecting") expect((await link.closedWith()).code).toBe(4002);
     }
   });
+
+  it("a network error stays network_error through the retries until WhatsApp answers", async () => {
+    const bridge = await newBridge();
+    const { key, session } = await ownerWithSession();
+    const { link } = await startAndHold(bridge, key, session);
+    const reason = "WhatsApp unreachable: WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com)";
+    await emit(link, 1, 1, { kind: "disconnected", code: 408, reason, next: "network_error" });
+    const failing = { state: "network_error", status: "Disconnected", lastDisconnect: `408 ${reason}` };
+    expect(await detail(key, session.sessionId)).toMatchObject(failing);
+    // The bridge's next attempt: still the same outage, not a new "starting".
+    await emit(link, 1, 2, { kind: "connecting" });
+    expect(await detail(key, session.sessionId)).toMatchObject(failing);
+    await emit(link, 1, 3, { kind: "connected", me: { id: "628555@s.whatsapp.net" } });
+    expect(await detail(key, session.sessionId)).toMatchObject({ state: "connected", status: "Connected" });
+  });
 });
 
 describe("failover", () => {

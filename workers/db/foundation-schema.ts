@@ -78,6 +78,8 @@ export const SESSION_STATES = [
   "scan_qr",
   "connected",
   "reconnecting",
+  /** WhatsApp could not be reached (DNS, refused, timed out): retried with backoff, reason in lastDisconnect. */
+  "network_error",
   "logged_out",
   "failed",
 ] as const;

@@ -61,7 +61,7 @@ export const MeSchema = z.object({ id: z.string().max(128), name: z.string().max
 export type Me = z.infer<typeof MeSchema>;
 
 /** What a WhatsApp socket's close means for the session, decided by the bridge's reconnect policy. */
-export const NEXT_STATES = ["reconnecting", "stopped", "logged_out", "failed"] as const;
+export const NEXT_STATES = ["reconnecting", "network_error", "stopped", "logged_out", "failed"] as const;
 
 // ── Session socket: bridge → SessionDO ──────────────────────────────────────────────────────────
 

@@ -20,6 +20,11 @@ export interface CloseInfo {
   qrExpired: boolean;
   /** The device was unlinked: the creds are dead. */
   loggedOut: boolean;
+  /**
+   * WhatsApp could not be reached at all (DNS, refused or timed-out connection, a handshake that never
+   * finished): the network's fault, not the QR's or the account's.
+   */
+  networkError?: boolean;
 }
 
 /**

@@ -264,6 +264,7 @@ export class WhatsAppConnection {
     this.socket = null;
     this.qr.set(false);
     const decision = decideReconnect(info, { badSessionRetries: this.badSessionRetries });
+    const retrying = decision.next === "reconnecting" || decision.next === "network_error";
     this.log(decision.next === "reconnecting" ? "info" : "warn", "whatsapp closed", {
       code: info.code,
       reason: info.reason,
@@ -271,7 +272,7 @@ export class WhatsAppConnection {
     });
     if (decision.next === "logged_out") this.clearAuth();
     this.events.push({ kind: "disconnected", code: info.code, reason: decision.reason, next: decision.next });
-    if (decision.next !== "reconnecting") {
+    if (!retrying) {
       this.halted = true;
       return;
     }

@@ -7,7 +7,8 @@ import type { CloseInfo } from "../protocol/seam.ts";
 
 export type ReconnectDecision =
   | {
-      next: "reconnecting";
+      /** `network_error`: WhatsApp was not reached at all; retried like any reconnect, reported as what it is. */
+      next: "reconnecting" | "network_error";
       /** `immediate` for expected restarts; `backoff` (exponential, jittered) for trouble. */
       delay: "immediate" | "backoff";
       reason: string;
@@ -22,6 +23,9 @@ export interface PolicyContext {
 
 export function decideReconnect(close: CloseInfo, context: PolicyContext): ReconnectDecision {
   if (close.loggedOut) return { next: "logged_out", reason: "logged out" };
+  // Before the QR check: with no network Baileys closes with the same 408 as "the QRs ran out".
+  if (close.networkError)
+    return { next: "network_error", delay: "backoff", reason: `WhatsApp unreachable: ${close.reason}` };
   switch (close.code) {
     case 515:
       // Normal right after pairing; treating it as fatal is the classic "couldn't link device" bug.
@@ -39,6 +43,12 @@ export function decideReconnect(close: CloseInfo, context: PolicyContext): Recon
       return { next: "failed", reason: "connection replaced by another client" };
     case 401:
       return { next: "logged_out", reason: "logged out" };
+    case 405:
+      // WhatsApp refuses the client version; retrying the same version loops forever.
+      return {
+        next: "failed",
+        reason: "WhatsApp refused this client version (405): set WA_VERSION on the bridge to a current one",
+      };
     case 403:
       return { next: "failed", reason: "forbidden: account blocked" };
     case 402:

@@ -48,6 +48,8 @@ export type {
 export interface BaileysNetworkOptions {
   /** Overrides WhatsApp's endpoint; tests point it at a local server so nothing leaves the machine. */
   waWebSocketUrl?: string;
+  /** The WhatsApp Web version to announce; absent, the one Baileys bundles (no fetch: no network needed). */
+  version?: [number, number, number];
   connectTimeoutMs?: number;
   /** Where translation failures go (one odd message is skipped, not fatal). */
   log?: Log;
@@ -116,6 +118,25 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message.slice(0, 512) : "connection closed";
 }
 
+/** The socket error under Baileys' Boom (`data`), when the WebSocket itself failed. */
+function systemErrorCode(error: unknown): string | null {
+  if (typeof error !== "object" || error === null || !("data" in error)) return null;
+  const data = (error as { data?: unknown }).data;
+  if (typeof data !== "object" || data === null || !("code" in data)) return null;
+  const code = (data as { code?: unknown }).code;
+  return typeof code === "string" && code.startsWith("E") ? code : null;
+}
+
+/**
+ * Whether a close means "WhatsApp was never reached": the WebSocket failed with a system error (DNS,
+ * refused, reset, unreachable), or Baileys gave up (408) before WhatsApp said anything at all. Baileys
+ * reports all of these as 408, the same code as "the QR codes ran out".
+ */
+export function isNetworkFailure(error: unknown, code: number, heardFromWhatsApp: boolean): boolean {
+  if (systemErrorCode(error) !== null) return true;
+  return code === DisconnectReason.timedOut && !heardFromWhatsApp;
+}
+
 function meOf(creds: AuthenticationCreds): Me {
   const name = creds.me?.name ?? creds.me?.notify ?? creds.me?.verifiedName;
   return { id: creds.me?.id ?? "", ...(name ? { name: name.slice(0, 256) } : {}) };
@@ -182,6 +203,9 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       );
       // Set by close(): after it the owner expects silence, whatever Baileys still emits while ending.
       let silenced = false;
+      // A QR, an open or a server's close reason: WhatsApp answered this socket's handshake.
+      let heardFromWhatsApp = false;
+      let qrShown = false;
 
       const sock = makeWASocket({
         auth: { creds, keys },
@@ -190,7 +214,8 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         // Phone notifications keep working, and a gateway has no use for years of history.
         markOnlineOnConnect: false,
         syncFullHistory: false,
-        // No `version`: the bundled one. Fetching the latest needs the internet on every start.
+        // The bundled version unless configured: fetching the latest needs the internet on every start.
+        ...(options.version ? { version: options.version } : {}),
         ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
         ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
       });
@@ -218,19 +243,27 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
 
       sock.ev.on("connection.update", (update) => {
         if (silenced) return;
-        if (update.qr) handlers.onQr(update.qr);
+        if (update.qr) {
+          heardFromWhatsApp = true;
+          qrShown = true;
+          handlers.onQr(update.qr);
+        }
         if (update.connection === "connecting") handlers.onConnecting();
-        else if (update.connection === "open") handlers.onOpen(meOf(creds));
-        else if (update.connection === "close") {
+        else if (update.connection === "open") {
+          heardFromWhatsApp = true;
+          handlers.onOpen(meOf(creds));
+        } else if (update.connection === "close") {
           silenced = true;
           const error = update.lastDisconnect?.error;
           const code = statusCodeOf(error);
+          const networkError = isNetworkFailure(error, code, heardFromWhatsApp);
           handlers.onClose({
             code,
             reason: reasonOf(error),
-            // 408 is also a plain connection timeout; before registration it means the QRs ran out.
-            qrExpired: code === DisconnectReason.timedOut && !creds.registered,
+            // 408 is also a plain connection timeout; it means the QRs ran out only after one was shown.
+            qrExpired: code === DisconnectReason.timedOut && !creds.registered && qrShown && !networkError,
             loggedOut: code === DisconnectReason.loggedOut,
+            networkError,
           });
         }
       });
