@@ -12,13 +12,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AgentLoop,
-  expectBriefed,
   expectFullLoop,
+  expectPriced,
   expectReleased,
   expectResumedAtBudget,
   type Move,
   nextMove,
   suffix,
+  TOKENS_PER_REQUEST,
 } from "../support/agent-loop.ts";
 import {
   callOutputs,
@@ -31,8 +32,9 @@ import {
 let loop: AgentLoop;
 let fake: FakeOpenAI;
 
-/** Every request reports these; gpt-5 prices them at $0.1225 (80k × 1.25 + 20k × 0.125 + 2k × 10, per M). */
-const USAGE = { input_tokens: 100_000, cached_tokens: 20_000, output_tokens: 2_000 };
+const { input, cached, output } = TOKENS_PER_REQUEST;
+/** What every answer reports; at gpt-5 prices (per M: 1.25 input, 0.125 cached, 10 output) $0.1225. */
+const USAGE = { input_tokens: input, cached_tokens: cached, output_tokens: output };
 
 /** The loop's next move as a Responses API reply: a shell command is Codex's exec_command tool. */
 function reply(move: Move): Reply {
@@ -46,13 +48,10 @@ beforeAll(async () => {
     (request) => reply(nextMove(requestText(request), callOutputs(request).length > 0)),
     { usage: USAGE },
   );
-  loop = await AgentLoop.start("codex");
+  loop = await AgentLoop.start("codex", { ...fake, text: requestText });
 });
 
-afterAll(async () => {
-  await loop?.stop();
-  await fake?.close();
-});
+afterAll(() => loop?.stop());
 
 const codexAgent = (name: string) =>
   loop.agent(`${name} ${suffix()}`, "codex_local", {
@@ -74,30 +73,12 @@ describe("codex_local with the real codex CLI", () => {
     );
 
     // Two requests at $0.1225: $0.245, rounded up to 25 cents; tokens from the CLI's turn.completed.
-    expect(first.run.costCents).toBe(25);
-    expect(first.run.usage).toMatchObject({
-      provider: "openai",
-      model: "gpt-5-codex",
-      inputTokens: 160_000,
-      cachedInputTokens: 40_000,
-      outputTokens: 4_000,
-      priceTable: "2025-11-01",
-    });
+    expectPriced(first.run, { provider: "openai", model: "gpt-5-codex", requests: 2, cents: 25 });
     expect(fake.requests[0]?.headers.authorization).toBe("Bearer sk-dummy");
-    expectBriefed(
-      loop,
-      agent,
-      fake.requests.map((r) => requestText(r.body)),
-    );
 
     // Codex reports the thread's running total; the resumed run is charged its one request: 13 cents.
     const second = await expectResumedAtBudget(loop, agent, first);
-    expect(second.costCents).toBe(13);
-    expect(second.usage).toMatchObject({
-      inputTokens: 80_000,
-      cachedInputTokens: 20_000,
-      outputTokens: 2_000,
-    });
+    expectPriced(second, { provider: "openai", model: "gpt-5-codex", requests: 1, cents: 13 });
   });
 
   it("a model that refuses after the checkout fails the run with Codex's words and releases the issue", async () => {

@@ -13,14 +13,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AgentLoop,
-  expectBriefed,
   expectFullLoop,
+  expectPriced,
   expectReleased,
   expectResumedAtBudget,
   type Json,
   type Move,
   nextMove,
   suffix,
+  TOKENS_PER_REQUEST,
 } from "../support/agent-loop.ts";
 import {
   type FakeGemini,
@@ -33,8 +34,9 @@ import {
 let loop: AgentLoop;
 let fake: FakeGemini;
 
-/** Every request reports these; gemini-2.5-flash prices them at $0.0305 (80k × 0.3 + 20k × 0.075 + 2k × 2.5, per M). */
-const USAGE = { promptTokenCount: 100_000, cachedContentTokenCount: 20_000, candidatesTokenCount: 2_000 };
+const { input, cached, output } = TOKENS_PER_REQUEST;
+/** What every answer reports; at gemini-2.5-flash prices (per M: 0.3, 0.075 cached, 2.5 out) $0.0305. */
+const USAGE = { promptTokenCount: input, cachedContentTokenCount: cached, candidatesTokenCount: output };
 
 /** The loop's next move as a Gemini API reply: a shell command is the CLI's run_shell_command tool. */
 function reply(move: Move): Reply {
@@ -48,13 +50,10 @@ beforeAll(async () => {
     (request) => reply(nextMove(requestText(request), functionResponses(request).length > 0)),
     { usage: USAGE },
   );
-  loop = await AgentLoop.start("gemini");
+  loop = await AgentLoop.start("gemini", { ...fake, text: requestText });
 });
 
-afterAll(async () => {
-  await loop?.stop();
-  await fake?.close();
-});
+afterAll(() => loop?.stop());
 
 const geminiAgent = (name: string, config: Json = {}) =>
   loop.agent(`${name} ${suffix()}`, "gemini_local", {
@@ -70,30 +69,12 @@ describe("gemini_local with the real gemini CLI", () => {
     const first = await expectFullLoop(loop, agent, "run_shell_command");
 
     // Two requests at $0.0305: $0.061, rounded up to 7 cents; tokens from the CLI's result event.
-    expect(first.run.costCents).toBe(7);
-    expect(first.run.usage).toMatchObject({
-      provider: "google",
-      model: "gemini-2.5-flash",
-      inputTokens: 160_000,
-      cachedInputTokens: 40_000,
-      outputTokens: 4_000,
-      priceTable: "2025-11-01",
-    });
+    expectPriced(first.run, { provider: "google", model: "gemini-2.5-flash", requests: 2, cents: 7 });
     expect(fake.requests[0]?.headers["x-goog-api-key"]).toBe("dummy-key");
-    expectBriefed(
-      loop,
-      agent,
-      fake.requests.map((r) => requestText(r.body)),
-    );
 
     // Gemini CLI counts the run's own tokens when it resumes: one request, 4 cents.
     const second = await expectResumedAtBudget(loop, agent, first);
-    expect(second.costCents).toBe(4);
-    expect(second.usage).toMatchObject({
-      inputTokens: 80_000,
-      cachedInputTokens: 20_000,
-      outputTokens: 2_000,
-    });
+    expectPriced(second, { provider: "google", model: "gemini-2.5-flash", requests: 1, cents: 4 });
   });
 
   it("a model that hangs after the checkout times the run out and releases the issue", async () => {

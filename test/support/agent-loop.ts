@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
+import { PRICE_TABLE_VERSION } from "../../bridge/src/runner/adapters/pricing.ts";
 import { agentCli } from "./agent-clis.ts";
 import { type ApiClient, adminClient, eventually } from "./api.ts";
 import { type RunnerProcess, startRunnerProcess } from "./runner-process.ts";
@@ -33,6 +34,13 @@ export interface Agent {
   name: string;
 }
 export type Json = Record<string, unknown>;
+
+/** The fake model API a suite started, with its vendor's way to read a request as text. */
+export interface FakeModel<Body = unknown> {
+  readonly requests: ReadonlyArray<{ body: Body }>;
+  text(body: Body): string;
+  close(): Promise<void>;
+}
 
 export const PICKED_UP = "Picked up by the agent.";
 export const DONE = "Done through the API.";
@@ -83,13 +91,28 @@ export class AgentLoop {
     readonly companyId: string,
     private readonly runner: RunnerProcess,
     private readonly scratch: string,
+    private readonly fake: { close(): Promise<void> },
+    /** The text of each request the fake model was sent, in order. */
+    readonly sent: () => string[],
   ) {
     this.instructions = path.join(scratch, "instructions.md");
     writeFileSync(this.instructions, "INSTRUCTIONS-MARKER: you keep the release notes.");
   }
 
-  /** A stack without bridge or runner, a company, and a runner of its own with `cli` on its PATH. */
-  static async start(cli: string): Promise<AgentLoop> {
+  /**
+   * A stack without bridge or runner, a company, and a runner of its own with `cli` on its PATH; the
+   * loop closes `fake` when it stops.
+   */
+  static async start<Body>(cli: string, fake: FakeModel<Body>): Promise<AgentLoop> {
+    try {
+      return await AgentLoop.boot(cli, fake);
+    } catch (error) {
+      await fake.close();
+      throw error;
+    }
+  }
+
+  private static async boot<Body>(cli: string, fake: FakeModel<Body>): Promise<AgentLoop> {
     const { binDir } = agentCli(cli);
     mkdirSync(path.join(homedir(), ".cache"), { recursive: true });
     const scratch = mkdtempSync(path.join(homedir(), ".cache", `${cli}-e2e-`));
@@ -111,12 +134,14 @@ export class AgentLoop {
       HOME: home,
       RUNNER_WORK_DIR: path.join(scratch, "work"),
     });
-    return new AgentLoop(stack, board, company.body.id, runner, scratch);
+    const sent = () => fake.requests.map((request) => fake.text(request.body));
+    return new AgentLoop(stack, board, company.body.id, runner, scratch, fake, sent);
   }
 
   async stop(): Promise<void> {
     await this.runner.kill("SIGTERM");
     await this.stack.stop();
+    await this.fake.close();
     rmSync(this.scratch, { recursive: true, force: true });
   }
 
@@ -251,12 +276,13 @@ export async function expectFullLoop(
   expect(transcript[1]).toMatchObject({ name: toolName, input: expect.stringContaining("/checkout") });
   expect(transcript[2]).toMatchObject({ isError: false, output: expect.stringContaining("API-LOOP-OK") });
   expect(transcript[3]).toMatchObject({ text: FIRST_RUN_DONE });
+  expectBriefed(loop, agent);
   return { run, raw, transcript, issueId: task.id, warning };
 }
 
 /** What the model was sent on the agent's first request carries the instructions and the protocol. */
-export function expectBriefed(loop: AgentLoop, agent: Agent, sent: string[]): void {
-  const first = sent.find((text) => text.includes(agent.name));
+function expectBriefed(loop: AgentLoop, agent: Agent): void {
+  const first = loop.sent().find((text) => text.includes(agent.name));
   expect(first).toContain("INSTRUCTIONS-MARKER");
   expect(first).toContain(`GET ${loop.stack.baseUrl}/api/agents/me`);
 }
@@ -301,4 +327,30 @@ export async function expectReleased(
   expect((await loop.events(run.id)).map((event) => event.type)).toContain("tool_result");
   expect(await loop.issue(task.id)).toMatchObject({ status: "todo", assigneeAgentId: null });
   return run;
+}
+
+/**
+ * Tokens every answer of the fake model reports, for the CLIs whose cost is tokens × the price table
+ * (Codex, Gemini CLI): large enough that the cost shows in whole cents.
+ */
+export const TOKENS_PER_REQUEST = { input: 100_000, cached: 20_000, output: 2_000 };
+
+/**
+ * The run's usage is `requests` answers' tokens (input counted without the cached part), priced with
+ * the table's version, and its cost is `cents`.
+ */
+export function expectPriced(
+  run: Run,
+  priced: { provider: string; model: string; requests: number; cents: number },
+): void {
+  const { input, cached, output } = TOKENS_PER_REQUEST;
+  expect(run.costCents).toBe(priced.cents);
+  expect(run.usage).toMatchObject({
+    provider: priced.provider,
+    model: priced.model,
+    inputTokens: (input - cached) * priced.requests,
+    cachedInputTokens: cached * priced.requests,
+    outputTokens: output * priced.requests,
+    priceTable: PRICE_TABLE_VERSION,
+  });
 }
