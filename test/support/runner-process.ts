@@ -21,7 +21,8 @@ export function startRunnerProcess(
   token: string,
   extraEnv: Record<string, string> = {},
 ): RunnerProcess {
-  const workDir = mkdtempSync(path.join(tmpdir(), "switchboard-runner-e2e-"));
+  // A work dir of the caller's (RUNNER_WORK_DIR), e.g. one outside /tmp for CLIs that refuse it there.
+  const workDir = extraEnv.RUNNER_WORK_DIR ?? mkdtempSync(path.join(tmpdir(), "switchboard-runner-e2e-"));
   // The test's own environment on purpose: the runner must not pass any of it on to agents.
   const child = spawn(process.execPath, ["--import", "tsx", "bridge/src/runner/main.ts"], {
     cwd: REPO_ROOT,

@@ -1,0 +1,88 @@
+// gemini_local end to end, with the real Gemini CLI (pinned, scripts/ensure-agent-clis.mjs) and a
+// local fake Gemini API as the only far end (the agent's provider.baseUrl, GEMINI_API_KEY from its
+// env): a mention queues a run, a runner the company's owner registered starts `gemini` (found on the
+// runner's PATH), the fake model has it run a shell command (its run_shell_command tool) that checks
+// the issue out, comments and sets it done with curl through our API, and the run succeeds with its
+// transcript and tokens from the CLI's stream-json, its cost the tokens × the price table. The model
+// saw the agent's instructions and the protocol (GEMINI.md memory); a second wake on the issue
+// resumes the same Gemini session (the model sees the earlier turns), and its cost pauses the agent at
+// its budget, with no PLATFORM_USAGE line anywhere. A model that hangs after the checkout times the
+// run out and releases the issue.
+// The runner's work dir is outside /tmp (test/support/agent-loop.ts): Gemini CLI ignores the run's
+// settings file under a directory others may write to, and then looks for a login that is not there.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AgentLoop,
+  expectFullLoop,
+  expectPriced,
+  expectReleased,
+  expectResumedAtBudget,
+  type Json,
+  type Move,
+  nextMove,
+  suffix,
+  TOKENS_PER_REQUEST,
+} from "../support/agent-loop.ts";
+import {
+  type FakeGemini,
+  functionResponses,
+  type Reply,
+  requestText,
+  startFakeGemini,
+} from "../support/fake-models/gemini.ts";
+
+let loop: AgentLoop;
+let fake: FakeGemini;
+
+const { input, cached, output } = TOKENS_PER_REQUEST;
+/** What every answer reports; at gemini-2.5-flash prices (per M: 0.3, 0.075 cached, 2.5 out) $0.0305. */
+const USAGE = { promptTokenCount: input, cachedContentTokenCount: cached, candidatesTokenCount: output };
+
+/** The loop's next move as a Gemini API reply: a shell command is the CLI's run_shell_command tool. */
+function reply(move: Move): Reply {
+  if ("shell" in move) return { call: { name: "run_shell_command", args: { command: move.shell } } };
+  if ("fail" in move) return { error: { status: 400, message: "FAKE-REFUSAL: prompt too long" } };
+  return move;
+}
+
+beforeAll(async () => {
+  fake = await startFakeGemini(
+    (request) => reply(nextMove(requestText(request), functionResponses(request).length > 0)),
+    { usage: USAGE },
+  );
+  loop = await AgentLoop.start("gemini", { ...fake, text: requestText });
+});
+
+afterAll(() => loop?.stop());
+
+const geminiAgent = (name: string, config: Json = {}) =>
+  loop.agent(`${name} ${suffix()}`, "gemini_local", {
+    model: "gemini-2.5-flash",
+    provider: { baseUrl: fake.url },
+    env: { GEMINI_API_KEY: "dummy-key" },
+    ...config,
+  });
+
+describe("gemini_local with the real gemini CLI", () => {
+  it("mention → runner → gemini → run_shell_command → API: done, cost from the price table; a second wake resumes and pauses at budget", async () => {
+    const agent = await geminiAgent("Scribe");
+    const first = await expectFullLoop(loop, agent, "run_shell_command");
+
+    // Two requests at $0.0305: $0.061, rounded up to 7 cents; tokens from the CLI's result event.
+    expectPriced(first.run, { provider: "google", model: "gemini-2.5-flash", requests: 2, cents: 7 });
+    expect(fake.requests[0]?.headers["x-goog-api-key"]).toBe("dummy-key");
+
+    // Gemini CLI counts the run's own tokens when it resumes: one request, 4 cents.
+    const second = await expectResumedAtBudget(loop, agent, first);
+    expectPriced(second, { provider: "google", model: "gemini-2.5-flash", requests: 1, cents: 4 });
+  });
+
+  it("a model that hangs after the checkout times the run out and releases the issue", async () => {
+    await expectReleased(
+      loop,
+      await geminiAgent("Sleeper", { timeoutSec: 15 }),
+      "timed_out",
+      "timeout: still running after 15s, the process group was stopped",
+    );
+  });
+});
