@@ -14,6 +14,7 @@ import { agentCli } from "../../support/agent-clis.ts";
 import {
   callOutputs,
   type FakeOpenAI,
+  type Reply,
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
@@ -59,21 +60,24 @@ const execute = (run: RunAssignment) => executeRun(run, root);
 const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
 const emptyRequest = { model: "", input: [] };
 
-describe("opencode_local with the real opencode CLI", () => {
+describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () => {
   it("runs a shell call in its cwd; transcript, session, tokens and cost from its JSON events", async () => {
+    // A shell command, then a file read that fails (a tool error), then the answer.
+    const steps: Reply[] = [
+      {
+        call: {
+          name: "bash",
+          arguments: {
+            command: "echo ran-$PLATFORM_RUN_ID > marker.txt && echo TOOL-OK",
+            description: "Writes the marker",
+          },
+        },
+      },
+      { call: { name: "read", arguments: { filePath: "/nonexistent/notes.md" } } },
+      { text: "All finished." },
+    ];
     fake = await startFakeOpenAI(
-      (request) =>
-        callOutputs(request).length > 0
-          ? { text: "All finished." }
-          : {
-              call: {
-                name: "bash",
-                arguments: {
-                  command: "echo ran-$PLATFORM_RUN_ID > marker.txt && echo TOOL-OK",
-                  description: "Writes the marker",
-                },
-              },
-            },
+      (request) => steps[callOutputs(request).length] ?? { text: "Too many steps." },
       { usage: USAGE },
     );
     const cwd = freshCwd();
@@ -82,24 +86,32 @@ describe("opencode_local with the real opencode CLI", () => {
     expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
     expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
     expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
-    // Two steps of 100k input (20k cached) and 2k output, priced by OpenCode at its gpt-5-mini prices
-    // ($0.25 / $0.025 / $2 per million): $0.049, 5 cents.
+    // Three steps of 100k input (20k cached) and 2k output, priced by OpenCode at its gpt-5-mini prices
+    // ($0.25 / $0.025 / $2 per million): $0.0735, 8 cents.
     expect(outcome.usage).toMatchObject({
       provider: "openai",
       model: "gpt-5-mini",
-      inputTokens: 160_000,
-      cachedInputTokens: 40_000,
-      outputTokens: 4_000,
+      inputTokens: 240_000,
+      cachedInputTokens: 60_000,
+      outputTokens: 6_000,
       costSource: "opencode",
     });
-    expect(outcome.usage?.costUsd).toBeCloseTo(0.049, 9);
-    expect(outcome.costCents).toBe(5);
+    expect(outcome.usage?.costUsd).toBeCloseTo(0.0735, 9);
+    expect(outcome.costCents).toBe(8);
     const first = JSON.parse(stdout.split("\n")[0] ?? "{}") as { sessionID?: string };
     expect(first.sessionID).toMatch(/^ses_/);
     expect(outcome.session).toEqual({ id: first.sessionID, cwd });
 
     const kinds = events.map((event) => event.type);
-    expect(kinds).toEqual(["init", "tool_call", "tool_result", "assistant", "result"]);
+    expect(kinds).toEqual([
+      "init",
+      "tool_call",
+      "tool_result",
+      "tool_call",
+      "tool_result",
+      "assistant",
+      "result",
+    ]);
     expect(events[0]).toEqual({ type: "init", sessionId: first.sessionID, model: "gpt-5-mini" });
     expect(events.find((event) => event.type === "tool_call")).toMatchObject({
       name: "bash",
@@ -108,17 +120,24 @@ describe("opencode_local with the real opencode CLI", () => {
     expect(events).toContainEqual(
       expect.objectContaining({ type: "tool_result", isError: false, output: "TOOL-OK\n" }),
     );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "tool_result",
+        isError: true,
+        output: expect.stringContaining("/nonexistent/notes.md"),
+      }),
+    );
     expect(events).toContainEqual({ type: "assistant", text: "All finished." });
     expect(events.at(-1)).toMatchObject({
       type: "result",
       ok: true,
-      inputTokens: 200_000,
-      outputTokens: 4_000,
-      turns: 2,
+      inputTokens: 300_000,
+      outputTokens: 6_000,
+      turns: 3,
     });
 
-    // Two model calls and no third for a title (the run names its session).
-    expect(fake.requests).toHaveLength(2);
+    // Three model calls and none for a title (the run names its session).
+    expect(fake.requests).toHaveLength(3);
     const request = fake.requests[0];
     expect(request?.body.model).toBe("gpt-5-mini");
     expect(request?.headers.authorization).toBe("Bearer dummy-key");
@@ -127,9 +146,11 @@ describe("opencode_local with the real opencode CLI", () => {
     expect(sent).toContain("PROTOCOL-MARKER");
     // The prompt as written (on standard input: `run` would quote an argument with spaces).
     expect(sent).toContain('"text":"Do the task."');
-  }, RUN_MS);
+  });
 
-  it("a second run resumes the session by its id; a rejected session starts afresh", async () => {
+  it("a second run resumes the session by its id; a rejected session starts afresh", {
+    timeout: 3 * RUN_MS,
+  }, async () => {
     fake = await startFakeOpenAI((request) =>
       requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
     );
@@ -161,7 +182,7 @@ describe("opencode_local with the real opencode CLI", () => {
     expect(fresh.system).toContain(
       "opencode rejected the session it was to resume (Error: Session not found): starting a fresh session",
     );
-  }, 3 * RUN_MS);
+  });
 
   it("an API error the CLI reports fails the run with its words", async () => {
     fake = await startFakeOpenAI(() => ({
@@ -171,7 +192,7 @@ describe("opencode_local with the real opencode CLI", () => {
     expect(outcome.exitCode).toBe(1);
     expect(outcome.error).toBe("opencode reported an error: FAKE-REFUSAL: prompt too long");
     expect(events).toContainEqual({ type: "error", message: "FAKE-REFUSAL: prompt too long" });
-  }, RUN_MS);
+  });
 
   it("a hung model is a timed-out run that says so", async () => {
     fake = await startFakeOpenAI(() => ({ hang: true }));
@@ -179,7 +200,7 @@ describe("opencode_local with the real opencode CLI", () => {
     expect(fake.requests.length, "the CLI reached the model before the timeout").toBeGreaterThan(0);
     expect(outcome.timedOut).toBe(true);
     expect(outcome.error).toBe("timeout: still running after 20s, the process group was stopped");
-  }, RUN_MS);
+  });
 
   it("garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
     const impostor = path.join(root, "impostor.sh");

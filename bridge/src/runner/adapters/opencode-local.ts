@@ -116,7 +116,9 @@ async function launch(context: LaunchContext): Promise<Launch> {
       "--thinking",
       ...(config.model ? ["--model", config.model] : []),
       ...(config.autoApprove ? ["--auto"] : []),
-      ...(context.resume ? ["--session", context.resume] : ["--title", `switchboard run ${context.run.runId}`]),
+      ...(context.resume
+        ? ["--session", context.resume]
+        : ["--title", `switchboard run ${context.run.runId}`]),
       ...config.extraArgs,
     ],
     env: {
@@ -146,7 +148,6 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
   );
 }
 
-
 export const opencodeLocalAdapter: Adapter = {
   type: "opencode_local",
   program: { command: "opencode", name: "OpenCode", install: "npm install -g opencode-ai" },
@@ -154,7 +155,12 @@ export const opencodeLocalAdapter: Adapter = {
   launch,
   parser: (launch) =>
     opencodeStreamParser(
-      launch.meter ?? { provider: "opencode", model: null, prices: pricesFor("opencode", null), before: NO_TOKENS },
+      launch.meter ?? {
+        provider: "opencode",
+        model: null,
+        prices: pricesFor("opencode", null),
+        before: NO_TOKENS,
+      },
     ),
   verdict,
 };
