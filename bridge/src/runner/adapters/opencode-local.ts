@@ -5,9 +5,10 @@
  *                [--title "switchboard run <run id>" | --session <session id>] [extraArgs…]
  *                                                        (the prompt on standard input)
  *
- * with OPENCODE_CONFIG_CONTENT (the last and strongest config layer, above the user's and the
- * project's opencode.json): the agent's instructions and the platform protocol as an `instructions`
- * file in the run's own directory, sharing and auto-update off, and the model's provider pointed at
+ * with OPENCODE_CONFIG_CONTENT (merged after the user's and the project's opencode.json; only an
+ * administrator's managed config and an OpenCode console organisation's come later): the agent's
+ * instructions and the platform protocol as an `instructions` file in the run's own directory,
+ * sharing and auto-update off, and the model's provider pointed at
  * adapterConfig.provider.baseUrl when set; OPENCODE_DISABLE_AUTOUPDATE=1; OPENCODE_DISABLE_MODELS_FETCH=1
  * (the CLI knows models and prices from the list it ships with instead of fetching models.dev on
  * every run; the agent's env may set it to 0).
