@@ -34,13 +34,14 @@ export const AGENT_ROLES = [
 ] as const;
 /**
  * How a runner runs an agent (bridge/src/runner/adapters): `claude_local` starts Claude Code and reads
- * its stream; `codex_local` starts Codex (`codex exec --json`); `gemini_local` starts Gemini CLI (`gemini -p … --output-format stream-json`); `process` starts any command; coder_local and assistant_local are the older names of
+ * its stream; `codex_local` starts Codex (`codex exec --json`); `gemini_local` starts Gemini CLI (`gemini -p … --output-format stream-json`); `opencode_local` starts OpenCode (`opencode run --format json`); `process` starts any command; coder_local and assistant_local are the older names of
  * `process`, kept for existing agents.
  */
 export const ADAPTER_TYPES = [
   "claude_local",
   "codex_local",
   "gemini_local",
+  "opencode_local",
   "process",
   "coder_local",
   "assistant_local",

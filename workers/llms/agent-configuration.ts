@@ -27,6 +27,12 @@ const ADAPTER_SUMMARIES: Record<AdapterType, string> = {
     "the operator's machine by the local runner. Your instructions and the platform protocol reach it " +
     "as a GEMINI.md context file; its session is resumed on the next wake for the same issue; tokens " +
     "are read from its stream and priced by the runner's price table (adapterConfig.pricing overrides it).",
+  opencode_local:
+    "OpenCode (the `opencode` CLI, `opencode run --format json`) run unattended on the operator's " +
+    "machine by the local runner, with any provider it supports (adapterConfig.model is " +
+    "`<provider>/<model>`). Your instructions and the platform protocol reach it as an instructions " +
+    "file; its session is resumed on the next wake for the same issue; its cost and tokens are read " +
+    "from its events (adapterConfig.pricing overrides the cost).",
   process:
     "Any command, run by the local runner with the rendered prompt on standard input: the escape " +
     "hatch for a CLI without an adapter of its own. Only a PLATFORM_USAGE line reports its cost.",
@@ -73,6 +79,18 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
     "approvalMode": "yolo",
     "timeoutSec": 1800,
     "env": {"GEMINI_API_KEY": {"type": "secret_ref", "secretId": "<secret id>", "version": "latest"}}
+  },
+  "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
+}`,
+  opencode_local: `{
+  "adapterType": "opencode_local",
+  "adapterConfig": {
+    "cwd": "/home/me/src/website",
+    "model": "anthropic/claude-sonnet-4-5",
+    "instructionsFilePath": "/home/me/agents/engineer.md",
+    "autoApprove": true,
+    "timeoutSec": 1800,
+    "env": {"ANTHROPIC_API_KEY": {"type": "secret_ref", "secretId": "<secret id>", "version": "latest"}}
   },
   "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
 }`,
@@ -131,6 +149,10 @@ const ADAPTER_LAUNCH: Record<AdapterType, string> = {
     "starts `gemini -p <prompt> --output-format stream-json` (with --resume <session>, --model,\n" +
     "--approval-mode and the instructions as a GEMINI.md context file from adapterConfig); its\n" +
     "transcript, session and tokens are read from that stream and priced by the runner's price table",
+  opencode_local:
+    "starts `opencode run --format json` (with --session <session>, --model, --auto and the\n" +
+    "instructions as an `instructions` file in OPENCODE_CONFIG_CONTENT from adapterConfig); its\n" +
+    "transcript, session, cost and tokens are read from that stream",
   process: STARTS_COMMAND,
   coder_local: STARTS_COMMAND,
   assistant_local: STARTS_COMMAND,
@@ -170,12 +192,18 @@ const ADAPTER_CONFIG_FIELDS = `adapterConfig (all optional, except command for p
   approvalPolicy        codex_local, with a sandbox: never (default), on-request, on-failure, untrusted
   approvalMode          gemini_local: yolo (default: nobody answers prompts in an unattended run),
                         auto_edit, default or plan
+  autoApprove           opencode_local: true (default, --auto: approve every permission request the
+                        OpenCode config does not deny) or false (such requests are refused)
   provider              codex_local: {"baseUrl": "https://…/v1", "envKey": "OPENAI_API_KEY"}, a
                         Responses API endpoint of your own; gemini_local: {"baseUrl": "https://…"},
-                        a Gemini API endpoint of your own (the key from env GEMINI_API_KEY)
-  pricing               codex_local, gemini_local: {"input": 1.25, "cachedInput": 0.125, "output": 10},
-                        USD per million tokens, instead of the runner's price table for the model
-  extraArgs             claude_local, codex_local, gemini_local: more arguments, appended as given
+                        a Gemini API endpoint of your own (the key from env GEMINI_API_KEY);
+                        opencode_local: {"baseUrl": "https://…"}, the base URL of the model's
+                        provider (the key from that provider's usual env variable)
+  pricing               codex_local, gemini_local, opencode_local: {"input": 1.25, "cachedInput":
+                        0.125, "output": 10}, USD per million tokens, instead of the runner's price
+                        table for the model (opencode_local: instead of OpenCode's own cost)
+  extraArgs             claude_local, codex_local, gemini_local, opencode_local: more arguments,
+                        appended as given
   cwd                   working directory of the process (the repository for coding agents)
   model                 one of the adapter's models (see below); also passed as PLATFORM_MODEL
   promptTemplate        the prompt, written to the process's standard input. Placeholders:

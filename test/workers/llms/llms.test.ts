@@ -72,6 +72,11 @@ describe("/llms guidance", () => {
     const assistant = await getText("/llms/agent-configuration/assistant_local.txt", board.headers);
     expect(assistant.status).toBe(200);
     expect(assistant.text).toContain("gpt-5");
+    const opencode = await getText("/llms/agent-configuration/opencode_local.txt", board.headers);
+    expect(opencode.status).toBe(200);
+    expect(opencode.text).toContain("opencode run --format json");
+    expect(opencode.text).toContain("anthropic/claude-sonnet-4-5 Claude Sonnet 4.5 (Anthropic) (default)");
+    expect(opencode.text).toContain("autoApprove");
     for (const path of [
       "/llms/agent-configuration/unknown_adapter.txt",
       "/llms/agent-configuration/coder_local",

@@ -12,7 +12,8 @@ export interface ModelOption {
  * list is marked default. claude_local: Claude Code's aliases (which follow the newest model of each
  * family) and full names. codex_local: models Codex accepts with `--model` (priced by the runner's
  * table, bridge/src/runner/adapters/pricing.ts). gemini_local: models Gemini CLI accepts with `--model`
- * (priced by the same table). `process` starts any command, so it has no list of its own.
+ * (priced by the same table). opencode_local: `<provider>/<model>` as OpenCode's `--model` takes it
+ * (any model of its models list; it prices them itself). `process` starts any command, so it has no list of its own.
  */
 export const ADAPTER_MODELS: Record<AdapterType, readonly ModelOption[]> = {
   claude_local: [
@@ -33,6 +34,14 @@ export const ADAPTER_MODELS: Record<AdapterType, readonly ModelOption[]> = {
     { id: "gemini-2.5-pro", label: "Gemini 2.5 Pro", default: true },
     { id: "gemini-2.5-flash", label: "Gemini 2.5 Flash" },
     { id: "gemini-2.5-flash-lite", label: "Gemini 2.5 Flash-Lite" },
+  ],
+  opencode_local: [
+    { id: "anthropic/claude-sonnet-4-5", label: "Claude Sonnet 4.5 (Anthropic)", default: true },
+    { id: "anthropic/claude-opus-4-5", label: "Claude Opus 4.5 (Anthropic)" },
+    { id: "anthropic/claude-haiku-4-5", label: "Claude Haiku 4.5 (Anthropic)" },
+    { id: "openai/gpt-5", label: "GPT-5 (OpenAI)" },
+    { id: "openai/gpt-5-mini", label: "GPT-5 mini (OpenAI)" },
+    { id: "google/gemini-2.5-pro", label: "Gemini 2.5 Pro (Google)" },
   ],
   process: [],
   coder_local: [

@@ -23,6 +23,7 @@ const DEFAULT_COMMANDS: Partial<Record<AgentRow["adapterType"], string>> = {
   claude_local: "claude",
   codex_local: "codex",
   gemini_local: "gemini",
+  opencode_local: "opencode",
 };
 
 interface RunContext {

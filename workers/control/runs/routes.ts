@@ -152,7 +152,7 @@ runRoutes.openapi(
     tags,
     summary: "A run's transcript: the conversation its CLI had, as structured events, in order",
     description:
-      "Parsed by the runner's adapter from the CLI's own output (claude_local: its stream-json; codex_local: exec --json; gemini_local: its stream-json); " +
+      "Parsed by the runner's adapter from the CLI's own output (claude_local: its stream-json; codex_local: exec --json; gemini_local: its stream-json; opencode_local: run --format json); " +
       "a process run has none. The raw output stays at /heartbeat-runs/{runId}/log. At most 2,000 " +
       "events are kept per run.",
     security: controlAuth,

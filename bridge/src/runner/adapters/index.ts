@@ -6,6 +6,7 @@
 import { claudeLocalAdapter } from "./claude-local.ts";
 import { codexLocalAdapter } from "./codex-local.ts";
 import { geminiLocalAdapter } from "./gemini-local.ts";
+import { opencodeLocalAdapter } from "./opencode-local.ts";
 import { processAdapter } from "./process.ts";
 import type { Adapter } from "./types.ts";
 
@@ -22,10 +23,9 @@ export {
 } from "./types.ts";
 
 const ADAPTERS: ReadonlyMap<string, Adapter> = new Map(
-  [processAdapter, claudeLocalAdapter, codexLocalAdapter, geminiLocalAdapter].map((adapter) => [
-    adapter.type,
-    adapter,
-  ]),
+  [processAdapter, claudeLocalAdapter, codexLocalAdapter, geminiLocalAdapter, opencodeLocalAdapter].map(
+    (adapter) => [adapter.type, adapter],
+  ),
 );
 
 export const adapterFor = (adapterType: string): Adapter => ADAPTERS.get(adapterType) ?? processAdapter;

@@ -1,5 +1,6 @@
 /**
- * What tokens cost, for the CLIs that report tokens but no cost (Codex, Gemini CLI, OpenCode):
+ * What tokens cost, for the CLIs that report tokens but no cost (Codex, Gemini CLI; OpenCode for a
+ * model it has no prices for):
  * cost = uncached input × input price + cached input × cached price + output × output price, in whole
  * cents rounded up (a budget never undercounts). The table is versioned: a run's usage records the
  * version it was priced with, so a later price change explains an old cost. An agent overrides the
@@ -31,6 +32,8 @@ export interface Meter {
   prices: Prices;
   /** The tokens a resumed session had already reported (CLIs that count per session, not per run). */
   before: TokenCounts;
+  /** The agent set these prices itself (adapterConfig.pricing): they win over a cost the CLI reports. */
+  overridden?: boolean;
 }
 
 export const NO_TOKENS: TokenCounts = { input: 0, cached: 0, output: 0 };
@@ -51,12 +54,19 @@ const TABLE: Readonly<Record<string, ReadonlyArray<readonly [string, Prices]>>> 
     ["gemini-2.5-flash", { input: 0.3, cachedInput: 0.075, output: 2.5 }],
     ["gemini-2.5-pro", { input: 1.25, cachedInput: 0.31, output: 10 }],
   ],
+  anthropic: [
+    ["claude-haiku-4-5", { input: 1, cachedInput: 0.1, output: 5 }],
+    ["claude-3-5-haiku", { input: 0.8, cachedInput: 0.08, output: 4 }],
+    ["claude-sonnet-4", { input: 3, cachedInput: 0.3, output: 15 }],
+    ["claude-opus-4", { input: 15, cachedInput: 1.5, output: 75 }],
+  ],
 };
 
 /** A model the table does not know: its provider's dearest common model. */
 const FALLBACK: Readonly<Record<string, Prices>> = {
   openai: { input: 1.25, cachedInput: 0.125, output: 10 },
   google: { input: 1.25, cachedInput: 0.31, output: 10 },
+  anthropic: { input: 15, cachedInput: 1.5, output: 75 },
 };
 
 export const PricesSchema = z.object({

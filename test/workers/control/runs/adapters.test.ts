@@ -66,6 +66,38 @@ describe("adapter types on the runner link", () => {
     expect(run.protocol).toContain("PLATFORM_API_KEY");
   });
 
+  it("an opencode_local run carries its type, `opencode`, its <provider>/<model> and options", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const agent = await hire(board, company.id, {
+      name: "Opal",
+      adapterType: "opencode_local",
+      adapterConfig: {
+        model: "anthropic/claude-sonnet-4-5",
+        autoApprove: true,
+        provider: { baseUrl: "https://gateway.example/v1" },
+        env: { GIT_AUTHOR_NAME: "Opal" },
+      },
+    });
+    const issue = await seedIssue(company, { status: "todo" });
+    await mention(board, issue.id, agent.name);
+    const run = (await claimOne(await runnerFor(board, company.id))) as unknown as Json & {
+      env: Record<string, string>;
+    };
+    expect(run).toMatchObject({
+      adapterType: "opencode_local",
+      command: "opencode",
+      adapterConfig: {
+        model: "anthropic/claude-sonnet-4-5",
+        autoApprove: true,
+        provider: { baseUrl: "https://gateway.example/v1" },
+      },
+    });
+    expect(run.adapterConfig).not.toHaveProperty("env");
+    expect(run.env.GIT_AUTHOR_NAME).toBe("Opal");
+    expect(run.protocol).toContain(`GET ${BASE}/api/agents/me`);
+  });
+
   it("a process agent without a command fails at claim with the reason; the models route knows the types", async () => {
     const board = await boardUser();
     const company = await seedCompany(board);
@@ -97,6 +129,14 @@ describe("adapter types on the runner link", () => {
       headers: board.headers,
     });
     expect(gemini.body[0]).toMatchObject({ id: "gemini-2.5-pro", default: true });
+    const opencode = await call<Json[]>(
+      "GET",
+      `/api/companies/${company.id}/adapters/opencode_local/models`,
+      { headers: board.headers },
+    );
+    expect(opencode.status).toBe(200);
+    expect(opencode.body[0]).toMatchObject({ id: "anthropic/claude-sonnet-4-5", default: true });
+    expect(opencode.body.every((model) => /^[a-z]+\/\S+$/.test(String(model.id)))).toBe(true);
     const none = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/process/models`, {
       headers: board.headers,
     });

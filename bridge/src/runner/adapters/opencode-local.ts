@@ -1,0 +1,167 @@
+/**
+ * `opencode_local`: OpenCode (`opencode-ai`), unattended:
+ *
+ *   opencode run --format json --thinking [--model <provider>/<model>] [--auto]
+ *                [--title "switchboard run <run id>" | --session <session id>] [extraArgs…]
+ *                                                        (the prompt on standard input)
+ *
+ * with OPENCODE_CONFIG_CONTENT (merged after the user's and the project's opencode.json; only an
+ * administrator's managed config and an OpenCode console organisation's come later): the agent's
+ * instructions and the platform protocol as an `instructions` file in the run's own directory,
+ * sharing and auto-update off, and the model's provider pointed at
+ * adapterConfig.provider.baseUrl when set; OPENCODE_DISABLE_AUTOUPDATE=1; OPENCODE_DISABLE_MODELS_FETCH=1
+ * (the CLI knows models and prices from the list it ships with instead of fetching models.dev on
+ * every run; the agent's env may set it to 0).
+ *
+ * `--auto` approves every permission request the config does not deny outright (without it `run`
+ * rejects them, nobody being there to answer). The prompt goes on standard input: `run` quotes
+ * message arguments that contain spaces. `--title` spares the request for a generated title (a
+ * second model call, on the provider's small model). Sessions and config live under the agent's
+ * HOME (~/.local/share/opencode, ~/.config/opencode), per agent; `--session` resumes one by its id
+ * (`ses_…`). OpenCode reports tokens and cost per step (opencode-stream.ts). Keys come from the
+ * agent's env under the provider's usual names (OPENAI_API_KEY, ANTHROPIC_API_KEY, …).
+ *
+ * Flags, env and config keys checked against the installed 1.18.33 (`opencode run --help`, its bundle
+ * and the requests it sent a fake Responses API). On its first run in a HOME the CLI installs its
+ * plugin SDK into ~/.config/opencode from the npm registry, in the background; offline that fails
+ * quietly and the run goes on.
+ */
+import path from "node:path";
+import { z } from "zod";
+import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
+import { agentInstructions } from "./instructions.ts";
+import { lastLine } from "./json.ts";
+import { opencodeStreamParser } from "./opencode-stream.ts";
+import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
+import {
+  type Adapter,
+  AdapterConfigError,
+  type Launch,
+  type LaunchContext,
+  type ProcessEnd,
+  type StreamSummary,
+  type Verdict,
+} from "./types.ts";
+
+const ConfigSchema = z
+  .object({
+    ...CLI_CONFIG_FIELDS,
+    model: z
+      .string()
+      .max(200)
+      .regex(/^[^/\s]+\/\S+$/, "must be <provider>/<model>, e.g. anthropic/claude-sonnet-4-5")
+      .optional(),
+    /** Default true (`--auto`): nobody answers a permission request, and the agent must run commands. */
+    autoApprove: z.boolean().default(true),
+    /** An endpoint of one's own (a proxy, a gateway) for the model's provider; the key from its env. */
+    provider: z.object({ baseUrl: z.string().url() }).optional(),
+    instructionsFilePath: z.string().min(1).optional(),
+  })
+  .refine((config) => !config.provider || config.model, {
+    message: "provider needs a model (<provider>/<model>): it says whose base URL to change",
+    path: ["provider"],
+  });
+type OpencodeConfig = z.infer<typeof ConfigSchema>;
+
+const REJECTED_SESSION = /Session not found/;
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
+
+function configOf(context: LaunchContext): OpencodeConfig {
+  const parsed = ConfigSchema.safeParse(context.run.adapterConfig ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new AdapterConfigError(`opencode_local adapterConfig: ${problems.join("; ")}`);
+}
+
+/** "anthropic/claude-sonnet-4-5" as its provider and model; no model: OpenCode picks its default. */
+function modelOf(config: OpencodeConfig): { provider: string | null; model: string | null } {
+  if (!config.model) return { provider: null, model: null };
+  const [provider = "", ...rest] = config.model.split("/");
+  return { provider, model: rest.join("/") };
+}
+
+function cliConfig(config: OpencodeConfig, instructionsPath: string): string {
+  const { provider } = modelOf(config);
+  return JSON.stringify({
+    autoupdate: false,
+    share: "disabled",
+    instructions: [instructionsPath],
+    ...(config.provider && provider
+      ? { provider: { [provider]: { options: { baseURL: config.provider.baseUrl } } } }
+      : {}),
+  });
+}
+
+function meterOf(config: OpencodeConfig): Meter {
+  const { provider, model } = modelOf(config);
+  const named = provider ?? "opencode";
+  return {
+    provider: named,
+    model,
+    prices: pricesFor(named, model, config.pricing),
+    overridden: config.pricing !== undefined,
+    before: NO_TOKENS,
+  };
+}
+
+async function launch(context: LaunchContext): Promise<Launch> {
+  const config = configOf(context);
+  const instructions = await agentInstructions(context, config.instructionsFilePath);
+  const instructionsPath = path.join(context.runDir, "instructions.md");
+  return {
+    command: config.command ?? "opencode",
+    args: [
+      "run",
+      "--format",
+      "json",
+      "--thinking",
+      ...(config.model ? ["--model", config.model] : []),
+      ...(config.autoApprove ? ["--auto"] : []),
+      ...(context.resume
+        ? ["--session", context.resume]
+        : ["--title", `switchboard run ${context.run.runId}`]),
+      ...config.extraArgs,
+    ],
+    env: {
+      OPENCODE_CONFIG_CONTENT: cliConfig(config, instructionsPath),
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+    },
+    stdin: context.run.prompt,
+    files: [{ path: instructionsPath, content: instructions }],
+    meter: meterOf(config),
+  };
+}
+
+function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
+  const said = lastLine(end.stderrTail.replace(ANSI, ""));
+  if (end.exitCode !== 0 && !summary.sessionId && REJECTED_SESSION.test(said))
+    return {
+      ok: false,
+      sessionRejected: true,
+      reason: `opencode rejected the session it was to resume (${said})`,
+    };
+  return endVerdict(
+    { cli: "opencode", format: "run --format json", finalEvent: "step_finish" },
+    end,
+    summary,
+    said || summary.garbage,
+  );
+}
+
+export const opencodeLocalAdapter: Adapter = {
+  type: "opencode_local",
+  program: { command: "opencode", name: "OpenCode", install: "npm install -g opencode-ai" },
+  resumes: true,
+  launch,
+  parser: (launch) =>
+    opencodeStreamParser(
+      launch.meter ?? {
+        provider: "opencode",
+        model: null,
+        prices: pricesFor("opencode", null),
+        before: NO_TOKENS,
+      },
+    ),
+  verdict,
+};
