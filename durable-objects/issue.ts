@@ -79,8 +79,16 @@ export class IssueDO extends DurableObject<Env> implements IssueObject {
     closeViewer(ws, code);
   }
 
+  /** The change committed whatever happens to its announcement: a feed failure is logged, not answered. */
   #announce({ change, ...outcome }: AppliedOutcome): IssueOutcome {
-    if (outcome.ok && change) this.#publish(change);
+    if (!outcome.ok || !change) return outcome;
+    try {
+      this.#publish(change);
+    } catch (error) {
+      console.error(
+        JSON.stringify({ level: "error", msg: "live feed publish failed", error: String(error) }),
+      );
+    }
     return outcome;
   }
 

@@ -69,6 +69,20 @@ async function openLive(page: Page, path: string, regionId: string): Promise<voi
 const notReloaded = (page: Page) =>
   page.evaluate<boolean>('document.documentElement.dataset.e2eMark === "still-here"');
 
+interface BoardLayout {
+  scrollWidth: number;
+  clientWidth: number;
+  innerWidth: number;
+  columns: Array<{ title: string; left: number; right: number }>;
+  cards: Array<{ text: string; scrollWidth: number; clientWidth: number }>;
+}
+
+interface PhoneLayout {
+  board: number;
+  sections: Array<{ top: number; width: number }>;
+  scrollWidth: number;
+}
+
 const textOf = (page: Page, selector: string) => page.locator(selector).innerText();
 
 describe("live dashboard pages", () => {
@@ -123,14 +137,14 @@ describe("live dashboard pages", () => {
     expect(await notReloaded(page)).toBe(true);
 
     // Every column is in the window without scrolling, and no card is wider than its column.
-    const layout = await page.evaluate(() => {
-      const board = document.getElementById("issue-board") as HTMLElement;
+    const layout = await page.evaluate<BoardLayout>(`(() => {
+      const board = document.getElementById("issue-board");
       const columns = Array.from(board.querySelectorAll(":scope > section")).map((section) => {
         const box = section.getBoundingClientRect();
-        return { title: section.querySelector("h2")?.textContent ?? "", left: box.left, right: box.right };
+        return { title: section.querySelector("h2").textContent, left: box.left, right: box.right };
       });
-      const cards = Array.from(board.querySelectorAll<HTMLElement>(".card")).map((card) => ({
-        text: card.textContent ?? "",
+      const cards = Array.from(board.querySelectorAll(".card")).map((card) => ({
+        text: card.textContent,
         scrollWidth: card.scrollWidth,
         clientWidth: card.clientWidth,
       }));
@@ -141,7 +155,7 @@ describe("live dashboard pages", () => {
         columns,
         cards,
       };
-    });
+    })()`);
     expect(layout.innerWidth).toBe(1280);
     expect(layout.columns.map((c) => c.title.replace(/\s*\(\d+\)$/, ""))).toEqual(STATUSES);
     expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
@@ -150,17 +164,19 @@ describe("live dashboard pages", () => {
       expect(column.right, column.title).toBeLessThanOrEqual(layout.innerWidth);
     }
     expect(layout.cards.some((card) => card.text.includes(wrapped.identifier))).toBe(true);
-    for (const card of layout.cards) expect(card.scrollWidth, card.text).toBeLessThanOrEqual(card.clientWidth);
+    for (const card of layout.cards)
+      expect(card.scrollWidth, card.text).toBeLessThanOrEqual(card.clientWidth);
 
     // A phone keeps one column under another, each the full width of the board.
     await page.setViewportSize({ width: 390, height: 844 });
-    const phone = await page.evaluate(() => {
-      const board = document.getElementById("issue-board") as HTMLElement;
-      const sections = Array.from(board.querySelectorAll(":scope > section")).map((s) =>
-        s.getBoundingClientRect(),
-      );
+    const phone = await page.evaluate<PhoneLayout>(`(() => {
+      const board = document.getElementById("issue-board");
+      const sections = Array.from(board.querySelectorAll(":scope > section")).map((s) => {
+        const box = s.getBoundingClientRect();
+        return { top: box.top, width: box.width };
+      });
       return { board: board.getBoundingClientRect().width, sections, scrollWidth: document.body.scrollWidth };
-    });
+    })()`);
     expect(phone.scrollWidth).toBeLessThanOrEqual(390);
     for (const [index, box] of phone.sections.entries()) {
       expect(box.width).toBeGreaterThan(phone.board - 2);
