@@ -1,6 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
-import type { IssueLocation, IssueObject, IssueOperation, IssueOutcome } from "../workers/control/issues";
+import type {
+  AppliedOutcome,
+  IssueLocation,
+  IssueObject,
+  IssueOperation,
+  IssueOutcome,
+} from "../workers/control/issues";
 import { applyIssueOperation, readIssueDetailJson } from "../workers/control/issues";
+import {
+  closeViewer,
+  companyFeed,
+  isBoardChange,
+  type LiveChange,
+  LiveFeed,
+  sinceOf,
+} from "../workers/control/live";
 import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
 
@@ -25,6 +39,9 @@ interface CachedDetail {
  *
  * It also serves the issue's detail from memory: agents poll their issues, and a D1 round trip per
  * poll is the dominant cost of that read.
+ *
+ * And it is the issue's live feed: every committed mutation is announced to the issue page's sockets
+ * (and, for changes the board shows, relayed to the company's CompanyFeed) in commit order.
  */
 export class IssueDO extends DurableObject<Env> implements IssueObject {
   #tail: Promise<unknown> = Promise.resolve();
@@ -33,12 +50,60 @@ export class IssueDO extends DurableObject<Env> implements IssueObject {
   /** Bumped by every mutation, so a read that overlapped one is answered but never cached. */
   #generation = 0;
 
+  readonly #feed = new LiveFeed(this.ctx);
+
   apply(issueId: string, op: IssueOperation): Promise<IssueOutcome> {
     const run = this.#tail
       .then(() => applyIssueOperation(database(this.env.DB), issueId, op))
-      .finally(() => this.#forgetDetail());
+      .finally(() => this.#forgetDetail())
+      .then((outcome) => this.#announce(outcome));
     this.#tail = run.catch(() => undefined);
     return run;
+  }
+
+  /** The issue page's socket; the Worker checked the caller and the Origin before forwarding. */
+  override async fetch(request: Request): Promise<Response> {
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
+      return new Response("Expected a WebSocket upgrade", { status: 426 });
+    return this.#feed.accept(sinceOf(request.url));
+  }
+
+  async publish(change: LiveChange): Promise<void> {
+    this.#publish(change);
+  }
+
+  /** Viewers only listen (pings are answered by the runtime). */
+  override async webSocketMessage(): Promise<void> {}
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    closeViewer(ws, code);
+  }
+
+  /** The change committed whatever happens to its announcement: a feed failure is logged, not answered. */
+  #announce({ change, ...outcome }: AppliedOutcome): IssueOutcome {
+    if (!outcome.ok || !change) return outcome;
+    try {
+      this.#publish(change);
+    } catch (error) {
+      console.error(
+        JSON.stringify({ level: "error", msg: "live feed publish failed", error: String(error) }),
+      );
+    }
+    return outcome;
+  }
+
+  #publish(change: LiveChange): void {
+    this.#feed.publish(change);
+    // Not awaited: the mutation's caller should not wait on the board. Should two relays ever arrive
+    // out of order, the board is none the worse: it re-reads the whole column set on any event.
+    if (isBoardChange(change))
+      this.ctx.waitUntil(
+        companyFeed(this.env, change.companyId)
+          .publish(change)
+          .catch((error: unknown) =>
+            console.error(JSON.stringify({ msg: "board relay failed", error: String(error) })),
+          ),
+      );
   }
 
   /**

@@ -5,6 +5,7 @@ import {
   claimNextRun,
   failLinkRuns,
   finishRun,
+  LogAnnouncer,
   logsComplete,
   type RunnerLink,
   recordEvent,
@@ -34,8 +35,12 @@ const runnerTag = (runnerId: string) => `runner:${runnerId}`;
  * went silent.
  */
 export class RunDispatcher extends DurableObject<Env> implements RunDispatcherObject {
+  /** Tells issue pages their runs' output grew, a few times a second at most. */
+  readonly #logAnnouncer: LogAnnouncer;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#logAnnouncer = new LogAnnouncer(env, (work) => ctx.waitUntil(work));
     // Runners share the bridges' socket code, which pings and drops links that never answer.
     answerHeartbeats(ctx);
   }
@@ -121,10 +126,12 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
         ws.send(JSON.stringify({ type: "run", run } satisfies DispatcherFrame));
       }
     } else if (frame.type === "log") {
-      await recordLog(db, link.linkId, frame);
+      const grown = await recordLog(db, link.linkId, frame);
+      if (grown) this.#logAnnouncer.wrote(grown);
       await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "event") {
-      await recordEvent(db, link.linkId, frame);
+      const grown = await recordEvent(db, link.linkId, frame);
+      if (grown) this.#logAnnouncer.wrote(grown);
       await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "heartbeat") {
       await touchRuns(db, link.linkId, frame.runIds);

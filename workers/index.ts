@@ -9,6 +9,7 @@ import type { Env } from "./core/env";
 import { database } from "./db/client";
 import { sealLegacyWebhookSecrets } from "./gateway/webhooks";
 
+export { CompanyFeed } from "../durable-objects/company-feed";
 export { BridgeFleet } from "../durable-objects/fleet";
 export { IssueDO } from "../durable-objects/issue";
 export { Keyring } from "../durable-objects/keyring";

@@ -17,6 +17,8 @@ export interface Env {
   FLEET: DurableObjectNamespace<Rpc.DurableObjectBranded>;
   KEYRING: DurableObjectNamespace<Rpc.DurableObjectBranded>;
   RUNS: DurableObjectNamespace<Rpc.DurableObjectBranded>;
+  /** One CompanyFeed per company: the board's live socket (`companyFeed()` in control/live). */
+  COMPANY_FEED: DurableObjectNamespace<Rpc.DurableObjectBranded>;
   /** Company logos (and, later, package archives). Local R2 under `wrangler dev`. */
   ASSETS: R2Bucket;
   /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */

@@ -151,10 +151,19 @@ function IssueCard({ issue, names }: { issue: Issue; names: ReadonlyMap<string, 
   );
 }
 
-/** One column per status, in the API's order; a live region, so it holds no forms. */
-function Board({ issues, names }: { issues: Issue[]; names: ReadonlyMap<string, string> }) {
+/**
+ * One column per status, in the API's order; a live region fed by the company's feed, so it holds no
+ * forms. It scrolls sideways when the columns do not fit (a 1280 px window shows about five).
+ */
+function Board(props: { companyId: string; issues: Issue[]; names: ReadonlyMap<string, string> }) {
+  const { issues, names } = props;
   return (
-    <div id="issue-board" data-live="3" class="board">
+    <div
+      id="issue-board"
+      data-live="30"
+      data-live-feed={`${apiCompanyPath(props.companyId)}/events`}
+      class="board"
+    >
       {ISSUE_STATUSES.map((status) => {
         const column = issues.filter((issue) => issue.status === status);
         return (
@@ -245,7 +254,7 @@ async function showBoard(
           {listed.ok ? (
             <>
               {listed.data.length === 0 && <EmptyState>No issues match.</EmptyState>}
-              <Board issues={listed.data} names={names} />
+              <Board companyId={company.id} issues={listed.data} names={names} />
             </>
           ) : (
             <ActionAlert message={listed.error} />

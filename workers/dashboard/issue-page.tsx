@@ -228,7 +228,7 @@ async function showIssue(c: IssueContext, issueId: string, view: IssueView = {})
           <p>
             <a href={`/companies/${company.id}/issues`}>Back to the board</a>
           </p>
-          <div id="issue-live" data-live="2">
+          <div id="issue-live" data-live="30" data-live-feed={`${issueApiPath(issue.id)}/events`}>
             <Facts issue={issue} names={names} />
             {issue.description && <div class="panel prose">{issue.description}</div>}
             <section aria-labelledby="issue-runs">

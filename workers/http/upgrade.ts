@@ -22,3 +22,16 @@ export const requireUpgrade = async (c: Context<AppEnv>, next: Next) => {
   }
   return next();
 };
+
+/**
+ * For sockets a browser opens with the user's cookie: anything but an upgrade is 426, and a
+ * cross-site `Origin` is 403 (cross-site WebSocket hijacking). Clients that send no Origin (API keys
+ * from scripts) are not browsers and pass.
+ */
+export function refuseCrossSiteUpgrade(c: Context<AppEnv>): void {
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket")
+    throw new ApiError(426, "Upgrade required", "Open this URL as a WebSocket");
+  const origin = c.req.header("Origin");
+  if (origin !== undefined && origin !== new URL(c.req.url).origin)
+    throw new ApiError(403, titleOf(403), "Cross-site WebSocket refused");
+}

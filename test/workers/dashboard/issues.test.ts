@@ -97,7 +97,10 @@ describe("issue board", () => {
 
     const page = await browse(owner, `/companies/${companyId}/issues`);
     expect(page.status).toBe(200);
-    expect(page.html).toMatch(/<div id="issue-board" data-live="3" class="board">/);
+    // Fed by the company's live socket; the slow poll is only for when it cannot connect.
+    expect(page.html).toContain(
+      `<div id="issue-board" data-live="30" data-live-feed="/api/companies/${companyId}/events" class="board">`,
+    );
     const live = boardOf(page.html);
     expect(live).not.toContain("<form");
     expect(textOf(column(page.html, "backlog"))).toContain("Sort the mail");
@@ -257,7 +260,13 @@ describe("issue page", () => {
     const page = await browse(owner, `/issues/${issue.identifier}`);
     expect(page.status).toBe(200);
     expect(page.html).toContain(`<h1>${issue.identifier} Bake bread</h1>`);
-    const live = page.html.match(/<div id="issue-live" data-live="2">([\s\S]*)<div class="grid">/)?.[1] ?? "";
+    const live =
+      page.html.match(
+        new RegExp(
+          `<div id="issue-live" data-live="30" data-live-feed="/api/issues/${issue.id}/events">([\\s\\S]*)<div class="grid">`,
+        ),
+      )?.[1] ?? "";
+    expect(live).not.toBe("");
     expect(live).not.toContain("<form");
     expect(textOf(page.html.match(/<span id="issue-status">[\s\S]*?<\/span><\/span>/)?.[0] ?? "")).toBe(
       "todo",

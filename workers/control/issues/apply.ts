@@ -2,11 +2,13 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { issues } from "../../db/schema";
 import { ApiError } from "../../http/errors";
+import type { LiveChange } from "../live";
 import { linkApproval, unlinkApproval } from "./approval-links";
 import { checkoutIssue } from "./checkout";
 import { addComment } from "./comment";
 import { deleteIssue } from "./delete";
 import { deleteDocument, putDocument } from "./documents";
+import { liveChangeOf } from "./live-change";
 import type {
   IssueOpContext,
   IssueOperation,
@@ -40,6 +42,9 @@ type AnyIssueOpHandler = (context: IssueOpContext<IssueOperationKind>) => Promis
 
 const EXPECTED_STATUSES = new Set([400, 403, 404, 409, 422]);
 
+/** An outcome as the IssueDO sees it: a committed change also says what its live feed announces. */
+export type AppliedOutcome = IssueOutcome & { change?: LiveChange };
+
 /**
  * Reads the issue fresh (inside the DO's queue, so no other mutation of it is in flight), runs the
  * operation, and turns the expected failures into data. Anything else propagates as a 500.
@@ -48,7 +53,7 @@ export async function applyIssueOperation(
   db: Db,
   issueId: string,
   op: IssueOperation,
-): Promise<IssueOutcome> {
+): Promise<AppliedOutcome> {
   try {
     const issue = await db.select().from(issues).where(eq(issues.id, issueId)).get();
     if (!issue) return { ok: false, status: 404, error: "Issue not found" };
@@ -60,6 +65,7 @@ export async function applyIssueOperation(
       status: result.status,
       json: JSON.stringify(result.body),
       ...(result.queuedRuns ? { queuedRuns: true } : {}),
+      change: liveChangeOf(op, issue, result.body),
     };
   } catch (error) {
     if (error instanceof ApiError && EXPECTED_STATUSES.has(error.status)) {

@@ -4,7 +4,7 @@
  *
  * This index is what the rest of the code may import from here.
  */
-export { applyIssueOperation } from "./apply";
+export { type AppliedOutcome, applyIssueOperation } from "./apply";
 export { numberedIssueStatements } from "./create";
 export { readIssueDetailJson } from "./detail-view";
 export type { IssueLocation } from "./locator";

@@ -1,16 +1,23 @@
 import type { Env } from "../../core/env";
 import { namespaceOf } from "../../core/env";
+import type { LiveChange } from "../live";
 import type { IssueLocation } from "./locator";
 import type { IssueOperation, IssueOutcome } from "./operations";
 
 /**
  * What the Worker asks of an issue's Durable Object (IssueDO implements it): every read-check-write
- * on the issue runs there, one at a time, and its detail is served from there.
+ * on the issue runs there, one at a time, and its detail is served from there. Its live feed (the
+ * issue page's socket) is `fetch` with an upgrade (`watchRequest` in ../live).
  */
 export interface IssueObject extends Rpc.DurableObjectBranded {
   apply(issueId: string, op: IssueOperation): Promise<IssueOutcome>;
   /** The issue's detail as JSON text, or null when the issue no longer exists. */
   detail(location: IssueLocation): Promise<string | null>;
+  /**
+   * Announces a change committed outside the object (a run of this issue started, ended or wrote
+   * output) on the issue's live feed. Changes made by `apply` are announced by the object itself.
+   */
+  publish(change: LiveChange): Promise<void>;
 }
 
 /**

@@ -20,6 +20,7 @@ import { coveredCompanyIds } from "../runners";
 import { wakeRefusal } from "../wakes";
 import { runEnvironment } from "./environment";
 import { endRun } from "./lifecycle";
+import { announceRun } from "./live";
 import { sessionFor } from "./sessions";
 
 /** Adapters that run on a user's machine, through a registered runner: all of them, today. */
@@ -146,7 +147,9 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
       continue;
     }
     try {
-      return await assignment(env, db, run, agent, link.apiUrl, now);
+      const assigned = await assignment(env, db, run, agent, link.apiUrl, now);
+      await announceRun(env, run, "run.started");
+      return assigned;
     } catch (error) {
       await endRun(env, db, run, {
         status: "failed",

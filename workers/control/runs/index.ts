@@ -6,5 +6,6 @@
  */
 export { claimNextRun, type RunnerLink } from "./claim";
 export { failLinkRuns, finishRun, logsComplete, recordLog, touchRuns } from "./lifecycle";
+export { LogAnnouncer } from "./live";
 export { runnerCron } from "./timers";
 export { recordEvent } from "./transcript";

@@ -14,6 +14,7 @@ import {
 import { recordCostEvent } from "../costs";
 import { issueObject } from "../issues";
 import { RUNNER_SILENCE_MS } from "../runners";
+import { type AnnouncedRun, announcedColumns, announceRun } from "./live";
 import { recordSession } from "./sessions";
 import { eventsComplete } from "./transcript";
 
@@ -31,18 +32,21 @@ const LOG_MAX_CHUNKS = 2_000;
 type FinishFrame = Extract<RunnerFrame, { type: "finish" }>;
 type LogFrame = Extract<RunnerFrame, { type: "log" }>;
 
-/** Appends output; the excerpt on the run row keeps the tail. Ignored for runs this link does not hold. */
-export async function recordLog(db: Db, linkId: string, frame: LogFrame): Promise<void> {
+/**
+ * Appends output; the excerpt on the run row keeps the tail. Ignored for runs this link does not
+ * hold. Answers the run whose log grew (null when nothing was stored), for the issue page's feed.
+ */
+export async function recordLog(db: Db, linkId: string, frame: LogFrame): Promise<AnnouncedRun | null> {
   const run = await db
-    .select({ id: heartbeatRuns.id })
+    .select(announcedColumns)
     .from(heartbeatRuns)
     .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerLinkId, linkId)))
     .get();
-  if (!run) return;
+  if (!run) return null;
   const now = Date.now();
   if (frame.seq >= LOG_MAX_CHUNKS) {
     await db.update(heartbeatRuns).set({ heartbeatAt: now }).where(eq(heartbeatRuns.id, frame.runId));
-    return;
+    return null;
   }
   // Frames may arrive out of order: the excerpt is rebuilt from the newest chunks in seq order,
   // so it is right once every frame has landed, whatever order they came in.
@@ -56,6 +60,7 @@ export async function recordLog(db: Db, linkId: string, frame: LogFrame): Promis
       .set({ logExcerpt: excerptFromChunks(frame.runId), heartbeatAt: now })
       .where(eq(heartbeatRuns.id, frame.runId)),
   ]);
+  return run;
 }
 
 /** Chunks that can fill the excerpt (each frame carries at most 16 KiB, usually far less). */
@@ -123,6 +128,7 @@ export async function endRun(env: Env, db: Db, run: HeartbeatRunRow, ending: End
   if (ending.status !== "succeeded")
     await releaseHeldIssues(env, db, run.id, ending.errorReason ?? ending.status);
   await settleAgent(db, run.agentId, ending.status === "failed" || ending.status === "timed_out");
+  await announceRun(env, { ...run, status: ending.status }, "run.ended");
 }
 
 /**

@@ -3,6 +3,7 @@ import type { RunnerFrame } from "../../../bridge/src/protocol/runner";
 import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript";
 import type { Db } from "../../db/client";
 import { heartbeatRunEvents, heartbeatRuns, type JsonObject } from "../../db/schema";
+import { type AnnouncedRun, announcedColumns } from "./live";
 
 /**
  * A run's transcript: the structured events its runner's adapter read from the CLI's output, stored
@@ -13,20 +14,24 @@ type EventFrame = Extract<RunnerFrame, { type: "event" }>;
 /** A run's stored transcript stops growing here. */
 const EVENTS_MAX = 2_000;
 
-/** Stores one event; ignored for runs this link does not hold, or past the bound. */
-export async function recordEvent(db: Db, linkId: string, frame: EventFrame): Promise<void> {
-  if (frame.seq >= EVENTS_MAX) return;
+/**
+ * Stores one event; ignored for runs this link does not hold, or past the bound. Answers the run
+ * whose transcript grew (null when nothing was stored), for the issue page's feed.
+ */
+export async function recordEvent(db: Db, linkId: string, frame: EventFrame): Promise<AnnouncedRun | null> {
+  if (frame.seq >= EVENTS_MAX) return null;
   const run = await db
-    .select({ id: heartbeatRuns.id })
+    .select(announcedColumns)
     .from(heartbeatRuns)
     .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerLinkId, linkId)))
     .get();
-  if (!run) return;
+  if (!run) return null;
   const { type, ...data } = frame.event;
   await db
     .insert(heartbeatRunEvents)
     .values({ runId: run.id, seq: frame.seq, type, data: data as JsonObject, createdAt: Date.now() })
     .onConflictDoNothing();
+  return run;
 }
 
 /** Whether every event frame the runner says it sent has been stored. */

@@ -1,9 +1,13 @@
 /**
- * The dashboard's only script (about 120 lines, no framework). Every page works without it; it adds:
+ * The dashboard's only script (about 170 lines, no framework). Every page works without it; it adds:
  *
  * - `data-live="<seconds>"` on an element with an `id`: the page is re-fetched on that interval and the
  *   element's contents replaced by the fresh copy (skipped while focus is inside it, paused while the
  *   tab is hidden). Status columns, run lists and boards stay current without a reload.
+ * - `data-live-feed="<ws path>"` on such an element: the region is re-fetched when the feed announces a
+ *   change (workers/control/live), not on a timer. Reconnects with backoff and `?since=<last seq>`, so
+ *   changes made while away still refresh it; polls every `data-live` seconds only while disconnected.
+ *   Sets `data-live-state` to `open` or `closed` (tests wait for `open`).
  * - `data-session-watch="<ws path>"`: a WebSocket to the session's events; sets `data-view` to
  *   `qr`, `connected` or `waiting`, swaps `img[data-qr]`, and fills `[data-me]` and `[data-state]`.
  * - `button[data-copy="<id>"]`: copies that element's value or text.
@@ -32,12 +36,65 @@ export const DASHBOARD_JS = `(() => {
   }
 
   function startLiveRegions() {
-    const regions = Array.from(document.querySelectorAll("[data-live][id]"));
+    const regions = Array.from(document.querySelectorAll("[data-live][id]:not([data-live-feed])"));
     if (regions.length === 0) return;
     const seconds = Math.max(1, Math.min(...regions.map((r) => Number(r.dataset.live) || 5)));
     setInterval(() => {
       if (!document.hidden) refreshLiveRegions(regions);
     }, seconds * 1000);
+  }
+
+  function watchLiveFeed(region) {
+    const url = new URL(region.dataset.liveFeed, location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    const pollMs = Math.max(5, Number(region.dataset.live) || 30) * 1000;
+    let seq = null;
+    let delay = 500;
+    let poll = null;
+    let queued = null;
+    const refresh = () => {
+      queued = queued || setTimeout(() => {
+        queued = null;
+        refreshLiveRegions([region]);
+      }, 100);
+    };
+    const connect = () => {
+      if (seq !== null) url.searchParams.set("since", String(seq));
+      const socket = new WebSocket(url);
+      let ping = null;
+      socket.addEventListener("open", () => {
+        delay = 500;
+        clearInterval(poll);
+        poll = null;
+        region.dataset.liveState = "open";
+        ping = setInterval(() => socket.send("ping"), 30000);
+      });
+      socket.addEventListener("message", (event) => {
+        let frame;
+        try {
+          frame = JSON.parse(event.data);
+        } catch {
+          return; // "pong"
+        }
+        if (frame.type === "hello") {
+          if (seq !== null && frame.seq < seq) refresh(); // the feed started over
+          if (seq === null || frame.seq < seq) seq = frame.seq;
+        } else if (frame.type === "reset" || (frame.type === "event" && frame.seq > seq)) {
+          seq = frame.seq;
+          refresh();
+        }
+      });
+      socket.addEventListener("close", () => {
+        clearInterval(ping);
+        region.dataset.liveState = "closed";
+        poll = poll || setInterval(() => {
+          if (!document.hidden) refreshLiveRegions([region]);
+        }, pollMs);
+        setTimeout(connect, delay);
+        delay = Math.min(delay * 2, 30000);
+      });
+    };
+    connect();
   }
 
   function describeMe(me) {
@@ -100,6 +157,7 @@ export const DASHBOARD_JS = `(() => {
   });
 
   startLiveRegions();
+  for (const region of document.querySelectorAll("[data-live-feed][id]")) watchLiveFeed(region);
   for (const box of document.querySelectorAll("[data-session-watch]")) watchSession(box);
 })();
 `;

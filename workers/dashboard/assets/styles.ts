@@ -66,9 +66,11 @@ button.danger { background: var(--danger); border-color: var(--danger); }
   border: 1px solid currentColor; white-space: nowrap; }
 .badge.ok { color: var(--ok); } .badge.warn { color: var(--warn); } .badge.danger { color: var(--danger); }
 .badge.neutral { color: var(--muted); }
-.board { display: grid; grid-auto-flow: column; grid-auto-columns: minmax(240px, 1fr); gap: .75rem; overflow-x: auto;
+.board { display: grid; grid-auto-flow: column; grid-auto-columns: minmax(10rem, 1fr); gap: .75rem; overflow-x: auto;
   padding-bottom: .5rem; }
-.board section { background: #eceff3; border-radius: var(--radius); padding: .5rem; min-height: 6rem; }
+main:has(.board) { max-width: 1600px; }
+.board section { background: #eceff3; border-radius: var(--radius); padding: .5rem; min-height: 6rem; min-width: 0; }
+.board .card a { overflow-wrap: anywhere; }
 .board h2 { font-size: .95rem; margin: .25rem .25rem .5rem; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: .5rem .6rem;
   margin-bottom: .5rem; }

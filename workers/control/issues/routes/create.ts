@@ -13,6 +13,7 @@ import {
   json,
   jsonBody,
 } from "../../../http/openapi";
+import { announceNewIssue } from "../../live";
 import { activityInsert, companyForActor, controlContext } from "../../shared";
 import { assignmentWake, runsQueued, wakeInsert } from "../../wakes";
 import { blockerStatements, checkBlockers } from "../blockers";
@@ -140,6 +141,7 @@ issueCreateRoutes.openapi(
       now: Date.now(),
     });
     rememberNewIssue(created.row);
+    c.executionCtx.waitUntil(announceNewIssue(c.env, created.row));
     if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
     const { labelIds, blockedByIssueIds } = created;
     return c.json({ ...issueResource(created.row), labelIds, blockedByIssueIds }, 201);

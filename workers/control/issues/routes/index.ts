@@ -3,6 +3,7 @@ import { issueAttachmentRoutes } from "./attachments";
 import { issueCommentRoutes } from "./comments";
 import { issueCreateRoutes } from "./create";
 import { issueDetailRoutes } from "./detail";
+import { issueEventRoutes } from "./events";
 import { issueInboxRoutes } from "./inbox";
 import { issueListRoutes } from "./list";
 import { issuePatchRoutes } from "./patch";
@@ -10,7 +11,7 @@ import { issuePatchRoutes } from "./patch";
 /**
  * The issue endpoints (checkout, release, documents and approval links live in work.ts):
  * create and list under a company, detail, heartbeat context and PATCH by id or identifier,
- * comments, attachments, and the Mine inbox. Mutations of an existing issue run in its IssueDO (../apply.ts and one module per operation).
+ * comments, attachments, the Mine inbox, and the live sockets of an issue and of a company's board. Mutations of an existing issue run in its IssueDO (../apply.ts and one module per operation).
  */
 export const issueRoutes = createRouter();
 issueRoutes.route("/", issueCreateRoutes);
@@ -20,3 +21,4 @@ issueRoutes.route("/", issuePatchRoutes);
 issueRoutes.route("/", issueCommentRoutes);
 issueRoutes.route("/", issueAttachmentRoutes);
 issueRoutes.route("/", issueInboxRoutes);
+issueRoutes.route("/", issueEventRoutes);

@@ -1,0 +1,214 @@
+// The dashboard's live sockets: GET /api/issues/{id}/events (the IssueDO's feed) and
+// GET /api/companies/{id}/events (the company's CompanyFeed), over real WebSockets in workerd.
+import { env, SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { companyFeed, LIVE_EVENTS_KEPT } from "../../../../workers/control/live";
+import { Link } from "../../fake-bridge";
+import { asSession, BASE, call, createUser } from "../../helpers";
+import { type BoardUser, seedAgent, seedCompany, seedIssue } from "../helpers";
+import { claimOne, runnerFor } from "../runner-link";
+
+type Frame = Record<string, unknown> & { type: string };
+
+/** A board owner signed in with a cookie, as the dashboard is. */
+async function signedInOwner(): Promise<BoardUser & { cookieHeaders: Record<string, string> }> {
+  const session = await createUser("OWNER");
+  const headers = asSession(session);
+  return { userId: session.userId, key: "", headers, cookieHeaders: headers };
+}
+
+function open(path: string, headers: Record<string, string>): Promise<Response> {
+  return SELF.fetch(`${BASE}${path}`, { headers: { Upgrade: "websocket", ...headers } });
+}
+
+async function listen(path: string, headers: Record<string, string>): Promise<Link> {
+  const res = await open(path, { Origin: BASE, ...headers });
+  expect(res.status).toBe(101);
+  const link = new Link(res.webSocket as WebSocket);
+  await link.next((f) => f.type === "hello");
+  return link;
+}
+
+const events = (link: Link): Frame[] => link.frames.filter((f) => f.type === "event");
+
+async function comment(headers: Record<string, string>, issueId: string, body: string) {
+  const res = await call<{ id: string }>("POST", `/api/issues/${issueId}/comments`, {
+    headers,
+    body: { body },
+  });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function patch(headers: Record<string, string>, issueId: string, body: Record<string, unknown>) {
+  const res = await call("PATCH", `/api/issues/${issueId}`, { headers, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+describe("live sockets: who may listen", () => {
+  it("needs credentials, a same-site Origin, an upgrade and a visible issue or company", async () => {
+    const owner = await signedInOwner();
+    const company = await seedCompany(owner);
+    const issue = await seedIssue(company);
+    const outsider = await signedInOwner();
+    const theirs = await seedCompany(outsider);
+    const paths = [`/api/issues/${issue.id}/events`, `/api/companies/${company.id}/events`];
+    for (const path of paths) {
+      expect((await open(path, {})).status, path).toBe(401);
+      expect(
+        (await open(path, { ...owner.cookieHeaders, Origin: "https://evil.example" })).status,
+        path,
+      ).toBe(403);
+      expect((await open(path, { ...outsider.cookieHeaders, Origin: BASE })).status, path).toBe(404);
+      const plain = await SELF.fetch(`${BASE}${path}`, { headers: owner.cookieHeaders });
+      expect(plain.status, path).toBe(426);
+      expect((await open(`${path}?since=-1`, { ...owner.cookieHeaders, Origin: BASE })).status, path).toBe(
+        400,
+      );
+      const allowed = await open(path, { ...owner.cookieHeaders, Origin: BASE });
+      expect(allowed.status, path).toBe(101);
+      allowed.webSocket?.accept();
+      allowed.webSocket?.close(1000, "done");
+    }
+    // The outsider's own company answers them, and an unknown id is the same 404 as another tenant's.
+    const own = await open(`/api/companies/${theirs.id}/events`, outsider.cookieHeaders);
+    expect(own.status).toBe(101);
+    own.webSocket?.accept();
+    own.webSocket?.close(1000, "done");
+    expect((await open(`/api/issues/${crypto.randomUUID()}/events`, owner.cookieHeaders)).status).toBe(404);
+  });
+});
+
+describe("live sockets: what they carry", () => {
+  it("tells the issue page about a comment and a status change, and the board about the change only", async () => {
+    const owner = await signedInOwner();
+    const company = await seedCompany(owner);
+    const issue = await seedIssue(company, { status: "todo" });
+    const page = await listen(`/api/issues/${issue.id}/events`, owner.cookieHeaders);
+    const board = await listen(`/api/companies/${company.id}/events`, owner.cookieHeaders);
+    expect(page.frames[0]).toEqual({ type: "hello", seq: 0 });
+
+    const written = await comment(owner.headers, issue.id, "Looks good");
+    const commented = await page.next((f) => f.kind === "comment.added");
+    expect(commented).toMatchObject({
+      type: "event",
+      seq: 1,
+      issueId: issue.id,
+      companyId: company.id,
+      commentId: written.id,
+    });
+
+    await patch(owner.headers, issue.id, { status: "cancelled", title: "Renamed" });
+    expect(await page.next((f) => f.kind === "issue.updated")).toMatchObject({
+      seq: 2,
+      status: "cancelled",
+      title: "Renamed",
+    });
+    expect(await board.next((f) => f.kind === "issue.updated")).toMatchObject({
+      seq: 1,
+      issueId: issue.id,
+      status: "cancelled",
+    });
+    // A new issue is the board's news; comments never are.
+    const created = await call<{ id: string }>("POST", `/api/companies/${company.id}/issues`, {
+      headers: owner.headers,
+      body: { title: "Fresh" },
+    });
+    expect(created.status).toBe(201);
+    expect(await board.next((f) => f.kind === "issue.created")).toMatchObject({
+      seq: 2,
+      issueId: created.body.id,
+      title: "Fresh",
+      status: "backlog",
+    });
+    expect(events(board).map((f) => f.kind)).toEqual(["issue.updated", "issue.created"]);
+    // A refused change announces nothing.
+    const refused = await call("PATCH", `/api/issues/${issue.id}`, {
+      headers: owner.headers,
+      body: { status: "no-such-status" },
+    });
+    expect(refused.status).toBe(400);
+    await comment(owner.headers, issue.id, "after the refusal");
+    expect((await page.next((f) => f.seq === 3)).kind).toBe("comment.added");
+    expect(events(page).map((f) => f.seq)).toEqual([1, 2, 3]);
+    page.socket.close(1000, "done");
+    board.socket.close(1000, "done");
+  });
+
+  it("a reconnecting client gets what it missed after since=N, and reset when N cannot be served", async () => {
+    const owner = await signedInOwner();
+    const company = await seedCompany(owner);
+    const issue = await seedIssue(company, { status: "todo" });
+    const path = `/api/issues/${issue.id}/events`;
+    const first = await listen(path, owner.cookieHeaders);
+    await comment(owner.headers, issue.id, "one");
+    const seen = await first.next((f) => f.type === "event");
+    first.socket.close(1000, "tab asleep");
+
+    await comment(owner.headers, issue.id, "two");
+    await patch(owner.headers, issue.id, { status: "cancelled" });
+
+    const again = await listen(`${path}?since=${seen.seq}`, owner.cookieHeaders);
+    const caughtUp = await again.next((f) => f.kind === "issue.updated" && f.status === "cancelled");
+    const missed = events(again);
+    expect(again.frames[0]).toMatchObject({ type: "hello", seq: caughtUp.seq });
+    expect(seen.seq).toBe(1);
+    expect(missed.map((f) => [f.seq, f.kind])).toEqual([
+      [2, "comment.added"],
+      [3, "issue.updated"],
+    ]);
+    // Up to date: hello only. Ahead of the feed (it was never that far): reset.
+    const current = await listen(`${path}?since=${caughtUp.seq}`, owner.cookieHeaders);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(current.frames).toEqual([{ type: "hello", seq: caughtUp.seq }]);
+    const ahead = await listen(`${path}?since=999`, owner.cookieHeaders);
+    expect(await ahead.next((f) => f.type === "reset")).toEqual({ type: "reset", seq: caughtUp.seq });
+    for (const link of [again, current, ahead]) link.socket.close(1000, "done");
+  });
+
+  it("tells the issue page a run of its issue started, wrote output and ended", async () => {
+    const owner = await signedInOwner();
+    const company = await seedCompany(owner);
+    await seedAgent(company.id, { name: "Worker", adapterConfig: { command: "true" } });
+    const issue = await seedIssue(company, { status: "todo" });
+    const page = await listen(`/api/issues/${issue.id}/events`, owner.cookieHeaders);
+    await comment(owner.headers, issue.id, "@Worker look");
+    const runner = await runnerFor({ ...owner, headers: owner.cookieHeaders }, company.id);
+    const run = await claimOne(runner);
+    expect(await page.next((f) => f.kind === "run.started")).toMatchObject({
+      runId: run.runId,
+      status: "running",
+    });
+    for (let seq = 0; seq < 5; seq++)
+      runner.send({ type: "log", runId: run.runId, seq, stream: "stdout", text: `line ${seq}\n` });
+    expect(await page.next((f) => f.kind === "run.log")).toMatchObject({ runId: run.runId });
+    runner.send({ type: "finish", runId: run.runId, exitCode: 0, timedOut: false, logFrames: 5 });
+    expect(await page.next((f) => f.kind === "run.ended")).toMatchObject({
+      runId: run.runId,
+      status: "succeeded",
+    });
+    // Five frames close together are one announcement, not five.
+    expect(events(page).filter((f) => f.kind === "run.log")).toHaveLength(1);
+    page.socket.close(1000, "done");
+    runner.socket.close(1000, "done");
+  });
+
+  it("a client further behind than the feed keeps is told to reset", async () => {
+    const owner = await signedInOwner();
+    const company = await seedCompany(owner);
+    const feed = companyFeed(env, company.id);
+    const change = { kind: "issue.updated", companyId: company.id, issueId: crypto.randomUUID() } as const;
+    for (let i = 0; i <= LIVE_EVENTS_KEPT; i++) await feed.publish(change);
+    const path = `/api/companies/${company.id}/events`;
+    const behind = await listen(`${path}?since=0`, owner.cookieHeaders);
+    expect(await behind.next((f) => f.type === "reset")).toEqual({
+      type: "reset",
+      seq: LIVE_EVENTS_KEPT + 1,
+    });
+    expect(events(behind)).toEqual([]);
+    const justInside = await listen(`${path}?since=1`, owner.cookieHeaders);
+    await justInside.next((f) => f.type === "event" && f.seq === LIVE_EVENTS_KEPT + 1);
+    expect(events(justInside)).toHaveLength(LIVE_EVENTS_KEPT);
+    for (const link of [behind, justInside]) link.socket.close(1000, "done");
+  });
+});

@@ -1,0 +1,77 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { controlAuth, controlError, controlErrors, createRouter } from "../../../http/openapi";
+import { refuseCrossSiteUpgrade, relayUpgrade } from "../../../http/upgrade";
+import { CompanyParamSchema } from "../../companies";
+import { companyFeed, LIVE_EVENTS_KEPT, watchRequest } from "../../live";
+import { companyForActor, controlContext } from "../../shared";
+import { locateVisibleIssue } from "../locator";
+import { issueObject } from "../object";
+import { IssueParamSchema } from "../schemas";
+
+/**
+ * The dashboard's live sockets: one per issue (served by its IssueDO) and one per company's board
+ * (its CompanyFeed). Authorised here like every read, then handed to the object.
+ */
+export const issueEventRoutes = createRouter();
+const tags = ["Issues"];
+
+const LiveQuerySchema = z.object({
+  since: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .openapi({ description: "The last `seq` this client saw: the events after it follow `hello`" }),
+});
+
+const FRAMES =
+  'Upgrade to a WebSocket. The server sends `{type:"hello", seq}` (the newest event number), then with ' +
+  "`?since=N` every event after N, then each new event as it commits: " +
+  '`{type:"event", seq, at, kind, companyId, issueId, …}`. When N is older than the last ' +
+  `${LIVE_EVENTS_KEPT} events (or newer than the feed), \`{type:"reset", seq}\` says to re-read instead. ` +
+  "The client may send `ping` (answered `pong`); anything else is ignored. A cross-site `Origin` is 403.";
+
+const upgradeResponses = {
+  101: { description: "Switching protocols; frames follow" },
+  ...controlErrors,
+  403: controlError("A cross-site Origin"),
+  426: controlError("Not a WebSocket upgrade"),
+};
+
+issueEventRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/issues/{issueId}/events",
+    tags,
+    summary: "The issue's changes, live (what the dashboard's issue page listens to)",
+    description: `${FRAMES} Kinds: issue.updated (with status, title, assignees), issue.deleted, comment.added, document.changed, run.started, run.ended, run.log.`,
+    security: controlAuth,
+    request: { params: IssueParamSchema, query: LiveQuerySchema },
+    responses: upgradeResponses,
+  }),
+  async (c) => {
+    refuseCrossSiteUpgrade(c);
+    const { actor, db } = controlContext(c);
+    const location = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
+    return relayUpgrade(issueObject(c.env, location.id).fetch(watchRequest(c.req.valid("query").since)));
+  },
+);
+
+issueEventRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/companies/{companyId}/events",
+    tags,
+    summary: "The company's issue changes, live (what the dashboard's board listens to)",
+    description: `${FRAMES} Kinds: issue.created, issue.updated, issue.deleted.`,
+    security: controlAuth,
+    request: { params: CompanyParamSchema, query: LiveQuerySchema },
+    responses: upgradeResponses,
+  }),
+  async (c) => {
+    refuseCrossSiteUpgrade(c);
+    const { actor, db } = controlContext(c);
+    const company = await companyForActor(db, actor, c.req.valid("param").companyId);
+    return relayUpgrade(companyFeed(c.env, company.id).fetch(watchRequest(c.req.valid("query").since)));
+  },
+);

@@ -1,0 +1,102 @@
+import type { LiveChange, LiveFrame } from "./events";
+
+/** Tag of the dashboard's sockets on an object that may hold other sockets too. */
+const VIEWER_TAG = "live-viewer";
+/** Events kept for catching up; a client further behind than this gets `reset` and re-reads the page. */
+export const LIVE_EVENTS_KEPT = 200;
+/** Clients say this about every 30 s; the runtime answers without waking the object. */
+const PING = "ping";
+const PONG = "pong";
+
+/**
+ * A numbered event log with its listeners, inside a Durable Object (the IssueDO for one issue, a
+ * CompanyFeed for one company's board). The object already runs one thing at a time, and SQLite
+ * storage is synchronous, so numbering needs no lock. Sockets use the Hibernation API: an object
+ * nobody writes to costs nothing while its pages stay open.
+ */
+export class LiveFeed {
+  #ready = false;
+
+  constructor(private readonly ctx: DurableObjectState) {}
+
+  /** Numbers the change, keeps it for catching up, and sends it to every open socket. */
+  publish(change: LiveChange, now = Date.now()): LiveFrame {
+    const sql = this.#sql();
+    const seq = this.#lastSeq() + 1;
+    const frame: LiveFrame = { type: "event", seq, at: now, ...change };
+    const text = JSON.stringify(frame);
+    sql.exec("INSERT INTO live_events (seq, frame) VALUES (?, ?)", seq, text);
+    sql.exec("DELETE FROM live_events WHERE seq <= ?", seq - LIVE_EVENTS_KEPT);
+    for (const ws of this.ctx.getWebSockets(VIEWER_TAG)) sendQuietly(ws, text);
+    return frame;
+  }
+
+  /**
+   * A socket for a request the Worker already authorised: `hello` with the newest seq, then, when
+   * `since` is given, every kept event after it, or `reset` when the gap cannot be filled.
+   */
+  accept(since: number | null): Response {
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
+    this.ctx.acceptWebSocket(server, [VIEWER_TAG]);
+    const last = this.#lastSeq();
+    server.send(JSON.stringify({ type: "hello", seq: last } satisfies LiveFrame));
+    if (since !== null && since !== last) for (const text of this.#catchUp(since, last)) server.send(text);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** Whether a socket belongs to a feed (objects with other sockets route their handlers by this). */
+  static owns(ctx: DurableObjectState, ws: WebSocket): boolean {
+    return ctx.getTags(ws).includes(VIEWER_TAG);
+  }
+
+  #catchUp(since: number, last: number): string[] {
+    if (since > last) return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
+    const rows = this.#sql()
+      .exec<{ seq: number; frame: string }>(
+        "SELECT seq, frame FROM live_events WHERE seq > ? ORDER BY seq",
+        since,
+      )
+      .toArray();
+    if (rows[0]?.seq !== since + 1) return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
+    return rows.map((row) => row.frame);
+  }
+
+  #lastSeq(): number {
+    const row = this.#sql().exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM live_events").one();
+    return row.seq ?? 0;
+  }
+
+  #sql(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    if (!this.#ready) {
+      sql.exec("CREATE TABLE IF NOT EXISTS live_events (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL)");
+      this.#ready = true;
+    }
+    return sql;
+  }
+}
+
+function sendQuietly(ws: WebSocket, text: string): void {
+  try {
+    ws.send(text);
+  } catch {
+    // closing or closed: its client reconnects and catches up
+  }
+}
+
+/** The `since` query parameter: a non-negative integer, or null when absent or malformed. */
+export function sinceOf(url: string): number | null {
+  const raw = new URL(url).searchParams.get("since");
+  if (raw === null || !/^\d{1,15}$/.test(raw)) return null;
+  return Number(raw);
+}
+
+/** Completes a closing handshake the client started; 1005 and 1006 are not codes a peer may send. */
+export function closeViewer(ws: WebSocket, code: number): void {
+  try {
+    ws.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
+  } catch {
+    // already closed
+  }
+}
