@@ -251,11 +251,15 @@ projectPages.post("/companies/:companyId/projects", async (c) => {
     goalIds: goalId ? [goalId] : [],
     leadAgentId: idOrNull(values.leadAgentId),
   });
-  if (!result.ok)
-    return showProjects(c, companyId, {
-      project: failedForm(values, result, PROJECT_FIELDS, { goalIds: "goalId" }),
-      status: failureStatus(result),
-    });
+  if (!result.ok) {
+    const form = failedForm(values, result, PROJECT_FIELDS, { goalIds: "goalId" });
+    // "goalIds must be goals of this company" names its field without the "field: " prefix.
+    if (form.errors._form?.startsWith("goalIds ")) {
+      form.errors.goalId = form.errors._form;
+      delete form.errors._form;
+    }
+    return showProjects(c, companyId, { project: form, status: failureStatus(result) });
+  }
   return redirectWithFlash(
     c,
     `/companies/${result.data.companyId}/projects`,
