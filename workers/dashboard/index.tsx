@@ -9,21 +9,28 @@ import {
   SESSION_COOKIE,
 } from "../auth/session-store";
 import { database } from "../db/client";
+import { activityPage } from "./activity-page";
+import { agentPages } from "./agent-pages";
 import { createApiClient, PageError } from "./api-client";
 import { apiKeyPage } from "./api-key-page";
 import { approvalPages } from "./approval-pages";
 import { registerAssets } from "./assets";
 import { authPages } from "./auth-pages";
 import { companyPages } from "./company-pages";
+import { companySettingsPage } from "./company-settings-page";
 import { costPage } from "./cost-page";
 import type { ApiFetch, DashboardEnv, FormFields } from "./env";
 import { homePage } from "./home-page";
 import { issueBoardPage } from "./issue-board-page";
 import { issuePage } from "./issue-page";
 import { orgPage } from "./org-page";
+import { packagePages } from "./package-pages";
 import { pairingPage } from "./pairing-page";
+import { projectPages } from "./project-pages";
 import { render, renderBare } from "./render";
 import { routinePages } from "./routine-pages";
+import { runnerPages } from "./runner-pages";
+import { secretPages } from "./secret-pages";
 import { sessionPages } from "./session-pages";
 import { userPages } from "./user-pages";
 import { webhookPages } from "./webhook-pages";
@@ -170,6 +177,14 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", approvalPages);
   dashboard.route("/", costPage);
   dashboard.route("/", routinePages);
+  // Control-plane entities
+  dashboard.route("/", agentPages);
+  dashboard.route("/", projectPages);
+  dashboard.route("/", secretPages);
+  dashboard.route("/", activityPage);
+  dashboard.route("/", packagePages);
+  dashboard.route("/", companySettingsPage);
+  dashboard.route("/", runnerPages);
 
   dashboard.all("*", (c) => {
     if (!isDashboardPath(c.req.path)) return c.notFound();

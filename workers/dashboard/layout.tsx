@@ -3,9 +3,21 @@ import type { PublicUser } from "../core/principal";
 import { SCRIPT_URL, STYLESHEET_URL } from "./assets";
 
 /** The top-level sections; the current one is marked `aria-current="page"` in the navigation. */
-export type Section = "home" | "sessions" | "api-key" | "users" | "companies";
+export type Section = "home" | "sessions" | "api-key" | "users" | "companies" | "runners";
 
-export type CompanyTab = "overview" | "issues" | "org" | "approvals" | "costs" | "routines";
+export type CompanyTab =
+  | "overview"
+  | "issues"
+  | "agents"
+  | "org"
+  | "projects"
+  | "approvals"
+  | "costs"
+  | "routines"
+  | "secrets"
+  | "activity"
+  | "package"
+  | "settings";
 
 export interface CompanyNav {
   id: string;
@@ -29,6 +41,7 @@ export interface PageProps {
 const NAV: ReadonlyArray<{ section: Section; href: string; label: string; superadminOnly?: boolean }> = [
   { section: "sessions", href: "/sessions", label: "Sessions" },
   { section: "companies", href: "/companies", label: "Companies" },
+  { section: "runners", href: "/runners", label: "Runners" },
   { section: "api-key", href: "/api-key", label: "API key" },
   { section: "users", href: "/users", label: "Users", superadminOnly: true },
 ];
@@ -36,10 +49,16 @@ const NAV: ReadonlyArray<{ section: Section; href: string; label: string; supera
 const COMPANY_TABS: ReadonlyArray<{ tab: CompanyTab; path: string; label: string }> = [
   { tab: "overview", path: "", label: "Overview" },
   { tab: "issues", path: "/issues", label: "Issues" },
+  { tab: "agents", path: "/agents", label: "Agents" },
   { tab: "org", path: "/org", label: "Org chart" },
+  { tab: "projects", path: "/projects", label: "Projects and goals" },
   { tab: "approvals", path: "/approvals", label: "Approvals" },
   { tab: "costs", path: "/costs", label: "Costs" },
   { tab: "routines", path: "/routines", label: "Routines" },
+  { tab: "secrets", path: "/secrets", label: "Secrets" },
+  { tab: "activity", path: "/activity", label: "Activity" },
+  { tab: "package", path: "/package", label: "Import and export" },
+  { tab: "settings", path: "/settings", label: "Settings" },
 ];
 
 function TopBar({ viewer, csrf, section }: Pick<PageProps, "viewer" | "csrf" | "section">) {

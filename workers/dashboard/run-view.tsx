@@ -21,7 +21,7 @@ const RUNS_SHOWN = 5;
 /** The tail of a log worth showing inline; the API has the whole output. */
 const LOG_TAIL_CHARS = 16_384;
 
-async function logOf(c: PageContext, run: Run): Promise<string> {
+export async function logOf(c: PageContext, run: Run): Promise<string> {
   const log = await c.var.api.read<RunLog>(`/api/heartbeat-runs/${run.id}/log`);
   const text = log.ok ? log.data.chunks.map((chunk) => chunk.text).join("") : "";
   if (text !== "") return text.slice(-LOG_TAIL_CHARS);

@@ -5,5 +5,14 @@
  * This index is what the rest of the code may import from here.
  */
 export { ADAPTER_MODELS } from "./adapter-models";
-export { type AgentSchema, type HireResultSchema, type OrgNodeSchema, RunSchema } from "./schemas";
+export {
+  type AgentDetailSchema,
+  type AgentKeySchema,
+  type AgentSchema,
+  type ConfigRevisionSchema,
+  type CreatedAgentKeySchema,
+  type HireResultSchema,
+  type OrgNodeSchema,
+  RunSchema,
+} from "./schemas";
 export { agentWithCompany, authorize } from "./store";

@@ -113,7 +113,9 @@ companyDashboardRoutes.openapi(
     tags,
     summary: "The company's activity log, newest first",
     description:
-      "Filters: agentId (actions taken by that agent), entityType, entityId; limit 1..200, default 50.",
+      "Filters: agentId (actions taken by that agent), actorType, action (a trailing dot: every action of " +
+      "that entity type), entityType, entityId, since and until (dates or date-times); limit 1..200, " +
+      "default 50. Paging: before=<the last entry's id> continues with older entries.",
     security: controlAuth,
     request: { params: CompanyParamSchema, query: ActivityQuerySchema },
     responses: { 200: json(z.array(ActivitySchema), "Activity entries"), ...controlErrors },

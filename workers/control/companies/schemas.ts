@@ -97,10 +97,49 @@ export const DashboardSchema = z
   })
   .openapi("CompanyDashboard");
 
+/** Date.parse rolls 2026-02-31 over to March; a real date reads back as the same day. */
+function isRealDate(text: string): boolean {
+  const ms = Date.parse(text);
+  return !Number.isNaN(ms) && (text.length > 10 || new Date(ms).toISOString().startsWith(text));
+}
+
+/** A day (`2026-01-31`, midnight UTC) or an ISO date-time, as epoch milliseconds. */
+const DateBound = (name: string) =>
+  z
+    .string()
+    .regex(
+      /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/,
+      `${name} must be a date (YYYY-MM-DD) or an ISO date-time`,
+    )
+    .refine(isRealDate, `${name} is not a real date`)
+    .transform((text) => Date.parse(text));
+
 export const ActivityQuerySchema = z.object({
   agentId: z.string().optional(),
+  actorType: z
+    .enum(["user", "agent", "system"])
+    .optional()
+    .openapi({ description: "Only entries by board users, agents or the system" }),
+  action: z
+    .string()
+    .max(100)
+    .regex(/^[a-z_.]+$/, "action may contain only a-z, _ and . (e.g. agent.updated)")
+    .optional()
+    .openapi({
+      description:
+        "Exactly this action (`agent.updated`), or all of an entity's with a trailing dot (`agent.`)",
+    }),
   entityType: z.string().optional(),
   entityId: z.string().optional(),
+  since: DateBound("since")
+    .optional()
+    .openapi({ description: "Entries at or after this date or date-time (a date is midnight UTC)" }),
+  until: DateBound("until").optional().openapi({ description: "Entries before this date or date-time" }),
+  before: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ description: "An entry's id: only entries older than it (the next page after that entry)" }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 

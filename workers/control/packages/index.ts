@@ -1,7 +1,8 @@
 /**
- * Company packages: export, and import previewed then applied all at once. Nothing here is used by
- * other domains; the HTTP routes (routes.ts) are mounted by ../routes.ts.
+ * Company packages: export, and import previewed then applied all at once. Other domains use nothing
+ * here; the dashboard packs and unpacks archives for downloads and uploads. The HTTP routes
+ * (routes.ts) are mounted by ../routes.ts.
  *
  * This index is what the rest of the code may import from here.
  */
-export {};
+export { packTarGz, unpackTarGz } from "./archive";

@@ -3,4 +3,6 @@
  *
  * This index is what the rest of the code may import from here.
  */
+
+export type { SecretSchema } from "./schemas";
 export { resolveSecretEnv } from "./store";

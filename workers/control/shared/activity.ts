@@ -1,8 +1,9 @@
-import { and, desc, eq, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
 import { type ActorRef, activityActor, type SystemActor } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type ActivityRow, activityLog, type JsonObject } from "../../db/schema";
+import { badRequest } from "../../http/errors";
 import { redactSecrets } from "./redact";
 
 export interface ActivityEntry {
@@ -34,21 +35,61 @@ export function activityInsert(db: Db, entry: ActivityEntry, now = Date.now()) {
 
 export interface ActivityFilter {
   agentId?: string;
+  actorType?: "user" | "agent" | "system";
+  /** Exact, or every action of an entity when it ends in a dot (`agent.`). */
+  action?: string;
   entityType?: string;
   entityId?: string;
+  /** Epoch ms, inclusive. */
+  since?: number;
+  /** Epoch ms, exclusive. */
+  until?: number;
+  /** An entry's id: the page continues with the entries older than it. */
+  before?: string;
   limit: number;
 }
 
+/** Older than `entry` in the log's order (newest first, the id breaking ties). */
+const olderThan = (entry: { createdAt: number; id: string }) =>
+  or(
+    lt(activityLog.createdAt, entry.createdAt),
+    and(eq(activityLog.createdAt, entry.createdAt), lt(activityLog.id, entry.id)),
+  ) as SQL;
+
+function filterConditions(companyId: string, filter: ActivityFilter): SQL[] {
+  const conditions: SQL[] = [eq(activityLog.companyId, companyId)];
+  if (filter.agentId)
+    conditions.push(and(eq(activityLog.actorType, "agent"), eq(activityLog.actorId, filter.agentId)) as SQL);
+  if (filter.actorType) conditions.push(eq(activityLog.actorType, filter.actorType));
+  if (filter.action?.endsWith("."))
+    conditions.push(
+      // substr, not LIKE: "_" is a wildcard there and actions are full of underscores.
+      sql`substr(${activityLog.action}, 1, ${filter.action.length}) = ${filter.action}`,
+    );
+  else if (filter.action) conditions.push(eq(activityLog.action, filter.action));
+  if (filter.entityType) conditions.push(eq(activityLog.entityType, filter.entityType));
+  if (filter.entityId) conditions.push(eq(activityLog.entityId, filter.entityId));
+  if (filter.since !== undefined) conditions.push(gte(activityLog.createdAt, filter.since));
+  if (filter.until !== undefined) conditions.push(lt(activityLog.createdAt, filter.until));
+  return conditions;
+}
+
+/** The company's log, newest first; a `before` id of another company (or none) is a 400. */
 export async function listActivity(
   db: Db,
   companyId: string,
   filter: ActivityFilter,
 ): Promise<ActivityRow[]> {
-  const conditions: SQL[] = [eq(activityLog.companyId, companyId)];
-  if (filter.agentId)
-    conditions.push(and(eq(activityLog.actorType, "agent"), eq(activityLog.actorId, filter.agentId)) as SQL);
-  if (filter.entityType) conditions.push(eq(activityLog.entityType, filter.entityType));
-  if (filter.entityId) conditions.push(eq(activityLog.entityId, filter.entityId));
+  const conditions = filterConditions(companyId, filter);
+  if (filter.before) {
+    const cursor = await db
+      .select({ createdAt: activityLog.createdAt, id: activityLog.id })
+      .from(activityLog)
+      .where(and(eq(activityLog.companyId, companyId), eq(activityLog.id, filter.before)))
+      .get();
+    if (!cursor) throw badRequest("before: no such activity entry in this company");
+    conditions.push(olderThan(cursor));
+  }
   return db
     .select()
     .from(activityLog)

@@ -190,6 +190,43 @@ describe("GET /api/companies/{id}/activity", () => {
     expect(limited.body).toHaveLength(2);
   });
 
+  it("filters by actorType, action (exact or a prefix ending in a dot) and dates", async () => {
+    const actions = async (query: string) => (await activity(query)).body.map((entry) => entry.action);
+    expect(await actions("?actorType=agent")).toEqual(["goal.created", "company.updated"]);
+    expect(await actions("?actorType=user&action=company.updated")).toEqual([
+      "company.updated",
+      "company.updated",
+    ]);
+    expect(await actions("?action=goal.")).toEqual(["goal.created"]);
+    expect(await actions("?action=goal")).toEqual([]);
+    const all = (await activity()).body;
+    const newest = all[0]?.createdAt ?? "";
+    expect(await actions(`?since=${newest}`)).toContain("company.updated");
+    expect(await actions("?since=2999-01-01")).toEqual([]);
+    expect(await actions("?until=2000-01-01")).toEqual([]);
+    expect(
+      (await actions(`?until=${encodeURIComponent(new Date(Date.now() + DAY).toISOString())}`)).length,
+    ).toBe(4);
+  });
+
+  it("pages with before=<the last entry's id>, without repeating or skipping an entry", async () => {
+    const all = (await activity()).body.map((entry) => entry.id);
+    const first = (await activity("?limit=3")).body.map((entry) => entry.id);
+    const rest = (await activity(`?limit=3&before=${first[2]}`)).body.map((entry) => entry.id);
+    expect([...first, ...rest]).toEqual(all);
+  });
+
+  it("refuses a bad date, action or cursor with a 400 naming the parameter", async () => {
+    const bad = await activity("?since=yesterday");
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("since must be a date");
+    expect((await activity("?until=2026-02-31")).status).toBe(400);
+    expect((await activity("?action=DROP%20TABLE")).status).toBe(400);
+    const cursor = await activity("?before=not-an-entry");
+    expect(cursor.status).toBe(400);
+    expect(JSON.stringify(cursor.body)).toContain("before: no such activity entry");
+  });
+
   it("answers 400 for a limit outside 1..200 and 404 across companies", async () => {
     expect((await activity("?limit=0")).status).toBe(400);
     expect((await activity("?limit=201")).status).toBe(400);
