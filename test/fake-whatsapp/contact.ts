@@ -1,81 +1,69 @@
 /**
- * A fake contact: another WhatsApp user with its own Signal identity (libsignal, Baileys' Signal
- * dependency). It opens a session to a linked device from the pre-keys that device uploaded, and sends
- * it really encrypted messages (`pkmsg`, then `msg`).
+ * A fake contact: another WhatsApp user with its own Signal identity (device.ts, on Baileys' Signal
+ * repository). It opens sessions to a linked device from the pre-keys that device uploaded and sends it
+ * really encrypted messages (`pkmsg` until the device has answered on the session, then `msg`), decrypts
+ * what the device sends it, answers with receipts, and writes in groups under its sender key (`skmsg`).
  */
 import { randomBytes, randomInt } from "node:crypto";
-import { proto, writeRandomPadMax16 } from "@whiskeysockets/baileys";
-import {
-  ProtocolAddress,
-  SessionBuilder,
-  SessionCipher,
-  type SessionRecord,
-  type SignalStorage,
-} from "libsignal";
-import { generateKeyPair } from "libsignal/src/curve.js";
-import { type FakeWhatsApp, type LinkedDevice, SERVER_JID } from "./server.ts";
+import type { BinaryNode, proto } from "@whiskeysockets/baileys";
+import { FakeDevice, type Received } from "./device.ts";
+import { type Account, type Companion, companionBundle, lidJid, pnJid } from "./directory.ts";
+import type { FakeGroup } from "./messages.ts";
+import type { FakeWhatsApp } from "./server.ts";
 
-interface LibsignalKeyPair {
-  pubKey: Buffer;
-  privKey: Buffer;
+export interface ReceiptOptions {
+  /** `read` for a read receipt; a delivery receipt has no type. */
+  type?: "read";
+  /** Which of the contact's addresses the receipt comes from (WhatsApp uses the LID more and more). */
+  via?: "lid" | "pn";
 }
 
-const keyPair = (): LibsignalKeyPair => {
-  const { pubKey, privKey } = generateKeyPair();
-  return { pubKey: Buffer.from(pubKey), privKey: Buffer.from(privKey) };
-};
-/** Baileys keeps 32-byte keys; libsignal wants the 33-byte form with the 0x05 type prefix. */
-const withType = (key: Uint8Array): Buffer =>
-  key.length === 33 ? Buffer.from(key) : Buffer.concat([Buffer.from([5]), key]);
+const now = () => String(Math.floor(Date.now() / 1000));
+const messageId = () => randomBytes(10).toString("hex").toUpperCase();
+const enc = (type: string, content: Uint8Array): BinaryNode => ({
+  tag: "enc",
+  attrs: { v: "2", type },
+  content,
+});
 
 export class FakeContact {
-  readonly identity = keyPair();
-  readonly registrationId = randomInt(1, 16380);
   /** The contact's LID user: messages come from `<lid>@lid`, with the phone number alongside. */
   readonly lidUser = String(randomInt(10 ** 13, 10 ** 14));
-  /** Kept as live records: libsignal's `serialize()` returns an object, not the bytes its types claim. */
-  private readonly sessions = new Map<string, SessionRecord>();
-  private readonly storage: SignalStorage;
+  readonly device = new FakeDevice(0);
+  readonly account: Account;
+  /** Groups whose sender key this contact already gave a companion (`<group> <companion>`). */
+  private readonly senderKeysGiven = new Set<string>();
 
   constructor(
     private readonly server: FakeWhatsApp,
     readonly phoneNumber: string,
     readonly name = "Fake Contact",
   ) {
-    const identity = this.identity;
-    this.storage = {
-      loadSession: async (id) => this.sessions.get(id),
-      storeSession: async (id, record) => {
-        this.sessions.set(id, record);
-      },
-      isTrustedIdentity: () => true,
-      loadPreKey: async () => undefined,
-      removePreKey: () => {},
-      loadSignedPreKey: () => identity,
-      getOurRegistrationId: () => this.registrationId,
-      getOurIdentity: () => identity,
-    };
+    this.account = { pnUser: phoneNumber, lidUser: this.lidUser, devices: new Map([[0, this.device]]) };
+    server.messaging.directory.register(this.account);
   }
 
   get jid(): string {
-    return `${this.phoneNumber}@${SERVER_JID}`;
+    return pnJid(this.account);
   }
 
   get lid(): string {
-    return `${this.lidUser}@lid`;
+    return lidJid(this.account);
+  }
+
+  /** What the contact decrypted, in order. */
+  get inbox(): Received[] {
+    return this.device.inbox;
   }
 
   /**
    * Sends a text to a linked device, end-to-end encrypted; resolves with the message id and Signal type
    * (`pkmsg` until the device has answered on the session, as in Signal).
    */
-  async sendText(device: LinkedDevice, text: string): Promise<{ id: string; type: string }> {
-    const { type, body } = await this.encryptFor(
-      device,
-      proto.Message.encode({ conversation: text }).finish(),
-    );
-    const id = randomBytes(10).toString("hex").toUpperCase();
-    this.server.deliver(device.jid, {
+  async sendText(companion: Companion, text: string): Promise<{ id: string; type: string }> {
+    const { type, ciphertext } = await this.encryptFor(companion, { conversation: text });
+    const id = messageId();
+    this.server.deliver(companion.jid, {
       tag: "message",
       attrs: {
         from: this.lid,
@@ -83,33 +71,80 @@ export class FakeContact {
         addressing_mode: "lid",
         id,
         type: "text",
-        t: String(Math.floor(Date.now() / 1000)),
+        t: now(),
         notify: this.name,
       },
-      content: [{ tag: "enc", attrs: { v: "2", type }, content: body }],
+      content: [enc(type, ciphertext)],
     });
     return { id, type };
   }
 
-  /** First message: a session from the device's bundle, consuming one of its one-time pre-keys. */
-  private async encryptFor(device: LinkedDevice, plaintext: Uint8Array) {
-    const address = new ProtocolAddress(device.jid.split("@")[0] ?? device.jid, 0);
-    if (!this.sessions.has(address.toString())) {
-      const [preKeyId, preKey] = this.server.takePreKey(device);
-      await new SessionBuilder(this.storage, address).initOutgoing({
-        registrationId: device.registrationId,
-        identityKey: withType(device.identityKey),
-        signedPreKey: {
-          keyId: device.signedPreKey.id,
-          publicKey: withType(device.signedPreKey.publicKey),
-          signature: device.signedPreKey.signature,
+  /**
+   * A text in a group, under this contact's sender key; each companion of the other members gets the
+   * key first (a `pkmsg`/`msg` SenderKeyDistributionMessage in the same stanza), once, as WhatsApp does.
+   */
+  async sendGroupText(group: FakeGroup, text: string): Promise<{ id: string }> {
+    const { ciphertext, senderKeyDistributionMessage } = await this.device.peer.encryptGroup(
+      group.jid,
+      this.lid,
+      { conversation: text },
+    );
+    const id = messageId();
+    const others = group.members.filter((member) => member !== this.account);
+    for (const companion of others.flatMap((member) =>
+      this.server.messaging.directory.companionsOf(member),
+    )) {
+      const encs: BinaryNode[] = [];
+      const given = `${group.jid} ${companion.jid}`;
+      if (!this.senderKeysGiven.has(given)) {
+        const distribution = await this.encryptFor(companion, {
+          senderKeyDistributionMessage: {
+            groupId: group.jid,
+            axolotlSenderKeyDistributionMessage: senderKeyDistributionMessage,
+          },
+        });
+        encs.push(enc(distribution.type, distribution.ciphertext));
+        this.senderKeysGiven.add(given);
+      }
+      encs.push(enc("skmsg", ciphertext));
+      this.server.deliver(companion.jid, {
+        tag: "message",
+        attrs: {
+          from: group.jid,
+          participant: this.lid,
+          participant_pn: this.jid,
+          addressing_mode: "lid",
+          id,
+          type: "text",
+          t: now(),
+          notify: this.name,
         },
-        preKey: { keyId: preKeyId, publicKey: withType(preKey) },
+        content: encs,
       });
     }
-    const { type, body } = await new SessionCipher(this.storage, address).encrypt(
-      writeRandomPadMax16(plaintext),
-    );
-    return { type: type === 3 ? "pkmsg" : "msg", body: Buffer.from(body, "binary") };
+    return { id };
+  }
+
+  /** A delivery (or read) receipt for a message this contact got, sent to the device that sent it. */
+  sendReceipt(received: Received, options: ReceiptOptions = {}): void {
+    const self = options.via === "pn" ? this.jid : this.lid;
+    const inGroup = received.chat.endsWith("@g.us");
+    this.server.deliver(received.sender, {
+      tag: "receipt",
+      attrs: {
+        id: received.id,
+        t: now(),
+        ...(inGroup ? { from: received.chat, participant: self } : { from: self }),
+        ...(options.type ? { type: options.type } : {}),
+      },
+    });
+  }
+
+  /** The first message: a session from the companion's bundle, consuming one of its one-time pre-keys. */
+  private async encryptFor(companion: Companion, message: proto.IMessage) {
+    const peer = this.device.peer;
+    if (!(await peer.hasSession(companion.jid)))
+      await peer.startSession(companion.jid, companionBundle(companion));
+    return peer.encrypt(companion.jid, message);
   }
 }

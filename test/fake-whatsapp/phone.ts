@@ -16,6 +16,8 @@ import {
   WA_ADV_DEVICE_SIG_PREFIX,
 } from "@whiskeysockets/baileys";
 import { verifySignature } from "libsignal/src/curve.js";
+import { FakeDevice } from "./device.ts";
+import type { Account } from "./directory.ts";
 import { type FakeWhatsApp, type LinkedDevice, SERVER_JID } from "./server.ts";
 
 const QR_PREFIX = "https://wa.me/settings/linked_devices#";
@@ -55,13 +57,20 @@ export class FakePhone {
   readonly identity: KeyPair = Curve.generateKeyPair();
   /** The account's LID user (WhatsApp's privacy-preserving id), fixed per account. */
   readonly lidUser = String(randomInt(10 ** 13, 10 ** 14));
+  /** The phone's own Signal device (device 0): a companion's sends to anyone fan out to it too. */
+  readonly device: FakeDevice;
+  readonly account: Account;
   private nextDeviceId = 1;
   private keyIndex = 0;
 
   constructor(
     private readonly server: FakeWhatsApp,
     readonly phoneNumber: string,
-  ) {}
+  ) {
+    this.device = new FakeDevice(0, this.identity);
+    this.account = { pnUser: phoneNumber, lidUser: this.lidUser, devices: new Map([[0, this.device]]) };
+    server.messaging.directory.register(this.account);
+  }
 
   get jid(): string {
     return `${this.phoneNumber}@${SERVER_JID}`;

@@ -14,6 +14,7 @@ import {
 } from "@whiskeysockets/baileys";
 import { WebSocketServer } from "ws";
 import { ClientConnection } from "./connection.ts";
+import { Messaging } from "./messages.ts";
 import type { ClientFinish } from "./noise.ts";
 
 export const SERVER_JID = "s.whatsapp.net";
@@ -90,12 +91,19 @@ export class FakeWhatsApp {
   private readonly connections = new Set<ClientConnection>();
   private readonly staticKey = Curve.generateKeyPair();
   private readonly log: (line: string) => void;
+  /** Device lists, key fetches, group metadata and message routing (messages.ts). */
+  readonly messaging: Messaging;
 
   private constructor(
     private readonly wss: WebSocketServer,
     private readonly options: FakeWhatsAppOptions,
   ) {
     this.log = options.log ?? (() => {});
+    this.messaging = new Messaging({
+      companions: () => this.devices.values(),
+      deliver: (jid, node) => this.deliver(jid, node),
+      log: this.log,
+    });
     wss.on("connection", (ws) => {
       const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log);
       this.connections.add(connection);
@@ -261,10 +269,9 @@ export class FakeWhatsApp {
   }
 
   private async onNode(connection: ClientConnection, node: BinaryNode) {
-    if (node.tag !== "iq" || (node.attrs.type !== "get" && node.attrs.type !== "set")) {
-      this.received.push({ jid: connection.jid, node });
-      return;
-    }
+    const request = node.tag === "iq" && (node.attrs.type === "get" || node.attrs.type === "set");
+    if (!request) this.received.push({ jid: connection.jid, node });
+    if ((await this.messaging.handle(connection, node)) || !request) return;
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
     if (node.attrs.xmlns === "encrypt" && device) connection.send(this.encryptIq(device, node));
     else connection.send(result(node));
