@@ -1,7 +1,7 @@
 /**
  * The real WhatsApp network: the seam (`seam.ts`) implemented over Baileys. This is the ONLY file that
- * imports `@whiskeysockets/baileys` (and pino, which Baileys needs as its logger), together with the two
- * modules only it imports: mapping.ts (Baileys' shapes to ours) and operations.ts
+ * imports `@whiskeysockets/baileys` (and pino, which Baileys needs as its logger), together with the
+ * modules only it imports: mapping.ts (Baileys' shapes to ours), receipts.ts and operations.ts
  * (`perform`). Everything else in the bridge, and every test but a few, runs without it.
  */
 import {
@@ -34,6 +34,7 @@ import {
   upsertEvent,
 } from "./mapping.ts";
 import { performOperation } from "./operations.ts";
+import { inOrderWithPhoneNumbers, receiptEvents } from "./receipts.ts";
 
 export type {
   AuthUpdate,
@@ -163,6 +164,7 @@ export function networkEvents(
     }
   }
   out.push(...statusEvents(events["messages.update"] ?? [], meId));
+  out.push(...receiptEvents(events["message-receipt.update"] ?? []));
   const contacts = [...(events["contacts.upsert"] ?? []), ...(events["contacts.update"] ?? [])]
     .map(contactInfo)
     .filter(nonNull);
@@ -228,6 +230,13 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         });
       });
 
+      // Receipts from a contact's LID are reported under its phone number (Baileys' LID mapping store).
+      const deliver = inOrderWithPhoneNumbers(
+        (lid) => sock.signalRepository.lidMapping.getPNForLID(lid),
+        (event) => {
+          if (!silenced) handlers.onNetworkEvent(event);
+        },
+      );
       sock.ev.process((events) => {
         if (silenced) return;
         const failed = (error: unknown) =>
@@ -238,7 +247,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         } catch (error) {
           failed(error);
         }
-        for (const event of translated) handlers.onNetworkEvent(event);
+        deliver(translated);
       });
 
       sock.ev.on("connection.update", (update) => {

@@ -16,6 +16,18 @@ afterEach(async () => {
   cleanup = [];
 });
 
+/**
+ * Message ids Baileys has emitted in `messages.upsert`. A receipt that arrives while the sent message is
+ * still in Baileys' event buffer is folded into it instead of being emitted, so tests wait for this first.
+ */
+function emitted(client: ClientRecord): Set<string> {
+  const ids = new Set<string>();
+  client.sock.ev.on("messages.upsert", ({ messages }) => {
+    for (const message of messages) if (message.key.id) ids.add(message.key.id);
+  });
+  return ids;
+}
+
 async function linkedClient() {
   const log = process.env.FAKE_WA_LOG ? (line: string) => console.log(`[fake-wa] ${line}`) : undefined;
   const server = await FakeWhatsApp.start(log ? { log } : {});
@@ -61,6 +73,7 @@ describe("real Baileys sending through the fake WhatsApp", () => {
     client.sock.ev.on("messages.update", (list) => {
       for (const { key, update } of list) updates.push(`${key.remoteJid} ${key.id} ${update.status}`);
     });
+    const upserted = emitted(client);
     const contact = new FakeContact(server, "15559990001", "Carol");
     const first = await contact.sendText(device, "hi, are you there?");
     await waitFor(() => texts.length === 1, "the first message", 10_000);
@@ -73,6 +86,7 @@ describe("real Baileys sending through the fake WhatsApp", () => {
 
     const received = contact.inbox[0];
     if (!received) throw new Error("nothing received");
+    await waitFor(() => upserted.has(received.id), "the sent message emitted");
     contact.sendReceipt(received, { via: "lid" });
     contact.sendReceipt(received, { via: "pn", type: "read" });
     await waitFor(() => updates.length === 2, "two status updates", 10_000);
@@ -100,6 +114,7 @@ describe("real Baileys sending through the fake WhatsApp", () => {
         receipts.push(`${key.id} ${receipt.userJid} ${kinds.join("+")}`);
       }
     });
+    const upserted = emitted(client);
     const dave = new FakeContact(server, "15559990002", "Dave");
     const erin = new FakeContact(server, "15559990003", "Erin");
     const group = server.messaging.createGroup("Team", dave.account, [erin.account, phone.account]);
@@ -138,6 +153,7 @@ describe("real Baileys sending through the fake WhatsApp", () => {
 
     const [received] = dave.inbox;
     if (!received) throw new Error("nothing received");
+    await waitFor(() => upserted.has(received.id), "the sent message emitted");
     dave.sendReceipt(received);
     dave.sendReceipt(received, { type: "read" });
     await waitFor(() => receipts.some((receipt) => receipt.endsWith("read")), "the read receipt", 10_000);

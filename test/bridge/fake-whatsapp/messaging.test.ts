@@ -1,0 +1,196 @@
+/**
+ * Messaging through the bridge's own session code on real Baileys, against the fake WhatsApp and a fake
+ * edge: what the bridge reports to the edge when fake contacts write, what they decrypt when the edge
+ * sends, and the delivered/read receipts as `message.status` (one-to-one by number and by LID, groups).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
+import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
+import { FakeContact } from "../../fake-whatsapp/contact.ts";
+import type { Received } from "../../fake-whatsapp/device.ts";
+import { FakePhone } from "../../fake-whatsapp/phone.ts";
+import { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
+import { startBridge } from "../support/bridge.ts";
+import { type FakeEdge, startFakeEdge } from "../support/fake-edge.ts";
+import { waitFor } from "../support/wait.ts";
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+const SESSION = "m1";
+
+function stored<K extends SessionEvent["kind"]>(edge: FakeEdge, kind: K) {
+  return edge.session(SESSION).stored.filter((event): event is Extract<SessionEvent, { kind: K }> => {
+    return event.kind === kind;
+  });
+}
+
+const statuses = (edge: FakeEdge) =>
+  stored(edge, "message.status").map(({ id, chat, status }) => `${chat} ${id} ${status}`);
+
+/** A bridge session linked to a fake phone's account by QR, connected. */
+async function linkedBridge() {
+  const log = process.env.FAKE_WA_LOG ? (line: string) => console.log(`[fake-wa] ${line}`) : undefined;
+  const whatsapp = await FakeWhatsApp.start(log ? { log } : {});
+  const edge = await startFakeEdge();
+  cleanup.push(
+    () => whatsapp.close(),
+    () => edge.close(),
+  );
+  const phone = new FakePhone(whatsapp, "4915550009999");
+  const bridge = await startBridge(
+    edge,
+    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000 }),
+  );
+  cleanup.push(() => bridge.fleet.shutdown());
+  await bridge.assign(SESSION);
+  const [qr] = await waitFor(() => stored(edge, "qr").length > 0 && stored(edge, "qr"), "qr", 10_000);
+  const device = await phone.scan(qr?.qr ?? "");
+  await waitFor(() => stored(edge, "connected").length > 0, "connected", 15_000);
+  return { whatsapp, edge, phone, device };
+}
+
+/** The edge's `wa send` of a text; the bridge answers with the sent message. */
+async function sendText(edge: FakeEdge, to: string, messageId: string, text: string): Promise<void> {
+  const result = await edge.command(SESSION, "wa", {
+    op: "send",
+    to,
+    messageId,
+    content: { type: "text", text },
+  });
+  expect(result).toMatchObject({ ok: true, data: { id: messageId, chat: to, fromMe: true, status: "SENT" } });
+}
+
+/**
+ * Waits until the bridge reported the message itself (Baileys' `messages.upsert`). Baileys buffers
+ * events and folds a receipt that comes before that flush into the message's own status; a receipt
+ * after it is reported as a status change, which is what these tests look at.
+ */
+async function reported(edge: FakeEdge, id: string): Promise<void> {
+  await waitFor(
+    () => stored(edge, "message").some(({ message }) => message.id === id),
+    `event ${id}`,
+    10_000,
+  );
+}
+
+async function firstReceived(contact: FakeContact, id: string): Promise<Received> {
+  return waitFor(
+    () => contact.inbox.find((message) => message.id === id),
+    `${contact.name} got ${id}`,
+    10_000,
+  );
+}
+
+describe("messaging through the bridge on real Baileys against the fake WhatsApp", () => {
+  it("a contact's text arrives as a live message event; the edge's send is decrypted by the contact, exactly", async () => {
+    const { whatsapp, edge, device } = await linkedBridge();
+    const alice = new FakeContact(whatsapp, "4915550001111", "Alice");
+
+    const inbound = await alice.sendText(device, "hello bridge");
+    const [event] = await waitFor(
+      () => stored(edge, "message").length > 0 && stored(edge, "message"),
+      "the message event",
+      10_000,
+    );
+    expect(event).toMatchObject({
+      live: true,
+      message: {
+        id: inbound.id,
+        chat: alice.jid,
+        sender: alice.jid,
+        fromMe: false,
+        pushName: "Alice",
+        content: { type: "text", text: "hello bridge" },
+      },
+    });
+
+    await sendText(edge, alice.jid, "OUT-TEXT-0001", "hello Alice, from the edge");
+    const received = await firstReceived(alice, "OUT-TEXT-0001");
+    expect(received.text).toBe("hello Alice, from the edge");
+    expect(received.chat).toBe(alice.jid);
+    expect(alice.device.failures).toEqual([]);
+
+    // Alice answers on the session the bridge's reply established.
+    const reply = await alice.sendText(device, "got it");
+    expect(reply.type).toBe("msg");
+    await waitFor(() => stored(edge, "message").length >= 3, "the reply event", 10_000);
+    expect(stored(edge, "message").map(({ message }) => message.content)).toContainEqual({
+      type: "text",
+      text: "got it",
+    });
+    expect(edge.protocolErrors).toEqual([]);
+  }, 60_000);
+
+  it("delivered and read receipts become message.status for the stored message, whether from the contact's number or its LID", async () => {
+    const { whatsapp, edge, device } = await linkedBridge();
+    const bob = new FakeContact(whatsapp, "4915550002222", "Bob");
+    // On a first connection Baileys holds events back until history sync (which the fake does not send
+    // yet) or until it handles an incoming stanza: Bob writes first.
+    await reported(edge, (await bob.sendText(device, "hi")).id);
+    await sendText(edge, bob.jid, "OUT-RCPT-0001", "first");
+    await sendText(edge, bob.jid, "OUT-RCPT-0002", "second");
+    const first = await firstReceived(bob, "OUT-RCPT-0001");
+    const second = await firstReceived(bob, "OUT-RCPT-0002");
+    await reported(edge, "OUT-RCPT-0001");
+    await reported(edge, "OUT-RCPT-0002");
+
+    bob.sendReceipt(first, { via: "pn" });
+    await waitFor(() => statuses(edge).length === 1, "the first status", 10_000);
+    // WhatsApp now sends most receipts from the LID; the message is stored under the number.
+    bob.sendReceipt(second, { via: "lid" });
+    await waitFor(() => statuses(edge).length === 2, "the second status", 10_000);
+    bob.sendReceipt(second, { via: "lid", type: "read" });
+    await waitFor(() => statuses(edge).length === 3, "the read status", 10_000);
+    expect(statuses(edge)).toEqual([
+      `${bob.jid} OUT-RCPT-0001 DELIVERED`,
+      `${bob.jid} OUT-RCPT-0002 DELIVERED`,
+      `${bob.jid} OUT-RCPT-0002 READ`,
+    ]);
+    expect(edge.protocolErrors).toEqual([]);
+  }, 60_000);
+
+  it("groups: members' messages arrive as events; the edge's group send is decrypted by every member; their receipts become statuses", async () => {
+    const { whatsapp, edge, phone } = await linkedBridge();
+    const carol = new FakeContact(whatsapp, "4915550003333", "Carol");
+    const dave = new FakeContact(whatsapp, "4915550004444", "Dave");
+    const group = whatsapp.messaging.createGroup("Friends", carol.account, [dave.account, phone.account]);
+
+    const inbound = await carol.sendGroupText(group, "hi all");
+    await dave.sendGroupText(group, "hey");
+    await waitFor(() => stored(edge, "message").length === 2, "both group messages", 10_000);
+    expect(
+      stored(edge, "message").map(({ message }) => [message.chat, message.sender, message.content]),
+    ).toEqual([
+      [group.jid, carol.jid, { type: "text", text: "hi all" }],
+      [group.jid, dave.jid, { type: "text", text: "hey" }],
+    ]);
+    expect(stored(edge, "message")[0]?.message.id).toBe(inbound.id);
+
+    await sendText(edge, group.jid, "OUT-GROUP-001", "hello group");
+    for (const member of [carol, dave]) {
+      const received = await firstReceived(member, "OUT-GROUP-001");
+      expect([received.chat, received.text]).toEqual([group.jid, "hello group"]);
+      expect(member.device.failures).toEqual([]);
+    }
+    await waitFor(
+      () => phone.device.inbox.some((message) => message.id === "OUT-GROUP-001"),
+      "the phone's copy",
+    );
+    await reported(edge, "OUT-GROUP-001");
+
+    const carols = await firstReceived(carol, "OUT-GROUP-001");
+    carol.sendReceipt(carols);
+    await waitFor(() => statuses(edge).length === 1, "delivered", 10_000);
+    dave.sendReceipt(await firstReceived(dave, "OUT-GROUP-001"), { type: "read" });
+    await waitFor(() => statuses(edge).length === 2, "read", 10_000);
+    expect(statuses(edge)).toEqual([
+      `${group.jid} OUT-GROUP-001 DELIVERED`,
+      `${group.jid} OUT-GROUP-001 READ`,
+    ]);
+    expect(edge.protocolErrors).toEqual([]);
+  }, 60_000);
+});
