@@ -5,7 +5,8 @@
  * what the device sends it, answers with receipts, and writes in groups under its sender key (`skmsg`).
  */
 import { randomBytes, randomInt } from "node:crypto";
-import type { BinaryNode, proto } from "@whiskeysockets/baileys";
+import { readFile } from "node:fs/promises";
+import { type BinaryNode, prepareWAMessageMedia, type proto } from "@whiskeysockets/baileys";
 import { FakeDevice, type Received } from "./device.ts";
 import { type Account, type Companion, companionBundle, lidJid, pnJid } from "./directory.ts";
 import type { FakeGroup } from "./messages.ts";
@@ -60,8 +61,35 @@ export class FakeContact {
    * Sends a text to a linked device, end-to-end encrypted; resolves with the message id and Signal type
    * (`pkmsg` until the device has answered on the session, as in Signal).
    */
-  async sendText(companion: Companion, text: string): Promise<{ id: string; type: string }> {
-    const { type, ciphertext } = await this.encryptFor(companion, { conversation: text });
+  sendText(companion: Companion, text: string): Promise<{ id: string; type: string }> {
+    return this.send(companion, { conversation: text });
+  }
+
+  /**
+   * An image, as WhatsApp clients send one: encrypted with a fresh media key by Baileys' own
+   * `prepareWAMessageMedia`, the file put on the media host (`messaging.enableMedia()` first).
+   */
+  async sendImage(
+    companion: Companion,
+    image: Buffer,
+    caption: string,
+  ): Promise<{ id: string; type: string }> {
+    const media = this.server.messaging.media;
+    if (!media) throw new Error("no media host: call messaging.enableMedia() first");
+    const message = await prepareWAMessageMedia(
+      { image, caption },
+      { upload: async (encFilePath) => media.store(await readFile(encFilePath)) },
+    );
+    return this.send(companion, message, "media");
+  }
+
+  /** Any message to a linked device, one-to-one; `kind` is the stanza's type (`text`, `media`). */
+  async send(
+    companion: Companion,
+    message: proto.IMessage,
+    kind: "text" | "media" = "text",
+  ): Promise<{ id: string; type: string }> {
+    const { type, ciphertext } = await this.encryptFor(companion, message);
     const id = messageId();
     this.server.deliver(companion.jid, {
       tag: "message",
@@ -70,7 +98,7 @@ export class FakeContact {
         sender_pn: this.jid,
         addressing_mode: "lid",
         id,
-        type: "text",
+        type: kind,
         t: now(),
         notify: this.name,
       },

@@ -12,6 +12,7 @@ import {
 } from "@whiskeysockets/baileys";
 import type { FakeDevice } from "./device.ts";
 import { type Account, type Companion, Directory, lidJid, pnJid } from "./directory.ts";
+import { FakeMediaHost } from "./media.ts";
 import { iqResult, isKeyFetch, isUsyncQuery, keyFetchReply, usyncReply } from "./usync.ts";
 
 /** What messaging needs from the server (server.ts passes it in, so this module does not import it). */
@@ -42,6 +43,8 @@ const now = () => String(Math.floor(Date.now() / 1000));
 export class Messaging {
   readonly directory: Directory;
   readonly groups = new Map<string, FakeGroup>();
+  /** The media host, once a test asked for one (`enableMedia`); until then `media_conn` gets nothing useful. */
+  media: FakeMediaHost | undefined;
   private nextGroup = 1;
 
   constructor(private readonly host: MessagingHost) {
@@ -50,9 +53,11 @@ export class Messaging {
 
   /** Answers or routes the stanza if it is messaging's; false leaves it to the server. */
   async handle(source: StanzaSource, node: BinaryNode): Promise<boolean> {
+    const mediaConn = this.media?.mediaConnReply(node);
     if (isUsyncQuery(node)) source.send(usyncReply(node, this.directory));
     else if (isKeyFetch(node)) source.send(await keyFetchReply(node, this.directory));
     else if (isGroupQuery(node)) source.send(this.groupMetadataReply(node));
+    else if (mediaConn) source.send(mediaConn);
     else if (node.tag === "message" && source.jid) {
       await this.route(source.jid, node);
       source.send({
@@ -75,6 +80,16 @@ export class Messaging {
     };
     this.groups.set(jid, group);
     return group;
+  }
+
+  /** Starts the HTTPS media host that `media_conn` points clients at (uploads, and downloads by tests). */
+  async enableMedia(): Promise<FakeMediaHost> {
+    this.media ??= await FakeMediaHost.start();
+    return this.media;
+  }
+
+  async close(): Promise<void> {
+    await this.media?.close();
   }
 
   deliverToCompanion(jid: string, node: BinaryNode): void {

@@ -184,6 +184,7 @@ export class FakeWhatsApp {
 
   async close(): Promise<void> {
     for (const connection of this.connections) connection.close();
+    await this.messaging.close();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 

@@ -4,6 +4,8 @@
  * modules only it imports: mapping.ts (Baileys' shapes to ours), receipts.ts and operations.ts
  * (`perform`). Everything else in the bridge, and every test but a few, runs without it.
  */
+
+import type { Agent } from "node:https";
 import {
   type AuthenticationCreds,
   type BaileysEventMap,
@@ -52,6 +54,8 @@ export interface BaileysNetworkOptions {
   /** The WhatsApp Web version to announce; absent, the one Baileys bundles (no fetch: no network needed). */
   version?: [number, number, number];
   connectTimeoutMs?: number;
+  /** The HTTPS agent for media uploads (Baileys' `fetchAgent`); tests trust the fake media host with it. */
+  mediaAgent?: Agent;
   /** Where translation failures go (one odd message is skipped, not fatal). */
   log?: Log;
 }
@@ -220,6 +224,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         ...(options.version ? { version: options.version } : {}),
         ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
         ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+        ...(options.mediaAgent ? { fetchAgent: options.mediaAgent } : {}),
       });
 
       // Baileys merges each partial update into `creds` in its own listener, registered before this

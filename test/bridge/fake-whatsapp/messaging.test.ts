@@ -3,6 +3,9 @@
  * edge: what the bridge reports to the edge when fake contacts write, what they decrypt when the edge
  * sends, and the delivered/read receipts as `message.status` (one-to-one by number and by LID, groups).
  */
+import { createHash } from "node:crypto";
+import { Agent } from "node:https";
+import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
 import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
@@ -31,8 +34,8 @@ function stored<K extends SessionEvent["kind"]>(edge: FakeEdge, kind: K) {
 const statuses = (edge: FakeEdge) =>
   stored(edge, "message.status").map(({ id, chat, status }) => `${chat} ${id} ${status}`);
 
-/** A bridge session linked to a fake phone's account by QR, connected. */
-async function linkedBridge() {
+/** A bridge session linked to a fake phone's account by QR, connected; `media` adds the media host. */
+async function linkedBridge({ media = false } = {}) {
   const log = process.env.FAKE_WA_LOG ? (line: string) => console.log(`[fake-wa] ${line}`) : undefined;
   const whatsapp = await FakeWhatsApp.start(log ? { log } : {});
   const edge = await startFakeEdge();
@@ -41,9 +44,17 @@ async function linkedBridge() {
     () => edge.close(),
   );
   const phone = new FakePhone(whatsapp, "4915550009999");
+  // Uploads go over HTTPS to the fake media host, whose certificate only this agent trusts.
+  const mediaAgent = media
+    ? new Agent({ ca: (await whatsapp.messaging.enableMedia()).certificate })
+    : undefined;
   const bridge = await startBridge(
     edge,
-    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000 }),
+    baileysNetwork({
+      waWebSocketUrl: whatsapp.url,
+      connectTimeoutMs: 5_000,
+      ...(mediaAgent ? { mediaAgent } : {}),
+    }),
   );
   cleanup.push(() => bridge.fleet.shutdown());
   await bridge.assign(SESSION);
@@ -192,5 +203,69 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
       `${group.jid} OUT-GROUP-001 READ`,
     ]);
     expect(edge.protocolErrors).toEqual([]);
+  }, 60_000);
+
+  it("an image the edge sends is uploaded to the media host (media_conn, HTTPS) and the contact decrypts message and file, byte for byte", async () => {
+    const { whatsapp, edge, device } = await linkedBridge({ media: true });
+    const erin = new FakeContact(whatsapp, "4915550005555", "Erin");
+    await reported(edge, (await erin.sendText(device, "send me a picture")).id);
+    const png = await sharp({ create: { width: 40, height: 20, channels: 4, background: "orange" } })
+      .png()
+      .toBuffer();
+    edge.media.set(`${SESSION}/upload_0000001`, {
+      bytes: png,
+      mimetype: "image/png",
+      fileName: "orange.png",
+    });
+    const result = await edge.command(SESSION, "wa", {
+      op: "send",
+      to: erin.jid,
+      messageId: "OUT-IMAGE-001",
+      content: { type: "image", media: { upload: "upload_0000001" }, caption: "orange" },
+    });
+    const sha256 = createHash("sha256").update(png).digest("hex");
+    expect(result).toMatchObject({
+      ok: true,
+      data: { id: "OUT-IMAGE-001", content: { type: "image", caption: "orange", media: { sha256 } } },
+    });
+
+    const received = await firstReceived(erin, "OUT-IMAGE-001");
+    const image = received.message.imageMessage;
+    expect(image).toMatchObject({ caption: "orange", mimetype: "image/png" });
+    const media = whatsapp.messaging.media;
+    if (!image || !media) throw new Error("no image message");
+    expect((await media.decryptMedia(image, "image")).equals(png)).toBe(true);
+    expect(media.uploads).toEqual([expect.stringMatching(/^\/mms\/image\/[\w-]+ 200$/)]);
+    expect(erin.device.failures).toEqual([]);
+  }, 60_000);
+
+  it("an image from a contact (encrypted, on the media host) arrives as a message event with its caption and the file's size and hash", async () => {
+    const { whatsapp, edge, device } = await linkedBridge({ media: true });
+    const frank = new FakeContact(whatsapp, "4915550006666", "Frank");
+    const jpeg = await sharp({ create: { width: 32, height: 32, channels: 3, background: "blue" } })
+      .jpeg()
+      .toBuffer();
+    const sent = await frank.sendImage(device, jpeg, "the sea");
+    const [event] = await waitFor(
+      () => stored(edge, "message").length > 0 && stored(edge, "message"),
+      "the image event",
+      10_000,
+    );
+    expect(event).toMatchObject({
+      live: true,
+      message: {
+        id: sent.id,
+        chat: frank.jid,
+        content: {
+          type: "image",
+          caption: "the sea",
+          media: {
+            mimetype: "image/jpeg",
+            size: jpeg.length,
+            sha256: createHash("sha256").update(jpeg).digest("hex"),
+          },
+        },
+      },
+    });
   }, 60_000);
 });
