@@ -137,6 +137,7 @@ export class FakeMediaHost {
       throw new Error("the stored file is not the one the message names (fileEncSha256)");
     }
     const { iv, cipherKey, macKey } = await getMediaKeys(media.mediaKey, type);
+    if (!macKey) throw new Error("no MAC key derived");
     const body = encrypted.subarray(0, -10);
     const mac = createHmac("sha256", macKey).update(iv).update(body).digest().subarray(0, 10);
     if (!mac.equals(encrypted.subarray(-10))) throw new Error("media MAC mismatch");
