@@ -61,7 +61,25 @@ async function linkedBridge({ media = false } = {}) {
   const [qr] = await waitFor(() => stored(edge, "qr").length > 0 && stored(edge, "qr"), "qr", 10_000);
   const device = await phone.scan(qr?.qr ?? "");
   await waitFor(() => stored(edge, "connected").length > 0, "connected", 15_000);
-  return { whatsapp, edge, phone, device };
+  return { whatsapp, edge, phone, device, bridge };
+}
+
+/** A new bridge process takes the session over from the edge's copy of the auth state (no QR). */
+async function restartBridge(
+  edge: FakeEdge,
+  whatsapp: FakeWhatsApp,
+  old: { fleet: { shutdown(): Promise<void> } },
+) {
+  await old.fleet.shutdown();
+  const bridge = await startBridge(
+    edge,
+    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000 }),
+  );
+  cleanup.push(() => bridge.fleet.shutdown());
+  edge.session(SESSION).epoch = 2;
+  edge.session(SESSION).lastSeq = 0;
+  await bridge.assign(SESSION);
+  await waitFor(() => stored(edge, "connected").length === 2, "connected again", 15_000);
 }
 
 /** The edge's `wa send` of a text; the bridge answers with the sent message. */
@@ -267,5 +285,27 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
         },
       },
     });
+  }, 60_000);
+
+  it("after a bridge restart, a LID receipt still finds the message and the contact's session goes on (msg), from the edge's copy of the keys", async () => {
+    const { whatsapp, edge, device, bridge } = await linkedBridge();
+    const grace = new FakeContact(whatsapp, "4915550007777", "Grace");
+    await reported(edge, (await grace.sendText(device, "hi")).id);
+    await sendText(edge, grace.jid, "OUT-RESTART-1", "before the restart");
+    const received = await firstReceived(grace, "OUT-RESTART-1");
+    await reported(edge, "OUT-RESTART-1");
+
+    await restartBridge(edge, whatsapp, bridge);
+    expect(whatsapp.logins).toEqual([device.jid, device.jid]);
+    // The new process has only what the edge stored: the LID mapping Baileys learnt before the restart.
+    grace.sendReceipt(received, { via: "lid", type: "read" });
+    await waitFor(() => statuses(edge).length === 1, "the read status", 10_000);
+    expect(statuses(edge)).toEqual([`${grace.jid} OUT-RESTART-1 READ`]);
+
+    const after = await grace.sendText(device, "still there?");
+    expect(after.type).toBe("msg");
+    await reported(edge, after.id);
+    expect(stored(edge, "message").at(-1)?.message.content).toEqual({ type: "text", text: "still there?" });
+    expect(edge.protocolErrors).toEqual([]);
   }, 60_000);
 });
