@@ -78,17 +78,22 @@ const isChatListed = (chat: string) => chat !== "status@broadcast";
 export interface UpsertResult {
   /** False when the message was already stored (a duplicate delivery). */
   inserted: boolean;
+  /**
+   * A stored message's status moved forward: Baileys folds a receipt that came before it reported the
+   * message into the message itself, so the only news of that delivery is this.
+   */
+  statusMoved: boolean;
   row: MessageRow;
 }
 
 export function upsertMessage(sql: SqlStorage, message: WireMessage, countUnread: boolean): UpsertResult {
   const existing = findMessage(sql, message.chat, message.id);
   if (existing) {
-    if (message.status) setStatus(sql, message.chat, message.id, message.status);
+    const statusMoved = message.status ? setStatus(sql, message.chat, message.id, message.status) : false;
     if (message.raw !== undefined && existing.raw === null) {
       sql.exec("UPDATE messages SET raw = ? WHERE n = ?", JSON.stringify(message.raw), existing.n);
     }
-    return { inserted: false, row: findMessage(sql, message.chat, message.id) ?? existing };
+    return { inserted: false, statusMoved, row: findMessage(sql, message.chat, message.id) ?? existing };
   }
   sql.exec(
     `INSERT INTO messages (chat, id, sender, from_me, push_name, type, content, body, quoted_id, status,
@@ -110,7 +115,7 @@ export function upsertMessage(sql: SqlStorage, message: WireMessage, countUnread
   else if (isChatListed(message.chat)) touchChat(sql, message, countUnread && !message.fromMe);
   const row = findMessage(sql, message.chat, message.id);
   if (!row) throw new Error("message vanished after insert");
-  return { inserted: true, row };
+  return { inserted: true, statusMoved: false, row };
 }
 
 function touchChat(sql: SqlStorage, message: WireMessage, unread: boolean): void {

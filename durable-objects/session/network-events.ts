@@ -78,7 +78,10 @@ export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent
 
 async function onMessage(ctx: SessionContext, message: WireMessage, live: boolean): Promise<FollowUp[]> {
   const { settings, slug } = await ctx.config();
-  const { inserted, row } = upsertMessage(ctx.sql, message, live);
+  const { inserted, statusMoved, row } = upsertMessage(ctx.sql, message, live);
+  if (statusMoved && message.status) {
+    ctx.emit("message.status", { keyId: message.id, remoteJid: message.chat, status: message.status });
+  }
   if (!inserted) return [];
   const resource = toMessageResource(row, slug);
   if (message.chat === STATUS_JID) ctx.emit("status.update", resource);

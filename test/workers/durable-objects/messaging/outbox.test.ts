@@ -99,4 +99,22 @@ describe("the webhook outbox", () => {
     );
     expect(history.body.data.map((m) => m.id)).toEqual(["OLD-1", "IN-1", "HIST-1", "OUT-1"]);
   });
+
+  it("a receipt folded into our own message's re-delivery (Baileys' event buffer) is still a message.status", async () => {
+    const s = await connected();
+    let seq = 2;
+    const next = (event: Record<string, unknown>) => emit(s.link, 1, seq++, event);
+    await next(message("OUT-2", { fromMe: true, sender: ME, status: "SENT" }));
+    await next(message("OUT-2", { fromMe: true, sender: ME, status: "DELIVERED" }));
+    await next(message("OUT-2", { fromMe: true, sender: ME, status: "DELIVERED" })); // nothing new
+    await next(message("OUT-2", { fromMe: true, sender: ME, status: "SENT" })); // never backwards
+
+    const changes = (await outbox(s.id)).filter((entry) => entry.event !== "connection.update");
+    expect(
+      changes.map((entry) => [entry.event, entry.data.keyId ?? entry.data.id, entry.data.status]),
+    ).toEqual([
+      ["message.sent", "OUT-2", "SENT"],
+      ["message.status", "OUT-2", "DELIVERED"],
+    ]);
+  });
 });
