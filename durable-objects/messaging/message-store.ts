@@ -78,10 +78,7 @@ const isChatListed = (chat: string) => chat !== "status@broadcast";
 export interface UpsertResult {
   /** False when the message was already stored (a duplicate delivery). */
   inserted: boolean;
-  /**
-   * A stored message's status moved forward: Baileys folds a receipt that came before it reported the
-   * message into the message itself, so the only news of that delivery is this.
-   */
+  /** A stored message's status moved forward (a receipt Baileys folded into the message). */
   statusMoved: boolean;
   row: MessageRow;
 }
