@@ -8,6 +8,7 @@
  *   while the message was sent to, and is stored under, the phone number.
  */
 import {
+  areJidsSameUser,
   isLidUser,
   jidNormalizedUser,
   type MessageUserReceiptUpdate,
@@ -27,11 +28,16 @@ function receiptStatus(receipt: proto.IUserReceipt): MessageStatus | null {
   return null;
 }
 
-/** Per-participant receipts for our own messages (groups, status posts) as status events. */
-export function receiptEvents(updates: MessageUserReceiptUpdate[]): NetworkEvent[] {
+/**
+ * Per-participant receipts for our own messages (groups, status posts) as status events. Receipts from
+ * the account's own devices (`own`: its number and LID) are not a recipient's: Baileys even turns an own
+ * device's `sender` receipt into a read timestamp.
+ */
+export function receiptEvents(updates: MessageUserReceiptUpdate[], own: string[] = []): NetworkEvent[] {
+  const isOwn = (jid: string | null | undefined) => !!jid && own.some((me) => me && areJidsSameUser(jid, me));
   return updates.flatMap(({ key, receipt }): NetworkEvent[] => {
     const status = receiptStatus(receipt);
-    if (!status || !key.id || !key.remoteJid || key.fromMe === false) return [];
+    if (!status || !key.id || !key.remoteJid || key.fromMe === false || isOwn(receipt.userJid)) return [];
     return [{ kind: "message.status", id: key.id, chat: key.remoteJid, status }];
   });
 }

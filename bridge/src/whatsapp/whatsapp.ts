@@ -154,6 +154,7 @@ export function networkEvents(
   events: Partial<BaileysEventMap>,
   meId: string,
   onError: (error: unknown) => void = () => {},
+  meLid = "",
 ): NetworkEvent[] {
   const out: NetworkEvent[] = [];
   const upsert = events["messages.upsert"];
@@ -168,7 +169,7 @@ export function networkEvents(
     }
   }
   out.push(...statusEvents(events["messages.update"] ?? [], meId));
-  out.push(...receiptEvents(events["message-receipt.update"] ?? []));
+  out.push(...receiptEvents(events["message-receipt.update"] ?? [], [meId, meLid]));
   const contacts = [...(events["contacts.upsert"] ?? []), ...(events["contacts.update"] ?? [])]
     .map(contactInfo)
     .filter(nonNull);
@@ -248,7 +249,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
           log("error", "could not translate a WhatsApp event", { error: errorMessage(error) });
         let translated: NetworkEvent[] = [];
         try {
-          translated = networkEvents(events, creds.me?.id ?? "", failed);
+          translated = networkEvents(events, creds.me?.id ?? "", failed, creds.me?.lid ?? "");
         } catch (error) {
           failed(error);
         }

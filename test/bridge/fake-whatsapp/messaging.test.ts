@@ -11,6 +11,7 @@ import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
 import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
 import { FakeContact } from "../../fake-whatsapp/contact.ts";
 import type { Received } from "../../fake-whatsapp/device.ts";
+import { lidJid } from "../../fake-whatsapp/directory.ts";
 import { FakePhone } from "../../fake-whatsapp/phone.ts";
 import { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
 import { startBridge } from "../support/bridge.ts";
@@ -212,6 +213,18 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
     await reported(edge, "OUT-GROUP-001");
 
     const carols = await firstReceived(carol, "OUT-GROUP-001");
+    // The account's own phone acknowledging its copy (`sender`, which Baileys reports as a read
+    // timestamp) is no recipient's receipt; it comes first, so a wrong status would show first.
+    whatsapp.deliver(carols.sender, {
+      tag: "receipt",
+      attrs: {
+        id: "OUT-GROUP-001",
+        from: group.jid,
+        participant: lidJid(phone.account),
+        type: "sender",
+        t: String(Math.floor(Date.now() / 1000)),
+      },
+    });
     carol.sendReceipt(carols);
     await waitFor(() => statuses(edge).length === 1, "delivered", 10_000);
     dave.sendReceipt(await firstReceived(dave, "OUT-GROUP-001"), { type: "read" });

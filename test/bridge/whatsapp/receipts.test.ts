@@ -45,6 +45,22 @@ describe("receipts", () => {
         { key: { remoteJid: GROUP, id: "G5", fromMe: true }, receipt: { userJid: participant } },
       ]),
     ).toEqual([status("G1", GROUP, "DELIVERED"), status("G2", GROUP, "READ"), status("G3", GROUP, "READ")]);
+    // The account's own devices' receipts (by number or LID) are not a recipient's.
+    expect(
+      receiptEvents(
+        [
+          {
+            key: { remoteJid: GROUP, id: "G6", fromMe: true },
+            receipt: { userJid: "491511111111@s.whatsapp.net", readTimestamp: 8 },
+          },
+          {
+            key: { remoteJid: GROUP, id: "G7", fromMe: true },
+            receipt: { userJid: "70000000000001@lid", readTimestamp: 8 },
+          },
+        ],
+        ["491511111111:7@s.whatsapp.net", "70000000000001:7@lid"],
+      ),
+    ).toEqual([]);
     // networkEvents reads the event at all (it used to be ignored).
     expect(
       networkEvents(
