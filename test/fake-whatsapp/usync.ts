@@ -32,7 +32,7 @@ function askedJid(user: BinaryNode): string | undefined {
         .toString()
         .replace(/\D/g, "")
     : "";
-  return digits ? `${digits}@${S_WHATSAPP_NET}` : undefined;
+  return digits ? `${digits}${S_WHATSAPP_NET}` : undefined;
 }
 
 function protocolNode(

@@ -138,6 +138,19 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
       },
     });
 
+    // Whether numbers are on WhatsApp: one usync query with the contact protocol.
+    expect(
+      await edge.command(SESSION, "wa", {
+        op: "numbers.check",
+        numbers: [alice.phoneNumber, "4915550000000"],
+      }),
+    ).toMatchObject({
+      ok: true,
+      data: [
+        { number: alice.phoneNumber, exists: true, jid: alice.jid },
+        { number: "4915550000000", exists: false, jid: null },
+      ],
+    });
     await sendText(edge, alice.jid, "OUT-TEXT-0001", "hello Alice, from the edge");
     const received = await firstReceived(alice, "OUT-TEXT-0001");
     expect(received.text).toBe("hello Alice, from the edge");
