@@ -35,12 +35,21 @@ export class FakeContact {
   /** Groups whose sender key this contact already gave a companion (`<group> <companion>`). */
   private readonly senderKeysGiven = new Set<string>();
 
+  /**
+   * `linkedDevices`: device numbers of the contact's own companions (WhatsApp Web, desktop), each with
+   * its own Signal identity; a sender must encrypt to every one of them.
+   */
   constructor(
     private readonly server: FakeWhatsApp,
     readonly phoneNumber: string,
     readonly name = "Fake Contact",
+    linkedDevices: number[] = [],
   ) {
-    this.account = { pnUser: phoneNumber, lidUser: this.lidUser, devices: new Map([[0, this.device]]) };
+    const devices = new Map([
+      [0, this.device],
+      ...linkedDevices.map((id) => [id, new FakeDevice(id)] as const),
+    ]);
+    this.account = { pnUser: phoneNumber, lidUser: this.lidUser, devices };
     server.messaging.directory.register(this.account);
   }
 

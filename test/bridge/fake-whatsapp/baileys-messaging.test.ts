@@ -60,6 +60,22 @@ describe("real Baileys sending through the fake WhatsApp", () => {
     });
   }, 30_000);
 
+  it("a contact with a linked device of its own gets the message on both devices, each under its own session", async () => {
+    const { server, client } = await linkedClient();
+    const contact = new FakeContact(server, "15559990009", "Ivan", [4]);
+    const sent = await client.sock.sendMessage(contact.jid, { text: "to all your devices" });
+    const devices = [...contact.account.devices.values()];
+    await waitFor(() => devices.every((device) => device.inbox.length === 1), "both devices", 10_000);
+    for (const device of devices) {
+      expect(device.failures).toEqual([]);
+      expect(device.inbox[0]).toMatchObject({
+        id: sent?.key.id,
+        text: "to all your devices",
+        types: ["pkmsg"],
+      });
+    }
+  }, 30_000);
+
   it("a conversation: the contact's reply after ours comes on the established session (msg), and its receipts reach Baileys", async () => {
     const { server, device, client } = await linkedClient();
     const texts: string[] = [];
