@@ -3,6 +3,7 @@ import { type DispatcherFrame, type RunnerFrame, RunnerFrameSchema } from "../br
 import { apiBaseUrl, runnerConnected, runnerDisconnected, runnerSeen } from "../workers/control/runners";
 import {
   claimNextRun,
+  closedIssueIds,
   failLinkRuns,
   finishRun,
   logsComplete,
@@ -72,6 +73,10 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     this.#broadcast({ type: "nudge" });
   }
 
+  async issuesClosed(): Promise<void> {
+    this.#broadcast({ type: "check-workspaces" });
+  }
+
   async cancelRun(runId: string, linkId: string): Promise<boolean> {
     const frame = JSON.stringify({ type: "cancel", runId } satisfies DispatcherFrame);
     const links = this.ctx.getWebSockets(linkId);
@@ -126,6 +131,9 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     } else if (frame.type === "event") {
       await recordEvent(db, link.linkId, frame);
       await this.#releaseHeldFinish(frame.runId, false);
+    } else if (frame.type === "workspaces") {
+      const issueIds = await closedIssueIds(db, link.runnerId, frame.issueIds);
+      if (issueIds.length > 0) ws.send(JSON.stringify({ type: "closed-issues", issueIds } satisfies DispatcherFrame));
     } else if (frame.type === "heartbeat") {
       await touchRuns(db, link.linkId, frame.runIds);
       await runnerSeen(db, link.runnerId);

@@ -8,3 +8,4 @@ export { claimNextRun, type RunnerLink } from "./claim";
 export { failLinkRuns, finishRun, logsComplete, recordLog, touchRuns } from "./lifecycle";
 export { runnerCron } from "./timers";
 export { recordEvent } from "./transcript";
+export { closedIssueIds } from "./workspace";
