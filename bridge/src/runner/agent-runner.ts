@@ -206,6 +206,8 @@ export class AgentRunner {
       });
       this.send({ type: "finish", runId: run.runId, logFrames, eventFrames, ...outcome });
       this.claim();
+      // An agent often closes its own issue just before it exits, while its worktree was still in use.
+      if (run.issue) this.checkWorkspaces();
     });
   }
 }
