@@ -133,7 +133,8 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
       await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "workspaces") {
       const issueIds = await closedIssueIds(db, link.runnerId, frame.issueIds);
-      if (issueIds.length > 0) ws.send(JSON.stringify({ type: "closed-issues", issueIds } satisfies DispatcherFrame));
+      if (issueIds.length > 0)
+        ws.send(JSON.stringify({ type: "closed-issues", issueIds } satisfies DispatcherFrame));
     } else if (frame.type === "heartbeat") {
       await touchRuns(db, link.linkId, frame.runIds);
       await runnerSeen(db, link.runnerId);

@@ -19,8 +19,8 @@ import {
   type Verdict,
 } from "./adapters/index.ts";
 import { INHERITED_ENV, type RunAs } from "./config.ts";
-import { GroupChild } from "./process-group.ts";
 import { GitError } from "./git.ts";
+import { GroupChild } from "./process-group.ts";
 import { prepareRunDir, readFileAs, workingDirectory, writeRunFiles } from "./run-files.ts";
 import { type WorkspaceLease, type Workspaces, workspaceStrategy } from "./workspace.ts";
 

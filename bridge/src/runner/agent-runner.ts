@@ -144,7 +144,8 @@ export class AgentRunner {
   private async removeWorkspaces(issueIds: string[]): Promise<void> {
     try {
       const removed = await this.workspaces.remove(issueIds);
-      if (removed.length > 0) this.options.log("info", "worktrees removed", { worktrees: removed.join(", ") });
+      if (removed.length > 0)
+        this.options.log("info", "worktrees removed", { worktrees: removed.join(", ") });
     } catch (error) {
       this.options.log("warn", "worktree removal failed", { error: String(error) });
     }

@@ -57,6 +57,8 @@ export class Workspaces {
   private readonly records: string;
   /** The tail of each repository's queue of git changes. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Worktrees this process made or checked: reused without asking git again while their .git is there. */
+  private readonly known = new Set<string>();
   /** Running runs per worktree path. */
   private readonly inUse = new Map<string, number>();
 
@@ -121,7 +123,9 @@ export class Workspaces {
 
   /** Where an issue's worktree of a repository goes, computed (never read back from a record). */
   private locate(record: WorktreeRecord): { path: string; branch: string; recordFile: string } {
-    const name = SAFE_NAME.test(record.identifier) ? record.identifier : record.issueId.replace(/[^\w-]/g, "_");
+    const name = SAFE_NAME.test(record.identifier)
+      ? record.identifier
+      : record.issueId.replace(/[^\w-]/g, "_");
     const hash = createHash("sha256").update(record.repo).digest("hex").slice(0, 12);
     const repoDir = `${path.basename(record.repo).replace(/[^\w.-]/g, "_")}-${hash}`;
     return {
@@ -149,9 +153,16 @@ export class Workspaces {
   }
 
   /** The worktree exists afterwards: reused when it is there, else made (on its branch if it exists). */
-  private async ensure(record: WorktreeRecord, worktree: { path: string; branch: string; recordFile: string }) {
+  private async ensure(
+    record: WorktreeRecord,
+    worktree: { path: string; branch: string; recordFile: string },
+  ) {
+    if (this.known.has(worktree.path) && existsSync(path.join(worktree.path, ".git"))) return;
     await this.writeRecord(worktree.recordFile, record);
-    if (await this.isWorktreeOf(worktree.path, record.repo)) return;
+    if (await this.isWorktreeOf(worktree.path, record.repo)) {
+      this.known.add(worktree.path);
+      return;
+    }
     // A worktree directory deleted by hand leaves metadata that would block adding it again.
     await git(record.repo, ["worktree", "prune"], this.runAs);
     await this.makeParent(path.dirname(worktree.path));
@@ -159,6 +170,7 @@ export class Workspaces {
       ? ["worktree", "add", worktree.path, worktree.branch]
       : ["worktree", "add", "-b", worktree.branch, worktree.path, "HEAD"];
     await git(record.repo, args, this.runAs);
+    this.known.add(worktree.path);
   }
 
   private async isWorktreeOf(dir: string, repo: string): Promise<boolean> {
@@ -173,6 +185,7 @@ export class Workspaces {
   }
 
   private async removeWorktree(record: WorktreeRecord, worktreePath: string): Promise<void> {
+    this.known.delete(worktreePath);
     // Twice forced: also a worktree someone locked. The branch is not touched.
     await git(record.repo, ["worktree", "remove", "--force", "--force", worktreePath], this.runAs).catch(
       () => undefined,
