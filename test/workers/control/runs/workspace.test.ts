@@ -58,6 +58,30 @@ describe("run workspaces", () => {
     });
   });
 
+  it("takes workspaceStrategy shared or worktree in adapterConfig, refuses anything else, and hands it to the runner", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const agent = await seedAgent(company.id, { name: "Reviewer", adapterConfig: { command: "node" } });
+    const configure = (workspaceStrategy: string) =>
+      call("PATCH", `/api/agents/${agent.id}`, {
+        headers: board.headers,
+        body: { adapterConfig: { command: "node", workspaceStrategy } },
+      });
+    const refused = await configure("sideways");
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("workspaceStrategy");
+    const stored = await env.DB.prepare("SELECT adapter_config FROM agents WHERE id = ?")
+      .bind(agent.id)
+      .first<{ adapter_config: string }>();
+    expect(JSON.parse(stored?.adapter_config ?? "{}")).toEqual({ command: "node" });
+    expect((await configure("shared")).status).toBe(200);
+
+    const issue = await seedIssue(company, { status: "todo" });
+    const link = await runnerFor(board, company.id);
+    await mention(board, issue.id, "Reviewer");
+    expect((await claimOne(link)).adapterConfig).toEqual({ command: "node", workspaceStrategy: "shared" });
+  });
+
   it("answers which held issues are closed: done, cancelled, unknown or another company's, never open ones", async () => {
     const board = await boardUser();
     const company = await seedCompany(board);
