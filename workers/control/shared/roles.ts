@@ -1,8 +1,8 @@
 import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { MiddlewareHandler } from "hono";
 import type { Actor } from "../../core/actor";
 import type { AppEnv } from "../../core/env";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client";
 import { database } from "../../db/client";
 import {
@@ -50,7 +50,11 @@ const VIEWER_MAY: ReadonlyArray<{ method: string; path: RegExp }> = [
 ];
 
 /** The user's role in the company, read from D1 (never from a cache: writes must see a change at once). */
-export async function membershipRole(db: Db, userId: string, companyId: string): Promise<MembershipRole | null> {
+export async function membershipRole(
+  db: Db,
+  userId: string,
+  companyId: string,
+): Promise<MembershipRole | null> {
   const row = await db
     .select({ role: companyMemberships.role })
     .from(companyMemberships)
@@ -122,7 +126,9 @@ export const viewerGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const row = await database(c.env.DB)
     .select({ role: companyMemberships.role })
     .from(companyMemberships)
-    .where(and(eq(companyMemberships.userId, actor.userId), sql`${companyMemberships.companyId} IN ${company}`))
+    .where(
+      and(eq(companyMemberships.userId, actor.userId), sql`${companyMemberships.companyId} IN ${company}`),
+    )
     .get();
   if (row?.role === "viewer") throw forbidden(VIEWER_REFUSAL);
   return next();
