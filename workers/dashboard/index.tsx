@@ -18,8 +18,10 @@ import { companyPages } from "./company-pages";
 import { costPage } from "./cost-page";
 import type { ApiFetch, DashboardEnv, FormFields } from "./env";
 import { homePage } from "./home-page";
+import { invitePage } from "./invite-page";
 import { issueBoardPage } from "./issue-board-page";
 import { issuePage } from "./issue-page";
+import { memberPages } from "./member-pages";
 import { orgPage } from "./org-page";
 import { pairingPage } from "./pairing-page";
 import { render, renderBare } from "./render";
@@ -170,6 +172,8 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", approvalPages);
   dashboard.route("/", costPage);
   dashboard.route("/", routinePages);
+  dashboard.route("/", memberPages);
+  dashboard.route("/", invitePage);
 
   dashboard.all("*", (c) => {
     if (!isDashboardPath(c.req.path)) return c.notFound();

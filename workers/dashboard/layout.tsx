@@ -5,7 +5,7 @@ import { SCRIPT_URL, STYLESHEET_URL } from "./assets";
 /** The top-level sections; the current one is marked `aria-current="page"` in the navigation. */
 export type Section = "home" | "sessions" | "api-key" | "users" | "companies";
 
-export type CompanyTab = "overview" | "issues" | "org" | "approvals" | "costs" | "routines";
+export type CompanyTab = "overview" | "issues" | "org" | "approvals" | "costs" | "routines" | "members";
 
 export interface CompanyNav {
   id: string;
@@ -40,6 +40,7 @@ const COMPANY_TABS: ReadonlyArray<{ tab: CompanyTab; path: string; label: string
   { tab: "approvals", path: "/approvals", label: "Approvals" },
   { tab: "costs", path: "/costs", label: "Costs" },
   { tab: "routines", path: "/routines", label: "Routines" },
+  { tab: "members", path: "/members", label: "Members" },
 ];
 
 function TopBar({ viewer, csrf, section }: Pick<PageProps, "viewer" | "csrf" | "section">) {

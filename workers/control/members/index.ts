@@ -5,3 +5,9 @@
  * This index is what the rest of the code may import from here.
  */
 export { MEMBER_INVITE_PREFIX } from "./invites";
+export type {
+  CreatedMemberInviteSchema,
+  InvitePreviewSchema,
+  MemberInviteSchema,
+  MemberSchema,
+} from "./schemas";

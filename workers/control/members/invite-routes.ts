@@ -4,11 +4,19 @@ import { conflict } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { CompanyParamSchema } from "../companies";
 import { companyForActor, controlContext, requireBoard, requireOwner } from "../shared";
-import { acceptInvite, createInvite, inviteResource, listInvites, revokeInvite } from "./invites";
+import {
+  acceptInvite,
+  createInvite,
+  inviteResource,
+  listInvites,
+  previewInvite,
+  revokeInvite,
+} from "./invites";
 import {
   AcceptedInviteSchema,
   CreatedMemberInviteSchema,
   CreateMemberInviteBodySchema,
+  InvitePreviewSchema,
   InviteTokenParamSchema,
   MEMBER_INVITE_DEFAULT_HOURS,
   MemberInviteListSchema,
@@ -91,6 +99,24 @@ memberInviteRoutes.openapi(
     await requireOwner(db, actor, company.id, "revoke invites");
     const row = await revokeInvite(db, refOf(actor), company.id, params.inviteId);
     return c.json(inviteResource(row), 200);
+  },
+);
+
+memberInviteRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/member-invites/{token}",
+    tags,
+    summary: "What an invite link offers: company, role, and whether it still works (anyone signed in)",
+    description: "The token is the credential: whoever holds it may see this. Agents get 403.",
+    security: controlAuth,
+    request: { params: InviteTokenParamSchema },
+    responses: { 200: json(InvitePreviewSchema, "The invite"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    requireBoard(actor, "open invites");
+    return c.json(await previewInvite(db, c.req.valid("param").token), 200);
   },
 );
 

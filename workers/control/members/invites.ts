@@ -123,6 +123,25 @@ export async function revokeInvite(
   return revoked;
 }
 
+/** What the invite page shows before joining: the company and role, and whether the link still works. */
+export async function previewInvite(db: Db, token: string) {
+  const found = await db
+    .select({ invite: memberInvites, companyName: companies.name })
+    .from(memberInvites)
+    .innerJoin(companies, eq(companies.id, memberInvites.companyId))
+    .where(eq(memberInvites.tokenHash, await sha256Hex(token)))
+    .get();
+  if (!found) throw notFound("Invite not found: check the link");
+  const { invite, companyName } = found;
+  return {
+    companyId: invite.companyId,
+    companyName,
+    role: invite.role,
+    state: inviteState(invite),
+    expiresAt: iso(invite.expiresAt),
+  };
+}
+
 export type Acceptance =
   | { kind: "joined"; company: CompanyRow; role: MembershipRole }
   | { kind: "already_member"; company: CompanyRow };

@@ -71,3 +71,13 @@ export const CreatedMemberInviteSchema = MemberInviteSchema.extend({
 export const AcceptedInviteSchema = z
   .object({ companyId: z.string(), companyName: z.string(), role: RoleSchema })
   .openapi("AcceptedMemberInvite");
+
+export const InvitePreviewSchema = z
+  .object({
+    companyId: z.string(),
+    companyName: z.string(),
+    role: RoleSchema,
+    state: z.enum(MEMBER_INVITE_STATES),
+    expiresAt: Timestamp,
+  })
+  .openapi("MemberInvitePreview");
