@@ -9,7 +9,6 @@ export { forgetMember } from "./memberships";
 export { isSecretKey, isSecretValue, REDACTED, redactSecrets } from "./redact";
 export {
   membershipRole,
-  OWNER_ONLY,
   refuseViewerWrites,
   requireOwner,
   VIEWER_REFUSAL,

@@ -23,20 +23,11 @@ import { apiFamilyOf } from "../../http/family";
 
 /**
  * Membership roles. A viewer reads everything its company shows and changes nothing; a member changes
- * everything but what OWNER_ONLY lists; an owner changes all of it. Agents are not members: their
- * own rules (the CEO, managers) apply.
+ * everything but the owner-only operations (company settings, members and member invites,
+ * external-agent invites, runners: each route calls `requireOwner`); an owner changes all of it.
+ * Agents are not members: their own rules (the CEO, managers) apply.
  */
 export const VIEWER_REFUSAL = "Viewers of this company may read but not change anything";
-
-/** What only owners may do, as the docs and the 403s name it. */
-export const OWNER_ONLY = [
-  "change the company's settings",
-  "archive the company",
-  "upload the company's logo",
-  "manage members and member invites",
-  "invite external agents",
-  "register, attach and detach runners",
-] as const;
 
 /**
  * Writes a viewer may make: they change only the viewer's own state (read marks, leaving) or read
@@ -68,7 +59,7 @@ export function refuseViewerWrites(actor: Actor, role: MembershipRole): void {
   if (actor.type === "board" && actor.mutating && role === "viewer") throw forbidden(VIEWER_REFUSAL);
 }
 
-/** Owner-only operations (OWNER_ONLY); agents are refused too unless the route lets them in first. */
+/** Owner-only operations; agents are refused too unless the route lets them in first. */
 export async function requireOwner(db: Db, actor: Actor, companyId: string, what: string): Promise<void> {
   const role = actor.type === "board" ? await membershipRole(db, actor.userId, companyId) : null;
   if (role !== "owner") throw forbidden(`Only the company's owners may ${what}`);
@@ -82,32 +73,30 @@ export async function requireOwner(db: Db, actor: Actor, companyId: string, what
 function companyOfPath(path: string): SQL | null {
   const [, , resource, id] = path.split("/");
   if (!resource || !id) return null;
-  const key = decodeURIComponent(id);
+  let key: string;
+  try {
+    key = decodeURIComponent(id);
+  } catch {
+    return null; // A malformed escape: the route's own parameter handling answers it.
+  }
   if (resource === "companies") return sql`(${key})`;
   if (resource === "issues")
     return sql`(SELECT ${issues.companyId} FROM ${issues} WHERE ${or(eq(issues.id, key.toLowerCase()), inArray(issues.identifier, [key, key.toUpperCase()]))})`;
-  const table = OWNED_BY_COMPANY[resource];
-  return table ? sql`(SELECT ${table.companyId} FROM ${table.table} WHERE ${table.id} = ${key})` : null;
+  const table = OWNED_BY_COMPANY[resource as keyof typeof OWNED_BY_COMPANY];
+  return table ? sql`(SELECT ${table.companyId} FROM ${table} WHERE ${table.id} = ${key})` : null;
 }
 
-type Owned = { table: SQLiteTable; id: SQLiteColumn; companyId: SQLiteColumn };
-const owned = (table: SQLiteTable & { id: SQLiteColumn; companyId: SQLiteColumn }): Owned => ({
-  table,
-  id: table.id,
-  companyId: table.companyId,
-});
-
 /** `/api/<resource>/{id}/…` → the table whose row names the company. */
-const OWNED_BY_COMPANY: Record<string, Owned | undefined> = {
-  agents: owned(agents),
-  projects: owned(projects),
-  goals: owned(goals),
-  routines: owned(routines),
-  "routine-triggers": owned(routineTriggers),
-  approvals: owned(approvals),
-  secrets: owned(companySecrets),
-  "heartbeat-runs": owned(heartbeatRuns),
-};
+const OWNED_BY_COMPANY = {
+  agents,
+  projects,
+  goals,
+  routines,
+  "routine-triggers": routineTriggers,
+  approvals,
+  secrets: companySecrets,
+  "heartbeat-runs": heartbeatRuns,
+} satisfies Record<string, SQLiteTable & { id: SQLiteColumn; companyId: SQLiteColumn }>;
 
 /**
  * Refuses a viewer's write before anything else runs, body validation included, so every
