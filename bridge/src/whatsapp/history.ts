@@ -51,6 +51,12 @@ export function lidContacts(mappings: ReadonlyArray<{ lid: string; pn: string }>
   );
 }
 
+function pairOfContact(contact: { id?: string; phoneNumber?: string }): Array<{ lid: string; pn: string }> {
+  return contact.id && isLidUser(contact.id) && contact.phoneNumber && isPnUser(contact.phoneNumber)
+    ? [{ lid: contact.id, pn: contact.phoneNumber }]
+    : [];
+}
+
 export function historyEvents(
   history: HistorySet,
   meId: string,
@@ -69,8 +75,12 @@ export function historyEvents(
   for (const batch of chunks(contacts)) out.push({ kind: "contacts", contacts: batch });
   // History keys carry no `…Alt`: the sync's own pairs put a LID chat under its phone number, where
   // live messages from the same person (which do carry it) are stored.
+  // (Baileys' event buffer drops `lidPnMappings` when it merges history sets; the contacts keep them.)
   const phoneOf = new Map(
-    (history.lidPnMappings ?? []).map(({ lid, pn }) => [jidNormalizedUser(lid), jidNormalizedUser(pn)]),
+    [...(history.lidPnMappings ?? []), ...history.contacts.flatMap(pairOfContact)].map(({ lid, pn }) => [
+      jidNormalizedUser(lid),
+      jidNormalizedUser(pn),
+    ]),
   );
   const withPhone = (message: WAMessage): WAMessage => {
     const { remoteJid, participant } = message.key;
