@@ -14,7 +14,7 @@ import { fleetObject } from "../fleet/contract";
 import { failure, type Outcome } from "../messaging/context";
 import type { StoredMedia } from "../messaging/media-store";
 import { readMedia } from "../messaging/media-store";
-import { counts } from "../messaging/message-store";
+import { counts, sentRecord } from "../messaging/message-store";
 import type { SessionConfigCopy } from "../messaging/session-config";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
@@ -90,6 +90,11 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   async media(sessionId: string, ref: string): Promise<StoredMedia | null> {
     this.bind(sessionId);
     return readMedia(this.ctx.storage.sql, ref);
+  }
+
+  async sentMessage(sessionId: string, messageId: string): Promise<string | null> {
+    this.bind(sessionId);
+    return sentRecord(this.ctx.storage.sql, messageId);
   }
 
   /** Media the bridge downloaded for a received message. */

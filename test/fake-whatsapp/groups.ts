@@ -79,7 +79,9 @@ export class FakeGroups {
     this.server.deliver(device.jid, {
       tag: "ib",
       attrs: { from: SERVER_JID },
-      content: [{ tag: "dirty", attrs: { type: "groups", timestamp: String(Math.floor(Date.now() / 1000)) } }],
+      content: [
+        { tag: "dirty", attrs: { type: "groups", timestamp: String(Math.floor(Date.now() / 1000)) } },
+      ],
     });
   }
 

@@ -71,6 +71,11 @@ export function mediaPath(sessionId: string, ref: string): string {
   return `/bridge/v1/sessions/${encodeURIComponent(sessionId)}/media/${ref}`;
 }
 
+/** Edge path where the lease holder reads the stored record of a message this account sent. */
+export function sentMessagePath(sessionId: string, messageId: string): string {
+  return `/bridge/v1/sessions/${encodeURIComponent(sessionId)}/sent/${encodeURIComponent(messageId)}`;
+}
+
 // ── Message content ─────────────────────────────────────────────────────────────────────────────
 
 /** Where the bridge gets the bytes of media to send: a public URL, or an upload held by the edge. */

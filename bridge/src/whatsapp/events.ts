@@ -12,7 +12,7 @@ import {
   type WAMessage,
 } from "@whiskeysockets/baileys";
 import type { ContactInfo, NetworkEvent } from "../protocol/messaging.ts";
-import { BoundedMap, isFullMetadata } from "./caches.ts";
+import { type BoundedMap, isFullMetadata } from "./caches.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit, historyEvents, lidContacts } from "./history.ts";
 import {
   callEvent,
@@ -66,7 +66,8 @@ function groupEvents(events: Partial<BaileysEventMap>): NetworkEvent[] {
     meta.id ? [{ ...meta, id: meta.id }] : [],
   );
   const full: GroupMetadata[] = [...(events["groups.upsert"] ?? []), ...updates.filter(isFullMetadata)];
-  for (const batch of chunks(full)) out.push({ kind: "groups", action: "upsert", groups: batch.map(groupInfo) });
+  for (const batch of chunks(full))
+    out.push({ kind: "groups", action: "upsert", groups: batch.map(groupInfo) });
   const partial = updates.filter((meta) => !isFullMetadata(meta));
   for (const batch of chunks(partial))
     out.push({ kind: "groups", action: "update", groups: batch.map(groupInfo) });

@@ -67,10 +67,12 @@ export function historyEvents(
   // Contacts first, so a message's chat already has its name when it is stored.
   const contacts = [
     ...lidContacts(history.lidPnMappings ?? []),
-    ...history.contacts.filter((contact) => contact.id && isPerson(contact.id)).flatMap((contact) => {
-      const info = contactInfo(contact);
-      return info ? [info] : [];
-    }),
+    ...history.contacts
+      .filter((contact) => contact.id && isPerson(contact.id))
+      .flatMap((contact) => {
+        const info = contactInfo(contact);
+        return info ? [info] : [];
+      }),
   ];
   for (const batch of chunks(contacts)) out.push({ kind: "contacts", contacts: batch });
   // History keys carry no `…Alt`: the sync's own pairs put a LID chat under its phone number, where

@@ -28,9 +28,6 @@ import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
 import { performOperation } from "./operations.ts";
 
-export { networkEvents } from "./events.ts";
-export type { HistoryLimit } from "./history.ts";
-
 export type {
   AuthUpdate,
   CloseInfo,
@@ -40,6 +37,8 @@ export type {
   WhatsAppNetwork,
   WhatsAppSocket,
 } from "../protocol/seam.ts";
+export { networkEvents } from "./events.ts";
+export type { HistoryLimit } from "./history.ts";
 
 export interface BaileysNetworkOptions {
   /** Overrides WhatsApp's endpoint; tests point it at a local server so nothing leaves the machine. */
@@ -173,8 +172,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         history: options.history ?? DEFAULT_HISTORY_LIMIT,
         knownLids: new BoundedMap<string, string>(5_000),
       };
-      const failed = (what: string) => (error: unknown) =>
-        log("error", what, { error: errorMessage(error) });
+      const failed = (what: string) => (error: unknown) => log("error", what, { error: errorMessage(error) });
 
       /** A resend request (retry receipt): recent own sends from memory, older ones from the edge. */
       async function getMessage(key: proto.IMessageKey): Promise<proto.IMessage | undefined> {

@@ -11,6 +11,7 @@ import { FakeContact } from "../../fake-whatsapp/contact.ts";
 import { FakeGroups } from "../../fake-whatsapp/groups.ts";
 import { type HistoryChat, PhoneDevice } from "../../fake-whatsapp/history.ts";
 import { FakePhone } from "../../fake-whatsapp/phone.ts";
+import { sendRetryReceipt } from "../../fake-whatsapp/retry.ts";
 import { FakeWhatsApp, type LinkedDevice } from "../../fake-whatsapp/server.ts";
 import { startBridge } from "../support/bridge.ts";
 import { type FakeEdge, startFakeEdge } from "../support/fake-edge.ts";
@@ -42,7 +43,11 @@ async function world(history?: HistoryLimit) {
   );
   const bridge = await startBridge(
     edge,
-    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000, ...(history ? { history } : {}) }),
+    baileysNetwork({
+      waWebSocketUrl: whatsapp.url,
+      connectTimeoutMs: 5_000,
+      ...(history ? { history } : {}),
+    }),
   );
   cleanup.push(() => bridge.fleet.shutdown());
   return { whatsapp, edge, bridge, phone: new FakePhone(whatsapp, PHONE) };
@@ -115,7 +120,11 @@ describe("the Baileys seam against the fake WhatsApp", () => {
       ["H2", FRIEND, false],
       ["H3", FRIEND, false],
     ]);
-    expect(history[1]?.message).toMatchObject({ fromMe: false, sender: FRIEND, content: { text: "dinner?" } });
+    expect(history[1]?.message).toMatchObject({
+      fromMe: false,
+      sender: FRIEND,
+      content: { text: "dinner?" },
+    });
     expect(history[2]?.message).toMatchObject({ fromMe: true, content: { text: "see you" } });
     const contacts = stored(edge, "s1", "contacts").flatMap((event) => event.contacts);
     expect(contacts).toContainEqual({ jid: "4915550002222@s.whatsapp.net", lid: "77000000000001@lid" });
@@ -141,6 +150,99 @@ describe("the Baileys seam against the fake WhatsApp", () => {
         ],
       }),
     ]);
+    expect(edge.protocolErrors).toEqual([]);
+  }, 60_000);
+
+  it("learns a LID contact's phone number from its message (edge contact and Baileys' persisted lid-mapping), answers a resend request from the edge's store, fetches a group it hears of, and ends logged_out when the phone unlinks the device", async () => {
+    const { whatsapp, edge, bridge, phone } = await world();
+    const groups = new FakeGroups(whatsapp);
+    await bridge.assign("s2");
+    const device = await link(edge, phone, "s2");
+
+    // A contact writing from its LID, with its phone number alongside (sender_pn).
+    const contact = new FakeContact(whatsapp, "4915550003333", "Lid Friend");
+    await contact.sendText(device, "hi from my lid");
+    const received = await waitFor(() => stored(edge, "s2", "message")[0], "message", 10_000);
+    expect(received).toMatchObject({ live: true, message: { chat: contact.jid, sender: contact.jid } });
+    const contacts = await waitFor(
+      () => stored(edge, "s2", "contacts").flatMap((event) => event.contacts),
+      "contacts",
+    );
+    expect(contacts).toContainEqual({ jid: contact.jid, lid: contact.lid });
+    // Baileys' own LID store lives in the keys, written through to the edge: it survives a restart.
+    await waitFor(
+      () => edge.session("s2").auth.keys[`lid-mapping:${contact.phoneNumber}`] !== undefined,
+      "lid-mapping persisted",
+    );
+    expect(edge.session("s2").auth.keys[`lid-mapping:${contact.phoneNumber}`]).toBe(contact.lidUser);
+
+    // A resend request for a message this bridge never sent (it was sent before a restart): answered
+    // from the edge's stored record, re-encrypted for the contact from the key bundle in the receipt.
+    const messageId = "3EB0RESENDME0001";
+    edge.sent.set(`s2/${messageId}`, {
+      key: { remoteJid: contact.jid, fromMe: true, id: messageId },
+      message: { conversation: "are you there?" },
+      messageTimestamp: now() - 3600,
+    });
+    sendRetryReceipt(whatsapp, device, contact, messageId);
+    await waitFor(
+      () => edge.mediaRequests.includes(`GET sent s2/${messageId} 200`),
+      "the bridge asked the edge for the message",
+      10_000,
+    );
+    const resent = await waitFor(
+      () => whatsapp.received.find(({ node }) => node.tag === "message" && node.attrs.id === messageId),
+      "the message sent again",
+      10_000,
+    );
+    expect(resent.node.attrs.to).toContain(contact.phoneNumber);
+
+    // A group change for a group the bridge holds nothing about: fetched whole and reported as new.
+    groups.add({
+      jid: "120363000000000009@g.us",
+      subject: "New one",
+      creator: contact.jid,
+      creation: now(),
+      members: [{ jid: contact.jid, admin: "superadmin" }, { jid: `${PHONE}@s.whatsapp.net` }],
+    });
+    whatsapp.deliver(device.jid, {
+      tag: "notification",
+      attrs: {
+        from: "120363000000000009@g.us",
+        type: "w:gp2",
+        id: "N1",
+        participant: contact.jid,
+        t: String(now()),
+      },
+      content: [{ tag: "subject", attrs: { subject: "New one", s_o: contact.jid, s_t: String(now()) } }],
+    });
+    const fetched = await waitFor(
+      () =>
+        stored(edge, "s2", "groups")
+          .filter((event) => event.action === "upsert")
+          .flatMap((event) => event.groups)
+          .find((group) => group.jid === "120363000000000009@g.us"),
+      "the unknown group fetched",
+      10_000,
+    );
+    expect(fetched).toMatchObject({
+      subject: "New one",
+      participants: expect.arrayContaining([{ id: contact.jid, admin: "superadmin" }]),
+    });
+    expect(groups.requests).toContainEqual({
+      device: device.jid,
+      kind: "query",
+      to: "120363000000000009@g.us",
+    });
+
+    // The phone removes the linked device: WhatsApp's stream error, then no reconnect and no creds.
+    const before = stored(edge, "s2", "disconnected").length; // the 515 restart after pairing
+    whatsapp.removeDevice(device.jid);
+    const closed = await waitFor(() => stored(edge, "s2", "disconnected")[before], "disconnected", 10_000);
+    expect(closed).toMatchObject({ code: 401, next: "logged_out" });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(whatsapp.logins).toEqual([device.jid]);
+    expect(edge.session("s2").auth.creds).toBeNull();
     expect(edge.protocolErrors).toEqual([]);
   }, 60_000);
 });
