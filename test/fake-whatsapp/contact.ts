@@ -70,22 +70,24 @@ export class FakeContact {
    * (`pkmsg` until the device has answered on the session, as in Signal).
    */
   async sendText(device: LinkedDevice, text: string): Promise<{ id: string; type: string }> {
-    const { type, body } = await this.encryptFor(
+    return this.sendMessage(
       device,
-      proto.Message.encode({ conversation: text }).finish(),
+      { conversation: text },
+      { from: this.lid, sender_pn: this.jid, addressing_mode: "lid", type: "text", notify: this.name },
     );
+  }
+
+  /** Any message, encrypted for the device, in a `message` stanza with these attributes (`from`, …). */
+  async sendMessage(
+    device: LinkedDevice,
+    message: proto.IMessage,
+    attrs: Record<string, string>,
+  ): Promise<{ id: string; type: string }> {
+    const { type, body } = await this.encryptFor(device, proto.Message.encode(message).finish());
     const id = randomBytes(10).toString("hex").toUpperCase();
     this.server.deliver(device.jid, {
       tag: "message",
-      attrs: {
-        from: this.lid,
-        sender_pn: this.jid,
-        addressing_mode: "lid",
-        id,
-        type: "text",
-        t: String(Math.floor(Date.now() / 1000)),
-        notify: this.name,
-      },
+      attrs: { id, t: String(Math.floor(Date.now() / 1000)), ...attrs },
       content: [{ tag: "enc", attrs: { v: "2", type }, content: body }],
     });
     return { id, type };
