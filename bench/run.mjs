@@ -21,6 +21,7 @@ const BENCH_FILES = [
   "automation.mjs",
   "dashboard.mjs",
   "defaults.mjs",
+  "runner.mjs",
 ];
 
 async function runBench(file) {

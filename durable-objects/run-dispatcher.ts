@@ -3,6 +3,7 @@ import { type DispatcherFrame, type RunnerFrame, RunnerFrameSchema } from "../br
 import { apiBaseUrl, runnerConnected, runnerDisconnected, runnerSeen } from "../workers/control/runners";
 import {
   claimNextRun,
+  closedIssueIds,
   failLinkRuns,
   finishRun,
   LogAnnouncer,
@@ -77,6 +78,10 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     this.#broadcast({ type: "nudge" });
   }
 
+  async issuesClosed(): Promise<void> {
+    this.#broadcast({ type: "check-workspaces" });
+  }
+
   async cancelRun(runId: string, linkId: string): Promise<boolean> {
     const frame = JSON.stringify({ type: "cancel", runId } satisfies DispatcherFrame);
     const links = this.ctx.getWebSockets(linkId);
@@ -133,6 +138,10 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
       const grown = await recordEvent(db, link.linkId, frame);
       if (grown) this.#logAnnouncer.wrote(grown);
       await this.#releaseHeldFinish(frame.runId, false);
+    } else if (frame.type === "workspaces") {
+      const issueIds = await closedIssueIds(db, link.runnerId, frame.issueIds);
+      if (issueIds.length > 0)
+        ws.send(JSON.stringify({ type: "closed-issues", issueIds } satisfies DispatcherFrame));
     } else if (frame.type === "heartbeat") {
       await touchRuns(db, link.linkId, frame.runIds);
       await runnerSeen(db, link.runnerId);

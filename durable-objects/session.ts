@@ -42,6 +42,10 @@ export class SessionDO extends DurableObject<Env> implements SessionObject {
     return this.#session.media(sessionId, ref);
   }
 
+  sentMessage(sessionId: string, messageId: string): Promise<string | null> {
+    return this.#session.sentMessage(sessionId, messageId);
+  }
+
   putMedia(sessionId: string, ref: string, bytes: Uint8Array, mimetype: string, fileName: string | null) {
     return this.#session.putMedia(sessionId, ref, bytes, mimetype, fileName);
   }

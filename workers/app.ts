@@ -11,6 +11,7 @@ import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
 import { controlRoutes } from "./control/routes";
 import { runnerLinkRoutes } from "./control/runners/link";
+import { viewerGate } from "./control/shared";
 import type { AppEnv } from "./core/env";
 import { createDashboard } from "./dashboard";
 import { autoRepliesRoutes } from "./gateway/auto-replies";
@@ -93,6 +94,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     (isUpload(c.req.method, c.req.path, c.req.header("content-type")) ? uploadLimit : jsonLimit)(c, next),
   );
   app.use("/api/*", requireAuthentication);
+  app.use("/api/*", viewerGate);
   app.use("/api/*", limitJsonDepth);
 
   app.route("/api", systemRoutes);

@@ -71,20 +71,41 @@ const MediaParamsSchema = z.object({
   sessionId: z.string().min(1).max(64),
   ref: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
 });
+const SentParamsSchema = z.object({
+  sessionId: z.string().min(1).max(64),
+  messageId: z.string().min(1).max(128),
+});
 
 /** Media moves only for the bridge that holds the session's lease: the others never see its files. */
 async function heldSession(c: Context<BridgeLinkEnv>) {
   const params = MediaParamsSchema.safeParse(c.req.param());
   if (!params.success) throw badRequest("Invalid media reference");
-  const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?")
-    .bind(params.data.sessionId)
-    .first();
-  if (!exists) throw notFound("Session not found");
-  const stub = sessionObject(c.env, params.data.sessionId);
-  if ((await stub.leaseHolder(params.data.sessionId)) !== c.get("bridge"))
-    throw conflict("This bridge does not hold the session's lease");
-  return { ...params.data, stub };
+  return { ...params.data, stub: await leasedTo(c, params.data.sessionId) };
 }
+
+/** The session's object, when the calling bridge holds its lease (409 otherwise, 404 if unknown). */
+async function leasedTo(c: Context<BridgeLinkEnv>, sessionId: string) {
+  const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?").bind(sessionId).first();
+  if (!exists) throw notFound("Session not found");
+  const stub = sessionObject(c.env, sessionId);
+  if ((await stub.leaseHolder(sessionId)) !== c.get("bridge"))
+    throw conflict("This bridge does not hold the session's lease");
+  return stub;
+}
+
+/**
+ * A message this account sent, as stored (`raw`): the bridge answers a recipient's resend request
+ * (retry receipt) from it when the message is no longer in its memory (sentMessagePath).
+ */
+bridgeLinkRoutes.get("/sessions/:sessionId/sent/:messageId", async (c) => {
+  const params = SentParamsSchema.safeParse(c.req.param());
+  if (!params.success) throw badRequest("Invalid message reference");
+  const stub = await leasedTo(c, params.data.sessionId);
+  const raw = await stub.sentMessage(params.data.sessionId, params.data.messageId);
+  if (raw === null) throw notFound("No such sent message");
+  // The record is stored as JSON text; it goes out as it is.
+  return new Response(`{"raw":${raw}}`, { headers: { "Content-Type": "application/json" } });
+});
 
 /** An upload waiting to be sent: the bridge fetches its bytes here. */
 bridgeLinkRoutes.get("/sessions/:sessionId/media/:ref", async (c) => {

@@ -28,6 +28,10 @@ const EnvSchema = z.object({
     .trim()
     .regex(/^\d{1,6}\.\d{1,6}\.\d{1,12}$/, "WA_VERSION must look like 2.3000.1043857760")
     .optional(),
+  /** History sync on pairing: keep messages of the last N days (0: none); default 30. */
+  WA_HISTORY_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  /** …and at most the newest N messages of each chat; default 100. */
+  WA_HISTORY_MESSAGES: z.coerce.number().int().min(0).max(100_000).default(100),
 });
 
 export interface BridgeConfig {
@@ -44,6 +48,8 @@ export interface BridgeConfig {
   waWebSocketUrl?: string;
   /** [major, minor, patch] for Baileys' `version`; absent: the version Baileys bundles. */
   waVersion?: [number, number, number];
+  /** How much of the history sent on pairing is kept (WA_HISTORY_DAYS, WA_HISTORY_MESSAGES). */
+  history: { days: number; messagesPerChat: number };
 }
 
 const versionOf = (text: string): [number, number, number] => {
@@ -68,6 +74,8 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     SIMULATOR_QR_INTERVAL_MS,
     WA_WEBSOCKET_URL,
     WA_VERSION,
+    WA_HISTORY_DAYS,
+    WA_HISTORY_MESSAGES,
   } = parsed.data;
   return {
     edgeUrl: toWebSocketUrl(EDGE_URL),
@@ -78,5 +86,6 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     simulatorQrIntervalMs: SIMULATOR_QR_INTERVAL_MS,
     ...(WA_WEBSOCKET_URL ? { waWebSocketUrl: WA_WEBSOCKET_URL } : {}),
     ...(WA_VERSION ? { waVersion: versionOf(WA_VERSION) } : {}),
+    history: { days: WA_HISTORY_DAYS, messagesPerChat: WA_HISTORY_MESSAGES },
   };
 }

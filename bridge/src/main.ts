@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     ? simulatorNetwork({ qrIntervalMs: config.simulatorQrIntervalMs })
     : (await import("./whatsapp/whatsapp.ts")).baileysNetwork({
         log,
+        history: config.history,
         ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
         ...(config.waVersion ? { version: config.waVersion } : {}),
       });

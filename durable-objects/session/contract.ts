@@ -39,6 +39,11 @@ export interface SessionObject extends Rpc.DurableObjectBranded {
   leaseHolder(sessionId: string): Promise<string | null>;
   /** Media the bridge fetches (an upload to send). */
   media(sessionId: string, ref: string): Promise<StoredMedia | null>;
+  /**
+   * The stored record (`raw`, as JSON text: a recursive JSON type is too deep for RPC stub types) of a
+   * message this account sent, for the lease holder's resends.
+   */
+  sentMessage(sessionId: string, messageId: string): Promise<string | null>;
   /** Media the bridge downloaded for a received message. */
   putMedia(
     sessionId: string,

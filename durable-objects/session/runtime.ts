@@ -15,6 +15,7 @@ import { failure, type Outcome } from "../messaging/context";
 import type { StoredMedia } from "../messaging/media-store";
 import { readMedia } from "../messaging/media-store";
 import { counts } from "../messaging/message-store";
+import { sentRecord } from "../messaging/sent-record";
 import type { SessionConfigCopy } from "../messaging/session-config";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
@@ -86,22 +87,18 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     return this.storage.read().leaseBridge;
   }
 
-  /** Media the bridge fetches (an upload to send). */
+  /** What the lease holder moves over HTTP: uploads to send, downloads, own messages to resend. */
   async media(sessionId: string, ref: string): Promise<StoredMedia | null> {
     this.bind(sessionId);
     return readMedia(this.ctx.storage.sql, ref);
   }
-
-  /** Media the bridge downloaded for a received message. */
-  async putMedia(
-    sessionId: string,
-    ref: string,
-    bytes: Uint8Array,
-    mimetype: string,
-    fileName: string | null,
-  ): Promise<void> {
+  async sentMessage(sessionId: string, messageId: string): Promise<string | null> {
     this.bind(sessionId);
-    this.messaging.putDownloadedMedia(ref, bytes, mimetype, fileName);
+    return sentRecord(this.ctx.storage.sql, messageId);
+  }
+  async putMedia(sessionId: string, ref: string, bytes: Uint8Array, mimetype: string, name: string | null) {
+    this.bind(sessionId);
+    this.messaging.putDownloadedMedia(ref, bytes, mimetype, name);
   }
 
   /** Drives the simulated world (only routed when SIMULATOR=1). */

@@ -38,7 +38,13 @@ describe("config", () => {
       bridgeId: "b1",
       capacity: 5,
       simulator: true,
+      history: { days: 30, messagesPerChat: 100 },
     });
+    expect(loadConfig({ ...base, WA_HISTORY_DAYS: "0", WA_HISTORY_MESSAGES: "20" }).history).toEqual({
+      days: 0,
+      messagesPerChat: 20,
+    });
+    expect(() => loadConfig({ ...base, WA_HISTORY_DAYS: "-1" })).toThrow();
     expect(loadConfig({ ...base, SIMULATOR_QR_INTERVAL_MS: "1500" }).simulatorQrIntervalMs).toBe(1500);
     expect(loadConfig(base).simulatorQrIntervalMs).toBeUndefined();
     expect(loadConfig({ ...base, WA_WEBSOCKET_URL: "ws://127.0.0.1:9/ws/chat" }).waWebSocketUrl).toBe(

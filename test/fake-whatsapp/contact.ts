@@ -92,28 +92,40 @@ export class FakeContact {
     return this.send(companion, message, "media");
   }
 
-  /** Any message to a linked device, one-to-one; `kind` is the stanza's type (`text`, `media`). */
-  async send(
+  /** Any message to a linked device, one-to-one, from the contact's LID; `kind` is the stanza's type. */
+  send(
     companion: Companion,
     message: proto.IMessage,
     kind: "text" | "media" = "text",
+  ): Promise<{ id: string; type: string }> {
+    return this.sendMessage(companion, message, {
+      from: this.lid,
+      sender_pn: this.jid,
+      addressing_mode: "lid",
+      type: kind,
+      notify: this.name,
+    });
+  }
+
+  /** Any message, encrypted for the device, in a `message` stanza with these attributes (`from`, …). */
+  async sendMessage(
+    companion: Companion,
+    message: proto.IMessage,
+    attrs: Record<string, string>,
   ): Promise<{ id: string; type: string }> {
     const { type, ciphertext } = await this.encryptFor(companion, message);
     const id = messageId();
     this.server.deliver(companion.jid, {
       tag: "message",
-      attrs: {
-        from: this.lid,
-        sender_pn: this.jid,
-        addressing_mode: "lid",
-        id,
-        type: kind,
-        t: now(),
-        notify: this.name,
-      },
+      attrs: { id, t: now(), ...attrs },
       content: [enc(type, ciphertext)],
     });
     return { id, type };
+  }
+
+  /** What the contact's device would put in a retry receipt (`keys`): its identity and signed pre-key. */
+  retryKeys() {
+    return this.device.peer.signedBundle();
   }
 
   /**

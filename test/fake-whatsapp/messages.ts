@@ -56,7 +56,8 @@ export class Messaging {
     const mediaConn = this.media?.mediaConnReply(node);
     if (isUsyncQuery(node)) source.send(usyncReply(node, this.directory));
     else if (isKeyFetch(node)) source.send(await keyFetchReply(node, this.directory));
-    else if (isGroupQuery(node)) source.send(this.groupMetadataReply(node));
+    else if (isGroupQuery(node) && this.groups.has(node.attrs.to ?? ""))
+      source.send(this.groupMetadataReply(node));
     else if (mediaConn) source.send(mediaConn);
     else if (node.tag === "message" && source.jid) {
       await this.route(source.jid, node);

@@ -87,6 +87,10 @@ export class FakeWhatsApp {
   readonly received: Array<{ jid: string | undefined; node: BinaryNode }> = [];
   /** The WhatsApp Web version each handshake announced, in order. */
   readonly clientVersions: Version[] = [];
+  /** Called after each login (`first` after pairing): e.g. the phone's history sync (history.ts). */
+  readonly loginHooks: Array<(device: LinkedDevice, first: boolean) => void> = [];
+  /** Answers for iq requests by xmlns (`w:g2`: groups.ts); an absent or undefined answer is an empty result. */
+  readonly iqHandlers = new Map<string, (device: LinkedDevice, iq: BinaryNode) => BinaryNode[] | undefined>();
   private readonly registrations = new Map<string, Registration>();
   private readonly connections = new Set<ClientConnection>();
   private readonly staticKey = Curve.generateKeyPair();
@@ -267,6 +271,26 @@ export class FakeWhatsApp {
       attrs: { from: SERVER_JID },
       content: [{ tag: "offline", attrs: { count: "0" } }],
     });
+    const first = this.logins.filter((login) => login === jid).length === 1;
+    for (const hook of this.loginHooks) hook(device, first);
+  }
+
+  /**
+   * The phone unlinked the device (Linked devices → Log out): WhatsApp forgets it and ends its stream
+   * with `401` and `conflict type=device_removed`, which is what real WhatsApp sends.
+   */
+  removeDevice(jid: string): void {
+    this.devices.delete(jid);
+    for (const connection of this.connections) {
+      if (connection.jid !== jid || !connection.isOpen) continue;
+      connection.send({
+        tag: "stream:error",
+        attrs: { code: "401" },
+        content: [{ tag: "conflict", attrs: { type: "device_removed" } }],
+      });
+      // The client hangs up on reading it; closing at once could beat its read.
+      setTimeout(() => connection.close(), 2_000).unref();
+    }
   }
 
   private async onNode(connection: ClientConnection, node: BinaryNode) {
@@ -274,7 +298,9 @@ export class FakeWhatsApp {
     if (!request) this.received.push({ jid: connection.jid, node });
     if ((await this.messaging.handle(connection, node)) || !request) return;
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
+    const handler = this.iqHandlers.get(node.attrs.xmlns ?? "");
     if (node.attrs.xmlns === "encrypt" && device) connection.send(this.encryptIq(device, node));
+    else if (handler && device) connection.send(result(node, handler(device, node)));
     else connection.send(result(node));
   }
 

@@ -116,6 +116,11 @@ export class SignalPeer {
     }
     const [id, pair] = this.unusedPreKeys.entries().next().value as [number, KeyPair];
     this.unusedPreKeys.delete(id);
+    return { ...this.signedBundle(), preKey: { id, publicKey: pair.public } };
+  }
+
+  /** The long-lived part of a bundle (no one-time pre-key): what a retry receipt carries. */
+  signedBundle(): PreKeyBundle {
     const { signedPreKey } = this.creds;
     return {
       registrationId: this.creds.registrationId,
@@ -125,7 +130,6 @@ export class SignalPeer {
         publicKey: signedPreKey.keyPair.public,
         signature: signedPreKey.signature,
       },
-      preKey: { id, publicKey: pair.public },
     };
   }
 

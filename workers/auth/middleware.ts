@@ -90,7 +90,12 @@ export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) 
       );
   }
   c.set("principal", principal);
-  c.set("actor", { type: "board", userId: principal.user.id, user: principal.user });
+  c.set("actor", {
+    type: "board",
+    userId: principal.user.id,
+    user: principal.user,
+    mutating: !SAFE_METHODS.has(c.req.method),
+  });
   return next();
 };
 

@@ -5,7 +5,18 @@ import type { PublicUser } from "./principal";
  * Who is calling the control plane: a board user (any foundation user; what they may touch is
  * decided by company membership) or an agent holding one of its keys.
  */
-export type Actor = { type: "board"; userId: string; user: PublicUser } | AgentActor;
+export type Actor = BoardActor | AgentActor;
+
+export interface BoardActor {
+  type: "board";
+  userId: string;
+  user: PublicUser;
+  /**
+   * Whether the request may change state (any method but GET, HEAD, OPTIONS, minus the few writes a
+   * viewer may make): company access checks then refuse a viewer (control/shared/roles.ts).
+   */
+  mutating: boolean;
+}
 
 /**
  * An agent as its key proves it. Only identity and role: anything that changes with work (budget,

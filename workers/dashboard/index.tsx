@@ -21,8 +21,10 @@ import { companySettingsPage } from "./company-settings-page";
 import { costPage } from "./cost-page";
 import type { ApiFetch, DashboardEnv, FormFields } from "./env";
 import { homePage } from "./home-page";
+import { invitePage } from "./invite-page";
 import { issueBoardPage } from "./issue-board-page";
 import { issuePage } from "./issue-page";
+import { memberPages } from "./member-pages";
 import { orgPage } from "./org-page";
 import { packagePages } from "./package-pages";
 import { pairingPage } from "./pairing-page";
@@ -185,6 +187,8 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", packagePages);
   dashboard.route("/", companySettingsPage);
   dashboard.route("/", runnerPages);
+  dashboard.route("/", memberPages);
+  dashboard.route("/", invitePage);
 
   dashboard.all("*", (c) => {
     if (!isDashboardPath(c.req.path)) return c.notFound();

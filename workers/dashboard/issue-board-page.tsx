@@ -19,6 +19,7 @@ import {
   optionalText,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
   blankForm,
@@ -236,10 +237,11 @@ async function showBoard(
 ) {
   const company = await loadCompany(c, companyId);
   const base = apiCompanyPath(company.id);
-  const [listed, agents, projects] = await Promise.all([
+  const [listed, agents, projects, role] = await Promise.all([
     c.var.api.read<Issue[]>(`${base}/issues?${issuesQuery(filter)}`),
     loadAgents(c, company.id),
     loadProjects(c, company.id),
+    loadMyRole(c, company.id),
   ]);
   const names = agentNamesOf(agents);
   return render(
@@ -259,16 +261,20 @@ async function showBoard(
           ) : (
             <ActionAlert message={listed.error} />
           )}
-          <section class="panel" aria-labelledby="issues-new">
-            <h2 id="issues-new">New issue</h2>
-            <NewIssueForm
-              company={company}
-              agents={agents}
-              projects={projects}
-              csrf={c.var.csrf}
-              form={form}
-            />
-          </section>
+          {mayChange(role) ? (
+            <section class="panel" aria-labelledby="issues-new">
+              <h2 id="issues-new">New issue</h2>
+              <NewIssueForm
+                company={company}
+                agents={agents}
+                projects={projects}
+                csrf={c.var.csrf}
+                form={form}
+              />
+            </section>
+          ) : (
+            <p class="muted">{READ_ONLY_NOTE}</p>
+          )}
         </>
       ),
     },

@@ -16,6 +16,7 @@ import {
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { PriorityBadge } from "./issue-board-page";
+import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import { RunEntry, runsOf } from "./run-view";
 import {
@@ -209,12 +210,13 @@ function IssueForms({ issue, csrf, view }: { issue: IssueDetail; csrf: string; v
 
 async function showIssue(c: IssueContext, issueId: string, view: IssueView = {}) {
   const issue = await c.var.api.get<IssueDetail>(issueApiPath(issueId));
-  const [company, agents, comments, documents, runs] = await Promise.all([
+  const [company, agents, comments, documents, runs, role] = await Promise.all([
     loadCompany(c, issue.companyId),
     loadAgents(c, issue.companyId),
     c.var.api.get<Comment[]>(`${issueApiPath(issue.id)}/comments?limit=500`),
     documentsOf(c, issue.id),
     runsOf(c, issue),
+    loadMyRole(c, issue.companyId),
   ]);
   const names = agentNamesOf(agents satisfies Agent[]);
   return render(
@@ -250,7 +252,11 @@ async function showIssue(c: IssueContext, issueId: string, view: IssueView = {})
               <Documents documents={documents} />
             </section>
           </div>
-          <IssueForms issue={issue} csrf={c.var.csrf} view={view} />
+          {mayChange(role) ? (
+            <IssueForms issue={issue} csrf={c.var.csrf} view={view} />
+          ) : (
+            <p class="muted">{READ_ONLY_NOTE}</p>
+          )}
         </>
       ),
     },

@@ -17,6 +17,7 @@ export type CompanyTab =
   | "secrets"
   | "activity"
   | "package"
+  | "members"
   | "settings";
 
 export interface CompanyNav {
@@ -58,6 +59,7 @@ const COMPANY_TABS: ReadonlyArray<{ tab: CompanyTab; path: string; label: string
   { tab: "secrets", path: "/secrets", label: "Secrets" },
   { tab: "activity", path: "/activity", label: "Activity" },
   { tab: "package", path: "/package", label: "Import and export" },
+  { tab: "members", path: "/members", label: "Members" },
   { tab: "settings", path: "/settings", label: "Settings" },
 ];
 

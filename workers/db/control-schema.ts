@@ -9,7 +9,8 @@ import { users } from "./foundation-schema";
  */
 
 export const COMPANY_STATUSES = ["active", "paused", "archived"] as const;
-export const MEMBERSHIP_ROLES = ["owner", "member"] as const;
+/** `viewer` reads everything and changes nothing; `member` changes everything but the company itself and its members; `owner` all. */
+export const MEMBERSHIP_ROLES = ["owner", "member", "viewer"] as const;
 export const AGENT_STATUSES = [
   "pending_approval",
   "idle",
@@ -81,6 +82,7 @@ export type IssuePriority = (typeof ISSUE_PRIORITIES)[number];
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 export type AgentRole = (typeof AGENT_ROLES)[number];
 export type ActorType = (typeof ACTOR_TYPES)[number];
+export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
 export type JsonObject = Record<string, unknown>;
 
 const createdAt = () => integer("created_at").notNull();

@@ -12,4 +12,5 @@ export * from "./bridge-schema";
 export * from "./control-schema";
 export * from "./foundation-schema";
 export * from "./issue-schema";
+export * from "./member-schema";
 export * from "./runner-schema";

@@ -19,6 +19,7 @@ const CONTROL_CODES: Partial<Record<ContentfulStatusCode, string>> = {
   403: "forbidden",
   404: "not_found",
   409: "conflict",
+  410: "gone",
   413: "payload_too_large",
   415: "unsupported_media_type",
   422: "unprocessable",

@@ -30,6 +30,7 @@ export const STATUS_TITLES: Partial<Record<ContentfulStatusCode, string>> = {
   404: "Not found",
   405: "Method not allowed",
   409: "Conflict",
+  410: "Gone",
   413: "Payload too large",
   415: "Unsupported media type",
   422: "Unprocessable entity",
@@ -48,6 +49,8 @@ export const forbidden = (detail: string, message = titleOf(403)) => new ApiErro
 export const notFound = (message = titleOf(404), detail?: string) => new ApiError(404, message, detail);
 export const conflict = (detail: string, details?: unknown) =>
   new ApiError(409, titleOf(409), detail, details);
+/** Something that existed and is no longer usable (an expired or revoked invite link). */
+export const gone = (detail: string, details?: unknown) => new ApiError(410, titleOf(410), detail, details);
 /** A well-formed request that breaks a rule: an invalid transition, an agent that cannot be assigned. */
 export const unprocessable = (detail: string, details?: unknown) =>
   new ApiError(422, titleOf(422), detail, details);

@@ -17,6 +17,7 @@ const CONTROL_PREFIXES = [
   "/api/approvals",
   "/api/secrets",
   "/api/heartbeat-runs",
+  "/api/member-invites",
   "/llms",
 ];
 

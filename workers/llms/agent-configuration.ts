@@ -204,7 +204,10 @@ const ADAPTER_CONFIG_FIELDS = `adapterConfig (all optional, except command for p
                         table for the model (opencode_local: instead of OpenCode's own cost)
   extraArgs             claude_local, codex_local, gemini_local, opencode_local: more arguments,
                         appended as given
-  cwd                   working directory of the process (the repository for coding agents)
+  cwd                   working directory of the process (the repository for coding agents); a
+                        run on an issue of a project with a workspace cwd works there instead
+  workspaceStrategy     worktree (default): in a git repository each issue gets its own worktree
+                        and branch switchboard/<identifier>; shared: work in the directory itself
   model                 one of the adapter's models (see below); also passed as PLATFORM_MODEL
   promptTemplate        the prompt, written to the process's standard input. Placeholders:
                         {{agentName}} {{agentRole}} {{agentId}} {{runId}} {{taskId}}
@@ -278,7 +281,8 @@ ${"=".repeat(8 + type.length)}
 
 ${wrap(ADAPTER_SUMMARIES[type], 100, 0)}
 A runner registered by the company's owners (\`npm start\` runs one for the local admin) claims this
-adapter's queued runs and ${ADAPTER_LAUNCH[type]} in adapterConfig.cwd, in a process group of its
+adapter's queued runs and ${ADAPTER_LAUNCH[type]} in the run's workspace (the issue's project
+workspace, else adapterConfig.cwd; in git, the issue's own worktree), in a process group of its
 own, writes the rendered prompt to its standard input, streams its output to the run log and records
 the exit code. Exit 0 is a succeeded run; anything else or a lost runner is a failed one, a timeout
 timed_out, a cancel cancelled (its checkouts are released either way). One run of an agent at a

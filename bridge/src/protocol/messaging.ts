@@ -15,15 +15,21 @@ const Json = z.json();
 // ── Identifiers ─────────────────────────────────────────────────────────────────────────────────
 
 export const PERSON_JID = /^\d{5,20}@s\.whatsapp\.net$/;
+/**
+ * A person addressed by LID (`<digits>@lid`), WhatsApp's privacy-preserving id: since 2025 many chats
+ * arrive this way without the phone number, and they are answered the same way.
+ */
+export const LID_JID = /^\d{5,20}@lid$/;
 /** `<digits>@g.us`; legacy groups are `<creator>-<timestamp>@g.us`, still seen on old accounts. */
 export const GROUP_JID = /^\d{5,40}(-\d{5,20})?@g\.us$/;
 export const STATUS_JID = "status@broadcast";
 
 export const PersonJidSchema = z.string().regex(PERSON_JID, "must be <number>@s.whatsapp.net");
 export const GroupJidSchema = z.string().regex(GROUP_JID, "must be <digits>@g.us");
-export const isChatJid = (jid: string): boolean => PERSON_JID.test(jid) || GROUP_JID.test(jid);
-export const CHAT_JID_MESSAGE = "must be <number>@s.whatsapp.net or <digits>@g.us";
-/** A chat: a person or a group. */
+export const isChatJid = (jid: string): boolean =>
+  PERSON_JID.test(jid) || LID_JID.test(jid) || GROUP_JID.test(jid);
+export const CHAT_JID_MESSAGE = "must be <number>@s.whatsapp.net, <digits>@lid or <digits>@g.us";
+/** A chat: a person (by phone number or LID) or a group. */
 export const ChatJidSchema = z.string().max(128).refine(isChatJid, { message: CHAT_JID_MESSAGE });
 /** Anything WhatsApp uses as an address in events (phone JIDs, LIDs, groups, status, newsletters). */
 export const AnyJidSchema = z.string().min(3).max(160);
@@ -63,6 +69,11 @@ export const MEDIA_MAX_BYTES = 16 * 1024 * 1024;
 /** Edge path where a bridge GETs an upload to send, or PUTs downloaded media (bearer BRIDGE_TOKEN). */
 export function mediaPath(sessionId: string, ref: string): string {
   return `/bridge/v1/sessions/${encodeURIComponent(sessionId)}/media/${ref}`;
+}
+
+/** Edge path where the lease holder reads the stored record of a message this account sent. */
+export function sentMessagePath(sessionId: string, messageId: string): string {
+  return `/bridge/v1/sessions/${encodeURIComponent(sessionId)}/sent/${encodeURIComponent(messageId)}`;
 }
 
 // ── Message content ─────────────────────────────────────────────────────────────────────────────

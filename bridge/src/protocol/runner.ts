@@ -58,6 +58,11 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
     seq: z.number().int().min(0),
     event: TranscriptEventSchema,
   }),
+  /**
+   * The issues whose git worktrees the runner holds (sent on connect, every minute, and when the edge
+   * asks): the edge answers with `closed-issues`, so the runner removes the worktrees of finished work.
+   */
+  z.object({ type: z.literal("workspaces"), issueIds: z.array(z.string().min(1).max(64)).max(1_000) }),
   /** Still alive (sent every 20 s, with or without runs) and working on these runs. */
   z.object({ type: z.literal("heartbeat"), runIds: z.array(z.string().min(1).max(64)).max(64) }),
   z.object({
@@ -97,7 +102,16 @@ export const RunAssignmentSchema = z.object({
   /** adapterConfig.command, or the adapter's own program (e.g. `claude`). */
   command: z.string().min(1),
   args: z.array(z.string()),
+  /** The project's primary workspace (its cwd), else adapterConfig.cwd; null: a directory of the runner's. */
   cwd: z.string().nullable(),
+  /**
+   * The issue the run works on: when cwd is in a git repository the runner gives each issue its own
+   * worktree and branch (switchboard/<identifier>), unless adapterConfig.workspaceStrategy is "shared".
+   */
+  issue: z
+    .object({ id: z.string().min(1).max(64), identifier: z.string().min(1).max(64) })
+    .nullable()
+    .optional(),
   /** Rendered prompt, written to the process's stdin. */
   prompt: z.string(),
   timeoutSec: z.number().int().min(1),
@@ -121,5 +135,9 @@ export const DispatcherFrameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("run"), run: RunAssignmentSchema }),
   /** Stop this run (someone cancelled it); the runner stops its process group and reports finish. */
   z.object({ type: z.literal("cancel"), runId: z.string() }),
+  /** An issue was closed: a runner holding worktrees asks which (a `workspaces` frame). */
+  z.object({ type: z.literal("check-workspaces") }),
+  /** Of the issues a `workspaces` frame named, those done, cancelled or gone: remove their worktrees. */
+  z.object({ type: z.literal("closed-issues"), issueIds: z.array(z.string()) }),
 ]);
 export type DispatcherFrame = z.infer<typeof DispatcherFrameSchema>;

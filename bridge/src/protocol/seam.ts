@@ -47,6 +47,11 @@ export interface SocketHandlers {
   persistAuth(update: AuthUpdate): Promise<void>;
   /** Messages, receipts, edits, deletes, contacts, groups and calls, in the order the network saw them. */
   onNetworkEvent(event: NetworkEvent): void;
+  /**
+   * The stored record (`raw`) of a message this account sent, from the edge, or null: what a resend
+   * request is answered from after a restart. Absent where nothing is stored (tests, the simulator).
+   */
+  storedMessage?(chat: string, id: string): Promise<Json | null>;
 }
 
 /** Media bytes ready to send (fetched, and for stickers already WebP), or downloaded. */

@@ -19,8 +19,10 @@ import {
   type Verdict,
 } from "./adapters/index.ts";
 import { INHERITED_ENV, type RunAs } from "./config.ts";
+import { GitError } from "./git.ts";
 import { GroupChild } from "./process-group.ts";
 import { prepareRunDir, readFileAs, workingDirectory, writeRunFiles } from "./run-files.ts";
+import { type WorkspaceLease, type Workspaces, workspaceStrategy } from "./workspace.ts";
 
 const STDERR_TAIL_CHARS = 4 * 1024;
 
@@ -38,6 +40,8 @@ export interface ProcessOptions {
   /** Agents without adapterConfig.cwd work in `<workDir>/<agent id>`. */
   workDir: string;
   runAs: RunAs | null;
+  /** Per-issue git worktrees of a cwd in a repository; absent: runs work in their cwd as it is. */
+  workspaces?: Workspaces;
   onOutput(stream: "stdout" | "stderr" | "system", text: string): void;
   /** A transcript event the adapter read from the CLI's output (or the runner's own note). */
   onEvent?(event: TranscriptEvent): void;
@@ -54,6 +58,12 @@ function inheritedEnv(runAs: RunAs | null): Record<string, string> {
   }
   if (runAs) env.HOME = runAs.home;
   return env;
+}
+
+function failureMessage(error: unknown): string {
+  if (error instanceof AdapterConfigError) return `configuration: ${error.message}`;
+  if (error instanceof GitError) return `workspace: ${error.message}`;
+  return String(error);
 }
 
 /** Splits text into frames no longer than the protocol allows. */
@@ -87,16 +97,29 @@ export class AgentProcess {
   /** Runs to completion; never rejects (a spawn failure or a bad configuration is an outcome too). */
   async start(): Promise<ProcessOutcome> {
     const runDir = path.join(this.options.workDir, ".runs", this.run.runId);
+    let workspace: WorkspaceLease | null = null;
     try {
-      const cwd = workingDirectory(this.run, this.options);
-      return await this.attempts(cwd, runDir);
+      workspace = await this.enterWorkspace();
+      return await this.attempts(workspace.cwd, runDir);
     } catch (error) {
-      const message = error instanceof AdapterConfigError ? `configuration: ${error.message}` : String(error);
-      this.note(`${message}\n`);
-      return { exitCode: null, timedOut: false, error: message };
+      this.note(`${failureMessage(error)}\n`);
+      return { exitCode: null, timedOut: false, error: failureMessage(error) };
     } finally {
+      workspace?.release();
       await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+
+  /** The run's cwd: its issue's worktree when the cwd is in a git repository, else as configured. */
+  private async enterWorkspace(): Promise<WorkspaceLease> {
+    const { cwd, issue, adapterConfig } = this.run;
+    const workspaces = this.options.workspaces;
+    if (!cwd || !workspaces)
+      return { cwd: workingDirectory(this.run, this.options), worktree: null, release: () => undefined };
+    const lease = await workspaces.enter({ cwd, issue, strategy: workspaceStrategy(adapterConfig) });
+    if (lease.worktree)
+      this.options.onOutput("system", `working in ${lease.cwd} (branch ${lease.worktree.branch})\n`);
+    return lease;
   }
 
   /** Stops the run's process group (cancel, the runner shutting down); no fresh retry follows. */

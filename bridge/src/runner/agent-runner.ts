@@ -6,6 +6,7 @@
  * outlives the edge's record of it.
  */
 import { arch, platform } from "node:os";
+import path from "node:path";
 import {
   type DispatcherFrame,
   DispatcherFrameSchema,
@@ -18,10 +19,13 @@ import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/r
 import { AgentProcess } from "./agent-process.ts";
 import { type FoundCli, probeClis } from "./cli-probe.ts";
 import type { RunAs } from "./config.ts";
+import { Workspaces } from "./workspace.ts";
 
 const POLL_MS = 5_000;
 /** The edge counts a runner silent for 90 s as gone; this keeps it well inside that. */
 const HEARTBEAT_MS = 20_000;
+/** How often the runner asks which of its worktrees' issues were closed (the edge also says so at once). */
+const WORKSPACE_CHECK_MS = 60_000;
 /** What the runner says it is (package.json's version). */
 const VERSION = "0.1.0";
 
@@ -44,8 +48,10 @@ export class AgentRunner {
   private timers: NodeJS.Timeout[] = [];
   /** Asked once at start; every hello reports it. */
   private clis: Promise<FoundCli[]> = Promise.resolve([]);
+  private readonly workspaces: Workspaces;
 
   constructor(private readonly options: AgentRunnerOptions) {
+    this.workspaces = new Workspaces(path.join(options.workDir, "worktrees"), options.runAs);
     this.link = new ReconnectingSocket({
       url: `${options.edgeUrl}/runner/v1/link`,
       token: options.token,
@@ -63,6 +69,7 @@ export class AgentRunner {
     this.timers = [
       setInterval(() => this.claim(), POLL_MS),
       setInterval(() => this.heartbeat(), HEARTBEAT_MS),
+      setInterval(() => this.checkWorkspaces(), WORKSPACE_CHECK_MS),
     ];
     for (const timer of this.timers) timer.unref();
   }
@@ -89,6 +96,7 @@ export class AgentRunner {
         clis,
       });
       this.claim();
+      this.checkWorkspaces();
     });
   }
 
@@ -120,7 +128,27 @@ export class AgentRunner {
     }
     if (frame.type === "nudge") this.claim();
     else if (frame.type === "run") this.execute(frame.run);
+    else if (frame.type === "check-workspaces") this.checkWorkspaces();
+    else if (frame.type === "closed-issues") void this.removeWorkspaces(frame.issueIds);
     else this.cancel(frame.runId);
+  }
+
+  /** Asks the edge which of the issues this runner holds worktrees for are closed. */
+  private checkWorkspaces(): void {
+    if (!this.link.isOpen) return;
+    void this.workspaces.heldIssueIds().then((issueIds) => {
+      if (issueIds.length > 0) this.send({ type: "workspaces", issueIds: issueIds.slice(0, 1_000) });
+    });
+  }
+
+  private async removeWorkspaces(issueIds: string[]): Promise<void> {
+    try {
+      const removed = await this.workspaces.remove(issueIds);
+      if (removed.length > 0)
+        this.options.log("info", "worktrees removed", { worktrees: removed.join(", ") });
+    } catch (error) {
+      this.options.log("warn", "worktree removal failed", { error: String(error) });
+    }
   }
 
   private cancel(runId: string): void {
@@ -159,6 +187,7 @@ export class AgentRunner {
     const process = new AgentProcess(run, {
       workDir: this.options.workDir,
       runAs: this.options.runAs,
+      workspaces: this.workspaces,
       onOutput: (stream, text) => this.output(run.runId, stream, text),
       onEvent: (event) => this.event(run.runId, event),
       onProcessGroup: this.options.onProcessGroup,
@@ -178,6 +207,8 @@ export class AgentRunner {
       });
       this.send({ type: "finish", runId: run.runId, logFrames, eventFrames, ...outcome });
       this.claim();
+      // An agent often closes its own issue just before it exits, while its worktree was still in use.
+      if (run.issue) this.checkWorkspaces();
     });
   }
 }

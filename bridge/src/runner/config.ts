@@ -1,6 +1,6 @@
 /** The runner's settings, from its environment, validated once at start. */
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
+import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { toWebSocketUrl } from "../shared/edge-url.ts";
@@ -39,7 +39,11 @@ export interface RunnerConfig {
   /** ws:// or wss:// origin of the edge, without a trailing slash. */
   edgeUrl: string;
   slots: number;
-  /** Each agent without adapterConfig.cwd works in `<workDir>/<agent id>`. */
+  /**
+   * Each agent without a cwd works in `<workDir>/<agent id>`; issues' git worktrees are made in
+   * `<workDir>/worktrees`. Default `~/.local/state/switchboard/runner`: state, not a cache (a worktree
+   * holds an agent's uncommitted work), and not under /tmp, where some CLIs (gemini) refuse to work.
+   */
   workDir: string;
   runAs: RunAs | null;
   /** Where to read the token from; undefined: standard input. */
@@ -52,6 +56,8 @@ export function resolveRunAs(user: string): RunAs {
   const home = execFileSync("getent", ["passwd", user], { encoding: "utf8" }).split(":")[5] ?? "/";
   return { user, uid: id("-u"), gid: id("-g"), home };
 }
+
+const defaultWorkDir = (): string => path.join(homedir(), ".local", "state", "switchboard", "runner");
 
 /** Throws an Error listing every problem (without echoing values). */
 export function loadRunnerConfig(env: Record<string, string | undefined>): RunnerConfig {
@@ -67,7 +73,7 @@ export function loadRunnerConfig(env: Record<string, string | undefined>): Runne
   return {
     edgeUrl: toWebSocketUrl(EDGE_URL),
     slots: RUNNER_SLOTS,
-    workDir: path.resolve(RUNNER_WORK_DIR ?? path.join(tmpdir(), "switchboard-runner")),
+    workDir: path.resolve(RUNNER_WORK_DIR ?? defaultWorkDir()),
     runAs: RUNNER_RUN_AS ? resolveRunAs(RUNNER_RUN_AS) : null,
     tokenFile: RUNNER_TOKEN_FILE,
   };

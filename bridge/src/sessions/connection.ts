@@ -13,6 +13,7 @@ import { type NetworkEvent, NetworkEventSchema } from "../protocol/messaging.ts"
 import {
   type AuthUpdate,
   type CloseInfo,
+  type Json,
   OperationError,
   type SocketHandlers,
   type WhatsAppNetwork,
@@ -35,6 +36,8 @@ export interface WhatsAppConnectionOptions {
   events: EventQueue;
   /** The session left this bridge: no socket may open and no write may start. */
   isGone(): boolean;
+  /** The edge's record of a message this account sent (for resend requests), or null. */
+  sentMessage?(chat: string, id: string): Promise<Json | null>;
 }
 
 /** `disconnected.code` when the bridge closed WhatsApp itself (stop): WhatsApp gave no code. */
@@ -191,6 +194,7 @@ export class WhatsAppConnection {
       onNetworkEvent: (event) => {
         if (current()) this.onNetworkEvent(event);
       },
+      ...(this.options.sentMessage ? { storedMessage: this.options.sentMessage } : {}),
     };
     try {
       const socket = this.options.network.open({

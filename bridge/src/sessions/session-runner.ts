@@ -23,6 +23,7 @@ import { type CommandFrame, CommandLedger, type Outcome, ok, type ResultBody } f
 import { WhatsAppConnection } from "./connection.ts";
 import { EventQueue } from "./event-queue.ts";
 import { runOperation } from "./operation-command.ts";
+import { fetchSentMessage } from "./stored-messages.ts";
 
 export interface SessionRunnerOptions {
   sessionId: string;
@@ -80,6 +81,7 @@ export class SessionRunner {
       log: this.log,
       events: this.events,
       isGone: () => this.gone,
+      sentMessage: (_chat, id) => fetchSentMessage(this.media, id),
     });
     this.link = new ReconnectingSocket({
       url: `${options.edgeUrl}/bridge/v1/sessions/${encodeURIComponent(sid)}?bridge=${encodeURIComponent(options.bridgeId)}`,

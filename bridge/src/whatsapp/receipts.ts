@@ -1,6 +1,6 @@
 /**
  * Delivery and read receipts as `message.status` events, beyond the one-to-one `messages.update`
- * (mapping.ts `statusEvents`). Loaded only by whatsapp.ts (see the rule in mapping.ts).
+ * (mapping.ts `statusEvents`). Baileys' side of the bridge (see the rule in mapping.ts).
  *
  * - Groups: Baileys reports a receipt per participant as `message-receipt.update`, never as
  *   `messages.update`. A message's status moves with the first participant that got (or read) it.

@@ -1,8 +1,8 @@
 /**
  * The real WhatsApp network: the seam (`seam.ts`) implemented over Baileys. This is the ONLY file that
  * imports `@whiskeysockets/baileys` (and pino, which Baileys needs as its logger), together with the
- * modules only it imports: mapping.ts (Baileys' shapes to ours), receipts.ts and operations.ts
- * (`perform`). Everything else in the bridge, and every test but a few, runs without it.
+ * modules only it imports: mapping.ts (Baileys' shapes to ours), events.ts, receipts.ts, operations.ts
+ * (`perform`) and their helpers. Everything else in the bridge, and every test but a few, runs without it.
  */
 
 import type { Agent } from "node:https";
@@ -24,19 +24,12 @@ import type { Me } from "../protocol/link.ts";
 import type { NetworkEvent } from "../protocol/messaging.ts";
 import type { AuthUpdate, Json, OpenOptions, WhatsAppNetwork, WhatsAppSocket } from "../protocol/seam.ts";
 import { errorMessage, type Log, silentLog } from "../shared/log.ts";
-import {
-  callEvent,
-  chunks,
-  contactInfo,
-  fromJson,
-  groupInfo,
-  participantJid,
-  statusEvents,
-  toJson,
-  upsertEvent,
-} from "./mapping.ts";
+import { BoundedMap, GroupCache, isFullMetadata, RecentSent } from "./caches.ts";
+import { networkEvents } from "./events.ts";
+import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
+import { fromJson, groupInfo, toJson } from "./mapping.ts";
 import { performOperation } from "./operations.ts";
-import { inOrderWithPhoneNumbers, receiptEvents } from "./receipts.ts";
+import { inOrderWithPhoneNumbers } from "./receipts.ts";
 
 export type {
   AuthUpdate,
@@ -47,6 +40,8 @@ export type {
   WhatsAppNetwork,
   WhatsAppSocket,
 } from "../protocol/seam.ts";
+export { networkEvents } from "./events.ts";
+export type { HistoryLimit } from "./history.ts";
 
 export interface BaileysNetworkOptions {
   /** Overrides WhatsApp's endpoint; tests point it at a local server so nothing leaves the machine. */
@@ -54,6 +49,8 @@ export interface BaileysNetworkOptions {
   /** The WhatsApp Web version to announce; absent, the one Baileys bundles (no fetch: no network needed). */
   version?: [number, number, number];
   connectTimeoutMs?: number;
+  /** How much of the history the phone sends on pairing reaches the edge (default: 30 days, 100 a chat). */
+  history?: HistoryLimit;
   /** The HTTPS agent for media uploads (Baileys' `fetchAgent`); tests trust the fake media host with it. */
   mediaAgent?: Agent;
   /** Where translation failures go (one odd message is skipped, not fatal). */
@@ -112,11 +109,22 @@ export function makeWriteThroughKeyStore(
 
 /** Baileys closes with a Boom; its HTTP-like status code is the `DisconnectReason`. */
 function statusCodeOf(error: unknown): number {
+  if (isDeviceRemoved(error)) return DisconnectReason.loggedOut;
   if (typeof error === "object" && error !== null && "output" in error) {
     const output = (error as { output?: { statusCode?: unknown } }).output;
     if (typeof output?.statusCode === "number") return output.statusCode;
   }
   return DisconnectReason.connectionClosed;
+}
+
+/**
+ * The phone unlinked this device: WhatsApp ends the stream with `<conflict type="device_removed"/>`
+ * (with code 401, which Baileys maps to loggedOut; without a code Baileys would say 440 "replaced").
+ */
+function isDeviceRemoved(error: unknown): boolean {
+  if (typeof error !== "object" || error === null || !("data" in error)) return false;
+  const data = (error as { data?: { tag?: unknown; attrs?: { type?: unknown } } }).data;
+  return data?.tag === "conflict" && data.attrs?.type === "device_removed";
 }
 
 function reasonOf(error: unknown): string {
@@ -147,56 +155,6 @@ function meOf(creds: AuthenticationCreds): Me {
   return { id: creds.me?.id ?? "", ...(name ? { name: name.slice(0, 256) } : {}) };
 }
 
-const nonNull = <T>(value: T | null): value is T => value !== null;
-
-/** One batch of Baileys events as network events, in the seam's terms. */
-export function networkEvents(
-  events: Partial<BaileysEventMap>,
-  meId: string,
-  onError: (error: unknown) => void = () => {},
-  meLid = "",
-): NetworkEvent[] {
-  const out: NetworkEvent[] = [];
-  const upsert = events["messages.upsert"];
-  // A batch can hold many messages: every one is reported, `notify` ones as live, and one that cannot
-  // be translated does not cost the others.
-  for (const message of upsert?.messages ?? []) {
-    try {
-      const event = upsertEvent(message, upsert?.type === "notify", meId);
-      if (event) out.push(event);
-    } catch (error) {
-      onError(error);
-    }
-  }
-  out.push(...statusEvents(events["messages.update"] ?? [], meId));
-  out.push(...receiptEvents(events["message-receipt.update"] ?? [], [meId, meLid]));
-  const contacts = [...(events["contacts.upsert"] ?? []), ...(events["contacts.update"] ?? [])]
-    .map(contactInfo)
-    .filter(nonNull);
-  for (const batch of chunks(contacts)) out.push({ kind: "contacts", contacts: batch });
-  for (const batch of chunks(events["groups.upsert"] ?? [])) {
-    out.push({ kind: "groups", action: "upsert", groups: batch.map(groupInfo) });
-  }
-  const updates = (events["groups.update"] ?? []).flatMap((meta) =>
-    meta.id ? [{ ...meta, id: meta.id }] : [],
-  );
-  for (const batch of chunks(updates))
-    out.push({ kind: "groups", action: "update", groups: batch.map(groupInfo) });
-  const participants = events["group-participants.update"];
-  if (participants) {
-    out.push({
-      kind: "group.participants",
-      jid: participants.id,
-      action: participants.action,
-      // Objects since v7, not JIDs.
-      participants: participants.participants.map(participantJid),
-      ...(participants.author ? { author: participants.authorPn ?? participants.author } : {}),
-    });
-  }
-  for (const call of events.call ?? []) out.push(callEvent(call));
-  return out;
-}
-
 export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNetwork {
   const log = options.log ?? silentLog;
   return {
@@ -213,6 +171,28 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       // A QR, an open or a server's close reason: WhatsApp answered this socket's handshake.
       let heardFromWhatsApp = false;
       let qrShown = false;
+      const groups = new GroupCache();
+      const recentSent = new RecentSent();
+      const context = {
+        history: options.history ?? DEFAULT_HISTORY_LIMIT,
+        knownLids: new BoundedMap<string, string>(5_000),
+        // Known only once paired; receipts from the account's own devices are not a recipient's.
+        get meLid() {
+          return creds.me?.lid ?? "";
+        },
+      };
+      const failed = (what: string) => (error: unknown) => log("error", what, { error: errorMessage(error) });
+
+      /** A resend request (retry receipt): recent own sends from memory, older ones from the edge. */
+      async function getMessage(key: proto.IMessageKey): Promise<proto.IMessage | undefined> {
+        if (!key.id) return undefined;
+        const recent = recentSent.get(key.id);
+        if (recent) return recent;
+        const raw = await handlers.storedMessage?.(key.remoteJid ?? "", key.id).catch(() => null);
+        if (!raw) return undefined;
+        const stored = fromJson(raw) as { message?: proto.IMessage | null };
+        return stored.message ?? undefined;
+      }
 
       const sock = makeWASocket({
         auth: { creds, keys },
@@ -221,12 +201,36 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         // Phone notifications keep working, and a gateway has no use for years of history.
         markOnlineOnConnect: false,
         syncFullHistory: false,
+        getMessage,
+        cachedGroupMetadata: async (jid) => groups.get(jid),
         // The bundled version unless configured: fetching the latest needs the internet on every start.
         ...(options.version ? { version: options.version } : {}),
         ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
         ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
         ...(options.mediaAgent ? { fetchAgent: options.mediaAgent } : {}),
       });
+
+      /** An update about a group we hold no metadata for: fetch it whole, so the edge can store it. */
+      function fetchUnknownGroup(jid: string): void {
+        sock.groupMetadata(jid).then((meta) => {
+          if (silenced) return;
+          groups.remember(meta);
+          handlers.onNetworkEvent({ kind: "groups", action: "upsert", groups: [groupInfo(meta)] });
+        }, failed("could not fetch a changed group"));
+      }
+
+      function remember(events: Partial<BaileysEventMap>): void {
+        for (const meta of events["groups.upsert"] ?? []) groups.remember(meta);
+        for (const meta of events["groups.update"] ?? []) {
+          if (meta.id && !isFullMetadata(meta) && !groups.has(meta.id)) fetchUnknownGroup(meta.id);
+          else groups.remember(meta);
+        }
+        const participants = events["group-participants.update"];
+        if (participants) groups.forget(participants.id);
+        for (const message of events["messages.upsert"]?.messages ?? []) {
+          if (message.key.fromMe) recentSent.remember(message.key.id, message.message);
+        }
+      }
 
       // Baileys merges each partial update into `creds` in its own listener, registered before this
       // one, so the whole (merged) creds object is what gets stored.
@@ -245,13 +249,13 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       );
       sock.ev.process((events) => {
         if (silenced) return;
-        const failed = (error: unknown) =>
-          log("error", "could not translate a WhatsApp event", { error: errorMessage(error) });
+        const onError = failed("could not translate a WhatsApp event");
         let translated: NetworkEvent[] = [];
         try {
-          translated = networkEvents(events, creds.me?.id ?? "", failed, creds.me?.lid ?? "");
+          remember(events);
+          translated = networkEvents(events, creds.me?.id ?? "", onError, context);
         } catch (error) {
-          failed(error);
+          onError(error);
         }
         deliver(translated);
       });
@@ -267,6 +271,9 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         else if (update.connection === "open") {
           heardFromWhatsApp = true;
           handlers.onOpen(meOf(creds));
+          // Groups the account is already in: WhatsApp sends no event for them. Baileys reports the
+          // answer as `groups.update` with full metadata, which the event handler stores.
+          sock.groupFetchAllParticipating().catch(failed("could not fetch the account's groups"));
         } else if (update.connection === "close") {
           silenced = true;
           const error = update.lastDisconnect?.error;

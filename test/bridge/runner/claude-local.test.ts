@@ -70,7 +70,8 @@ const resultLine = (stdout: string) =>
     unknown
   >;
 
-describe("claude_local with the real claude CLI", () => {
+// A real CLI starts in 1–15 s depending on the machine's load (CI runs suites in parallel): generous bounds.
+describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
   it("runs a tool call in its cwd; transcript, session, tokens and cost come from its stream", async () => {
     fake = await startFakeAnthropic(
       toolThenText("echo ran-$PLATFORM_RUN_ID > marker.txt && echo TOOL-OK", "All finished."),

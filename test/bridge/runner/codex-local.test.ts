@@ -62,7 +62,8 @@ const shellThenText = (cmd: string, closing: string) => (request: Parameters<typ
     ? { text: closing }
     : { call: { name: "exec_command", arguments: { cmd } } };
 
-describe("codex_local with the real codex CLI", () => {
+// A real CLI starts in 1–15 s depending on the machine's load (CI runs suites in parallel): generous bounds.
+describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
   it("runs a shell call in its cwd; transcript, session and tokens from its stream, cost from the price table", async () => {
     fake = await startFakeOpenAI(
       shellThenText("echo ran-$PLATFORM_RUN_ID > marker.txt && echo TOOL-OK", "All finished."),

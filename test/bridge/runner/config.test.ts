@@ -1,6 +1,6 @@
 // The runner's configuration: it refuses a token in its environment, and the environment it
 // re-executes itself with keeps only what it needs.
-import { tmpdir } from "node:os";
+import { homedir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnvironment } from "../../../bridge/src/runner/clean-launch.ts";
@@ -11,7 +11,8 @@ describe("runner configuration", () => {
     expect(loadRunnerConfig({ EDGE_URL: "https://edge.example.com" })).toEqual({
       edgeUrl: "wss://edge.example.com",
       slots: 2,
-      workDir: path.join(tmpdir(), "switchboard-runner"),
+      // State under the home directory: not /tmp, where gemini refuses some paths.
+      workDir: path.join(homedir(), ".local", "state", "switchboard", "runner"),
       runAs: null,
       tokenFile: undefined,
     });

@@ -91,6 +91,8 @@ export interface FakeEdge {
   readonly media: Map<string, FakeMedia>;
   /** Every media request, as `<METHOD> <sessionId>/<ref> <status>`. */
   readonly mediaRequests: string[];
+  /** Stored records of own messages by `<sessionId>/<messageId>` (sentMessagePath); requests in `mediaRequests`. */
+  readonly sent: Map<string, Json>;
   session(id: string): FakeSession;
   sendFleet(frame: FleetToBridge): void;
   /** Sends a command; returns its id. */
@@ -160,6 +162,7 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
   const waiting = new Map<string, (result: ResultFrame) => void>();
   const media = new Map<string, FakeMedia>();
   const mediaRequests: string[] = [];
+  const sent = new Map<string, Json>();
   const server = createServer((req, res) => {
     serveMedia(req, res).catch(() => res.writeHead(500).end());
   });
@@ -167,6 +170,17 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
   /** The edge's media endpoint (mediaPath in bridge/src/protocol/messaging.ts), behind the same bearer token. */
   const serveMedia = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://edge");
+    const sentMatch = /^\/bridge\/v1\/sessions\/([^/]+)\/sent\/([^/]+)$/.exec(url.pathname);
+    if (sentMatch?.[1] && sentMatch[2]) {
+      const key = `${decodeURIComponent(sentMatch[1])}/${decodeURIComponent(sentMatch[2])}`;
+      const record = req.headers.authorization === `Bearer ${token}` ? sent.get(key) : undefined;
+      const status = req.headers.authorization !== `Bearer ${token}` ? 401 : record ? 200 : 404;
+      mediaRequests.push(`GET sent ${key} ${status}`);
+      res
+        .writeHead(status, { "content-type": "application/json" })
+        .end(record ? JSON.stringify({ raw: record }) : "");
+      return;
+    }
     const match = /^\/bridge\/v1\/sessions\/([^/]+)\/media\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
     if (!match?.[1] || !match[2]) return void res.writeHead(404).end();
     const key = `${decodeURIComponent(match[1])}/${match[2]}`;
@@ -316,6 +330,7 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
     protocolErrors,
     media,
     mediaRequests,
+    sent,
     session,
     sendFleet: (frame) => send(fleet.socket, frame),
     sendCommand,

@@ -12,6 +12,7 @@ export type RunAssignment = {
   args: string[];
   prompt: string;
   env: Record<string, string>;
+  adapterConfig?: Record<string, unknown>;
 };
 
 export interface RegisteredRunner {

@@ -305,10 +305,13 @@ describe("POST /api/messages/{sessionId}/broadcast", () => {
 
   it("rejects bad bodies with 400 (naming invalid JIDs) and a disconnected session with 503", async () => {
     const s = await connected();
-    const bad = await start(s, [person(1), "not-a-jid", "12345"]);
+    const bad = await start(s, [person(1), "not-a-jid", "12345", "77000000000001@lid", "x@lid"]);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toContain("not-a-jid");
     expect(bad.body.error).toContain("12345");
+    expect(bad.body.error).toContain("x@lid");
+    // A person addressed by LID is a valid recipient (issue 20): only the malformed ones are named.
+    expect(bad.body.error).not.toContain("77000000000001@lid");
     const tooMany = Array.from({ length: 1001 }, (_, i) => person(i));
     for (const body of [
       { recipients: [], message: "x" },

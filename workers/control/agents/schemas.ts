@@ -33,6 +33,10 @@ export const AdapterConfigSchema = z
     command: z.string().max(1024).optional(),
     args: z.array(z.string().max(4096)).max(200).optional(),
     env: JsonObjectSchema.optional(),
+    workspaceStrategy: z.enum(["worktree", "shared"]).optional().openapi({
+      description:
+        "In a git workspace: worktree (default) gives each issue its own worktree and branch; shared runs in the workspace itself",
+    }),
   })
   .catchall(z.unknown())
   .openapi({ description: "Adapter settings (cwd, model, promptTemplate, instructionsFilePath, env, …)" });

@@ -4,7 +4,7 @@ import { refOf } from "../../core/actor";
 import { companies } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { activityInsert, companyForActor, controlContext, requireBoard } from "../shared";
+import { activityInsert, companyForActor, controlContext, requireBoard, requireOwner } from "../shared";
 import { companyDashboardRoutes } from "./dashboard";
 import { companyLogoRoutes } from "./logo";
 import {
@@ -86,8 +86,9 @@ companyRoutes.openapi(
     tags,
     summary: "Update a company",
     description:
-      "name, description, brandColor and logoAssetId: board users or the company's CEO agent. status, " +
-      "budgetMonthlyCents, spentMonthlyCents and requireBoardApprovalForNewAgents: board users only (403). " +
+      "name, description, brandColor and logoAssetId: the company's owners or its CEO agent. status, " +
+      "budgetMonthlyCents, spentMonthlyCents and requireBoardApprovalForNewAgents: owners only (403; " +
+      "members and viewers 403 too). " +
       "issuePrefix: nobody (422).",
     security: controlAuth,
     request: { params: CompanyParamSchema, ...jsonBody(UpdateCompanyBodySchema) },
@@ -102,6 +103,7 @@ companyRoutes.openapi(
     const row = await companyForActor(db, actor, c.req.valid("param").companyId);
     const body = c.req.valid("json");
     authorizeCompanyPatch(actor, body);
+    if (actor.type === "board") await requireOwner(db, actor, row.id, "change the company's settings");
     if (body.logoAssetId) await assertCompanyAsset(db, row.id, body.logoAssetId);
     const now = Date.now();
     const { patch, changes } = companyChanges(row, body, now);
@@ -136,7 +138,7 @@ companyRoutes.openapi(
     method: "post",
     path: "/companies/{companyId}/archive",
     tags,
-    summary: "Archive a company (board users only; idempotent)",
+    summary: "Archive a company (owners only; idempotent)",
     security: controlAuth,
     request: { params: CompanyParamSchema },
     responses: { 200: json(CompanySchema, "Archived"), ...controlErrors },
@@ -145,6 +147,7 @@ companyRoutes.openapi(
     const { actor, db } = controlContext(c);
     const row = await companyForActor(db, actor, c.req.valid("param").companyId);
     requireBoard(actor, "archive a company");
+    await requireOwner(db, actor, row.id, "archive the company");
     if (row.status === "archived") return c.json(companyResource(row), 200);
     const now = Date.now();
     const [, [updated]] = await db.batch([

@@ -4,6 +4,7 @@ import type { Actor } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { companyMemberships, type IssueRow, type IssueStatus, issueLabels, issues } from "../../db/schema";
 import { notFound } from "../../http/errors";
+import { refuseViewerWrites } from "../shared";
 
 /** Shared loaders of the issue endpoints: the issue in the path, its ancestry and its labels. */
 
@@ -43,7 +44,7 @@ export async function findVisibleIssue(db: Db, actor: Actor, key: string): Promi
           .where(and(condition, eq(issues.companyId, actor.companyId)))
           .get()
       : await db
-          .select({ issue: issues })
+          .select({ issue: issues, role: companyMemberships.role })
           .from(issues)
           .innerJoin(
             companyMemberships,
@@ -54,7 +55,10 @@ export async function findVisibleIssue(db: Db, actor: Actor, key: string): Promi
           )
           .where(condition)
           .get()
-          .then((joined) => joined?.issue);
+          .then((joined) => {
+            if (joined) refuseViewerWrites(actor, joined.role);
+            return joined?.issue;
+          });
   if (!row) throw notFound("Issue not found");
   return row;
 }

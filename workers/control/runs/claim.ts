@@ -22,6 +22,7 @@ import { runEnvironment } from "./environment";
 import { endRun } from "./lifecycle";
 import { announceRun } from "./live";
 import { sessionFor } from "./sessions";
+import { runWorkspace } from "./workspace";
 
 /** Adapters that run on a user's machine, through a registered runner: all of them, today. */
 export const LOCAL_ADAPTERS = ADAPTER_TYPES;
@@ -172,6 +173,7 @@ async function assignment(
     apiUrl,
     linkedIssueIds: await linkedIssueIds(db, run.approvalId),
   });
+  const workspace = await runWorkspace(db, run);
   const key = await mintRunKey(db, run, now);
   // The agent shows `running` while any run of it runs (endRun settles it again).
   await db
@@ -187,7 +189,8 @@ async function assignment(
     adapterType: agent.adapterType,
     command: prepared.command,
     args: prepared.args,
-    cwd: prepared.cwd,
+    cwd: workspace.cwd ?? prepared.cwd,
+    issue: workspace.issue,
     prompt: prepared.prompt,
     timeoutSec: prepared.timeoutSec ?? DEFAULT_TIMEOUT_SEC,
     env: { ...prepared.env, PLATFORM_API_KEY: key },

@@ -9,3 +9,4 @@ export { failLinkRuns, finishRun, logsComplete, recordLog, touchRuns } from "./l
 export { LogAnnouncer } from "./live";
 export { runnerCron } from "./timers";
 export { recordEvent } from "./transcript";
+export { closedIssueIds } from "./workspace";

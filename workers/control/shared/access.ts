@@ -7,6 +7,7 @@ import { database } from "../../db/client";
 import { type CompanyRow, companies, companyMemberships } from "../../db/schema";
 import { forbidden, notFound } from "../../http/errors";
 import { recentlyConfirmedMember, rememberMember } from "./memberships";
+import { membershipRole, refuseViewerWrites } from "./roles";
 
 /** The caller and a D1 handle: what every control-plane handler starts from. */
 export function controlContext(c: Context<AppEnv>): { actor: Actor; db: Db } {
@@ -15,17 +16,15 @@ export function controlContext(c: Context<AppEnv>): { actor: Actor; db: Db } {
 
 /**
  * Whether the actor may see `companyId` at all. Agents see exactly their own company; board users the
- * companies they are members of (a "yes" is remembered briefly: see memberships.ts).
+ * companies they are members of (a "yes" is remembered briefly for reads: see memberships.ts). A
+ * viewer's write is refused here (403), since it can see the company: a write always asks D1.
  */
 export async function canAccessCompany(db: Db, actor: Actor, companyId: string): Promise<boolean> {
   if (actor.type === "agent") return actor.companyId === companyId;
-  if (recentlyConfirmedMember(actor.userId, companyId)) return true;
-  const membership = await db
-    .select({ role: companyMemberships.role })
-    .from(companyMemberships)
-    .where(and(eq(companyMemberships.companyId, companyId), eq(companyMemberships.userId, actor.userId)))
-    .get();
-  if (membership === undefined) return false;
+  if (!actor.mutating && recentlyConfirmedMember(actor.userId, companyId)) return true;
+  const role = await membershipRole(db, actor.userId, companyId);
+  if (role === null) return false;
+  refuseViewerWrites(actor, role);
   rememberMember(actor.userId, companyId);
   return true;
 }
@@ -40,7 +39,7 @@ export async function companyForActor(db: Db, actor: Actor, companyId: string): 
     actor.type === "agent"
       ? await db.select().from(companies).where(eq(companies.id, companyId)).get()
       : await db
-          .select({ company: companies })
+          .select({ company: companies, role: companyMemberships.role })
           .from(companies)
           .innerJoin(
             companyMemberships,
@@ -48,7 +47,10 @@ export async function companyForActor(db: Db, actor: Actor, companyId: string): 
           )
           .where(eq(companies.id, companyId))
           .get()
-          .then((joined) => joined?.company);
+          .then((joined) => {
+            if (joined) refuseViewerWrites(actor, joined.role);
+            return joined?.company;
+          });
   if (!row) throw notFound("Company not found");
   return row;
 }

@@ -5,4 +5,12 @@
  */
 export { canAccessCompany, companyForActor, controlContext, ensureVisible, requireBoard } from "./access";
 export { type ActivityEntry, activityInsert, activityResource, listActivity } from "./activity";
+export { forgetMember } from "./memberships";
 export { isSecretKey, isSecretValue, REDACTED, redactSecrets } from "./redact";
+export {
+  membershipRole,
+  refuseViewerWrites,
+  requireOwner,
+  VIEWER_REFUSAL,
+  viewerGate,
+} from "./roles";

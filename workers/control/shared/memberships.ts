@@ -1,11 +1,11 @@
 import { USER_READ_TTL_MS } from "../../auth/user-key-reads";
 
 /**
- * How long this isolate trusts a membership it read from D1. Memberships are only ever added (company
- * creation, package import); one goes away only with its user, whose deletion revokes the user's
- * credentials first, or its company, which is never deleted. So a remembered "yes" never lets in a
- * caller D1 would refuse today; the bound (the same as for user-key reads) caps the lag of any future
- * removal path, which should also delete its entry here.
+ * How long this isolate trusts a membership it read from D1, for reads only (writes always ask D1, so a
+ * removed member or a viewer never changes anything). Removing a member or a member leaving deletes
+ * the entry here (`forgetMember`), so in the isolate that processed it the removal holds at once; other
+ * isolates may still answer the removed user's reads for up to this bound (the same as for user-key
+ * reads).
  */
 export const MEMBERSHIP_TTL_MS = USER_READ_TTL_MS;
 /** Bounds memory per isolate; the oldest entries go first. */
@@ -37,4 +37,9 @@ export function rememberMember(userId: string, companyId: string, now = Date.now
     if (!oldest.done) confirmedUntil.delete(oldest.value);
   }
   confirmedUntil.set(key, now + MEMBERSHIP_TTL_MS);
+}
+
+/** A membership removed (or its role changed): the next read in this isolate asks D1 again. */
+export function forgetMember(userId: string, companyId: string): void {
+  confirmedUntil.delete(keyOf(userId, companyId));
 }

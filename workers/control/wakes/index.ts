@@ -7,5 +7,5 @@
 export { assignmentWake } from "./assignment";
 export { commentedAssignee, commentedWake } from "./commented";
 export { mentionCandidates, mentionWakes } from "./mentions";
-export { type RunDispatcherObject, runDispatcher, runsQueued } from "./nudge";
+export { issuesClosed, type RunDispatcherObject, runDispatcher, runsQueued } from "./nudge";
 export { cancelQueuedRuns, heartbeatSettings, runResource, wakeInsert, wakeRefusal, wakeRun } from "./wake";

@@ -5,6 +5,8 @@ import { namespaceOf } from "../../core/env";
 export interface RunDispatcherObject extends Rpc.DurableObjectBranded {
   /** Runs may be waiting: every connected runner is told to claim. */
   nudge(): Promise<void>;
+  /** An issue was closed: runners holding worktrees ask which of theirs may go. */
+  issuesClosed(): Promise<void>;
   /** Tells the link holding a running run to stop it; false when that link is gone. */
   cancelRun(runId: string, linkId: string): Promise<boolean>;
   /** A revoked runner: its links close now and the runs they held fail as runner_revoked. */
@@ -25,5 +27,17 @@ export async function runsQueued(env: Env): Promise<void> {
     await runDispatcher(env).nudge();
   } catch {
     // best effort; see above
+  }
+}
+
+/**
+ * Tells connected runners an issue was closed, so they remove its worktree now rather than at their
+ * next check (every minute). Never throws, for the same reason as runsQueued.
+ */
+export async function issuesClosed(env: Env): Promise<void> {
+  try {
+    await runDispatcher(env).issuesClosed();
+  } catch {
+    // best effort: runners check every minute anyway
   }
 }

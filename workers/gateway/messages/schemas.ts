@@ -28,7 +28,7 @@ const jidParam = z
   .refine(isChatJid, { message: CHAT_JID_MESSAGE })
   .openapi({
     param: { name: "jid", in: "path" },
-    description: "URL-encoded chat JID: `<number>@s.whatsapp.net` or `<digits>@g.us`",
+    description: "URL-encoded chat JID: `<number>@s.whatsapp.net`, `<digits>@lid` or `<digits>@g.us`",
     example: "628123456789@s.whatsapp.net",
   });
 

@@ -157,6 +157,13 @@ describe("a bridge can only be itself", () => {
       headers: { Authorization: `Bearer ${await holder.bridge.credential()}` },
     });
     expect(own.status).toBe(404); // past the lease check: there is no such media
+    // The records of sent messages (answering resend requests) follow the same rule.
+    const sent = `/bridge/v1/sessions/${session.id}/sent/3EB0ABCDEF`;
+    expect((await call("GET", sent, { headers: auth })).status).toBe(409);
+    const ownSent = await call("GET", sent, {
+      headers: { Authorization: `Bearer ${await holder.bridge.credential()}` },
+    });
+    expect(ownSent.status).toBe(404);
   });
 });
 

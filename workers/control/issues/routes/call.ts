@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../../core/env";
 import { ApiError, titleOf } from "../../../http/errors";
-import { runsQueued } from "../../wakes";
+import { issuesClosed, runsQueued } from "../../wakes";
 import { issueObject } from "../object";
 import type { IssueOperation } from "../operations";
 
@@ -22,8 +22,13 @@ export async function mutateIssue(
     throw new ApiError(status, titleOf(status), outcome.error, details);
   }
   if (outcome.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
+  if (closesIssue(op)) c.executionCtx.waitUntil(issuesClosed(c.env));
   return c.body(outcome.json, outcome.status, { "content-type": "application/json" });
 }
+
+/** The operation set the issue done or cancelled: runners may remove its worktree. */
+const closesIssue = (op: IssueOperation): boolean =>
+  op.kind === "update" && (op.input.status === "done" || op.input.status === "cancelled");
 
 /**
  * A body an IssueDO already rendered as exactly the JSON the route declares (issueResource and

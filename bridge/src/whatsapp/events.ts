@@ -1,0 +1,127 @@
+/**
+ * One batch of Baileys events (`sock.ev.process`) as network events, in the seam's terms: messages
+ * (live and from history sync), receipts, contacts (with what is learnt about LID ↔ phone number),
+ * groups, participants and calls.
+ */
+import {
+  type BaileysEventMap,
+  type GroupMetadata,
+  isLidUser,
+  isPnUser,
+  jidNormalizedUser,
+  type WAMessage,
+} from "@whiskeysockets/baileys";
+import type { ContactInfo, NetworkEvent } from "../protocol/messaging.ts";
+import { type BoundedMap, isFullMetadata } from "./caches.ts";
+import { DEFAULT_HISTORY_LIMIT, type HistoryLimit, historyEvents, lidContacts } from "./history.ts";
+import {
+  callEvent,
+  chunks,
+  contactInfo,
+  groupInfo,
+  participantJid,
+  statusEvents,
+  upsertEvent,
+} from "./mapping.ts";
+import { receiptEvents } from "./receipts.ts";
+
+export interface EventContext {
+  history?: HistoryLimit;
+  /** LID → phone number pairs already reported by this socket: each is sent to the edge once. */
+  knownLids?: BoundedMap<string, string>;
+  /** The account's own LID: group receipts from its own devices are not a recipient's. */
+  meLid?: string;
+}
+
+const nonNull = <T>(value: T | null): value is T => value !== null;
+
+/** The LID ↔ phone number pairs a message's addressing reveals (`remoteJidAlt`, `participantAlt`). */
+function pairsOf(message: WAMessage): Array<{ lid: string; pn: string }> {
+  const pairs: Array<{ lid: string; pn: string }> = [];
+  const add = (jid: string | null | undefined, alt: string | null | undefined) => {
+    if (!jid || !alt) return;
+    if (isLidUser(jid) && isPnUser(alt)) pairs.push({ lid: jid, pn: alt });
+    else if (isPnUser(jid) && isLidUser(alt)) pairs.push({ lid: alt, pn: jid });
+  };
+  add(message.key.remoteJid, message.key.remoteJidAlt);
+  add(message.key.participant, message.key.participantAlt);
+  return pairs;
+}
+
+/** Pairs not reported before by this socket, as contacts carrying both addresses. */
+function newLidContacts(
+  pairs: Array<{ lid: string; pn: string }>,
+  known: BoundedMap<string, string> | undefined,
+): ContactInfo[] {
+  const fresh = pairs.filter(({ lid, pn }) => {
+    const key = jidNormalizedUser(lid);
+    if (known?.get(key) === pn) return false;
+    known?.set(key, pn);
+    return true;
+  });
+  return lidContacts(fresh);
+}
+
+/** Full metadata (a fetch of every group, a `dirty` refresh) is stored whole; the rest are changes. */
+function groupEvents(events: Partial<BaileysEventMap>): NetworkEvent[] {
+  const out: NetworkEvent[] = [];
+  const updates = (events["groups.update"] ?? []).flatMap((meta) =>
+    meta.id ? [{ ...meta, id: meta.id }] : [],
+  );
+  const full: GroupMetadata[] = [...(events["groups.upsert"] ?? []), ...updates.filter(isFullMetadata)];
+  for (const batch of chunks(full))
+    out.push({ kind: "groups", action: "upsert", groups: batch.map(groupInfo) });
+  const partial = updates.filter((meta) => !isFullMetadata(meta));
+  for (const batch of chunks(partial))
+    out.push({ kind: "groups", action: "update", groups: batch.map(groupInfo) });
+  return out;
+}
+
+export function networkEvents(
+  events: Partial<BaileysEventMap>,
+  meId: string,
+  onError: (error: unknown) => void = () => {},
+  context: EventContext = {},
+): NetworkEvent[] {
+  const out: NetworkEvent[] = [];
+  const history = events["messaging-history.set"];
+  if (history) out.push(...historyEvents(history, meId, context.history ?? DEFAULT_HISTORY_LIMIT, onError));
+  const upsert = events["messages.upsert"];
+  // A batch can hold many messages: every one is reported, `notify` ones as live, and one that cannot
+  // be translated does not cost the others.
+  for (const message of upsert?.messages ?? []) {
+    try {
+      const event = upsertEvent(message, upsert?.type === "notify", meId);
+      if (event) out.push(event);
+    } catch (error) {
+      onError(error);
+    }
+  }
+  out.push(...statusEvents(events["messages.update"] ?? [], meId));
+  out.push(...receiptEvents(events["message-receipt.update"] ?? [], [meId, context.meLid ?? ""]));
+  const mapping = events["lid-mapping.update"];
+  const contacts = [
+    ...newLidContacts(
+      [...(upsert?.messages ?? []).flatMap(pairsOf), ...(mapping ? [mapping] : [])],
+      context.knownLids,
+    ),
+    ...[...(events["contacts.upsert"] ?? []), ...(events["contacts.update"] ?? [])]
+      .map(contactInfo)
+      .filter(nonNull),
+  ];
+  for (const batch of chunks(contacts)) out.push({ kind: "contacts", contacts: batch });
+  out.push(...groupEvents(events));
+  const participants = events["group-participants.update"];
+  if (participants) {
+    out.push({
+      kind: "group.participants",
+      jid: participants.id,
+      action: participants.action,
+      // Objects since v7, not JIDs.
+      participants: participants.participants.map(participantJid),
+      ...(participants.author ? { author: participants.authorPn ?? participants.author } : {}),
+    });
+  }
+  for (const call of events.call ?? []) out.push(callEvent(call));
+  return out;
+}

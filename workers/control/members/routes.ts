@@ -1,0 +1,107 @@
+import { createRoute } from "@hono/zod-openapi";
+import { refOf } from "../../core/actor";
+import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
+import { CompanyParamSchema } from "../companies";
+import { companyForActor, controlContext, requireBoard, requireOwner } from "../shared";
+import { MemberListSchema, MemberParamSchema, MemberSchema, UpdateMemberBodySchema } from "./schemas";
+import { changeRole, findMember, listMembers, memberOrNotFound, removeMember } from "./store";
+
+/** A company's people: who is in it with which role; role changes, removal and leaving. */
+export const memberRoutes = createRouter();
+
+const tags = ["Members"];
+
+memberRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/companies/{companyId}/members",
+    tags,
+    summary: "List the company's members (board users of the company, any role)",
+    description: "Owners first, then members, then viewers. Agents get 403: members are people.",
+    security: controlAuth,
+    request: { params: CompanyParamSchema },
+    responses: { 200: json(MemberListSchema, "The members"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const company = await companyForActor(db, actor, c.req.valid("param").companyId);
+    requireBoard(actor, "list members");
+    return c.json({ members: await listMembers(db, company.id) }, 200);
+  },
+);
+
+memberRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/companies/{companyId}/members/me",
+    tags,
+    summary: "Your own membership: your role in the company",
+    security: controlAuth,
+    request: { params: CompanyParamSchema },
+    responses: { 200: json(MemberSchema, "Your membership"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const company = await companyForActor(db, actor, c.req.valid("param").companyId);
+    requireBoard(actor, "have a membership");
+    return c.json(memberOrNotFound(await findMember(db, company.id, actor.userId)), 200);
+  },
+);
+
+memberRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/companies/{companyId}/members/{userId}",
+    tags,
+    summary: "Change a member's role (owners only)",
+    description:
+      "409 when it would leave the company without an owner. The change holds for the member's very " +
+      "next write; records `member.role_changed`.",
+    security: controlAuth,
+    request: { params: MemberParamSchema, ...jsonBody(UpdateMemberBodySchema) },
+    responses: {
+      200: json(MemberSchema, "The membership as it is now"),
+      ...controlErrors,
+      409: controlError("The last owner cannot be demoted"),
+    },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const params = c.req.valid("param");
+    const company = await companyForActor(db, actor, params.companyId);
+    requireBoard(actor, "change roles");
+    await requireOwner(db, actor, company.id, "change members' roles");
+    const target = memberOrNotFound(await findMember(db, company.id, params.userId));
+    const updated = await changeRole(db, refOf(actor), company.id, target, c.req.valid("json").role);
+    return c.json(updated, 200);
+  },
+);
+
+memberRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/companies/{companyId}/members/{userId}",
+    tags,
+    summary: "Remove a member (owners), or leave (your own user id, any role)",
+    description:
+      "409 when the member is the company's last owner (make someone else an owner first). Takes effect " +
+      "at once for writes; records `member.removed` or `member.left`.",
+    security: controlAuth,
+    request: { params: MemberParamSchema },
+    responses: {
+      204: { description: "Removed" },
+      ...controlErrors,
+      409: controlError("The last owner cannot leave or be removed"),
+    },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const params = c.req.valid("param");
+    const company = await companyForActor(db, actor, params.companyId);
+    requireBoard(actor, "remove members");
+    if (params.userId !== actor.userId) await requireOwner(db, actor, company.id, "remove other members");
+    const target = memberOrNotFound(await findMember(db, company.id, params.userId));
+    await removeMember(db, refOf(actor), company.id, target);
+    return c.body(null, 204);
+  },
+);

@@ -1,0 +1,83 @@
+import { z } from "@hono/zod-openapi";
+import { MEMBERSHIP_ROLES } from "../../db/schema";
+
+const Timestamp = z.string().openapi({ format: "date-time" });
+
+export const MEMBER_INVITE_DEFAULT_HOURS = 72;
+export const MEMBER_INVITE_MAX_HOURS = 30 * 24;
+
+export const MemberParamSchema = z.object({ companyId: z.string(), userId: z.string() });
+export const MemberInviteParamSchema = z.object({ companyId: z.string(), inviteId: z.string() });
+export const InviteTokenParamSchema = z.object({ token: z.string().min(1).max(200) });
+
+export const RoleSchema = z
+  .enum(MEMBERSHIP_ROLES)
+  .openapi({ description: "owner: everything; member: everything but owner-only operations; viewer: reads" });
+
+export const MemberSchema = z
+  .object({
+    userId: z.string(),
+    name: z.string(),
+    email: z.string(),
+    role: RoleSchema,
+    joinedAt: Timestamp,
+  })
+  .openapi("CompanyMember");
+
+export const MemberListSchema = z.object({ members: z.array(MemberSchema) }).openapi("CompanyMemberList");
+
+export const UpdateMemberBodySchema = z.strictObject({ role: RoleSchema }).openapi("UpdateCompanyMemberBody");
+
+export const CreateMemberInviteBodySchema = z
+  .strictObject({
+    role: RoleSchema,
+    expiresInHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(MEMBER_INVITE_MAX_HOURS)
+      .optional()
+      .openapi({
+        description: `Default ${MEMBER_INVITE_DEFAULT_HOURS}, at most ${MEMBER_INVITE_MAX_HOURS} (30 days)`,
+      }),
+  })
+  .openapi("CreateMemberInviteBody");
+
+export const MEMBER_INVITE_STATES = ["pending", "used", "revoked", "expired"] as const;
+
+export const MemberInviteSchema = z
+  .object({
+    id: z.string(),
+    role: RoleSchema,
+    state: z.enum(MEMBER_INVITE_STATES),
+    expiresAt: Timestamp,
+    createdAt: Timestamp,
+    createdByUserId: z.string().nullable(),
+    usedAt: Timestamp.nullable(),
+    usedByUserId: z.string().nullable(),
+    revokedAt: Timestamp.nullable(),
+  })
+  .openapi("MemberInvite");
+
+export const MemberInviteListSchema = z
+  .object({ invites: z.array(MemberInviteSchema) })
+  .openapi("MemberInviteList");
+
+export const CreatedMemberInviteSchema = MemberInviteSchema.extend({
+  token: z.string().openapi({ description: "`swm_…`; shown only here, only its SHA-256 is stored" }),
+  url: z.string().openapi({ description: "`<origin>/invites/<token>`: the dashboard page that joins" }),
+}).openapi("CreatedMemberInvite");
+
+export const AcceptedInviteSchema = z
+  .object({ companyId: z.string(), companyName: z.string(), role: RoleSchema })
+  .openapi("AcceptedMemberInvite");
+
+export const InvitePreviewSchema = z
+  .object({
+    companyId: z.string(),
+    companyName: z.string(),
+    role: RoleSchema,
+    state: z.enum(MEMBER_INVITE_STATES),
+    expiresAt: Timestamp,
+  })
+  .openapi("MemberInvitePreview");

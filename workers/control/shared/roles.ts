@@ -1,0 +1,124 @@
+import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { MiddlewareHandler } from "hono";
+import type { Actor } from "../../core/actor";
+import type { AppEnv } from "../../core/env";
+import type { Db } from "../../db/client";
+import { database } from "../../db/client";
+import {
+  agents,
+  approvals,
+  companyMemberships,
+  companySecrets,
+  goals,
+  heartbeatRuns,
+  issues,
+  type MembershipRole,
+  projects,
+  routines,
+  routineTriggers,
+} from "../../db/schema";
+import { forbidden } from "../../http/errors";
+import { apiFamilyOf } from "../../http/family";
+
+/**
+ * Membership roles. A viewer reads everything its company shows and changes nothing; a member changes
+ * everything but the owner-only operations (company settings, members and member invites,
+ * external-agent invites, runners: each route calls `requireOwner`); an owner changes all of it.
+ * Agents are not members: their own rules (the CEO, managers) apply.
+ */
+export const VIEWER_REFUSAL = "Viewers of this company may read but not change anything";
+
+/**
+ * Writes a viewer may make: they change only the viewer's own state (read marks, leaving) or read
+ * (an export renders the company, it changes nothing). Anything else a viewer sends that is not a
+ * GET, HEAD or OPTIONS answers 403.
+ */
+const VIEWER_MAY: ReadonlyArray<{ method: string; path: RegExp }> = [
+  { method: "POST", path: /^\/api\/issues\/[^/]+\/read$/ },
+  { method: "DELETE", path: /^\/api\/companies\/[^/]+\/members\/[^/]+$/ },
+  { method: "POST", path: /^\/api\/companies\/[^/]+\/exports(\/preview)?$/ },
+];
+
+/** The user's role in the company, read from D1 (never from a cache: writes must see a change at once). */
+export async function membershipRole(
+  db: Db,
+  userId: string,
+  companyId: string,
+): Promise<MembershipRole | null> {
+  const row = await db
+    .select({ role: companyMemberships.role })
+    .from(companyMemberships)
+    .where(and(eq(companyMemberships.companyId, companyId), eq(companyMemberships.userId, userId)))
+    .get();
+  return row?.role ?? null;
+}
+
+/** The check every company access makes once it knows the board user's role. */
+export function refuseViewerWrites(actor: Actor, role: MembershipRole): void {
+  if (actor.type === "board" && actor.mutating && role === "viewer") throw forbidden(VIEWER_REFUSAL);
+}
+
+/** Owner-only operations; agents are refused too unless the route lets them in first. */
+export async function requireOwner(db: Db, actor: Actor, companyId: string, what: string): Promise<void> {
+  const role = actor.type === "board" ? await membershipRole(db, actor.userId, companyId) : null;
+  if (role !== "owner") throw forbidden(`Only the company's owners may ${what}`);
+}
+
+/**
+ * The company a control-plane path is about, from its first two segments: `/companies/{id}` itself, or
+ * the company of the resource named by `/<resource>/{id}`. Null when the path names none (a company
+ * yet to be created, a user's runners, an invite link) or the row does not exist: the route answers.
+ */
+function companyOfPath(path: string): SQL | null {
+  const [, , resource, id] = path.split("/");
+  if (!resource || !id) return null;
+  let key: string;
+  try {
+    key = decodeURIComponent(id);
+  } catch {
+    return null; // A malformed escape: the route's own parameter handling answers it.
+  }
+  if (resource === "companies") return sql`(${key})`;
+  if (resource === "issues")
+    return sql`(SELECT ${issues.companyId} FROM ${issues} WHERE ${or(eq(issues.id, key.toLowerCase()), inArray(issues.identifier, [key, key.toUpperCase()]))})`;
+  const table = OWNED_BY_COMPANY[resource as keyof typeof OWNED_BY_COMPANY];
+  return table ? sql`(SELECT ${table.companyId} FROM ${table} WHERE ${table.id} = ${key})` : null;
+}
+
+/** `/api/<resource>/{id}/…` → the table whose row names the company. */
+const OWNED_BY_COMPANY = {
+  agents,
+  projects,
+  goals,
+  routines,
+  "routine-triggers": routineTriggers,
+  approvals,
+  secrets: companySecrets,
+  "heartbeat-runs": heartbeatRuns,
+} satisfies Record<string, SQLiteTable & { id: SQLiteColumn; companyId: SQLiteColumn }>;
+
+/**
+ * Refuses a viewer's write before anything else runs, body validation included, so every
+ * control-plane route is covered whatever it forgets. The access checks in access.ts refuse the same
+ * writes again (`actor.mutating`), for a path this cannot place.
+ */
+export const viewerGate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const actor = c.get("actor") as Actor | undefined;
+  if (actor?.type !== "board" || !actor.mutating || apiFamilyOf(c.req.path) !== "control") return next();
+  if (VIEWER_MAY.some((allowed) => allowed.method === c.req.method && allowed.path.test(c.req.path))) {
+    c.set("actor", { ...actor, mutating: false });
+    return next();
+  }
+  const company = companyOfPath(c.req.path);
+  if (company === null) return next();
+  const row = await database(c.env.DB)
+    .select({ role: companyMemberships.role })
+    .from(companyMemberships)
+    .where(
+      and(eq(companyMemberships.userId, actor.userId), sql`${companyMemberships.companyId} IN ${company}`),
+    )
+    .get();
+  if (row?.role === "viewer") throw forbidden(VIEWER_REFUSAL);
+  return next();
+};

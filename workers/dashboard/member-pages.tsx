@@ -1,0 +1,272 @@
+import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import type { CreatedMemberInviteSchema, MemberInviteSchema } from "../control/members";
+import {
+  ActionAlert,
+  apiCompanyPath,
+  type BoardContext,
+  type Company,
+  companyNav,
+  failedForm,
+  loadCompany,
+} from "./board-shared";
+import type { DashboardEnv } from "./env";
+import { type Member, type MemberRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
+import { failureStatus, redirectWithFlash, render } from "./render";
+import {
+  ActionButton,
+  blankForm,
+  DataTable,
+  EmptyState,
+  Field,
+  Form,
+  type FormState,
+  SelectField,
+  StatusBadge,
+  Time,
+} from "./ui";
+
+type Invite = z.infer<typeof MemberInviteSchema>;
+type CreatedInvite = z.infer<typeof CreatedMemberInviteSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// The company's members (settings): list, change role, remove, leave, invite links
+// ---------------------------------------------------------------------------------------------
+
+export const memberPages = new Hono<DashboardEnv>();
+
+const ROLE_OPTIONS = [
+  { value: "owner", label: "Owner: everything, members and settings included" },
+  { value: "member", label: "Member: everything but members and company settings" },
+  { value: "viewer", label: "Viewer: reads, changes nothing" },
+] as const;
+const INVITE_FIELDS = ["role", "expiresInHours"] as const;
+
+const pagePath = (companyId: string) => `/companies/${companyId}/members`;
+
+interface MembersView {
+  invite?: FormState;
+  created?: CreatedInvite;
+  alert?: string;
+  status?: ContentfulStatusCode;
+}
+
+function RoleForm({ company, member, csrf }: { company: Company; member: Member; csrf: string }) {
+  return (
+    <Form
+      action={`${pagePath(company.id)}/${member.userId}/role`}
+      csrf={csrf}
+      class="inline"
+      label={`Role of ${member.name}`}
+    >
+      <select name="role" aria-label={`Role of ${member.name}`}>
+        {ROLE_OPTIONS.map((option) => (
+          <option value={option.value} selected={option.value === member.role}>
+            {option.value}
+          </option>
+        ))}
+      </select>{" "}
+      <button type="submit" class="secondary">
+        Change role
+      </button>
+    </Form>
+  );
+}
+
+function MemberActions(props: { company: Company; member: Member; me: Member; csrf: string }) {
+  const { company, member, me, csrf } = props;
+  const action = `${pagePath(company.id)}/${member.userId}/remove`;
+  if (member.userId === me.userId)
+    return (
+      <ActionButton
+        action={action}
+        csrf={csrf}
+        label="Leave company"
+        variant="danger"
+        confirm="Leave this company?"
+      />
+    );
+  if (me.role !== "owner") return null;
+  return (
+    <>
+      <RoleForm company={company} member={member} csrf={csrf} />{" "}
+      <ActionButton
+        action={action}
+        csrf={csrf}
+        label={`Remove ${member.name}`}
+        variant="danger"
+        confirm={`Remove ${member.name} from the company?`}
+      />
+    </>
+  );
+}
+
+function MembersTable(props: { company: Company; members: Member[]; me: Member; csrf: string }) {
+  return (
+    <DataTable headings={["Name", "Email", "Role", "Joined", "Actions"]}>
+      {props.members.map((member) => (
+        <tr>
+          <td>{member.userId === props.me.userId ? `${member.name} (you)` : member.name}</td>
+          <td>{member.email}</td>
+          <td>{member.role}</td>
+          <td>
+            <Time value={member.joinedAt} />
+          </td>
+          <td>
+            <MemberActions company={props.company} member={member} me={props.me} csrf={props.csrf} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+function CreatedLink({ created }: { created: CreatedInvite }) {
+  return (
+    <div class="panel" role="status">
+      <p>
+        Invite link for a new {created.role}, valid until <Time value={created.expiresAt} />. Copy it now: it
+        is shown only once and works once.
+      </p>
+      <p>
+        <input type="text" readonly value={created.url} aria-label="Invite link" class="copy" />
+      </p>
+    </div>
+  );
+}
+
+function InviteSection(props: { company: Company; invites: Invite[]; csrf: string; view: MembersView }) {
+  const form = props.view.invite ?? blankForm({ role: "member", expiresInHours: "72" });
+  return (
+    <section class="panel" aria-labelledby="members-invite">
+      <h2 id="members-invite">Invite someone</h2>
+      {props.view.created && <CreatedLink created={props.view.created} />}
+      <Form
+        action={`/companies/${props.company.id}/member-invites`}
+        csrf={props.csrf}
+        form={form}
+        label="New invite link"
+      >
+        <SelectField form={form} name="role" label="Role" options={ROLE_OPTIONS} />
+        <Field form={form} name="expiresInHours" label="Valid for (hours)" type="number" min="1" step="1" />
+        <div>
+          <button type="submit">Create invite link</button>
+        </div>
+      </Form>
+      {props.invites.length === 0 ? (
+        <EmptyState>No invite links yet.</EmptyState>
+      ) : (
+        <DataTable headings={["Role", "State", "Expires", "Created", ""]}>
+          {props.invites.map((invite) => (
+            <tr>
+              <td>{invite.role}</td>
+              <td>
+                <StatusBadge status={invite.state} />
+              </td>
+              <td>
+                <Time value={invite.expiresAt} />
+              </td>
+              <td>
+                <Time value={invite.createdAt} />
+              </td>
+              <td>
+                {invite.state === "pending" && (
+                  <ActionButton
+                    action={`/companies/${props.company.id}/member-invites/${invite.id}/revoke`}
+                    csrf={props.csrf}
+                    label="Revoke"
+                    variant="secondary"
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </section>
+  );
+}
+
+async function showMembers(c: BoardContext, companyId: string, view: MembersView = {}) {
+  const company = await loadCompany(c, companyId);
+  const base = apiCompanyPath(company.id);
+  const [{ members }, me] = await Promise.all([
+    c.var.api.get<{ members: Member[] }>(`${base}/members`),
+    c.var.api.get<Member>(`${base}/members/me`),
+  ]);
+  const invites =
+    me.role === "owner" ? (await c.var.api.get<{ invites: Invite[] }>(`${base}/member-invites`)).invites : [];
+  return render(
+    c,
+    {
+      title: `${company.name}: members`,
+      section: "companies",
+      company: companyNav(company, "members"),
+      children: (
+        <>
+          <ActionAlert message={view.alert} />
+          <p class="muted">
+            Your role: {me.role}. {describeRole(me.role)}
+          </p>
+          <section aria-labelledby="members-list">
+            <h2 id="members-list">Members</h2>
+            <MembersTable company={company} members={members} me={me} csrf={c.var.csrf} />
+          </section>
+          {me.role === "owner" && (
+            <InviteSection company={company} invites={invites} csrf={c.var.csrf} view={view} />
+          )}
+        </>
+      ),
+    },
+    view.status ?? 200,
+  );
+}
+
+function describeRole(role: MemberRole): string {
+  if (role === "owner") return "You manage members, invite links and the company's settings.";
+  return mayChange(role) ? "Owners manage members and the company's settings." : READ_ONLY_NOTE;
+}
+
+memberPages.get("/companies/:companyId/members", (c) => showMembers(c, c.req.param("companyId")));
+
+memberPages.post("/companies/:companyId/members/:userId/role", async (c) => {
+  const { companyId, userId } = c.req.param();
+  const result = await c.var.api.send<Member>("PATCH", `${apiCompanyPath(companyId)}/members/${userId}`, {
+    role: c.var.form.role ?? "",
+  });
+  if (!result.ok) return showMembers(c, companyId, { alert: result.error, status: failureStatus(result) });
+  return redirectWithFlash(c, pagePath(companyId), `${result.data.name} is now ${result.data.role}`);
+});
+
+memberPages.post("/companies/:companyId/members/:userId/remove", async (c) => {
+  const { companyId, userId } = c.req.param();
+  const result = await c.var.api.send("DELETE", `${apiCompanyPath(companyId)}/members/${userId}`);
+  if (!result.ok) return showMembers(c, companyId, { alert: result.error, status: failureStatus(result) });
+  if (userId === c.var.viewer.id) return redirectWithFlash(c, "/companies", "You left the company");
+  return redirectWithFlash(c, pagePath(companyId), "Member removed");
+});
+
+memberPages.post("/companies/:companyId/member-invites", async (c) => {
+  const companyId = c.req.param("companyId");
+  const values = c.var.form;
+  const hours = values.expiresInHours?.trim() ?? "";
+  const result = await c.var.api.send<CreatedInvite>("POST", `${apiCompanyPath(companyId)}/member-invites`, {
+    role: values.role ?? "",
+    expiresInHours: /^\d+$/.test(hours) ? Number(hours) : hours === "" ? undefined : hours,
+  });
+  if (!result.ok)
+    return showMembers(c, companyId, {
+      invite: failedForm(values, result, INVITE_FIELDS),
+      status: failureStatus(result),
+    });
+  // Rendered, not redirected: the link exists only in this response.
+  return showMembers(c, companyId, { created: result.data, status: 201 });
+});
+
+memberPages.post("/companies/:companyId/member-invites/:inviteId/revoke", async (c) => {
+  const { companyId, inviteId } = c.req.param();
+  const result = await c.var.api.send("DELETE", `${apiCompanyPath(companyId)}/member-invites/${inviteId}`);
+  if (!result.ok) return showMembers(c, companyId, { alert: result.error, status: failureStatus(result) });
+  return redirectWithFlash(c, pagePath(companyId), "Invite link revoked");
+});
