@@ -110,6 +110,11 @@ export class Messaging {
       else if (target?.companion.jid !== sender) this.host.log(`no route to ${node.attrs.jid} (dropped)`);
     }
     const shared = getBinaryNodeChildren(stanza, "enc");
+    // A resend after a retry receipt goes to one device, its `enc` directly in the stanza.
+    const direct = isJidGroup(to) ? undefined : this.directory.resolve(to);
+    if (direct?.kind === "device" && shared.length > 0 && !addressed.has(direct.device)) {
+      addressed.set(direct.device, []);
+    }
     const group = isJidGroup(to) ? this.groups.get(to) : undefined;
     const recipients = group
       ? group.members.flatMap((member) => [...member.devices.values()])

@@ -196,6 +196,14 @@ describe("the Baileys seam against the fake WhatsApp", () => {
       10_000,
     );
     expect(resent.node.attrs.to).toContain(contact.phoneNumber);
+    // …and the contact can read it: a new session from the keys it sent in the retry receipt.
+    const decrypted = await waitFor(
+      () => contact.inbox.find((message) => message.id === messageId),
+      "the contact decrypting the resend",
+      10_000,
+    );
+    expect(decrypted.text).toBe("are you there?");
+    expect(contact.device.failures).toEqual([]);
 
     // A group change for a group the bridge holds nothing about: fetched whole and reported as new.
     groups.add({
