@@ -1,6 +1,6 @@
 // The whole agent loop for the CLI adapters' end-to-end suites (claude_local, codex_local,
-// gemini_local): a stack, a company, a runner its owner registered with the pinned CLI on its PATH,
-// and what every suite does and checks through the API (agents, wakes by mention, runs that end,
+// gemini_local, opencode_local): a stack, a company, a runner its owner registered with the pinned
+// CLI on its PATH, and what every suite does and checks through the API (agents, wakes by mention, runs that end,
 // their transcripts and logs, the issue and its comments, the budget). Each suite adds only its fake
 // model's wire format and its CLI's own numbers.
 //
