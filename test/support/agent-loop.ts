@@ -94,6 +94,8 @@ export class AgentLoop {
     private readonly fake: { close(): Promise<void> },
     /** The text of each request the fake model was sent, in order. */
     readonly sent: () => string[],
+    /** Each request whole (tools and all), as JSON. */
+    readonly sentWhole: () => string[],
   ) {
     this.instructions = path.join(scratch, "instructions.md");
     writeFileSync(this.instructions, "INSTRUCTIONS-MARKER: you keep the release notes.");
@@ -135,7 +137,8 @@ export class AgentLoop {
       RUNNER_WORK_DIR: path.join(scratch, "work"),
     });
     const sent = () => fake.requests.map((request) => fake.text(request.body));
-    return new AgentLoop(stack, board, company.body.id, runner, scratch, fake, sent);
+    const whole = () => fake.requests.map((request) => JSON.stringify(request.body));
+    return new AgentLoop(stack, board, company.body.id, runner, scratch, fake, sent, whole);
   }
 
   async stop(): Promise<void> {
@@ -280,11 +283,18 @@ export async function expectFullLoop(
   return { run, raw, transcript, issueId: task.id, warning };
 }
 
-/** What the model was sent on the agent's first request carries the instructions and the protocol. */
+/**
+ * What the model was sent on the agent's first request carries the instructions and the protocol,
+ * and the CLI listed the platform skill (its name and description) among its skills.
+ */
 function expectBriefed(loop: AgentLoop, agent: Agent): void {
   const first = loop.sent().find((text) => text.includes(agent.name));
   expect(first).toContain("INSTRUCTIONS-MARKER");
   expect(first).toContain(`GET ${loop.stack.baseUrl}/api/agents/me`);
+  const whole = loop.sentWhole().find((text) => text.includes(agent.name));
+  // workers/llms/platform-skill.ts: its slug and the start of its description.
+  expect(whole).toContain("switchboard");
+  expect(whole).toContain("How you work on the Switchboard platform: the heartbeat protocol");
 }
 
 /**

@@ -89,6 +89,25 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
 ]);
 export type RunnerFrame = z.infer<typeof RunnerFrameSchema>;
 
+/** Bounds on the skills a run carries: each one's text, how many, and all of them together. */
+export const SKILL_CONTENT_MAX_CHARS = 32 * 1024;
+export const SKILLS_MAX = 32;
+export const SKILLS_TOTAL_MAX_CHARS = 192 * 1024;
+
+/**
+ * A skill the agent's CLI gets for the run: the platform's own (the heartbeat protocol and API) and
+ * the company skills the agent wants (desiredSkills). `slug` names its directory and is its name for
+ * the CLI (lower-case letters, digits and dashes, unique in the run).
+ */
+export const RunSkillSchema = z.object({
+  key: z.string().min(1).max(200),
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/),
+  name: z.string().min(1).max(200),
+  description: z.string().max(1024),
+  content: z.string().max(SKILL_CONTENT_MAX_CHARS),
+});
+export type RunSkill = z.infer<typeof RunSkillSchema>;
+
 export const RunAssignmentSchema = z.object({
   runId: z.string(),
   agentId: z.string(),
@@ -112,6 +131,8 @@ export const RunAssignmentSchema = z.object({
     .optional(),
   /** The CLI session of this agent and issue to resume, if an earlier run left one. */
   session: RunSessionSchema.nullable().optional(),
+  /** Skills for adapters whose CLI takes them (the platform's first); bounded as above. */
+  skills: z.array(RunSkillSchema).max(SKILLS_MAX).optional(),
 });
 export type RunAssignment = z.infer<typeof RunAssignmentSchema>;
 

@@ -17,7 +17,7 @@ import {
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
-import { cliAssignment, executeRun } from "./execute-run.ts";
+import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
 
 const codex = agentCli("codex");
 // Not under /tmp: Codex refuses to put its helper links in a CODEX_HOME under a temporary directory.
@@ -107,6 +107,8 @@ describe("codex_local with the real codex CLI", () => {
     expect(first?.headers.authorization).toBe("Bearer sk-dummy");
     expect(requestText(first?.body ?? { model: "", input: [] })).toContain("INSTRUCTIONS-MARKER");
     expect(requestText(first?.body ?? { model: "", input: [] })).toContain("PROTOCOL-MARKER");
+    // The run's skill, listed to the model by name and description (the CLI loads its text on demand).
+    expect(sawSkill(first?.body), JSON.stringify(first?.body)).toBe(true);
     expect(requestText(first?.body ?? { model: "", input: [] })).toContain("Do the task.");
     // Network extras off: no web search tool is offered to the model.
     expect(JSON.stringify(first?.body.tools)).not.toContain("web_search");

@@ -17,7 +17,7 @@ import {
   requestText,
   startFakeGemini,
 } from "../../support/fake-models/gemini.ts";
-import { cliAssignment, executeRun } from "./execute-run.ts";
+import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
 
 const gemini = agentCli("gemini");
 // Not under /tmp: the CLI ignores a system settings file under a directory others may write to.
@@ -58,7 +58,8 @@ const execute = (run: RunAssignment) => executeRun(run, root);
 const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
 const emptyRequest = { contents: [] };
 
-describe("gemini_local with the real gemini CLI", () => {
+// A Node CLI that takes seconds to start, more on a loaded machine.
+describe("gemini_local with the real gemini CLI", { timeout: 30_000 }, () => {
   it("runs a shell call in its cwd; transcript, session and tokens from its stream, cost from the price table", async () => {
     fake = await startFakeGemini(
       (request) =>
@@ -114,6 +115,8 @@ describe("gemini_local with the real gemini CLI", () => {
     const sent = requestText(first?.body ?? emptyRequest);
     expect(sent).toContain("INSTRUCTIONS-MARKER");
     expect(sent).toContain("PROTOCOL-MARKER");
+    // The run's skill, listed to the model by name and description (the CLI loads its text on demand).
+    expect(sawSkill(first?.body), JSON.stringify(first?.body)).toBe(true);
     expect(sent).toContain("Do the task.");
   });
 
@@ -138,7 +141,7 @@ describe("gemini_local with the real gemini CLI", () => {
     expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
     expect(fresh.outcome.session?.id).not.toBe(gone.id);
     expect(fresh.system).toMatch(/gemini rejected the session it was to resume \(Error resuming session/);
-  }, 20_000);
+  }, 40_000);
 
   it("an API error the CLI reports fails the run with its words", async () => {
     fake = await startFakeGemini(() => ({

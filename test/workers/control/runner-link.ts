@@ -1,6 +1,7 @@
 // Runners for workerd suites: registered through the API by a company owner, dialled over a real
 // WebSocket to /runner/v1/link with their token, as a runner process would.
 import { SELF } from "cloudflare:test";
+import type { RunSkill } from "../../../bridge/src/protocol/runner";
 import { Link } from "../fake-bridge";
 import { BASE, call } from "../helpers";
 import type { BoardUser } from "./helpers";
@@ -12,6 +13,7 @@ export type RunAssignment = {
   args: string[];
   prompt: string;
   env: Record<string, string>;
+  skills?: RunSkill[];
 };
 
 export interface RegisteredRunner {

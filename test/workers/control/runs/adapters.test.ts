@@ -1,9 +1,11 @@
 // How an agent's adapterType and adapterConfig reach the runner: a claude_local agent's run carries
 // its type, the CLI to start (claude unless configured), the adapter's own options (never env, whose
 // secrets are resolved into the environment, nor the prompt template) and the platform protocol with
-// this edge's URLs; a process agent still needs its command.
+// this edge's URLs, and the skills its CLI gets (the platform's, then the agent's desired ones); a
+// process agent still needs its command.
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { SKILL_CONTENT_MAX_CHARS } from "../../../../bridge/src/protocol/runner";
 import { BASE, call } from "../../helpers";
 import { type BoardUser, boardUser, seedCompany, seedIssue } from "../helpers";
 import { claimOne, expectEventually, runnerFor } from "../runner-link";
@@ -64,6 +66,52 @@ describe("adapter types on the runner link", () => {
     expect(run.env.GIT_AUTHOR_NAME).toBe("Claudia");
     expect(run.protocol).toContain(`GET ${BASE}/api/agents/me`);
     expect(run.protocol).toContain("PLATFORM_API_KEY");
+  });
+
+  it("a run carries the platform skill first, then the agent's desired skills in its order, each bounded", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const long = "x".repeat(SKILL_CONTENT_MAX_CHARS + 5_000);
+    const imported = await call("POST", `/api/companies/${company.id}/skills/import`, {
+      headers: board.headers,
+      body: {
+        skills: [
+          { name: "Release notes", description: "How we write them", content: "One line per change." },
+          { name: "Long manual", content: long },
+          { name: "Unwanted", content: "Not for this agent." },
+        ],
+      },
+    });
+    expect(imported.status).toBe(201);
+    const agent = await hire(board, company.id, { name: "Skilly", adapterType: "claude_local" });
+    const synced = await call("POST", `/api/agents/${agent.id}/skills/sync`, {
+      headers: board.headers,
+      body: { desiredSkills: ["long-manual", "release-notes"] },
+    });
+    expect(synced.status).toBe(200);
+    const issue = await seedIssue(company, { status: "todo" });
+    await mention(board, issue.id, agent.name);
+    const run = await claimOne(await runnerFor(board, company.id));
+    const skills = run.skills ?? [];
+    expect(skills.map((skill) => skill.key)).toEqual([
+      "platform/switchboard",
+      "company/long-manual",
+      "company/release-notes",
+    ]);
+    const [platform, manual, notes] = skills;
+    expect(platform?.content).toContain(`POST ${BASE}/api/issues/{issueId}/checkout`);
+    expect(platform?.content).toContain(`POST ${BASE}/api/companies/{companyId}/approvals`);
+    expect(manual?.content.length).toBeLessThanOrEqual(SKILL_CONTENT_MAX_CHARS);
+    expect(manual?.content).toContain(`whole skill is ${long.length} characters`);
+    // No description: the name stands in, as the CLIs need one to list the skill.
+    expect(manual?.description).toBe("Long manual");
+    expect(notes).toEqual({
+      key: "company/release-notes",
+      slug: "release-notes",
+      name: "Release notes",
+      description: "How we write them",
+      content: "One line per change.",
+    });
   });
 
   it("an opencode_local run carries its type, `opencode`, its <provider>/<model> and options", async () => {
