@@ -231,13 +231,6 @@ export class AgentLoop {
   }
 }
 
-function withoutWarning(events: Json[], warning: string | undefined): Json[] {
-  if (!warning) return events;
-  const warned = events.filter((event) => event.type === "error" && event.message === warning);
-  expect(warned).toHaveLength(1);
-  return events.filter((event) => !warned.includes(event));
-}
-
 export interface FirstRun {
   run: Run;
   /** The run's raw output. */
@@ -245,7 +238,6 @@ export interface FirstRun {
   transcript: Json[];
   /** The issue it did, where the second wake goes. */
   issueId: string;
-  warning: string | undefined;
 }
 
 /**
@@ -253,13 +245,7 @@ export interface FirstRun {
  * the agent with both comments, the transcript is one shell call (`toolName`) and an answer, and no
  * PLATFORM_USAGE line exists (cost and tokens come from the CLI's own output).
  */
-export async function expectFullLoop(
-  loop: AgentLoop,
-  agent: Agent,
-  toolName: string,
-  /** A warning the CLI prints as an error event on every run, left out of the comparison. */
-  warning?: string,
-): Promise<FirstRun> {
+export async function expectFullLoop(loop: AgentLoop, agent: Agent, toolName: string): Promise<FirstRun> {
   const task = await loop.todoIssue("Write the release notes");
   await loop.wake(task.id, agent.name);
   const [run] = await loop.endedRuns(agent.id, 1);
@@ -271,7 +257,7 @@ export async function expectFullLoop(
   expect(raw).not.toContain("PLATFORM_USAGE");
   expect(run.costCents).toBeGreaterThan(0);
 
-  const transcript = withoutWarning(await loop.events(run.id), warning);
+  const transcript = await loop.events(run.id);
   expect(
     transcript.map((event) => event.type),
     JSON.stringify(transcript),
@@ -280,7 +266,7 @@ export async function expectFullLoop(
   expect(transcript[2]).toMatchObject({ isError: false, output: expect.stringContaining("API-LOOP-OK") });
   expect(transcript[3]).toMatchObject({ text: FIRST_RUN_DONE });
   expectBriefed(loop, agent);
-  return { run, raw, transcript, issueId: task.id, warning };
+  return { run, raw, transcript, issueId: task.id };
 }
 
 /**
@@ -310,7 +296,7 @@ export async function expectResumedAtBudget(loop: AgentLoop, agent: Agent, first
   const [, second] = await loop.endedRuns(agent.id, 2);
   if (!second) throw new Error("no second run");
   expect(second, await loop.log(second.id)).toMatchObject({ status: "succeeded" });
-  const resumed = withoutWarning(await loop.events(second.id), first.warning);
+  const resumed = await loop.events(second.id);
   expect(resumed.map((event) => event.type)).toEqual(["init", "assistant", "result"]);
   expect(resumed[0]).toMatchObject({ sessionId: first.transcript[0]?.sessionId });
   expect(resumed[1]).toMatchObject({ text: RESUMED });

@@ -62,7 +62,7 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
   "adapterType": "codex_local",
   "adapterConfig": {
     "cwd": "/home/me/src/website",
-    "model": "gpt-5-codex",
+    "model": "gpt-6.1-sol",
     "instructionsFilePath": "/home/me/agents/engineer.md",
     "sandbox": "bypass",
     "timeoutSec": 1800,
@@ -86,7 +86,7 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
   "adapterType": "opencode_local",
   "adapterConfig": {
     "cwd": "/home/me/src/website",
-    "model": "anthropic/claude-sonnet-4-5",
+    "model": "anthropic/claude-sonnet-5",
     "instructionsFilePath": "/home/me/agents/engineer.md",
     "autoApprove": true,
     "timeoutSec": 1800,

@@ -172,7 +172,9 @@ describe("adapter types on the runner link", () => {
     const codex = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/codex_local/models`, {
       headers: board.headers,
     });
-    expect(codex.body[0]).toMatchObject({ id: "gpt-5-codex", default: true });
+    // What Codex 0.169 runs without --model, first in its own list.
+    expect(codex.body[0]).toMatchObject({ id: "gpt-6.1-sol", default: true });
+    expect(codex.body.map((model) => model.id)).not.toContain("gpt-5-codex");
     const gemini = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/gemini_local/models`, {
       headers: board.headers,
     });
@@ -183,7 +185,7 @@ describe("adapter types on the runner link", () => {
       { headers: board.headers },
     );
     expect(opencode.status).toBe(200);
-    expect(opencode.body[0]).toMatchObject({ id: "anthropic/claude-sonnet-4-5", default: true });
+    expect(opencode.body[0]).toMatchObject({ id: "anthropic/claude-sonnet-5", default: true });
     expect(opencode.body.every((model) => /^[a-z]+\/\S+$/.test(String(model.id)))).toBe(true);
     const none = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/process/models`, {
       headers: board.headers,
