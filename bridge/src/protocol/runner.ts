@@ -9,6 +9,9 @@ import { TranscriptEventSchema } from "./transcript.ts";
 /** Characters of output kept per frame; the runner splits longer output. */
 export const LOG_FRAME_MAX_CHARS = 16 * 1024;
 
+/** How many models of one CLI a runner reports. */
+export const CLI_MODELS_MAX = 300;
+
 /** What a runner tells the edge about itself when its link opens (shown in the runner list). */
 export const RunnerHelloSchema = z.object({
   type: z.literal("hello"),
@@ -26,6 +29,8 @@ export const RunnerHelloSchema = z.object({
         adapterType: z.string().max(64),
         command: z.string().max(256),
         version: z.string().max(200).nullable(),
+        /** The models the CLI itself lists (`codex debug models`, `opencode models`), where it can. */
+        models: z.array(z.string().min(1).max(200)).max(CLI_MODELS_MAX).optional(),
       }),
     )
     .max(32)

@@ -175,9 +175,37 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
   return endVerdict({ cli: "codex", format: "exec --json", finalEvent: "turn.completed" }, end, summary);
 }
 
+const CatalogSchema = z.object({
+  models: z.array(
+    z.object({ slug: z.string(), visibility: z.string().optional(), priority: z.number().optional() }),
+  ),
+});
+
+/** `codex debug models` JSON: the models its picker lists, by its priority. */
+function codexModels(stdout: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch {
+    return [];
+  }
+  const catalog = CatalogSchema.safeParse(parsed);
+  if (!catalog.success) return [];
+  return catalog.data.models
+    .filter((model) => model.visibility === "list")
+    .sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0))
+    .map((model) => model.slug);
+}
+
 export const codexLocalAdapter: Adapter = {
   type: "codex_local",
-  program: { command: "codex", name: "OpenAI Codex", install: "npm install -g @openai/codex" },
+  program: {
+    command: "codex",
+    name: "OpenAI Codex",
+    install: "npm install -g @openai/codex",
+    // The catalogue this Codex ships (--bundled: no network), as its model picker shows it.
+    models: { args: ["debug", "models", "--bundled"], parse: codexModels },
+  },
   resumes: true,
   launch,
   parser: (launch) =>

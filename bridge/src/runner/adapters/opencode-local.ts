@@ -156,7 +156,21 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
 
 export const opencodeLocalAdapter: Adapter = {
   type: "opencode_local",
-  program: { command: "opencode", name: "OpenCode", install: "npm install -g opencode-ai" },
+  program: {
+    command: "opencode",
+    name: "OpenCode",
+    install: "npm install -g opencode-ai",
+    // `<provider>/<model>` of every provider it has credentials for, from the list it ships.
+    models: {
+      args: ["models"],
+      env: { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1" },
+      parse: (stdout) =>
+        stdout
+          .split("\n")
+          .map((line) => line.trim())
+          .filter((line) => /^[^/\s]+\/\S+$/.test(line)),
+    },
+  },
   resumes: true,
   launch,
   parser: (launch) =>

@@ -98,10 +98,18 @@ export type Verdict =
   /** The CLI refused the session it was told to resume: the runner starts it again without one. */
   | { ok: false; sessionRejected: true; reason: string };
 
+/** How the runner asks a CLI for the models it knows (once, when it starts). */
+export interface ModelListing {
+  args: string[];
+  env?: Record<string, string>;
+  /** The model ids in the CLI's output, in its order; [] when it says nothing usable. */
+  parse(stdout: string): string[];
+}
+
 export interface Adapter {
   readonly type: string;
   /** The CLI it starts when adapterConfig.command is not set, and how to install it. */
-  readonly program: { command: string; name: string; install: string } | null;
+  readonly program: { command: string; name: string; install: string; models?: ModelListing } | null;
   /** Whether the adapter resumes CLI sessions (the runner then reports them to the edge). */
   readonly resumes: boolean;
   /** Throws AdapterConfigError for a configuration it cannot run. */

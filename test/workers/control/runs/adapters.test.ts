@@ -192,4 +192,54 @@ describe("adapter types on the runner link", () => {
     });
     expect(none.body).toEqual([]);
   });
+
+  it("the models route offers what the company's connected runners' CLIs listed, else the catalogue", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const otherBoard = await boardUser();
+    const other = await seedCompany(otherBoard);
+    const models = (companyId: string, headers: Record<string, string>) =>
+      call<Json[]>("GET", `/api/companies/${companyId}/adapters/codex_local/models`, { headers });
+    const link = await runnerFor(board, company.id);
+    link.send({
+      type: "hello",
+      version: "test",
+      slots: 2,
+      platform: "linux",
+      arch: "x64",
+      node: "v20",
+      runAs: null,
+      clis: [
+        {
+          adapterType: "codex_local",
+          command: "codex",
+          version: "codex-cli 0.169.0",
+          models: ["gpt-6-astra", "my-finetune", "gpt-6.1-sol"],
+        },
+        { adapterType: "claude_local", command: "claude", version: null },
+      ],
+    });
+    await expectEventually(async () => (await models(company.id, board.headers)).body.length === 3);
+    // The catalogue's default first when a runner has it; labels from the catalogue where it knows them.
+    expect((await models(company.id, board.headers)).body).toEqual([
+      { id: "gpt-6.1-sol", label: "GPT-6.1-Sol", default: true },
+      { id: "gpt-6-astra", label: "GPT-6-Astra" },
+      { id: "my-finetune", label: "my-finetune" },
+    ]);
+    // A CLI that listed nothing, and another company (not served by this runner): the catalogue.
+    const claude = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/claude_local/models`, {
+      headers: board.headers,
+    });
+    expect(claude.body[0]).toMatchObject({ id: "sonnet", default: true });
+    const elsewhere = await models(other.id, otherBoard.headers);
+    expect(elsewhere.body.map((model) => model.id)).not.toContain("my-finetune");
+    expect(elsewhere.body[0]).toMatchObject({ id: "gpt-6.1-sol", default: true });
+    expect((await models(other.id, board.headers)).status).toBe(404);
+    link.socket.close(1000, "done");
+    await expectEventually(async () => (await models(company.id, board.headers)).body.length > 3);
+    expect((await models(company.id, board.headers)).body[0]).toMatchObject({
+      id: "gpt-6.1-sol",
+      default: true,
+    });
+  });
 });
