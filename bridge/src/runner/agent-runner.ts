@@ -16,7 +16,7 @@ import type { TranscriptEvent } from "../protocol/transcript.ts";
 import type { Log } from "../shared/log.ts";
 import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/reconnecting-socket.ts";
 import { AgentProcess } from "./agent-process.ts";
-import { type FoundCli, probeClis } from "./cli-probe.ts";
+import { type FoundCli, probeClis, withModels } from "./cli-probe.ts";
 import type { RunAs } from "./config.ts";
 
 const POLL_MS = 5_000;
@@ -44,6 +44,8 @@ export class AgentRunner {
   private timers: NodeJS.Timeout[] = [];
   /** Asked once at start; every hello reports it. */
   private clis: Promise<FoundCli[]> = Promise.resolve([]);
+  /** The same with the models the CLIs list; null until known or when listing failed. */
+  private clisWithModels: Promise<FoundCli[] | null> = Promise.resolve(null);
 
   constructor(private readonly options: AgentRunnerOptions) {
     this.link = new ReconnectingSocket({
@@ -59,6 +61,7 @@ export class AgentRunner {
 
   start(): void {
     this.clis = probeClis().catch(() => []);
+    this.clisWithModels = this.clis.then((found) => withModels(found)).catch(() => null);
     this.link.start();
     this.timers = [
       setInterval(() => this.claim(), POLL_MS),
@@ -78,17 +81,25 @@ export class AgentRunner {
     this.link.resetBackoff();
     this.options.log("info", "runner link open", { running: this.running.size });
     void this.clis.then((clis) => {
-      this.send({
-        type: "hello",
-        version: VERSION,
-        slots: this.options.slots,
-        platform: platform(),
-        arch: arch(),
-        node: process.version,
-        runAs: this.options.runAs?.user ?? null,
-        clis,
-      });
+      this.hello(clis);
       this.claim();
+      // The models come later (listing them starts each CLI): a second hello adds them.
+      void this.clisWithModels.then((full) => {
+        if (full?.some((cli) => cli.models) && this.link.isOpen) this.hello(full);
+      });
+    });
+  }
+
+  private hello(clis: FoundCli[]): void {
+    this.send({
+      type: "hello",
+      version: VERSION,
+      slots: this.options.slots,
+      platform: platform(),
+      arch: arch(),
+      node: process.version,
+      runAs: this.options.runAs?.user ?? null,
+      clis,
     });
   }
 

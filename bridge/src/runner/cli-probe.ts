@@ -68,16 +68,40 @@ async function modelsOf(
   return [...new Set(ids)].slice(0, CLI_MODELS_MAX);
 }
 
-export async function probeClis(source: NodeJS.ProcessEnv = process.env): Promise<FoundCli[]> {
+const agentEnv = (source: NodeJS.ProcessEnv): Record<string, string> => {
   const env: Record<string, string> = {};
   for (const name of INHERITED_ENV) if (source[name] !== undefined) env[name] = source[name] as string;
+  return env;
+};
+
+/** Each adapter's CLI and its version (quick: the hello waits for this). */
+export async function probeClis(source: NodeJS.ProcessEnv = process.env): Promise<FoundCli[]> {
+  const env = agentEnv(source);
   return Promise.all(
-    adapterPrograms().map(async ({ adapterType, command, models }) => {
-      const version = await versionOf(command, env);
-      const found: FoundCli = { adapterType, command, version };
-      if (version === null || !models) return found;
-      const listed = await modelsOf(command, models, env);
-      return listed.length > 0 ? { ...found, models: listed } : found;
+    adapterPrograms().map(async ({ adapterType, command }) => ({
+      adapterType,
+      command,
+      version: await versionOf(command, env),
+    })),
+  );
+}
+
+/**
+ * The found CLIs with the models each lists, where it can (slower: OpenCode starts a server first;
+ * the runner reports them in a second hello rather than hold its first claim for them).
+ */
+export async function withModels(
+  found: readonly FoundCli[],
+  source: NodeJS.ProcessEnv = process.env,
+): Promise<FoundCli[]> {
+  const env = agentEnv(source);
+  const listings = new Map(adapterPrograms().map((program) => [program.adapterType, program.models]));
+  return Promise.all(
+    found.map(async (cli) => {
+      const listing = listings.get(cli.adapterType);
+      if (cli.version === null || !listing) return cli;
+      const models = await modelsOf(cli.command, listing, env);
+      return models.length > 0 ? { ...cli, models } : cli;
     }),
   );
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { probeClis } from "../../../bridge/src/runner/cli-probe.ts";
+import { probeClis, withModels } from "../../../bridge/src/runner/cli-probe.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 
 describe("probeClis", () => {
@@ -27,7 +27,8 @@ describe("probeClis", () => {
     const opencode = agentCli("opencode");
     const home = mkdtempSync(path.join(homedir(), ".cache", "cli-probe-"));
     try {
-      const found = await probeClis({ PATH: `${codex.binDir}:${opencode.binDir}:/usr/bin:/bin`, HOME: home });
+      const env = { PATH: `${codex.binDir}:${opencode.binDir}:/usr/bin:/bin`, HOME: home };
+      const found = await withModels(await probeClis(env), env);
       const codexFound = found.find((cli) => cli.adapterType === "codex_local");
       expect(codexFound?.version).toContain(codex.version);
       // Codex 0.169's picker order, its default first; hidden models are not offered.
