@@ -33,7 +33,11 @@ let loop: AgentLoop;
 let fake: FakeOpenAI;
 
 const { input, cached, output } = TOKENS_PER_REQUEST;
-/** What every answer reports; at gpt-5 prices (per M: 1.25 input, 0.125 cached, 10 output) $0.1225. */
+/**
+ * What every answer reports; at gpt-5.5 prices (per M: 5 input, 0.5 cached, 30 output) $0.47. gpt-5.5
+ * is the one model Codex 0.169 knows that it offers its classic tools (exec_command) rather than its
+ * code mode only.
+ */
 const USAGE = { input_tokens: input, cached_tokens: cached, output_tokens: output };
 
 /** The loop's next move as a Responses API reply: a shell command is Codex's exec_command tool. */
@@ -55,7 +59,7 @@ afterAll(() => loop?.stop());
 
 const codexAgent = (name: string) =>
   loop.agent(`${name} ${suffix()}`, "codex_local", {
-    model: "gpt-5-codex",
+    model: "gpt-5.5",
     provider: { baseUrl: fake.url, envKey: "FAKE_OPENAI_KEY" },
     env: { FAKE_OPENAI_KEY: "sk-dummy" },
   });
@@ -63,22 +67,15 @@ const codexAgent = (name: string) =>
 describe("codex_local with the real codex CLI", () => {
   it("mention → runner → codex → exec_command → API: done, cost from the price table; a second wake resumes and pauses at budget", async () => {
     const agent = await codexAgent("Scribe");
-    // Codex 0.169 has no metadata for gpt-5-codex (its built-in list starts at gpt-5.5) and says so
-    // as an error event on every run; the run goes on with fallback metadata.
-    const first = await expectFullLoop(
-      loop,
-      agent,
-      "command_execution",
-      "Model metadata for `gpt-5-codex` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.",
-    );
+    const first = await expectFullLoop(loop, agent, "command_execution");
 
-    // Two requests at $0.1225: $0.245, rounded up to 25 cents; tokens from the CLI's turn.completed.
-    expectPriced(first.run, { provider: "openai", model: "gpt-5-codex", requests: 2, cents: 25 });
+    // Two requests at $0.47: 94 cents; tokens from the CLI's turn.completed.
+    expectPriced(first.run, { provider: "openai", model: "gpt-5.5", requests: 2, cents: 94 });
     expect(fake.requests[0]?.headers.authorization).toBe("Bearer sk-dummy");
 
-    // Codex reports the thread's running total; the resumed run is charged its one request: 13 cents.
+    // Codex reports the thread's running total; the resumed run is charged its one request: 47 cents.
     const second = await expectResumedAtBudget(loop, agent, first);
-    expectPriced(second, { provider: "openai", model: "gpt-5-codex", requests: 1, cents: 13 });
+    expectPriced(second, { provider: "openai", model: "gpt-5.5", requests: 1, cents: 47 });
   });
 
   it("a model that refuses after the checkout fails the run with Codex's words and releases the issue", async () => {

@@ -35,7 +35,7 @@ let loop: AgentLoop;
 let fake: FakeGemini;
 
 const { input, cached, output } = TOKENS_PER_REQUEST;
-/** What every answer reports; at gemini-2.5-flash prices (per M: 0.3, 0.075 cached, 2.5 out) $0.0305. */
+/** What every answer reports; at gemini-2.5-flash prices (per M: 0.3, 0.03 cached, 2.5 out) $0.0296. */
 const USAGE = { promptTokenCount: input, cachedContentTokenCount: cached, candidatesTokenCount: output };
 
 /** The loop's next move as a Gemini API reply: a shell command is the CLI's run_shell_command tool. */
@@ -68,13 +68,13 @@ describe("gemini_local with the real gemini CLI", () => {
     const agent = await geminiAgent("Scribe");
     const first = await expectFullLoop(loop, agent, "run_shell_command");
 
-    // Two requests at $0.0305: $0.061, rounded up to 7 cents; tokens from the CLI's result event.
-    expectPriced(first.run, { provider: "google", model: "gemini-2.5-flash", requests: 2, cents: 7 });
+    // Two requests at $0.0296: $0.0592, rounded up to 6 cents; tokens from the CLI's result event.
+    expectPriced(first.run, { provider: "google", model: "gemini-2.5-flash", requests: 2, cents: 6 });
     expect(fake.requests[0]?.headers["x-goog-api-key"]).toBe("dummy-key");
 
-    // Gemini CLI counts the run's own tokens when it resumes: one request, 4 cents.
+    // Gemini CLI counts the run's own tokens when it resumes: one request, 3 cents.
     const second = await expectResumedAtBudget(loop, agent, first);
-    expectPriced(second, { provider: "google", model: "gemini-2.5-flash", requests: 1, cents: 4 });
+    expectPriced(second, { provider: "google", model: "gemini-2.5-flash", requests: 1, cents: 3 });
   });
 
   it("a model that hangs after the checkout times the run out and releases the issue", async () => {

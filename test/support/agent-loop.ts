@@ -1,6 +1,6 @@
 // The whole agent loop for the CLI adapters' end-to-end suites (claude_local, codex_local,
-// gemini_local): a stack, a company, a runner its owner registered with the pinned CLI on its PATH,
-// and what every suite does and checks through the API (agents, wakes by mention, runs that end,
+// gemini_local, opencode_local): a stack, a company, a runner its owner registered with the pinned
+// CLI on its PATH, and what every suite does and checks through the API (agents, wakes by mention, runs that end,
 // their transcripts and logs, the issue and its comments, the budget). Each suite adds only its fake
 // model's wire format and its CLI's own numbers.
 //
@@ -94,6 +94,8 @@ export class AgentLoop {
     private readonly fake: { close(): Promise<void> },
     /** The text of each request the fake model was sent, in order. */
     readonly sent: () => string[],
+    /** Each request whole (tools and all), as JSON. */
+    readonly sentWhole: () => string[],
   ) {
     this.instructions = path.join(scratch, "instructions.md");
     writeFileSync(this.instructions, "INSTRUCTIONS-MARKER: you keep the release notes.");
@@ -135,7 +137,8 @@ export class AgentLoop {
       RUNNER_WORK_DIR: path.join(scratch, "work"),
     });
     const sent = () => fake.requests.map((request) => fake.text(request.body));
-    return new AgentLoop(stack, board, company.body.id, runner, scratch, fake, sent);
+    const whole = () => fake.requests.map((request) => JSON.stringify(request.body));
+    return new AgentLoop(stack, board, company.body.id, runner, scratch, fake, sent, whole);
   }
 
   async stop(): Promise<void> {
@@ -228,13 +231,6 @@ export class AgentLoop {
   }
 }
 
-function withoutWarning(events: Json[], warning: string | undefined): Json[] {
-  if (!warning) return events;
-  const warned = events.filter((event) => event.type === "error" && event.message === warning);
-  expect(warned).toHaveLength(1);
-  return events.filter((event) => !warned.includes(event));
-}
-
 export interface FirstRun {
   run: Run;
   /** The run's raw output. */
@@ -242,7 +238,6 @@ export interface FirstRun {
   transcript: Json[];
   /** The issue it did, where the second wake goes. */
   issueId: string;
-  warning: string | undefined;
 }
 
 /**
@@ -250,13 +245,7 @@ export interface FirstRun {
  * the agent with both comments, the transcript is one shell call (`toolName`) and an answer, and no
  * PLATFORM_USAGE line exists (cost and tokens come from the CLI's own output).
  */
-export async function expectFullLoop(
-  loop: AgentLoop,
-  agent: Agent,
-  toolName: string,
-  /** A warning the CLI prints as an error event on every run, left out of the comparison. */
-  warning?: string,
-): Promise<FirstRun> {
+export async function expectFullLoop(loop: AgentLoop, agent: Agent, toolName: string): Promise<FirstRun> {
   const task = await loop.todoIssue("Write the release notes");
   await loop.wake(task.id, agent.name);
   const [run] = await loop.endedRuns(agent.id, 1);
@@ -268,7 +257,7 @@ export async function expectFullLoop(
   expect(raw).not.toContain("PLATFORM_USAGE");
   expect(run.costCents).toBeGreaterThan(0);
 
-  const transcript = withoutWarning(await loop.events(run.id), warning);
+  const transcript = await loop.events(run.id);
   expect(
     transcript.map((event) => event.type),
     JSON.stringify(transcript),
@@ -277,14 +266,21 @@ export async function expectFullLoop(
   expect(transcript[2]).toMatchObject({ isError: false, output: expect.stringContaining("API-LOOP-OK") });
   expect(transcript[3]).toMatchObject({ text: FIRST_RUN_DONE });
   expectBriefed(loop, agent);
-  return { run, raw, transcript, issueId: task.id, warning };
+  return { run, raw, transcript, issueId: task.id };
 }
 
-/** What the model was sent on the agent's first request carries the instructions and the protocol. */
+/**
+ * What the model was sent on the agent's first request carries the instructions and the protocol,
+ * and the CLI listed the platform skill (its name and description) among its skills.
+ */
 function expectBriefed(loop: AgentLoop, agent: Agent): void {
   const first = loop.sent().find((text) => text.includes(agent.name));
   expect(first).toContain("INSTRUCTIONS-MARKER");
   expect(first).toContain(`GET ${loop.stack.baseUrl}/api/agents/me`);
+  const whole = loop.sentWhole().find((text) => text.includes(agent.name));
+  // workers/llms/platform-skill.ts: its slug and the start of its description.
+  expect(whole).toContain("switchboard");
+  expect(whole).toContain("How you work on the Switchboard platform: the heartbeat protocol");
 }
 
 /**
@@ -300,7 +296,7 @@ export async function expectResumedAtBudget(loop: AgentLoop, agent: Agent, first
   const [, second] = await loop.endedRuns(agent.id, 2);
   if (!second) throw new Error("no second run");
   expect(second, await loop.log(second.id)).toMatchObject({ status: "succeeded" });
-  const resumed = withoutWarning(await loop.events(second.id), first.warning);
+  const resumed = await loop.events(second.id);
   expect(resumed.map((event) => event.type)).toEqual(["init", "assistant", "result"]);
   expect(resumed[0]).toMatchObject({ sessionId: first.transcript[0]?.sessionId });
   expect(resumed[1]).toMatchObject({ text: RESUMED });

@@ -62,7 +62,7 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
   "adapterType": "codex_local",
   "adapterConfig": {
     "cwd": "/home/me/src/website",
-    "model": "gpt-5-codex",
+    "model": "gpt-6.1-sol",
     "instructionsFilePath": "/home/me/agents/engineer.md",
     "sandbox": "bypass",
     "timeoutSec": 1800,
@@ -86,7 +86,7 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
   "adapterType": "opencode_local",
   "adapterConfig": {
     "cwd": "/home/me/src/website",
-    "model": "anthropic/claude-sonnet-4-5",
+    "model": "anthropic/claude-sonnet-5",
     "instructionsFilePath": "/home/me/agents/engineer.md",
     "autoApprove": true,
     "timeoutSec": 1800,
@@ -136,6 +136,17 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
 };
 
 const STARTS_COMMAND = "starts adapterConfig.command with adapterConfig.args";
+
+const CLI_SKILLS =
+  "\nSkills: every run hands the CLI the platform's own skill (switchboard: the heartbeat protocol and\n" +
+  "the API for comments, hand-offs, questions and approvals) and the company skills in the agent's\n" +
+  "desiredSkills (POST /agents/{agentId}/skills/sync), as SKILL.md files the CLI lists to the model.\n";
+const SKILLS_NOTE: Partial<Record<AdapterType, string>> = {
+  claude_local: CLI_SKILLS,
+  codex_local: CLI_SKILLS,
+  gemini_local: CLI_SKILLS,
+  opencode_local: CLI_SKILLS,
+};
 const ADAPTER_LAUNCH: Record<AdapterType, string> = {
   claude_local:
     "starts `claude --print --output-format stream-json --verbose` (with --resume, --model,\n" +
@@ -287,7 +298,7 @@ own, writes the rendered prompt to its standard input, streams its output to the
 the exit code. Exit 0 is a succeeded run; anything else or a lost runner is a failed one, a timeout
 timed_out, a cancel cancelled (its checkouts are released either way). One run of an agent at a
 time unless runtimeConfig.maxConcurrentRuns says more.
-
+${SKILLS_NOTE[type] ?? ""}
 Models
 ------
 ${modelsText(type)}

@@ -9,6 +9,9 @@ import { TranscriptEventSchema } from "./transcript.ts";
 /** Characters of output kept per frame; the runner splits longer output. */
 export const LOG_FRAME_MAX_CHARS = 16 * 1024;
 
+/** How many models of one CLI a runner reports. */
+export const CLI_MODELS_MAX = 300;
+
 /** What a runner tells the edge about itself when its link opens (shown in the runner list). */
 export const RunnerHelloSchema = z.object({
   type: z.literal("hello"),
@@ -26,6 +29,8 @@ export const RunnerHelloSchema = z.object({
         adapterType: z.string().max(64),
         command: z.string().max(256),
         version: z.string().max(200).nullable(),
+        /** The models the CLI itself lists (`codex debug models`, `opencode models`), where it can. */
+        models: z.array(z.string().min(1).max(200)).max(CLI_MODELS_MAX).optional(),
       }),
     )
     .max(32)
@@ -94,6 +99,25 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
 ]);
 export type RunnerFrame = z.infer<typeof RunnerFrameSchema>;
 
+/** Bounds on the skills a run carries: each one's text, how many, and all of them together. */
+export const SKILL_CONTENT_MAX_CHARS = 32 * 1024;
+export const SKILLS_MAX = 32;
+export const SKILLS_TOTAL_MAX_CHARS = 192 * 1024;
+
+/**
+ * A skill the agent's CLI gets for the run: the platform's own (the heartbeat protocol and API) and
+ * the company skills the agent wants (desiredSkills). `slug` names its directory and is its name for
+ * the CLI (lower-case letters, digits and dashes, unique in the run).
+ */
+export const RunSkillSchema = z.object({
+  key: z.string().min(1).max(200),
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/),
+  name: z.string().min(1).max(200),
+  description: z.string().max(1024),
+  content: z.string().max(SKILL_CONTENT_MAX_CHARS),
+});
+export type RunSkill = z.infer<typeof RunSkillSchema>;
+
 export const RunAssignmentSchema = z.object({
   runId: z.string(),
   agentId: z.string(),
@@ -126,6 +150,8 @@ export const RunAssignmentSchema = z.object({
     .optional(),
   /** The CLI session of this agent and issue to resume, if an earlier run left one. */
   session: RunSessionSchema.nullable().optional(),
+  /** Skills for adapters whose CLI takes them (the platform's first); bounded as above. */
+  skills: z.array(RunSkillSchema).max(SKILLS_MAX).optional(),
 });
 export type RunAssignment = z.infer<typeof RunAssignmentSchema>;
 

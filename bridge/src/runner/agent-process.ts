@@ -6,6 +6,7 @@
  * session was rejected once more without it. Summarised on exit; never throws.
  */
 import { rm } from "node:fs/promises";
+import { homedir } from "node:os";
 import path from "node:path";
 import { LOG_FRAME_MAX_CHARS, type RunAssignment, type RunSession } from "../protocol/runner.ts";
 import type { TranscriptEvent } from "../protocol/transcript.ts";
@@ -21,7 +22,7 @@ import {
 import { INHERITED_ENV, type RunAs } from "./config.ts";
 import { GitError } from "./git.ts";
 import { GroupChild } from "./process-group.ts";
-import { prepareRunDir, readFileAs, workingDirectory, writeRunFiles } from "./run-files.ts";
+import { makeRunLinks, prepareRunDir, readFileAs, workingDirectory, writeRunFiles } from "./run-files.ts";
 import { type WorkspaceLease, type Workspaces, workspaceStrategy } from "./workspace.ts";
 
 const STDERR_TAIL_CHARS = 4 * 1024;
@@ -156,14 +157,21 @@ export class AgentProcess {
       run: this.run,
       cwd,
       runDir,
+      home: this.agentHome(),
       resume,
       readFileAsAgent: (file) => readFileAs(file, this.options.runAs),
     });
-    if (launch.files.length > 0) {
+    if (launch.files.length > 0 || launch.links?.length) {
       await prepareRunDir(runDir, this.options.runAs);
       await writeRunFiles(launch.files, this.options.runAs);
+      await makeRunLinks(launch.links ?? [], this.options.runAs);
     }
     return this.execute(launch, cwd);
+  }
+
+  /** The HOME the agent's process gets: the run's own, else the one it inherits. */
+  private agentHome(): string {
+    return this.run.env.HOME || inheritedEnv(this.options.runAs).HOME || homedir();
   }
 
   private async execute(launch: Launch, cwd: string): Promise<Attempt> {
@@ -177,7 +185,12 @@ export class AgentProcess {
         command: launch.command,
         args: launch.args,
         cwd,
-        env: { ...inheritedEnv(this.options.runAs), ...launch.env, ...this.run.env },
+        env: {
+          ...inheritedEnv(this.options.runAs),
+          ...launch.env,
+          ...this.run.env,
+          ...launch.overrideEnv,
+        },
         stdin: launch.stdin,
         runAs: this.options.runAs,
       },

@@ -17,7 +17,7 @@ import type { TranscriptEvent } from "../protocol/transcript.ts";
 import type { Log } from "../shared/log.ts";
 import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/reconnecting-socket.ts";
 import { AgentProcess } from "./agent-process.ts";
-import { type FoundCli, probeClis } from "./cli-probe.ts";
+import { type FoundCli, probeClis, withModels } from "./cli-probe.ts";
 import type { RunAs } from "./config.ts";
 import { Workspaces } from "./workspace.ts";
 
@@ -49,6 +49,8 @@ export class AgentRunner {
   /** Asked once at start; every hello reports it. */
   private clis: Promise<FoundCli[]> = Promise.resolve([]);
   private readonly workspaces: Workspaces;
+  /** The same with the models the CLIs list; null until known or when listing failed. */
+  private clisWithModels: Promise<FoundCli[] | null> = Promise.resolve(null);
 
   constructor(private readonly options: AgentRunnerOptions) {
     this.workspaces = new Workspaces(path.join(options.workDir, "worktrees"), options.runAs);
@@ -65,6 +67,7 @@ export class AgentRunner {
 
   start(): void {
     this.clis = probeClis().catch(() => []);
+    this.clisWithModels = this.clis.then((found) => withModels(found)).catch(() => null);
     this.link.start();
     this.timers = [
       setInterval(() => this.claim(), POLL_MS),
@@ -85,18 +88,26 @@ export class AgentRunner {
     this.link.resetBackoff();
     this.options.log("info", "runner link open", { running: this.running.size });
     void this.clis.then((clis) => {
-      this.send({
-        type: "hello",
-        version: VERSION,
-        slots: this.options.slots,
-        platform: platform(),
-        arch: arch(),
-        node: process.version,
-        runAs: this.options.runAs?.user ?? null,
-        clis,
-      });
+      this.hello(clis);
       this.claim();
       this.checkWorkspaces();
+      // The models come later (listing them starts each CLI): a second hello adds them.
+      void this.clisWithModels.then((full) => {
+        if (full?.some((cli) => cli.models) && this.link.isOpen) this.hello(full);
+      });
+    });
+  }
+
+  private hello(clis: FoundCli[]): void {
+    this.send({
+      type: "hello",
+      version: VERSION,
+      slots: this.options.slots,
+      platform: platform(),
+      arch: arch(),
+      node: process.version,
+      runAs: this.options.runAs?.user ?? null,
+      clis,
     });
   }
 

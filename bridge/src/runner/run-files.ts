@@ -4,8 +4,8 @@
  * names with the agent's own permissions, never the runner's.
  */
 import { spawn } from "node:child_process";
-import { chownSync, mkdirSync } from "node:fs";
-import { chown, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chownSync, existsSync, mkdirSync } from "node:fs";
+import { chown, lchown, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { RunAssignment } from "../protocol/runner.ts";
 import type { RunAs } from "./config.ts";
@@ -31,13 +31,37 @@ export async function prepareRunDir(runDir: string, runAs: RunAs | null): Promis
   if (runAs) await chown(runDir, runAs.uid, runAs.gid);
 }
 
+/** Makes `dir` and its missing parents (mode 0700), each owned by the agent's user. */
+async function ensureDir(dir: string, runAs: RunAs | null): Promise<void> {
+  if (existsSync(dir)) return;
+  await ensureDir(path.dirname(dir), runAs);
+  await mkdir(dir, { mode: 0o700 });
+  if (runAs) await chown(dir, runAs.uid, runAs.gid);
+}
+
 export async function writeRunFiles(
   files: ReadonlyArray<{ path: string; content: string }>,
   runAs: RunAs | null,
 ): Promise<void> {
   for (const file of files) {
+    await ensureDir(path.dirname(file.path), runAs);
     await writeFile(file.path, file.content, { mode: 0o600 });
     if (runAs) await chown(file.path, runAs.uid, runAs.gid);
+  }
+}
+
+/** Links `path` to `target`, making the target directory first when it is missing (the agent's). */
+export async function makeRunLinks(
+  links: ReadonlyArray<{ path: string; target: string }>,
+  runAs: RunAs | null,
+): Promise<void> {
+  for (const link of links) {
+    await ensureDir(link.target, runAs);
+    await ensureDir(path.dirname(link.path), runAs);
+    // A retry without the rejected session launches again into the same run directory.
+    await rm(link.path, { force: true });
+    await symlink(link.target, link.path);
+    if (runAs) await lchown(link.path, runAs.uid, runAs.gid);
   }
 }
 

@@ -32,6 +32,7 @@ describe("adapters", () => {
       run,
       cwd: "/tmp",
       runDir: "/tmp/run",
+      home: "/tmp/home",
       resume: null,
       readFileAsAgent: () => Promise.reject(new Error("not used")),
     });

@@ -18,7 +18,7 @@ import {
   startFakeAnthropic,
   toolResults,
 } from "../../support/fake-models/anthropic.ts";
-import { cliAssignment, executeRun } from "./execute-run.ts";
+import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
 
 const claude = agentCli("claude");
 const root = mkdtempSync(path.join(tmpdir(), "claude-local-test-"));
@@ -116,6 +116,8 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
     expect(first?.model).toBe("claude-sonnet-4-5");
     expect(JSON.stringify(first?.system)).toContain("INSTRUCTIONS-MARKER");
     expect(JSON.stringify(first?.system)).toContain("PROTOCOL-MARKER");
+    // The run's skill, listed to the model by name and description (the CLI loads its text on demand).
+    expect(sawSkill(first), JSON.stringify(first)).toBe(true);
     expect(requestText(first ?? { model: "", messages: [] })).toContain("Do the task.");
   });
 

@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import { PRICE_TABLE_VERSION } from "../../../bridge/src/runner/adapters/pricing.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
   callOutputs,
@@ -17,7 +18,7 @@ import {
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
-import { cliAssignment, executeRun } from "./execute-run.ts";
+import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
 
 const codex = agentCli("codex");
 // Not under /tmp: Codex refuses to put its helper links in a CODEX_HOME under a temporary directory.
@@ -45,7 +46,7 @@ const assignment = (
       env: { FAKE_OPENAI_KEY: "sk-dummy" },
       adapterConfig: {
         command: codex.bin,
-        model: "gpt-5-codex",
+        model: "gpt-5.5",
         provider: { baseUrl: fake?.url ?? "http://127.0.0.1:9/v1", envKey: "FAKE_OPENAI_KEY" },
       },
     },
@@ -75,20 +76,23 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
     expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
     expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
     expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
-    // Two requests of 100k input (20k cached) and 2k output at gpt-5 prices: $0.245, rounded up to 25 cents.
+    // Two requests of 100k input (20k cached) and 2k output at gpt-5.5 prices (per M: 5 input, 0.5
+    // cached, 30 output): $0.94, 94 cents. (gpt-5.5: the one model Codex 0.169 knows that is offered
+    // its classic tools, exec_command among them, rather than its code mode only.)
     expect(outcome.usage).toMatchObject({
       provider: "openai",
-      model: "gpt-5-codex",
+      model: "gpt-5.5",
       inputTokens: 160_000,
       cachedInputTokens: 40_000,
       outputTokens: 4_000,
-      priceTable: "2025-11-01",
+      priceTable: PRICE_TABLE_VERSION,
     });
-    expect(outcome.costCents).toBe(25);
+    expect(outcome.costCents).toBe(94);
     const thread = JSON.parse(stdout.split("\n")[0] ?? "{}") as { thread_id?: string };
     expect(outcome.session).toEqual({ id: thread.thread_id, cwd });
 
-    const kinds = events.map((event) => event.type).filter((type) => type !== "error");
+    // A model Codex knows: no "Model metadata … not found" error event.
+    const kinds = events.map((event) => event.type);
     expect(kinds).toEqual(["init", "tool_call", "tool_result", "assistant", "result"]);
     const call = events.find((event) => event.type === "tool_call");
     expect(call).toMatchObject({ name: "command_execution", input: expect.stringContaining("marker.txt") });
@@ -104,10 +108,12 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
     });
 
     const first = fake.requests[0];
-    expect(first?.body.model).toBe("gpt-5-codex");
+    expect(first?.body.model).toBe("gpt-5.5");
     expect(first?.headers.authorization).toBe("Bearer sk-dummy");
     expect(requestText(first?.body ?? { model: "", input: [] })).toContain("INSTRUCTIONS-MARKER");
     expect(requestText(first?.body ?? { model: "", input: [] })).toContain("PROTOCOL-MARKER");
+    // The run's skill, listed to the model by name and description (the CLI loads its text on demand).
+    expect(sawSkill(first?.body), JSON.stringify(first?.body)).toBe(true);
     expect(requestText(first?.body ?? { model: "", input: [] })).toContain("Do the task.");
     // Network extras off: no web search tool is offered to the model.
     expect(JSON.stringify(first?.body.tools)).not.toContain("web_search");
@@ -134,7 +140,7 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
       cachedInputTokens: 20_000,
       outputTokens: 2_000,
     });
-    expect(second.outcome.costCents).toBe(13);
+    expect(second.outcome.costCents).toBe(47);
 
     const gone = { id: "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11", cwd };
     const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));

@@ -2,7 +2,7 @@
 // what it streamed: transcript events and each output stream's text.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
+import type { RunAssignment, RunSkill } from "../../../bridge/src/protocol/runner.ts";
 import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript.ts";
 import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
 
@@ -26,6 +26,21 @@ export async function executeRun(run: RunAssignment, workDir: string) {
 export const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";
 export const INSTRUCTIONS = "INSTRUCTIONS-MARKER: you are the release engineer.";
 
+/** A company skill every run carries: the CLI lists its name and description to the model. */
+export const SKILL: RunSkill = {
+  key: "company/release-notes",
+  slug: "release-notes",
+  name: "Release notes",
+  description: "SKILL-DESC-MARKER: how this company writes release notes",
+  content: "SKILL-BODY-MARKER: one line per change, newest first.",
+};
+
+/** The run's skill as the model was told of it: its name and description, anywhere in the request. */
+export function sawSkill(request: unknown): boolean {
+  const text = JSON.stringify(request);
+  return text.includes(SKILL.slug) && text.includes(SKILL.description);
+}
+
 export interface CliUnderTest {
   adapterType: string;
   command: string;
@@ -35,8 +50,9 @@ export interface CliUnderTest {
 }
 
 /**
- * A run of `cli` in `cwd` as the edge would assign it: the instructions file (under `root`) and the
- * protocol carry markers the fake model looks for; `config` adds to the adapter's options.
+ * A run of `cli` in `cwd` as the edge would assign it: the instructions file (under `root`), the
+ * protocol and the skill carry markers the fake model looks for; `config` adds to the adapter's
+ * options.
  */
 export function cliAssignment(
   root: string,
@@ -59,6 +75,7 @@ export function cliAssignment(
     env: { HOME: path.join(root, "home"), PLATFORM_RUN_ID: "run-under-test", ...cli.env },
     adapterConfig: { instructionsFilePath: instructions, ...cli.adapterConfig, ...config },
     protocol: PROTOCOL,
+    skills: [SKILL],
     ...overrides,
   };
 }

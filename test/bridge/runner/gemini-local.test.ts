@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import { PRICE_TABLE_VERSION } from "../../../bridge/src/runner/adapters/pricing.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
   type FakeGemini,
@@ -17,7 +18,7 @@ import {
   requestText,
   startFakeGemini,
 } from "../../support/fake-models/gemini.ts";
-import { cliAssignment, executeRun } from "./execute-run.ts";
+import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
 
 const gemini = agentCli("gemini");
 // Not under /tmp: the CLI ignores a system settings file under a directory others may write to.
@@ -79,16 +80,17 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
     expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
     expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
     expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
-    // Two requests of 100k input (20k cached) and 2k output at gemini-2.5-flash prices: $0.061, 7 cents.
+    // Two requests of 100k input (20k cached) and 2k output at gemini-2.5-flash prices (per M: 0.3,
+    // 0.03 cached, 2.5 output): $0.0592, 6 cents.
     expect(outcome.usage).toMatchObject({
       provider: "google",
       model: "gemini-2.5-flash",
       inputTokens: 160_000,
       cachedInputTokens: 40_000,
       outputTokens: 4_000,
-      priceTable: "2025-11-01",
+      priceTable: PRICE_TABLE_VERSION,
     });
-    expect(outcome.costCents).toBe(7);
+    expect(outcome.costCents).toBe(6);
     const init = JSON.parse(stdout.split("\n")[0] ?? "{}") as { session_id?: string };
     expect(outcome.session).toEqual({ id: init.session_id, cwd });
 
@@ -115,6 +117,8 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
     const sent = requestText(first?.body ?? emptyRequest);
     expect(sent).toContain("INSTRUCTIONS-MARKER");
     expect(sent).toContain("PROTOCOL-MARKER");
+    // The run's skill, listed to the model by name and description (the CLI loads its text on demand).
+    expect(sawSkill(first?.body), JSON.stringify(first?.body)).toBe(true);
     expect(sent).toContain("Do the task.");
   });
 

@@ -18,7 +18,7 @@ import {
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
-import { cliAssignment, executeRun } from "./execute-run.ts";
+import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
 
 const opencode = agentCli("opencode");
 const root = mkdtempSync(path.join(tmpdir(), "opencode-local-test-"));
@@ -144,6 +144,8 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
     const sent = requestText(request?.body ?? emptyRequest);
     expect(sent).toContain("INSTRUCTIONS-MARKER");
     expect(sent).toContain("PROTOCOL-MARKER");
+    // The run's skill, listed to the model by name and description (the CLI loads its text on demand).
+    expect(sawSkill(request?.body), JSON.stringify(request?.body)).toBe(true);
     // The prompt as written (on standard input: `run` would quote an argument with spaces).
     expect(sent).toContain('"text":"Do the task."');
   });

@@ -1,6 +1,7 @@
 // Runners for workerd suites: registered through the API by a company owner, dialled over a real
 // WebSocket to /runner/v1/link with their token, as a runner process would.
 import { SELF } from "cloudflare:test";
+import type { RunSkill } from "../../../bridge/src/protocol/runner";
 import { Link } from "../fake-bridge";
 import { BASE, call } from "../helpers";
 import type { BoardUser } from "./helpers";
@@ -13,6 +14,7 @@ export type RunAssignment = {
   prompt: string;
   env: Record<string, string>;
   adapterConfig?: Record<string, unknown>;
+  skills?: RunSkill[];
 };
 
 export interface RegisteredRunner {

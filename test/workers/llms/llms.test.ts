@@ -75,8 +75,10 @@ describe("/llms guidance", () => {
     const opencode = await getText("/llms/agent-configuration/opencode_local.txt", board.headers);
     expect(opencode.status).toBe(200);
     expect(opencode.text).toContain("opencode run --format json");
-    expect(opencode.text).toContain("anthropic/claude-sonnet-4-5 Claude Sonnet 4.5 (Anthropic) (default)");
+    expect(opencode.text).toContain("anthropic/claude-sonnet-5 Claude Sonnet 5 (Anthropic) (default)");
     expect(opencode.text).toContain("autoApprove");
+    expect(opencode.text).toContain("Skills: every run hands the CLI the platform's own skill");
+    expect(coder.text).not.toContain("Skills: every run");
     for (const path of [
       "/llms/agent-configuration/unknown_adapter.txt",
       "/llms/agent-configuration/coder_local",

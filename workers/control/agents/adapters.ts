@@ -2,8 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ADAPTER_TYPES } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
+import { reportedModels } from "../runners";
 import { companyForActor, controlContext } from "../shared";
-import { ADAPTER_MODELS, type AdapterType } from "./adapter-models";
+import { ADAPTER_MODELS, type AdapterType, type ModelOption } from "./adapter-models";
 
 /** Models an adapter type can be configured with (adapterConfig.model). */
 export const adapterRoutes = createRouter();
@@ -21,7 +22,10 @@ adapterRoutes.openapi(
     path: "/companies/{companyId}/adapters/{adapterType}/models",
     tags: ["Agents"],
     summary: `Selectable models of an adapter type (${ADAPTER_TYPES.join(", ")})`,
-    description: "An unknown adapter type is a 404.",
+    description:
+      "The models the adapter's CLI lists on the company's connected runners (Codex's built-in " +
+      "catalogue, OpenCode's `<provider>/<model>` list), else a static catalogue of what the pinned " +
+      "CLI knows. An unknown adapter type is a 404.",
     security: controlAuth,
     request: {
       params: z.object({ companyId: z.string().min(1).max(64), adapterType: z.string().min(1).max(64) }),
@@ -33,9 +37,29 @@ adapterRoutes.openapi(
     const { companyId, adapterType } = c.req.valid("param");
     await companyForActor(db, actor, companyId);
     if (!isAdapterType(adapterType)) throw notFound("Adapter type not found");
+    const reported = await reportedModels(db, companyId, adapterType);
     return c.json(
-      ADAPTER_MODELS[adapterType].map((model) => ({ ...model })),
+      reported.length > 0
+        ? asOptions(reported, ADAPTER_MODELS[adapterType])
+        : [...ADAPTER_MODELS[adapterType]],
       200,
     );
   },
 );
+
+/**
+ * Reported model ids as options: labels from the catalogue where it knows the model; the default is
+ * the catalogue's default when a runner has it, else the first reported (the CLI's own first), and
+ * comes first.
+ */
+function asOptions(ids: string[], catalogue: readonly ModelOption[]): ModelOption[] {
+  const known = new Map(catalogue.map((model) => [model.id, model.label]));
+  const fallback = catalogue.find((model) => model.default)?.id;
+  const defaultId = fallback && ids.includes(fallback) ? fallback : ids[0];
+  const ordered = defaultId ? [defaultId, ...ids.filter((id) => id !== defaultId)] : ids;
+  return ordered.map((id) => ({
+    id,
+    label: known.get(id) ?? id,
+    ...(id === defaultId ? { default: true } : {}),
+  }));
+}

@@ -15,4 +15,5 @@ export {
   type OrgNodeSchema,
   RunSchema,
 } from "./schemas";
+export { type SkillRow, skillsOf } from "./skill-store";
 export { agentWithCompany, authorize } from "./store";

@@ -5,6 +5,8 @@
  *
  * This index is what the rest of the code may import from here.
  */
+
+export { reportedModels } from "./reported-models";
 export {
   apiBaseUrl,
   companiesWithConnectedRunner,

@@ -196,6 +196,7 @@ async function assignment(
     env: { ...prepared.env, PLATFORM_API_KEY: key },
     adapterConfig: prepared.adapterConfig,
     protocol: prepared.protocol,
+    skills: prepared.skills,
     session: await sessionFor(db, run, agent),
   };
 }

@@ -1,8 +1,11 @@
+import type { RunSkill } from "../../../bridge/src/protocol/runner";
 import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import type { AgentRow, HeartbeatRunRow, JsonObject } from "../../db/schema";
+import { PLATFORM_SKILL_SLUG } from "../../llms/platform-skill";
 import { heartbeatProtocolText, platformEnvText } from "../../llms/protocol";
 import { resolveSecretEnv } from "../secrets";
+import { runSkills } from "./run-skills";
 
 /** What a local adapter's process is started with, from the agent's adapterConfig. */
 export interface PreparedRun {
@@ -16,6 +19,8 @@ export interface PreparedRun {
   adapterConfig: JsonObject;
   /** The heartbeat protocol with this edge's URLs, for adapters that hand it to their CLI. */
   protocol: string;
+  /** The platform skill and the agent's desired company skills, for CLIs that take skills. */
+  skills: RunSkill[];
 }
 
 /** The program an adapter starts when adapterConfig.command is not set; the others need a command. */
@@ -111,10 +116,11 @@ export async function runEnvironment(
     },
     adapterConfig,
     protocol: protocolText(context.apiUrl),
+    skills: await runSkills(db, agent, context.apiUrl),
   };
 }
 
 /** What an agent needs to know of the platform: its run environment and the heartbeat protocol. */
 function protocolText(apiUrl: string): string {
-  return `Your environment:\n${platformEnvText()}\n\n${heartbeatProtocolText(apiUrl)}\n`;
+  return `Your environment:\n${platformEnvText()}\n\n${heartbeatProtocolText(apiUrl)}\n\nThe ${PLATFORM_SKILL_SLUG} skill has the rest of the API: comments, hand-offs, new issues, questions, approvals.\n`;
 }

@@ -2,11 +2,14 @@
  * `claude_local`: Claude Code (`@anthropic-ai/claude-code`), unattended:
  *
  *   claude --print --output-format stream-json --verbose [--resume <session>] [--model <m>]
- *          --append-system-prompt-file <run dir>/system-prompt.md
+ *          --append-system-prompt-file <run dir>/system-prompt.md [--add-dir <run dir>]
  *          --dangerously-skip-permissions | --permission-mode <mode> [--allowedTools <a,b>]
  *          [--max-turns <n>] [extraArgs…]            (the prompt on standard input)
  *
  * The appended system prompt is the agent's instructions file plus the platform's heartbeat protocol.
+ * The run's skills (the platform's and the agent's company skills) are <run dir>/.claude/skills/<slug>/
+ * SKILL.md: Claude Code loads the skills of an --add-dir directory (since 2.1.32) and lists them to
+ * the model with its Skill tool, so nothing is written into the project or the shared ~/.claude.
  * Cost, tokens and the session id come from the CLI's own stream (claude-stream.ts). The CLI's
  * non-essential traffic (telemetry, auto-update, error reports) is off unless adapterConfig.env turns
  * it back on. Flags checked against the installed 2.1.331 (`claude --help` and the binary).
@@ -15,6 +18,8 @@ import path from "node:path";
 import { z } from "zod";
 import { claudeStreamParser } from "./claude-stream.ts";
 import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
+import { agentInstructions } from "./instructions.ts";
+import { skillFiles } from "./skills.ts";
 import {
   type Adapter,
   AdapterConfigError,
@@ -63,25 +68,6 @@ function configOf(context: LaunchContext): ClaudeConfig {
   throw new AdapterConfigError(`claude_local adapterConfig: ${problems.join("; ")}`);
 }
 
-/** The agent's instructions, then the platform protocol: what the CLI appends to its system prompt. */
-async function systemPrompt(context: LaunchContext, config: ClaudeConfig): Promise<string> {
-  const parts: string[] = [];
-  if (config.instructionsFilePath) {
-    try {
-      parts.push(`# Your instructions\n\n${await context.readFileAsAgent(config.instructionsFilePath)}`);
-    } catch (error) {
-      throw new AdapterConfigError(
-        `instructionsFilePath ${config.instructionsFilePath} cannot be read: ${(error as Error).message}`,
-      );
-    }
-  }
-  const protocol =
-    context.run.protocol ||
-    "Use the platform's API at $PLATFORM_API_URL with Authorization: Bearer $PLATFORM_API_KEY.";
-  parts.push(`# The platform: how you work here\n\n${protocol}`);
-  return `${parts.join("\n\n")}\n`;
-}
-
 function permissionArgs(config: ClaudeConfig): string[] {
   const mode =
     config.permissionMode === "bypassPermissions"
@@ -93,6 +79,7 @@ function permissionArgs(config: ClaudeConfig): string[] {
 async function launch(context: LaunchContext): Promise<Launch> {
   const config = configOf(context);
   const promptFile = path.join(context.runDir, "system-prompt.md");
+  const skills = skillFiles(context.run, path.join(context.runDir, ".claude", "skills"));
   return {
     command: config.command ?? "claude",
     args: [
@@ -104,13 +91,18 @@ async function launch(context: LaunchContext): Promise<Launch> {
       ...(config.model ? ["--model", config.model] : []),
       "--append-system-prompt-file",
       promptFile,
+      // The run's skills: Claude Code loads .claude/skills of every --add-dir directory.
+      ...(skills.length > 0 ? ["--add-dir", context.runDir] : []),
       ...permissionArgs(config),
       ...(config.maxTurns ? ["--max-turns", String(config.maxTurns)] : []),
       ...config.extraArgs,
     ],
     env: QUIET_ENV,
     stdin: context.run.prompt,
-    files: [{ path: promptFile, content: await systemPrompt(context, config) }],
+    files: [
+      { path: promptFile, content: await agentInstructions(context, config.instructionsFilePath) },
+      ...skills,
+    ],
   };
 }
 

@@ -5,13 +5,14 @@
  *        --dangerously-bypass-approvals-and-sandbox | --sandbox <mode> -c approval_policy="<policy>"
  *        -c developer_instructions="<instructions + protocol>" -c check_for_update_on_startup=false
  *        -c web_search="disabled" [-c model_provider=switchboard -c model_providers.switchboard.…]
- *        [extraArgs…] [resume <session>] -          (the prompt on standard input)
+ *        [-c shell_environment_policy.set.HOME=<the agent's HOME>] [extraArgs…] [resume <session>] -
+ *                                                    (the prompt on standard input)
  *
  * Flags and config keys checked against the installed 0.169.0 (`codex exec --help`, the binary, and
  * the requests it sent a fake Responses API). Codex reports tokens, not cost: the parser prices them
- * (pricing.ts), minus what a resumed session had already counted (codex-sessions.ts).
+ * (pricing.ts), minus what a resumed session had already counted (codex-sessions.ts). The run's
+ * skills go under a HOME of the run's own (skillsHome below says why).
  */
-import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
@@ -20,6 +21,7 @@ import { codexStreamParser } from "./codex-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
+import { skillFiles } from "./skills.ts";
 import {
   type Adapter,
   AdapterConfigError,
@@ -90,12 +92,35 @@ function providerArgs(config: CodexConfig): string[] {
 }
 
 /** Where the CLI keeps its sessions: CODEX_HOME, else ~/.codex of the home the agent runs with. */
-const codexHome = (env: Record<string, string>): string =>
-  env.CODEX_HOME || path.join(env.HOME || homedir(), ".codex");
+const codexHome = (context: LaunchContext): string =>
+  context.run.env.CODEX_HOME || path.join(context.home, ".codex");
+
+/**
+ * The run's skills where Codex finds a user's skills, ~/.agents/skills, under a HOME of the run's
+ * own: Codex 0.169 reads skills only from $CODEX_HOME/skills, ~/.agents/skills and the repository's
+ * .agents/skills (not from --add-dir or skills.config paths), and the first two are shared by every
+ * agent on the runner. The CLI keeps its real CODEX_HOME (sessions, login), and the commands it runs
+ * get the real HOME back through shell_environment_policy.
+ */
+function skillsHome(
+  context: LaunchContext,
+): Pick<Launch, "files" | "links" | "overrideEnv"> & { args: string[] } {
+  const home = path.join(context.runDir, "home");
+  const files = skillFiles(context.run, path.join(home, ".agents", "skills"));
+  if (files.length === 0) return { files, args: [] };
+  const codex = codexHome(context);
+  return {
+    files,
+    // The link makes the real CODEX_HOME when it is missing (Codex insists on one that exists).
+    links: [{ path: path.join(home, ".codex"), target: codex }],
+    overrideEnv: { HOME: home, CODEX_HOME: codex },
+    args: overrides([["shell_environment_policy.set.HOME", JSON.stringify(context.home)]]),
+  };
+}
 
 async function meterOf(context: LaunchContext, config: CodexConfig): Promise<Meter> {
   const before = context.resume
-    ? await sessionTokens(codexHome(context.run.env), context.resume, context.readFileAsAgent)
+    ? await sessionTokens(codexHome(context), context.resume, context.readFileAsAgent)
     : NO_TOKENS;
   const model = config.model ?? null;
   return { provider: "openai", model, prices: pricesFor("openai", model, config.pricing), before };
@@ -108,6 +133,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
     throw new AdapterConfigError(
       `codex_local: instructions longer than ${INSTRUCTIONS_MAX_CHARS} characters`,
     );
+  const skills = skillsHome(context);
   return {
     command: config.command ?? "codex",
     args: [
@@ -124,13 +150,16 @@ async function launch(context: LaunchContext): Promise<Launch> {
         ["web_search", '"disabled"'],
       ]),
       ...providerArgs(config),
+      ...skills.args,
       ...config.extraArgs,
       ...(context.resume ? ["resume", context.resume] : []),
       "-",
     ],
     env: {},
+    ...(skills.overrideEnv ? { overrideEnv: skills.overrideEnv } : {}),
     stdin: context.run.prompt,
-    files: [],
+    files: skills.files,
+    ...(skills.links ? { links: skills.links } : {}),
     meter: await meterOf(context, config),
   };
 }
@@ -146,9 +175,37 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
   return endVerdict({ cli: "codex", format: "exec --json", finalEvent: "turn.completed" }, end, summary);
 }
 
+const CatalogSchema = z.object({
+  models: z.array(
+    z.object({ slug: z.string(), visibility: z.string().optional(), priority: z.number().optional() }),
+  ),
+});
+
+/** `codex debug models` JSON: the models its picker lists, by its priority. */
+function codexModels(stdout: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch {
+    return [];
+  }
+  const catalog = CatalogSchema.safeParse(parsed);
+  if (!catalog.success) return [];
+  return catalog.data.models
+    .filter((model) => model.visibility === "list")
+    .sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0))
+    .map((model) => model.slug);
+}
+
 export const codexLocalAdapter: Adapter = {
   type: "codex_local",
-  program: { command: "codex", name: "OpenAI Codex", install: "npm install -g @openai/codex" },
+  program: {
+    command: "codex",
+    name: "OpenAI Codex",
+    install: "npm install -g @openai/codex",
+    // The catalogue this Codex ships (--bundled: no network), as its model picker shows it.
+    models: { args: ["debug", "models", "--bundled"], parse: codexModels },
+  },
   resumes: true,
   launch,
   parser: (launch) =>

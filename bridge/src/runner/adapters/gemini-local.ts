@@ -10,7 +10,8 @@
  * (an untrusted folder turns yolo back into "default", which waits for an approval nobody gives).
  * `--resume` takes the session's UUID as well as "latest" or an index; sessions live per project
  * (cwd) under the agent's ~/.gemini. A base URL of one's own (a proxy, a gateway) is
- * GOOGLE_GEMINI_BASE_URL, the key GEMINI_API_KEY, from the agent's env.
+ * GOOGLE_GEMINI_BASE_URL, the key GEMINI_API_KEY, from the agent's env. The run's skills go under
+ * a GEMINI_CLI_HOME of the run's own (skillsHome below says why).
  *
  * Flags, env and settings checked against the installed 0.61.0 (`gemini --help`, its bundle, and the
  * requests it sent a fake Gemini API). The CLI ignores a system settings file under a directory others
@@ -25,6 +26,7 @@ import { geminiStreamParser } from "./gemini-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
+import { skillFiles } from "./skills.ts";
 import {
   type Adapter,
   AdapterConfigError,
@@ -72,6 +74,25 @@ function settingsOf(config: GeminiConfig): string {
   );
 }
 
+/**
+ * The run's skills where Gemini CLI finds a user's skills, ~/.agents/skills, under a home of the
+ * run's own (GEMINI_CLI_HOME, which moves only the CLI's own files, not the HOME of the commands it
+ * runs) whose .gemini links to the real one (sessions, settings, logins stay where they are): the
+ * CLI reads skills only from ~/.gemini/skills, ~/.agents/skills, the workspace and extensions, and
+ * the first two are shared by every agent on the runner.
+ */
+function skillsHome(context: LaunchContext): Pick<Launch, "files" | "links" | "overrideEnv"> {
+  const home = path.join(context.runDir, "home");
+  const files = skillFiles(context.run, path.join(home, ".agents", "skills"));
+  if (files.length === 0) return { files };
+  const realHome = context.run.env.GEMINI_CLI_HOME || context.home;
+  return {
+    files,
+    links: [{ path: path.join(home, ".gemini"), target: path.join(realHome, ".gemini") }],
+    overrideEnv: { GEMINI_CLI_HOME: home },
+  };
+}
+
 const meterOf = (config: GeminiConfig): Meter => ({
   provider: "google",
   model: config.model ?? null,
@@ -86,6 +107,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
     throw new AdapterConfigError(`gemini_local: prompt longer than ${PROMPT_MAX_CHARS} characters`);
   const instructions = await agentInstructions(context, config.instructionsFilePath);
   const settings = path.join(context.runDir, "settings.json");
+  const skills = skillsHome(context);
   return {
     command: config.command ?? "gemini",
     args: [
@@ -107,11 +129,14 @@ async function launch(context: LaunchContext): Promise<Launch> {
       GEMINI_TELEMETRY_ENABLED: "false",
       ...(config.provider ? { GOOGLE_GEMINI_BASE_URL: config.provider.baseUrl } : {}),
     },
+    ...(skills.overrideEnv ? { overrideEnv: skills.overrideEnv } : {}),
     stdin: "",
     files: [
       { path: settings, content: settingsOf(config) },
       { path: path.join(context.runDir, "GEMINI.md"), content: instructions },
+      ...skills.files,
     ],
+    ...(skills.links ? { links: skills.links } : {}),
     meter: meterOf(config),
   };
 }

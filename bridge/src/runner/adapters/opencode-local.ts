@@ -8,7 +8,8 @@
  * with OPENCODE_CONFIG_CONTENT (merged after the user's and the project's opencode.json; only an
  * administrator's managed config and an OpenCode console organisation's come later): the agent's
  * instructions and the platform protocol as an `instructions` file in the run's own directory,
- * sharing and auto-update off, and the model's provider pointed at
+ * the run's skills as `skills.paths` (<run dir>/skills/<slug>/SKILL.md, which OpenCode lists to the
+ * model in its skill tool), sharing and auto-update off, and the model's provider pointed at
  * adapterConfig.provider.baseUrl when set; OPENCODE_DISABLE_AUTOUPDATE=1; OPENCODE_DISABLE_MODELS_FETCH=1
  * (the CLI knows models and prices from the list it ships with instead of fetching models.dev on
  * every run; the agent's env may set it to 0).
@@ -33,6 +34,7 @@ import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { opencodeStreamParser } from "./opencode-stream.ts";
 import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
+import { skillFiles } from "./skills.ts";
 import {
   type Adapter,
   AdapterConfigError,
@@ -80,12 +82,13 @@ function modelOf(config: OpencodeConfig): { provider: string | null; model: stri
   return { provider, model: rest.join("/") };
 }
 
-function cliConfig(config: OpencodeConfig, instructionsPath: string): string {
+function cliConfig(config: OpencodeConfig, instructionsPath: string, skillsDir: string | null): string {
   const { provider } = modelOf(config);
   return JSON.stringify({
     autoupdate: false,
     share: "disabled",
     instructions: [instructionsPath],
+    ...(skillsDir ? { skills: { paths: [skillsDir] } } : {}),
     ...(config.provider && provider
       ? { provider: { [provider]: { options: { baseURL: config.provider.baseUrl } } } }
       : {}),
@@ -108,6 +111,8 @@ async function launch(context: LaunchContext): Promise<Launch> {
   const config = configOf(context);
   const instructions = await agentInstructions(context, config.instructionsFilePath);
   const instructionsPath = path.join(context.runDir, "instructions.md");
+  const skillsDir = path.join(context.runDir, "skills");
+  const skills = skillFiles(context.run, skillsDir);
   return {
     command: config.command ?? "opencode",
     args: [
@@ -123,12 +128,12 @@ async function launch(context: LaunchContext): Promise<Launch> {
       ...config.extraArgs,
     ],
     env: {
-      OPENCODE_CONFIG_CONTENT: cliConfig(config, instructionsPath),
+      OPENCODE_CONFIG_CONTENT: cliConfig(config, instructionsPath, skills.length > 0 ? skillsDir : null),
       OPENCODE_DISABLE_AUTOUPDATE: "1",
       OPENCODE_DISABLE_MODELS_FETCH: "1",
     },
     stdin: context.run.prompt,
-    files: [{ path: instructionsPath, content: instructions }],
+    files: [{ path: instructionsPath, content: instructions }, ...skills],
     meter: meterOf(config),
   };
 }
@@ -151,7 +156,21 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
 
 export const opencodeLocalAdapter: Adapter = {
   type: "opencode_local",
-  program: { command: "opencode", name: "OpenCode", install: "npm install -g opencode-ai" },
+  program: {
+    command: "opencode",
+    name: "OpenCode",
+    install: "npm install -g opencode-ai",
+    // `<provider>/<model>` of every provider it has credentials for, from the list it ships.
+    models: {
+      args: ["models"],
+      env: { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1" },
+      parse: (stdout) =>
+        stdout
+          .split("\n")
+          .map((line) => line.trim())
+          .filter((line) => /^[^/\s]+\/\S+$/.test(line)),
+    },
+  },
   resumes: true,
   launch,
   parser: (launch) =>

@@ -25,6 +25,11 @@ export interface LaunchContext {
    * run. For files the CLI is pointed at (a system prompt file, …).
    */
   readonly runDir: string;
+  /**
+   * The HOME the agent's process gets (the run's env, else RUNNER_RUN_AS's home, else the runner's):
+   * where the CLI keeps its own state unless the adapter points it elsewhere.
+   */
+  readonly home: string;
   /** The CLI session to resume, already checked to have been made in this cwd; null: start fresh. */
   readonly resume: string | null;
   /**
@@ -39,9 +44,19 @@ export interface Launch {
   args: string[];
   /** Under the run's environment (adapterConfig.env and PLATFORM_* win over these). */
   env: Record<string, string>;
+  /**
+   * Over the run's environment: where the adapter redirects the CLI's own lookups (Codex's HOME for
+   * its skills), handing the real values on to the agent's commands in the CLI's own way.
+   */
+  overrideEnv?: Record<string, string>;
   stdin: string;
-  /** Written (mode 0600, owned by the agent's user) before the process starts. */
+  /**
+   * Written (mode 0600, owned by the agent's user) before the process starts; missing directories
+   * under the run's directory are made (mode 0700, the agent's).
+   */
   files: ReadonlyArray<{ path: string; content: string }>;
+  /** Symbolic links made after the files; a missing target directory is made first (the agent's). */
+  links?: ReadonlyArray<{ path: string; target: string }>;
   /** For CLIs that report tokens but no cost: how the parser prices them (pricing.ts). */
   meter?: Meter;
 }
@@ -83,10 +98,18 @@ export type Verdict =
   /** The CLI refused the session it was told to resume: the runner starts it again without one. */
   | { ok: false; sessionRejected: true; reason: string };
 
+/** How the runner asks a CLI for the models it knows (once, when it starts). */
+export interface ModelListing {
+  args: string[];
+  env?: Record<string, string>;
+  /** The model ids in the CLI's output, in its order; [] when it says nothing usable. */
+  parse(stdout: string): string[];
+}
+
 export interface Adapter {
   readonly type: string;
   /** The CLI it starts when adapterConfig.command is not set, and how to install it. */
-  readonly program: { command: string; name: string; install: string } | null;
+  readonly program: { command: string; name: string; install: string; models?: ModelListing } | null;
   /** Whether the adapter resumes CLI sessions (the runner then reports them to the edge). */
   readonly resumes: boolean;
   /** Throws AdapterConfigError for a configuration it cannot run. */

@@ -1,9 +1,11 @@
 // How an agent's adapterType and adapterConfig reach the runner: a claude_local agent's run carries
 // its type, the CLI to start (claude unless configured), the adapter's own options (never env, whose
 // secrets are resolved into the environment, nor the prompt template) and the platform protocol with
-// this edge's URLs; a process agent still needs its command.
+// this edge's URLs, and the skills its CLI gets (the platform's, then the agent's desired ones); a
+// process agent still needs its command.
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { SKILL_CONTENT_MAX_CHARS } from "../../../../bridge/src/protocol/runner";
 import { BASE, call } from "../../helpers";
 import { type BoardUser, boardUser, seedCompany, seedIssue } from "../helpers";
 import { claimOne, expectEventually, runnerFor } from "../runner-link";
@@ -66,6 +68,52 @@ describe("adapter types on the runner link", () => {
     expect(run.protocol).toContain("PLATFORM_API_KEY");
   });
 
+  it("a run carries the platform skill first, then the agent's desired skills in its order, each bounded", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const long = "x".repeat(SKILL_CONTENT_MAX_CHARS + 5_000);
+    const imported = await call("POST", `/api/companies/${company.id}/skills/import`, {
+      headers: board.headers,
+      body: {
+        skills: [
+          { name: "Release notes", description: "How we write them", content: "One line per change." },
+          { name: "Long manual", content: long },
+          { name: "Unwanted", content: "Not for this agent." },
+        ],
+      },
+    });
+    expect(imported.status).toBe(201);
+    const agent = await hire(board, company.id, { name: "Skilly", adapterType: "claude_local" });
+    const synced = await call("POST", `/api/agents/${agent.id}/skills/sync`, {
+      headers: board.headers,
+      body: { desiredSkills: ["long-manual", "release-notes"] },
+    });
+    expect(synced.status).toBe(200);
+    const issue = await seedIssue(company, { status: "todo" });
+    await mention(board, issue.id, agent.name);
+    const run = await claimOne(await runnerFor(board, company.id));
+    const skills = run.skills ?? [];
+    expect(skills.map((skill) => skill.key)).toEqual([
+      "platform/switchboard",
+      "company/long-manual",
+      "company/release-notes",
+    ]);
+    const [platform, manual, notes] = skills;
+    expect(platform?.content).toContain(`POST ${BASE}/api/issues/{issueId}/checkout`);
+    expect(platform?.content).toContain(`POST ${BASE}/api/companies/{companyId}/approvals`);
+    expect(manual?.content.length).toBeLessThanOrEqual(SKILL_CONTENT_MAX_CHARS);
+    expect(manual?.content).toContain(`whole skill is ${long.length} characters`);
+    // No description: the name stands in, as the CLIs need one to list the skill.
+    expect(manual?.description).toBe("Long manual");
+    expect(notes).toEqual({
+      key: "company/release-notes",
+      slug: "release-notes",
+      name: "Release notes",
+      description: "How we write them",
+      content: "One line per change.",
+    });
+  });
+
   it("an opencode_local run carries its type, `opencode`, its <provider>/<model> and options", async () => {
     const board = await boardUser();
     const company = await seedCompany(board);
@@ -124,7 +172,9 @@ describe("adapter types on the runner link", () => {
     const codex = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/codex_local/models`, {
       headers: board.headers,
     });
-    expect(codex.body[0]).toMatchObject({ id: "gpt-5-codex", default: true });
+    // What Codex 0.169 runs without --model, first in its own list.
+    expect(codex.body[0]).toMatchObject({ id: "gpt-6.1-sol", default: true });
+    expect(codex.body.map((model) => model.id)).not.toContain("gpt-5-codex");
     const gemini = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/gemini_local/models`, {
       headers: board.headers,
     });
@@ -135,11 +185,61 @@ describe("adapter types on the runner link", () => {
       { headers: board.headers },
     );
     expect(opencode.status).toBe(200);
-    expect(opencode.body[0]).toMatchObject({ id: "anthropic/claude-sonnet-4-5", default: true });
+    expect(opencode.body[0]).toMatchObject({ id: "anthropic/claude-sonnet-5", default: true });
     expect(opencode.body.every((model) => /^[a-z]+\/\S+$/.test(String(model.id)))).toBe(true);
     const none = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/process/models`, {
       headers: board.headers,
     });
     expect(none.body).toEqual([]);
+  });
+
+  it("the models route offers what the company's connected runners' CLIs listed, else the catalogue", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const otherBoard = await boardUser();
+    const other = await seedCompany(otherBoard);
+    const models = (companyId: string, headers: Record<string, string>) =>
+      call<Json[]>("GET", `/api/companies/${companyId}/adapters/codex_local/models`, { headers });
+    const link = await runnerFor(board, company.id);
+    link.send({
+      type: "hello",
+      version: "test",
+      slots: 2,
+      platform: "linux",
+      arch: "x64",
+      node: "v20",
+      runAs: null,
+      clis: [
+        {
+          adapterType: "codex_local",
+          command: "codex",
+          version: "codex-cli 0.169.0",
+          models: ["gpt-6-astra", "my-finetune", "gpt-6.1-sol"],
+        },
+        { adapterType: "claude_local", command: "claude", version: null },
+      ],
+    });
+    await expectEventually(async () => (await models(company.id, board.headers)).body.length === 3);
+    // The catalogue's default first when a runner has it; labels from the catalogue where it knows them.
+    expect((await models(company.id, board.headers)).body).toEqual([
+      { id: "gpt-6.1-sol", label: "GPT-6.1-Sol", default: true },
+      { id: "gpt-6-astra", label: "GPT-6-Astra" },
+      { id: "my-finetune", label: "my-finetune" },
+    ]);
+    // A CLI that listed nothing, and another company (not served by this runner): the catalogue.
+    const claude = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/claude_local/models`, {
+      headers: board.headers,
+    });
+    expect(claude.body[0]).toMatchObject({ id: "sonnet", default: true });
+    const elsewhere = await models(other.id, otherBoard.headers);
+    expect(elsewhere.body.map((model) => model.id)).not.toContain("my-finetune");
+    expect(elsewhere.body[0]).toMatchObject({ id: "gpt-6.1-sol", default: true });
+    expect((await models(other.id, board.headers)).status).toBe(404);
+    link.socket.close(1000, "done");
+    await expectEventually(async () => (await models(company.id, board.headers)).body.length > 3);
+    expect((await models(company.id, board.headers)).body[0]).toMatchObject({
+      id: "gpt-6.1-sol",
+      default: true,
+    });
   });
 });

@@ -1,0 +1,97 @@
+// opencode_local end to end, with the real OpenCode CLI (pinned, scripts/ensure-agent-clis.mjs) and a
+// local fake OpenAI Responses API as the only far end (the agent's provider.baseUrl for the `openai`
+// provider, OPENAI_API_KEY from its env): a mention queues a run, a runner the company's owner
+// registered starts `opencode` (found on the runner's PATH), the fake model has it run a shell command
+// (its bash tool) that checks the issue out, comments and sets it done with curl through our API, and
+// the run succeeds with its transcript, tokens and cost from the CLI's JSON events (OpenCode prices
+// the tokens itself). The model saw the agent's instructions and the protocol; a second wake on the
+// issue resumes the same OpenCode session (the model sees the earlier turns), and its cost pauses the
+// agent at its budget, with no PLATFORM_USAGE line anywhere. A model that refuses after the checkout
+// fails the run with OpenCode's words and releases the issue.
+// The loop itself and its checks: test/support/agent-loop.ts.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AgentLoop,
+  expectFullLoop,
+  expectReleased,
+  expectResumedAtBudget,
+  type Move,
+  nextMove,
+  suffix,
+  TOKENS_PER_REQUEST,
+} from "../support/agent-loop.ts";
+import {
+  callOutputs,
+  type FakeOpenAI,
+  type Reply,
+  requestText,
+  startFakeOpenAI,
+} from "../support/fake-models/openai.ts";
+
+let loop: AgentLoop;
+let fake: FakeOpenAI;
+
+const { input, cached, output } = TOKENS_PER_REQUEST;
+/**
+ * What every answer reports; at OpenCode's own gpt-5-mini prices (per M: 0.25 input, 0.025 cached,
+ * 2 output) $0.0245.
+ */
+const USAGE = { input_tokens: input, cached_tokens: cached, output_tokens: output };
+
+/** The loop's next move as a Responses API reply: a shell command is OpenCode's bash tool. */
+function reply(move: Move): Reply {
+  if ("shell" in move)
+    return { call: { name: "bash", arguments: { command: move.shell, description: "Works the issue" } } };
+  if ("fail" in move) return { error: { status: 400, message: "FAKE-REFUSAL: prompt too long" } };
+  return move;
+}
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI(
+    (request) => reply(nextMove(requestText(request), callOutputs(request).length > 0)),
+    { usage: USAGE },
+  );
+  loop = await AgentLoop.start("opencode", { ...fake, text: requestText });
+});
+
+afterAll(() => loop?.stop());
+
+const opencodeAgent = (name: string) =>
+  loop.agent(`${name} ${suffix()}`, "opencode_local", {
+    model: "openai/gpt-5-mini",
+    provider: { baseUrl: fake.url },
+    // npm offline: on its first run in a HOME the CLI installs its plugin SDK from the registry.
+    env: { OPENAI_API_KEY: "sk-dummy", npm_config_offline: "true" },
+  });
+
+describe("opencode_local with the real opencode CLI", () => {
+  it("mention → runner → opencode → bash → API: done, cost from OpenCode's events; a second wake resumes and pauses at budget", async () => {
+    const agent = await opencodeAgent("Scribe");
+    const first = await expectFullLoop(loop, agent, "bash");
+
+    // Two requests at $0.0245: $0.049, rounded up to 5 cents, as OpenCode priced them.
+    expect(first.run.costCents).toBe(5);
+    expect(first.run.usage).toMatchObject({
+      provider: "openai",
+      model: "gpt-5-mini",
+      inputTokens: (input - cached) * 2,
+      cachedInputTokens: cached * 2,
+      outputTokens: output * 2,
+      costSource: "opencode",
+    });
+    expect(fake.requests[0]?.headers.authorization).toBe("Bearer sk-dummy");
+
+    // The resumed run is charged its one request: 3 cents.
+    const second = await expectResumedAtBudget(loop, agent, first);
+    expect(second.costCents).toBe(3);
+  });
+
+  it("a model that refuses after the checkout fails the run with OpenCode's words and releases the issue", async () => {
+    await expectReleased(
+      loop,
+      await opencodeAgent("Breaker"),
+      "failed",
+      "opencode reported an error: FAKE-REFUSAL: prompt too long",
+    );
+  });
+});
