@@ -63,6 +63,8 @@ export class FakeMediaHost {
   readonly files = new Map<string, Buffer>();
   /** Upload requests, as `<path> <status>`. */
   readonly uploads: string[] = [];
+  /** Download requests, as `<path> <status>`. */
+  readonly downloads: string[] = [];
   private readonly auth = randomBytes(16).toString("base64url");
 
   private constructor(
@@ -74,6 +76,14 @@ export class FakeMediaHost {
       request.on("data", (part: Buffer) => parts.push(part));
       request.on("end", () => {
         const url = new URL(request.url ?? "/", this.origin);
+        const stored = request.method === "GET" ? this.files.get(url.pathname) : undefined;
+        if (request.method === "GET") {
+          // A recipient's download (Baileys' downloadContentFromMessage): the encrypted file as stored.
+          this.downloads.push(`${url.pathname} ${stored ? 200 : 404}`);
+          if (stored) response.writeHead(200, { "content-type": "application/octet-stream" }).end(stored);
+          else response.writeHead(404).end();
+          return;
+        }
         const body = Buffer.concat(parts);
         const status = this.accept(request.method ?? "", url, body);
         this.uploads.push(`${url.pathname} ${status}`);
