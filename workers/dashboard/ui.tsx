@@ -64,11 +64,12 @@ const hintIdOf = (props: FieldProps) => (props.hint ? `${fieldId(props.name)}-hi
 
 export function Field(
   props: FieldProps & {
-    type?: "text" | "email" | "password" | "url" | "number" | "tel" | "datetime-local" | "search";
+    type?: "text" | "email" | "password" | "url" | "number" | "tel" | "datetime-local" | "search" | "file";
     autocomplete?: string;
     placeholder?: string;
     min?: string;
     step?: string;
+    accept?: string;
   },
 ) {
   const hintId = hintIdOf(props);
@@ -77,12 +78,17 @@ export function Field(
       <input
         {...inputAttributes(props.form, props.name, hintId)}
         type={props.type ?? "text"}
-        value={props.type === "password" ? undefined : (props.form.values[props.name] ?? "")}
+        value={
+          props.type === "password" || props.type === "file"
+            ? undefined
+            : (props.form.values[props.name] ?? "")
+        }
         required={props.required}
         autocomplete={props.autocomplete}
         placeholder={props.placeholder}
         min={props.min}
         step={props.step}
+        accept={props.accept}
       />
     </FieldFrame>
   );
@@ -149,6 +155,8 @@ export function Form(props: {
   class?: string;
   label?: string;
   confirm?: string;
+  /** multipart/form-data for a file upload. */
+  enctype?: "multipart/form-data";
   children?: Child;
 }) {
   const general = props.form?.errors._form;
@@ -159,6 +167,7 @@ export function Form(props: {
       class={props.class ?? "stack"}
       aria-label={props.label}
       data-confirm={props.confirm}
+      enctype={props.enctype}
       novalidate
     >
       <input type="hidden" name="_csrf" value={props.csrf} />
