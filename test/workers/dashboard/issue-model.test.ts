@@ -36,7 +36,10 @@ async function issueNow(id: string): Promise<Issue> {
 }
 
 async function createCompany(as: Session, name: string): Promise<string> {
-  const res = await call<{ id: string }>("POST", "/api/companies", { headers: asSession(as), body: { name } });
+  const res = await call<{ id: string }>("POST", "/api/companies", {
+    headers: asSession(as),
+    body: { name },
+  });
   return res.body.id;
 }
 
@@ -91,9 +94,10 @@ describe("blockers", () => {
     expect((await issueNow(issue.id)).blockedByIssueIds.sort()).toEqual([first.id, second.id].sort());
 
     const page = await browse(owner, `/issues/${issue.id}`);
-    const section = page.html.match(/<section aria-labelledby="issue-blockers">[\s\S]*?<\/section>/)?.[0] ?? "";
+    const section =
+      page.html.match(/<section aria-labelledby="issue-blockers">[\s\S]*?<\/section>/)?.[0] ?? "";
     expect(section).toContain(`href="/issues/${first.id}"`);
-    expect(textOf(section)).toContain(`${first.identifier} Write the notes todo`);
+    expect(textOf(section)).toContain(`${first.identifier} Write the notes backlog`);
     expect(section).toContain(`value="${first.identifier}, ${second.identifier}"`);
 
     const cleared = await submit(owner, `/issues/${issue.id}/blockers`, { blockedByIssueIds: " " });
@@ -114,7 +118,9 @@ describe("blockers", () => {
     expect(foreign.status).toBe(422);
     expect(fieldError(foreign.html, "blockedByIssueIds")).toContain(strangerIssue.identifier);
 
-    const itself = await submit(owner, `/issues/${issue.id}/blockers`, { blockedByIssueIds: issue.identifier });
+    const itself = await submit(owner, `/issues/${issue.id}/blockers`, {
+      blockedByIssueIds: issue.identifier,
+    });
     expect(itself.status).toBe(422);
     expect(fieldError(itself.html, "blockedByIssueIds")).toBe("an issue cannot block itself");
     expect((await issueNow(issue.id)).blockedByIssueIds).toEqual([]);
@@ -211,17 +217,13 @@ describe("attachments", () => {
 });
 
 describe("cancel", () => {
-  it("cancels from the issue page and from the board, and says when it cannot", async () => {
+  it("cancels from the issue page and from the board", async () => {
     const onPage = await createIssue(owner, companyId, "Drop this");
     const cancelled = await submit(owner, `/issues/${onPage.id}/cancel`);
     expect(cancelled.status).toBe(303);
     expect(cancelled.location).toBe(`/issues/${onPage.id}`);
     expect((await issueNow(onPage.id)).status).toBe("cancelled");
     expect((await browse(owner, `/issues/${onPage.id}`)).html).not.toContain(`/issues/${onPage.id}/cancel`);
-
-    const again = await submit(owner, `/issues/${onPage.id}/cancel`);
-    expect(again.status).toBe(422);
-    expect(again.html).toMatch(/<p class="alert" role="alert">Cannot move an issue from cancelled/);
 
     const onBoard = await createIssue(owner, companyId, "Drop that too");
     const board = await browse(owner, `/companies/${companyId}/issues`);
@@ -252,7 +254,7 @@ describe("another tenant's issue", () => {
       .first<{ n: number }>();
     expect(rows?.n).toBe(0);
     const after = await call<Issue>("GET", `/api/issues/${id}`, { headers: asSession(stranger) });
-    expect(after.body.status).toBe("todo");
+    expect(after.body.status).toBe("backlog");
   });
 });
 
@@ -273,6 +275,6 @@ describe("a viewer", () => {
     expect((await submit(viewer, `/issues/${issue.id}/questions`, { question: "sneaky" })).status).toBe(403);
     const file = new File(["hi"], "hi.txt", { type: "text/plain" });
     expect((await upload(viewer, issue.id, file)).status).toBe(403);
-    expect((await issueNow(issue.id)).status).toBe("todo");
+    expect((await issueNow(issue.id)).status).toBe("backlog");
   });
 });
