@@ -110,7 +110,7 @@ export function BlockersSection(props: {
   const current = props.blockers.map((blocker) => blocker.identifier ?? blocker.id).join(", ");
   const form = props.form ?? blankForm({ blockedByIssueIds: current });
   return (
-    <section aria-labelledby="issue-blockers">
+    <section class="panel" aria-labelledby="issue-blockers">
       <h2 id="issue-blockers">Blocked by</h2>
       <BlockerList blockers={props.blockers} />
       {props.editable && (
@@ -177,7 +177,7 @@ export function QuestionsSection(props: {
   const { questions, names, viewerId } = props;
   const ask = props.forms.ask ?? blankForm();
   return (
-    <section aria-labelledby="issue-questions">
+    <section class="panel" aria-labelledby="issue-questions">
       <h2 id="issue-questions">Questions</h2>
       {questions.length === 0 && <EmptyState>No questions asked.</EmptyState>}
       <ol class="comments">
@@ -243,7 +243,7 @@ export function AttachmentsSection(props: {
 }) {
   const form = props.form ?? blankForm();
   return (
-    <section aria-labelledby="issue-attachments">
+    <section class="panel" aria-labelledby="issue-attachments">
       <h2 id="issue-attachments">Attachments</h2>
       {props.attachments.length === 0 ? (
         <EmptyState>No files attached.</EmptyState>

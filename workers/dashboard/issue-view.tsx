@@ -171,11 +171,11 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
       company: companyNav(company, "issues"),
       children: (
         <>
-          <p>
-            <a href={`/companies/${company.id}/issues`}>Back to the board</a>
-          </p>
           <ActionAlert message={view.alert} />
-          {editable && isCancellable(issue.status) && <CancelButton issue={issue} csrf={csrf} />}
+          <div class="actions">
+            <a href={`/companies/${company.id}/issues`}>Back to the board</a>
+            {editable && isCancellable(issue.status) && <CancelButton issue={issue} csrf={csrf} />}
+          </div>
           <div id="issue-live" data-live="30" data-live-feed={`${path}/events`}>
             <Facts issue={issue} names={names} />
             {issue.description && <div class="panel prose">{issue.description}</div>}
