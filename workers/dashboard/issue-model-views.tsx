@@ -297,7 +297,8 @@ export function CancelButton(props: {
     <ActionButton
       action={`/issues/${props.issue.id}/cancel`}
       csrf={props.csrf}
-      label={`Cancel ${props.issue.identifier}`}
+      label="Cancel"
+      name={`Cancel ${props.issue.identifier}`}
       variant="danger"
       confirm={`Cancel ${props.issue.identifier}? Its assignee stops working on it.`}
       hidden={props.back ? { back: props.back } : {}}

@@ -186,6 +186,8 @@ export function ActionButton(props: {
   action: string;
   csrf: string;
   label: string;
+  /** The name a screen reader says, when the visible label needs its context ("Cancel ACM-3"). */
+  name?: string;
   variant?: "secondary" | "danger";
   confirm?: string;
   hidden?: Record<string, string>;
@@ -196,7 +198,7 @@ export function ActionButton(props: {
       {Object.entries(props.hidden ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" class={props.variant}>
+      <button type="submit" class={props.variant} aria-label={props.name}>
         {props.label}
       </button>
     </form>
