@@ -17,6 +17,7 @@ import {
   loadAgents,
   loadCompany,
   optionalText,
+  PriorityBadge,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { CancelButton, isCancellable } from "./issue-model-views";
@@ -127,15 +128,6 @@ function FilterForm(props: { company: Company; filter: Filter; agents: Agent[]; 
         <button type="submit">Filter</button>
       </div>
     </form>
-  );
-}
-
-export function PriorityBadge({ priority }: { priority: string }) {
-  return (
-    <span class={`badge ${priority === "critical" || priority === "high" ? "danger" : "neutral"}`}>
-      <span class="sr-only">Priority </span>
-      {priority}
-    </span>
   );
 }
 

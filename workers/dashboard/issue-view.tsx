@@ -10,9 +10,9 @@ import {
   companyNav,
   loadAgents,
   loadCompany,
+  PriorityBadge,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
-import { PriorityBadge } from "./issue-board-page";
 import { type IssueFormStates, IssueForms } from "./issue-forms";
 import {
   type Attachment,

@@ -22,9 +22,10 @@ import {
   loadAgents,
   loadCompany,
   optionalText,
+  PriorityBadge,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
-import { agentOptions, loadProjects, PriorityBadge, type Project, projectOptions } from "./issue-board-page";
+import { agentOptions, loadProjects, type Project, projectOptions } from "./issue-board-page";
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {

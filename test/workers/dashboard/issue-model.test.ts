@@ -95,7 +95,8 @@ describe("blockers", () => {
 
     const page = await browse(owner, `/issues/${issue.id}`);
     const section =
-      page.html.match(/<section aria-labelledby="issue-blockers">[\s\S]*?<\/section>/)?.[0] ?? "";
+      page.html.match(/<section class="panel" aria-labelledby="issue-blockers">[\s\S]*?<\/section>/)?.[0] ??
+      "";
     expect(section).toContain(`href="/issues/${first.id}"`);
     expect(textOf(section)).toContain(`${first.identifier} Write the notes backlog`);
     expect(section).toContain(`value="${first.identifier}, ${second.identifier}"`);

@@ -94,7 +94,7 @@ const pages = () => [
   { path: `/companies/${companyId}/settings`, writes: ['aria-label="Company settings"'] },
   {
     path: `/companies/${companyId}/package`,
-    writes: ['action="/companies/' + companyId + "/package/import"],
+    writes: [`action="/companies/${companyId}/package/import`],
   },
 ];
 
