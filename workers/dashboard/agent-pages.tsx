@@ -31,6 +31,7 @@ import {
   optionalText,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import { transcriptOf } from "./run-transcript";
 import { logOf, RunEntry } from "./run-view";
@@ -87,7 +88,7 @@ const configFormOf = (agent: AgentDetail): FormState =>
 async function showAgent(c: BoardContext, agentId: string, view: AgentView = {}) {
   const path = agentApiPath(agentId);
   const agent = await c.var.api.get<AgentDetail>(path);
-  const [company, agents, revisions, keys, runs] = await Promise.all([
+  const [company, agents, revisions, keys, runs, role] = await Promise.all([
     loadCompany(c, agent.companyId),
     loadAgents(c, agent.companyId),
     c.var.api.get<ConfigRevision[]>(`${path}/config-revisions`),
@@ -95,8 +96,10 @@ async function showAgent(c: BoardContext, agentId: string, view: AgentView = {})
     c.var.api.get<Run[]>(
       `${apiCompanyPath(agent.companyId)}/heartbeat-runs?agentId=${agent.id}&limit=${RECENT_RUNS}`,
     ),
+    loadMyRole(c, agent.companyId),
   ]);
   const csrf = c.var.csrf;
+  const editable = mayChange(role);
   const terminated = agent.status === "terminated";
   return render(
     c,
@@ -121,24 +124,32 @@ async function showAgent(c: BoardContext, agentId: string, view: AgentView = {})
             <h2 id="agent-runs">Recent runs</h2>
             <RunList runs={runs} />
           </section>
-          <div class="grid">
+          {editable ? (
+            <div class="grid">
+              <section class="panel" aria-labelledby="agent-config">
+                <h2 id="agent-config">Configuration</h2>
+                {terminated ? (
+                  <p class="muted">A terminated agent's configuration cannot change.</p>
+                ) : (
+                  <ConfigForm agentId={agent.id} csrf={csrf} form={view.config ?? configFormOf(agent)} />
+                )}
+              </section>
+              <section class="panel" aria-labelledby="agent-budget">
+                <h2 id="agent-budget">Budget</h2>
+                <BudgetForm
+                  agentId={agent.id}
+                  csrf={csrf}
+                  form={view.budget ?? blankForm({ budgetMonthlyCents: String(agent.budgetMonthlyCents) })}
+                />
+              </section>
+            </div>
+          ) : (
             <section class="panel" aria-labelledby="agent-config">
               <h2 id="agent-config">Configuration</h2>
-              {terminated ? (
-                <p class="muted">A terminated agent's configuration cannot change.</p>
-              ) : (
-                <ConfigForm agentId={agent.id} csrf={csrf} form={view.config ?? configFormOf(agent)} />
-              )}
+              <p class="muted">{READ_ONLY_NOTE}</p>
+              <pre>{configFormOf(agent).values.adapterConfig}</pre>
             </section>
-            <section class="panel" aria-labelledby="agent-budget">
-              <h2 id="agent-budget">Budget</h2>
-              <BudgetForm
-                agentId={agent.id}
-                csrf={csrf}
-                form={view.budget ?? blankForm({ budgetMonthlyCents: String(agent.budgetMonthlyCents) })}
-              />
-            </section>
-          </div>
+          )}
           <section aria-labelledby="agent-revisions">
             <h2 id="agent-revisions">Configuration history</h2>
             <RevisionList
@@ -146,14 +157,14 @@ async function showAgent(c: BoardContext, agentId: string, view: AgentView = {})
               revisions={revisions}
               names={agentNamesOf(agents)}
               viewerId={c.var.viewer.id}
-              csrf={csrf}
+              csrf={editable ? csrf : null}
               terminated={terminated}
             />
           </section>
           <section aria-labelledby="agent-keys">
             <h2 id="agent-keys">API keys</h2>
-            <KeyList agentId={agent.id} keys={keys} csrf={csrf} />
-            {!terminated && agent.status !== "pending_approval" && (
+            <KeyList agentId={agent.id} keys={keys} csrf={editable ? csrf : null} />
+            {editable && !terminated && agent.status !== "pending_approval" && (
               <NewKeyForm agentId={agent.id} csrf={csrf} form={view.key ?? blankForm()} />
             )}
           </section>

@@ -145,7 +145,8 @@ export function RevisionList(props: {
   revisions: ConfigRevision[];
   names: ReadonlyMap<string, string>;
   viewerId: string;
-  csrf: string;
+  /** Null for a viewer: nothing to press. */
+  csrf: string | null;
   terminated: boolean;
 }) {
   if (props.revisions.length === 0)
@@ -164,7 +165,7 @@ export function RevisionList(props: {
           <td>{revision.changedKeys.join(", ")}</td>
           <td>{revisionAuthor(revision, props.names, props.viewerId)}</td>
           <td>
-            {props.terminated ? (
+            {props.terminated || props.csrf === null ? (
               "—"
             ) : (
               <ActionButton
@@ -182,7 +183,7 @@ export function RevisionList(props: {
   );
 }
 
-export function KeyList(props: { agentId: string; keys: AgentKey[]; csrf: string }) {
+export function KeyList(props: { agentId: string; keys: AgentKey[]; csrf: string | null }) {
   if (props.keys.length === 0) return <EmptyState>No keys.</EmptyState>;
   return (
     <DataTable headings={["Name", "Starts with", "Created", "Last used", "State"]}>
@@ -203,6 +204,8 @@ export function KeyList(props: { agentId: string; keys: AgentKey[]; csrf: string
               <>
                 revoked <Time value={key.revokedAt} />
               </>
+            ) : props.csrf === null ? (
+              "active"
             ) : (
               <ActionButton
                 action={`/agents/${props.agentId}/keys/${key.id}/revoke`}

@@ -24,6 +24,10 @@ export interface ApiClient {
   read<T>(path: string): Promise<ApiResult<T>>;
   /** POST, PATCH, PUT or DELETE with an optional JSON body. */
   send<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<ApiResult<T>>;
+  /** POST a multipart body (a file upload) as the browser sent it to the page. */
+  upload<T>(path: string, form: FormData): Promise<ApiResult<T>>;
+  /** GET the API's own response, for bytes a page passes through (a download). */
+  stream(path: string): Promise<Response>;
 }
 
 /** A failed page load: rendered by the dashboard's error page with this status. */
@@ -121,17 +125,23 @@ export function createApiClient(
   const address = c.req.header("CF-Connecting-IP");
   if (address) baseHeaders["CF-Connecting-IP"] = address;
 
-  async function request<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+  /** JSON goes as JSON; a FormData body sets its own multipart content type. */
+  function fetchApi(method: string, path: string, body?: unknown): Promise<Response> {
     const headers = { ...baseHeaders };
     if (method !== "GET") headers[CSRF_HEADER] = csrf;
-    if (body !== undefined) headers["content-type"] = "application/json";
+    const multipart = body instanceof FormData;
+    if (body !== undefined && !multipart) headers["content-type"] = "application/json";
     const request = new Request(`${origin}${path}`, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : multipart ? body : JSON.stringify(body),
     });
     if (viewer) vouchFor(request, viewer);
-    const response = await apiFetch(request, c.env, c.executionCtx);
+    return apiFetch(request, c.env, c.executionCtx);
+  }
+
+  async function request<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+    const response = await fetchApi(method, path, body);
     const parsed = await parseBody(response);
     if (response.ok)
       return {
@@ -152,6 +162,8 @@ export function createApiClient(
   return {
     read: (path) => request("GET", path),
     send: (method, path, body) => request(method, path, body),
+    upload: (path, form) => request("POST", path, form),
+    stream: (path) => fetchApi("GET", path),
     async get<T>(path: string): Promise<T> {
       const result = await request<T>("GET", path);
       if (result.ok) return result.data;

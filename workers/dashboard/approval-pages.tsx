@@ -17,6 +17,7 @@ import {
   optionalText,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import { DataTable, EmptyState, errorId, Form, type FormState, StatusBadge, Time } from "./ui";
 
@@ -165,7 +166,8 @@ function OpenApproval(props: {
   issues: Issue[];
   names: Names;
   viewerId: string;
-  csrf: string;
+  /** Null for a viewer: no decision form. */
+  csrf: string | null;
   failed?: Failed;
 }) {
   const { approval } = props;
@@ -183,7 +185,7 @@ function OpenApproval(props: {
       )}
       <LinkedIssues issues={props.issues} />
       {approval.decisionNote && <p>Board note: {approval.decisionNote}</p>}
-      <DecisionForm approval={approval} csrf={props.csrf} form={form} />
+      {props.csrf !== null && <DecisionForm approval={approval} csrf={props.csrf} form={form} />}
     </article>
   );
 }
@@ -234,9 +236,10 @@ async function showApprovals(
   failed?: Failed,
   status?: ContentfulStatusCode,
 ) {
-  const [approvals, agents] = await Promise.all([
+  const [approvals, agents, role] = await Promise.all([
     c.var.api.get<Approval[]>(`${apiCompanyPath(company.id)}/approvals`),
     loadAgents(c, company.id),
+    loadMyRole(c, company.id),
   ]);
   const open = approvals.filter((approval) => OPEN.includes(approval.status));
   const decided = approvals.filter((approval) => !OPEN.includes(approval.status)).slice(0, HISTORY_SHOWN);
@@ -256,6 +259,7 @@ async function showApprovals(
           {failed && !open.some((approval) => approval.id === failed.approvalId) && (
             <StaleDecision failed={failed} approvals={approvals} />
           )}
+          {!mayChange(role) && <p class="muted">{READ_ONLY_NOTE}</p>}
           <section aria-labelledby="approvals-open">
             <h2 id="approvals-open">Waiting for a decision</h2>
             {open.length === 0 ? (
@@ -267,7 +271,7 @@ async function showApprovals(
                   issues={linked[index] ?? []}
                   names={names}
                   viewerId={viewerId}
-                  csrf={c.var.csrf}
+                  csrf={mayChange(role) ? c.var.csrf : null}
                   failed={failed}
                 />
               ))

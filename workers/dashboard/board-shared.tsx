@@ -119,3 +119,13 @@ export function ActionAlert({ message }: { message: string | undefined }) {
     </p>
   );
 }
+
+/** An issue's priority, with the word "Priority" for screen readers. */
+export function PriorityBadge({ priority }: { priority: string }) {
+  return (
+    <span class={`badge ${priority === "critical" || priority === "high" ? "danger" : "neutral"}`}>
+      <span class="sr-only">Priority </span>
+      {priority}
+    </span>
+  );
+}

@@ -10,6 +10,7 @@ import {
   optionalNumber,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { loadMyRole } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import { blankForm, CheckboxField, Field, Form, type FormState, TextAreaField } from "./ui";
 
@@ -72,6 +73,7 @@ interface SettingsView {
 
 async function showSettings(c: BoardContext, companyId: string, view: SettingsView = {}) {
   const company = await loadCompany(c, companyId);
+  const role = await loadMyRole(c, company.id);
   return render(
     c,
     {
@@ -85,7 +87,11 @@ async function showSettings(c: BoardContext, companyId: string, view: SettingsVi
             <p class="muted">
               Issue prefix {company.issuePrefix} (it never changes: issue identifiers are built from it).
             </p>
-            <SettingsForm company={company} csrf={c.var.csrf} form={view.form ?? settingsOf(company)} />
+            {role === "owner" ? (
+              <SettingsForm company={company} csrf={c.var.csrf} form={view.form ?? settingsOf(company)} />
+            ) : (
+              <p class="muted">Only the company's owners change its settings.</p>
+            )}
           </section>
           {/* MEMBERS SLOT: the members module's section goes here (routes /companies/:id/settings/members). */}
         </>

@@ -23,6 +23,7 @@ import type { ApiFetch, DashboardEnv, FormFields } from "./env";
 import { homePage } from "./home-page";
 import { invitePage } from "./invite-page";
 import { issueBoardPage } from "./issue-board-page";
+import { issueModelPages } from "./issue-model-pages";
 import { issuePage } from "./issue-page";
 import { memberPages } from "./member-pages";
 import { orgPage } from "./org-page";
@@ -41,6 +42,9 @@ import { webhookPages } from "./webhook-pages";
 const NOT_DASHBOARD = /^\/(api|bridge|runner|llms)(\/|$)/;
 const PUBLIC_PAGES = /^\/(login$|assets\/|favicon\.ico$)/;
 const FORM_BODY_LIMIT_BYTES = 1024 * 1024;
+/** An attachment upload passes through to the API, which answers anything above its 10 MiB itself. */
+const UPLOAD_PATH = /^\/issues\/[^/]+\/attachments$/;
+const UPLOAD_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export const isDashboardPath = (path: string) => !NOT_DASHBOARD.test(path);
 
@@ -74,6 +78,12 @@ const limitForms = bodyLimit({
   maxSize: FORM_BODY_LIMIT_BYTES,
   onError: (c) => c.text("The form is larger than 1 MiB", 413),
 });
+const limitUploads = bodyLimit({
+  maxSize: UPLOAD_BODY_LIMIT_BYTES,
+  onError: (c) => c.text("The file is larger than 16 MiB", 413),
+});
+const limitBodies: MiddlewareHandler<DashboardEnv> = (c, next) =>
+  (UPLOAD_PATH.test(c.req.path) ? limitUploads : limitForms)(c, next);
 
 /** Signed-in pages only: anyone else goes to the sign-in page and comes back after. */
 function requireViewer(apiFetch: ApiFetch): MiddlewareHandler<DashboardEnv> {
@@ -158,7 +168,7 @@ function renderErrorPage(error: Error, c: Context<DashboardEnv>) {
 export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   const dashboard = new Hono<DashboardEnv>();
   dashboard.use("*", onDashboardPaths(securityHeaders));
-  dashboard.use("*", onDashboardPaths(limitForms));
+  dashboard.use("*", onDashboardPaths(limitBodies));
   dashboard.use("*", onDashboardPaths(requireViewer(apiFetch)));
   dashboard.use("*", onDashboardPaths(requireFormToken));
 
@@ -176,6 +186,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", orgPage);
   dashboard.route("/", issueBoardPage);
   dashboard.route("/", issuePage);
+  dashboard.route("/", issueModelPages);
   dashboard.route("/", approvalPages);
   dashboard.route("/", costPage);
   dashboard.route("/", routinePages);

@@ -17,8 +17,10 @@ import {
   loadAgents,
   loadCompany,
   optionalText,
+  PriorityBadge,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { CancelButton, isCancellable } from "./issue-model-views";
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
@@ -129,16 +131,16 @@ function FilterForm(props: { company: Company; filter: Filter; agents: Agent[]; 
   );
 }
 
-export function PriorityBadge({ priority }: { priority: string }) {
-  return (
-    <span class={`badge ${priority === "critical" || priority === "high" ? "danger" : "neutral"}`}>
-      <span class="sr-only">Priority </span>
-      {priority}
-    </span>
-  );
-}
-
-function IssueCard({ issue, names }: { issue: Issue; names: ReadonlyMap<string, string> }) {
+/** `csrf` only for people who may change issues: they get a Cancel button on open cards. */
+function IssueCard({
+  issue,
+  names,
+  csrf,
+}: {
+  issue: Issue;
+  names: ReadonlyMap<string, string>;
+  csrf?: string;
+}) {
   const assignee = issue.assigneeAgentId ? (names.get(issue.assigneeAgentId) ?? "An agent") : null;
   return (
     <article class="card">
@@ -148,15 +150,22 @@ function IssueCard({ issue, names }: { issue: Issue; names: ReadonlyMap<string, 
         <PriorityBadge priority={issue.priority} />{" "}
         <span class="muted">{assignee ?? (issue.assigneeUserId ? "A board member" : "Unassigned")}</span>
       </p>
+      {csrf && isCancellable(issue.status) && <CancelButton issue={issue} csrf={csrf} back="board" />}
     </article>
   );
 }
 
 /**
- * One column per status, in the API's order; a live region fed by the company's feed, so it holds no
- * forms. It scrolls sideways when the columns do not fit (a 1280 px window shows about five).
+ * One column per status, in the API's order; a live region fed by the company's feed, so its only forms
+ * are one-button Cancel forms (nothing typed is lost when it refreshes). It scrolls sideways when the
+ * columns do not fit.
  */
-function Board(props: { companyId: string; issues: Issue[]; names: ReadonlyMap<string, string> }) {
+function Board(props: {
+  companyId: string;
+  issues: Issue[];
+  names: ReadonlyMap<string, string>;
+  csrf?: string;
+}) {
   const { issues, names } = props;
   return (
     <div
@@ -173,7 +182,7 @@ function Board(props: { companyId: string; issues: Issue[]; names: ReadonlyMap<s
               {status.replace(/_/g, " ")} <span class="muted">({column.length})</span>
             </h2>
             {column.map((issue) => (
-              <IssueCard issue={issue} names={names} />
+              <IssueCard issue={issue} names={names} csrf={props.csrf} />
             ))}
           </section>
         );
@@ -256,7 +265,12 @@ async function showBoard(
           {listed.ok ? (
             <>
               {listed.data.length === 0 && <EmptyState>No issues match.</EmptyState>}
-              <Board companyId={company.id} issues={listed.data} names={names} />
+              <Board
+                companyId={company.id}
+                issues={listed.data}
+                names={names}
+                csrf={mayChange(role) ? c.var.csrf : undefined}
+              />
             </>
           ) : (
             <ActionAlert message={listed.error} />

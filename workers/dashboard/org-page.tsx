@@ -17,6 +17,7 @@ import {
   optionalText,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
   blankForm,
@@ -48,9 +49,12 @@ const HIRE_FIELDS = [
 
 const PAUSABLE: readonly Agent["status"][] = ["idle", "running", "error"];
 
-function LifecycleButton({ agent, csrf }: { agent: Pick<Agent, "id" | "name" | "status">; csrf: string }) {
+/** `csrf` is null for a viewer: no buttons. */
+type Csrf = string | null;
+
+function LifecycleButton({ agent, csrf }: { agent: Pick<Agent, "id" | "name" | "status">; csrf: Csrf }) {
   const action = PAUSABLE.includes(agent.status) ? "pause" : agent.status === "paused" ? "resume" : null;
-  if (!action) return null;
+  if (!action || csrf === null) return null;
   return (
     <form method="post" action={`/agents/${agent.id}/${action}`} class="inline">
       <input type="hidden" name="_csrf" value={csrf} />
@@ -61,7 +65,7 @@ function LifecycleButton({ agent, csrf }: { agent: Pick<Agent, "id" | "name" | "
   );
 }
 
-function OrgBranch({ node, csrf }: { node: OrgNode; csrf: string }) {
+function OrgBranch({ node, csrf }: { node: OrgNode; csrf: Csrf }) {
   return (
     <li>
       <div class="node">
@@ -98,7 +102,7 @@ function OrgChart({
   tree: OrgNode[];
   agents: Agent[];
   company: Company;
-  csrf: string;
+  csrf: Csrf;
 }) {
   const inTree = collectIds(tree);
   const outside = agents.filter((agent) => !inTree.has(agent.id));
@@ -196,10 +200,12 @@ interface OrgView {
 
 async function showOrg(c: OrgContext, companyId: string, view: OrgView = {}) {
   const company = await loadCompany(c, companyId);
-  const [tree, agents] = await Promise.all([
+  const [tree, agents, role] = await Promise.all([
     c.var.api.get<OrgNode[]>(`${apiCompanyPath(company.id)}/org`),
     loadAgents(c, company.id),
+    loadMyRole(c, company.id),
   ]);
+  const editable = mayChange(role);
   const form = view.form ?? blankForm({ role: "general", adapterType: ADAPTER_TYPES[0] });
   return render(
     c,
@@ -210,16 +216,20 @@ async function showOrg(c: OrgContext, companyId: string, view: OrgView = {}) {
       children: (
         <>
           <ActionAlert message={view.alert} />
-          <OrgChart tree={tree} agents={agents} company={company} csrf={c.var.csrf} />
-          <section class="panel" aria-labelledby="org-hire">
-            <h2 id="org-hire">Hire an agent</h2>
-            <p class="muted">
-              {company.requireBoardApprovalForNewAgents
-                ? "The new agent waits for a board decision under Approvals before it can work."
-                : "The new agent starts at once (this company does not require board approval)."}
-            </p>
-            <HireForm company={company} agents={agents} csrf={c.var.csrf} form={form} />
-          </section>
+          <OrgChart tree={tree} agents={agents} company={company} csrf={editable ? c.var.csrf : null} />
+          {editable ? (
+            <section class="panel" aria-labelledby="org-hire">
+              <h2 id="org-hire">Hire an agent</h2>
+              <p class="muted">
+                {company.requireBoardApprovalForNewAgents
+                  ? "The new agent waits for a board decision under Approvals before it can work."
+                  : "The new agent starts at once (this company does not require board approval)."}
+              </p>
+              <HireForm company={company} agents={agents} csrf={c.var.csrf} form={form} />
+            </section>
+          ) : (
+            <p class="muted">{READ_ONLY_NOTE}</p>
+          )}
         </>
       ),
     },

@@ -12,6 +12,7 @@ import {
   placeFieldMessages,
 } from "./board-shared";
 import type { DashboardEnv, FormFields } from "./env";
+import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import {
   ExportForm,
   ExportPreview,
@@ -50,6 +51,7 @@ interface PackageView {
 async function showPackagePage(c: BoardContext, companyId: string, view: PackageView = {}) {
   const company = await loadCompany(c, companyId);
   const csrf = c.var.csrf;
+  const editable = mayChange(await loadMyRole(c, company.id));
   return render(
     c,
     {
@@ -66,10 +68,10 @@ async function showPackagePage(c: BoardContext, companyId: string, view: Package
             <ExportPreview
               company={company}
               exported={view.exported}
-              csrf={csrf}
+              csrf={editable ? csrf : null}
               form={blankForm({ newCompanyName: `${company.name} (copy)` })}
             />
-          ) : (
+          ) : editable ? (
             <section class="panel" aria-labelledby="package-import">
               <h2 id="package-import">Import</h2>
               <ImportForm
@@ -78,6 +80,8 @@ async function showPackagePage(c: BoardContext, companyId: string, view: Package
                 form={view.importForm ?? blankForm({ targetMode: "new_company" })}
               />
             </section>
+          ) : (
+            <p class="muted">{READ_ONLY_NOTE}</p>
           )}
         </div>
       ),

@@ -163,10 +163,11 @@ export function ImportForm({ company, csrf, form }: { company: Company; csrf: st
 export function ExportPreview(props: {
   company: Company;
   exported: PackageExport;
-  csrf: string;
+  /** Null for a viewer: importing is a write, so no copy form. */
+  csrf: string | null;
   form: FormState;
 }) {
-  const { exported } = props;
+  const { exported, csrf } = props;
   const paths = Object.keys(exported.files).sort();
   return (
     <section class="panel" aria-labelledby="export-preview">
@@ -181,25 +182,29 @@ export function ExportPreview(props: {
           </tr>
         ))}
       </DataTable>
-      <h3>Copy it into a new company</h3>
-      <Form
-        action={`/companies/${props.company.id}/package/import`}
-        csrf={props.csrf}
-        form={props.form}
-        label="Copy into a new company"
-      >
-        <input
-          type="hidden"
-          name="packageJson"
-          value={JSON.stringify({ rootPath: exported.rootPath, files: exported.files })}
-        />
-        <input type="hidden" name="targetMode" value="new_company" />
-        <Field form={props.form} name="newCompanyName" label="New company's name" />
-        <input type="hidden" name="collisionStrategy" value="rename" />
-        <div>
-          <button type="submit">Preview the import</button>
-        </div>
-      </Form>
+      {csrf !== null && (
+        <>
+          <h3>Copy it into a new company</h3>
+          <Form
+            action={`/companies/${props.company.id}/package/import`}
+            csrf={csrf}
+            form={props.form}
+            label="Copy into a new company"
+          >
+            <input
+              type="hidden"
+              name="packageJson"
+              value={JSON.stringify({ rootPath: exported.rootPath, files: exported.files })}
+            />
+            <input type="hidden" name="targetMode" value="new_company" />
+            <Field form={props.form} name="newCompanyName" label="New company's name" />
+            <input type="hidden" name="collisionStrategy" value="rename" />
+            <div>
+              <button type="submit">Preview the import</button>
+            </div>
+          </Form>
+        </>
+      )}
     </section>
   );
 }

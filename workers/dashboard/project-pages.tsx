@@ -16,6 +16,7 @@ import {
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { agentOptions, loadProjects, type Project } from "./issue-board-page";
+import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
   blankForm,
@@ -198,10 +199,11 @@ interface ProjectsView {
 
 async function showProjects(c: BoardContext, companyId: string, view: ProjectsView = {}) {
   const company = await loadCompany(c, companyId);
-  const [projects, goals, agents] = await Promise.all([
+  const [projects, goals, agents, role] = await Promise.all([
     loadProjects(c, company.id),
     c.var.api.get<Goal[]>(`${apiCompanyPath(company.id)}/goals`),
     loadAgents(c, company.id),
+    loadMyRole(c, company.id),
   ]);
   const names = agentNamesOf(agents);
   const shared = { company, agents, goals, csrf: c.var.csrf };
@@ -221,16 +223,20 @@ async function showProjects(c: BoardContext, companyId: string, view: ProjectsVi
             <h2 id="goals-tree">Goals</h2>
             <GoalTree goals={goals} owners={names} />
           </section>
-          <div class="grid">
-            <section class="panel" aria-labelledby="projects-new">
-              <h2 id="projects-new">New project</h2>
-              <NewProjectForm {...shared} form={view.project ?? blankForm({ status: "active" })} />
-            </section>
-            <section class="panel" aria-labelledby="goals-new">
-              <h2 id="goals-new">New goal</h2>
-              <NewGoalForm {...shared} form={view.goal ?? blankForm({ goalStatus: "active" })} />
-            </section>
-          </div>
+          {mayChange(role) ? (
+            <div class="grid">
+              <section class="panel" aria-labelledby="projects-new">
+                <h2 id="projects-new">New project</h2>
+                <NewProjectForm {...shared} form={view.project ?? blankForm({ status: "active" })} />
+              </section>
+              <section class="panel" aria-labelledby="goals-new">
+                <h2 id="goals-new">New goal</h2>
+                <NewGoalForm {...shared} form={view.goal ?? blankForm({ goalStatus: "active" })} />
+              </section>
+            </div>
+          ) : (
+            <p class="muted">{READ_ONLY_NOTE}</p>
+          )}
         </>
       ),
     },

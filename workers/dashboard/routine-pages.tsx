@@ -22,9 +22,11 @@ import {
   loadAgents,
   loadCompany,
   optionalText,
+  PriorityBadge,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
-import { agentOptions, loadProjects, PriorityBadge, type Project, projectOptions } from "./issue-board-page";
+import { agentOptions, loadProjects, type Project, projectOptions } from "./issue-board-page";
+import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
   blankForm,
@@ -108,7 +110,8 @@ interface RoutineEntryData {
   runs: RoutineRun[];
 }
 
-function RoutineEntry(props: RoutineEntryData & { names: Names; projects: Names; csrf: string }) {
+/** `csrf` is null for a viewer: no Run now button. */
+function RoutineEntry(props: RoutineEntryData & { names: Names; projects: Names; csrf: string | null }) {
   const { routine } = props;
   return (
     <article class="card" aria-labelledby={`routine-${routine.id}`}>
@@ -125,12 +128,14 @@ function RoutineEntry(props: RoutineEntryData & { names: Names; projects: Names;
       <TriggerList triggers={routine.triggers} />
       <h4>Recent runs</h4>
       <RunHistory runs={props.runs} />
-      <form method="post" action={`/routines/${routine.id}/run`} class="inline">
-        <input type="hidden" name="_csrf" value={props.csrf} />
-        <button type="submit" class="secondary">
-          Run now <span class="sr-only">{routine.title}</span>
-        </button>
-      </form>
+      {props.csrf !== null && (
+        <form method="post" action={`/routines/${routine.id}/run`} class="inline">
+          <input type="hidden" name="_csrf" value={props.csrf} />
+          <button type="submit" class="secondary">
+            Run now <span class="sr-only">{routine.title}</span>
+          </button>
+        </form>
+      )}
     </article>
   );
 }
@@ -198,11 +203,13 @@ async function routineEntries(c: RoutineContext, routines: Routine[]): Promise<R
 async function showRoutines(c: RoutineContext, companyId: string, view: RoutinesView = {}) {
   const company = await loadCompany(c, companyId);
   const base = apiCompanyPath(company.id);
-  const [routines, agents, projects] = await Promise.all([
+  const [routines, agents, projects, role] = await Promise.all([
     c.var.api.get<Routine[]>(`${base}/routines`),
     loadAgents(c, company.id),
     loadProjects(c, company.id),
+    loadMyRole(c, company.id),
   ]);
+  const editable = mayChange(role);
   const entries = await routineEntries(c, routines);
   const names = agentNamesOf(agents);
   const projectNames = new Map(projects.map((project) => [project.id, project.name] as const));
@@ -222,23 +229,32 @@ async function showRoutines(c: RoutineContext, companyId: string, view: Routines
               <EmptyState>No routines yet.</EmptyState>
             ) : (
               entries.map((entry) => (
-                <RoutineEntry {...entry} names={names} projects={projectNames} csrf={c.var.csrf} />
+                <RoutineEntry
+                  {...entry}
+                  names={names}
+                  projects={projectNames}
+                  csrf={editable ? c.var.csrf : null}
+                />
               ))
             )}
           </section>
-          <section class="panel" aria-labelledby="routines-new">
-            <h2 id="routines-new">New routine</h2>
-            {projects.length === 0 && (
-              <p class="muted">A routine belongs to a project; this company has none yet.</p>
-            )}
-            <NewRoutineForm
-              company={company}
-              agents={agents}
-              projects={projects}
-              csrf={c.var.csrf}
-              form={form}
-            />
-          </section>
+          {editable ? (
+            <section class="panel" aria-labelledby="routines-new">
+              <h2 id="routines-new">New routine</h2>
+              {projects.length === 0 && (
+                <p class="muted">A routine belongs to a project; this company has none yet.</p>
+              )}
+              <NewRoutineForm
+                company={company}
+                agents={agents}
+                projects={projects}
+                csrf={c.var.csrf}
+                form={form}
+              />
+            </section>
+          ) : (
+            <p class="muted">{READ_ONLY_NOTE}</p>
+          )}
         </>
       ),
     },

@@ -12,6 +12,7 @@ import {
   loadCompany,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import { blankForm, DataTable, EmptyState, Field, Form, type FormState, TextAreaField, Time } from "./ui";
 
@@ -79,7 +80,10 @@ interface ListView {
 
 async function showSecrets(c: BoardContext, companyId: string, view: ListView = {}) {
   const company = await loadCompany(c, companyId);
-  const secrets = await c.var.api.get<Secret[]>(`${apiCompanyPath(company.id)}/secrets`);
+  const [secrets, role] = await Promise.all([
+    c.var.api.get<Secret[]>(`${apiCompanyPath(company.id)}/secrets`),
+    loadMyRole(c, company.id),
+  ]);
   return render(
     c,
     {
@@ -93,10 +97,14 @@ async function showSecrets(c: BoardContext, companyId: string, view: ListView = 
             <p class="muted">Values are encrypted at rest and never shown again, here or in the API.</p>
             <SecretsTable company={company} secrets={secrets} />
           </section>
-          <section class="panel" aria-labelledby="secrets-new">
-            <h2 id="secrets-new">New secret</h2>
-            <NewSecretForm company={company} csrf={c.var.csrf} form={view.form ?? blankForm()} />
-          </section>
+          {mayChange(role) ? (
+            <section class="panel" aria-labelledby="secrets-new">
+              <h2 id="secrets-new">New secret</h2>
+              <NewSecretForm company={company} csrf={c.var.csrf} form={view.form ?? blankForm()} />
+            </section>
+          ) : (
+            <p class="muted">{READ_ONLY_NOTE}</p>
+          )}
         </>
       ),
     },
@@ -145,6 +153,7 @@ interface DetailView {
 
 async function showSecret(c: BoardContext, companyId: string, secretId: string, view: DetailView = {}) {
   const { company, secret } = await loadSecret(c, companyId, secretId);
+  const editable = mayChange(await loadMyRole(c, company.id));
   const base = `${secretsPath(company.id)}/${secret.id}`;
   const details = view.details ?? blankForm({ name: secret.name, description: secret.description ?? "" });
   return render(
@@ -174,43 +183,52 @@ async function showSecret(c: BoardContext, companyId: string, secretId: string, 
               <Time value={secret.updatedAt} />
             </dd>
           </dl>
-          <div class="grid">
-            <section class="panel" aria-labelledby="secret-rotate">
-              <h2 id="secret-rotate">Rotate</h2>
-              <p class="muted">
-                A new value becomes version {secret.latestVersion + 1}; runs already started keep the version
-                they were given.
-              </p>
-              <Form
-                action={`${base}/rotate`}
-                csrf={c.var.csrf}
-                form={view.rotate ?? blankForm()}
-                label="Rotate"
-              >
-                <Field
+          {editable ? (
+            <div class="grid">
+              <section class="panel" aria-labelledby="secret-rotate">
+                <h2 id="secret-rotate">Rotate</h2>
+                <p class="muted">
+                  A new value becomes version {secret.latestVersion + 1}; runs already started keep the
+                  version they were given.
+                </p>
+                <Form
+                  action={`${base}/rotate`}
+                  csrf={c.var.csrf}
                   form={view.rotate ?? blankForm()}
-                  name="value"
-                  label="New value"
-                  type="password"
-                  autocomplete="off"
-                  required
-                />
-                <div>
-                  <button type="submit">Rotate secret</button>
-                </div>
-              </Form>
-            </section>
-            <section class="panel" aria-labelledby="secret-details">
-              <h2 id="secret-details">Name and description</h2>
-              <Form action={`${base}/details`} csrf={c.var.csrf} form={details} label="Name and description">
-                <Field form={details} name="name" label="Name" required />
-                <TextAreaField form={details} name="description" label="Description" rows={2} />
-                <div>
-                  <button type="submit">Save</button>
-                </div>
-              </Form>
-            </section>
-          </div>
+                  label="Rotate"
+                >
+                  <Field
+                    form={view.rotate ?? blankForm()}
+                    name="value"
+                    label="New value"
+                    type="password"
+                    autocomplete="off"
+                    required
+                  />
+                  <div>
+                    <button type="submit">Rotate secret</button>
+                  </div>
+                </Form>
+              </section>
+              <section class="panel" aria-labelledby="secret-details">
+                <h2 id="secret-details">Name and description</h2>
+                <Form
+                  action={`${base}/details`}
+                  csrf={c.var.csrf}
+                  form={details}
+                  label="Name and description"
+                >
+                  <Field form={details} name="name" label="Name" required />
+                  <TextAreaField form={details} name="description" label="Description" rows={2} />
+                  <div>
+                    <button type="submit">Save</button>
+                  </div>
+                </Form>
+              </section>
+            </div>
+          ) : (
+            <p class="muted">{READ_ONLY_NOTE}</p>
+          )}
         </>
       ),
     },

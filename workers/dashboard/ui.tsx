@@ -64,11 +64,12 @@ const hintIdOf = (props: FieldProps) => (props.hint ? `${fieldId(props.name)}-hi
 
 export function Field(
   props: FieldProps & {
-    type?: "text" | "email" | "password" | "url" | "number" | "tel" | "datetime-local" | "search";
+    type?: "text" | "email" | "password" | "url" | "number" | "tel" | "datetime-local" | "search" | "file";
     autocomplete?: string;
     placeholder?: string;
     min?: string;
     step?: string;
+    accept?: string;
   },
 ) {
   const hintId = hintIdOf(props);
@@ -77,12 +78,17 @@ export function Field(
       <input
         {...inputAttributes(props.form, props.name, hintId)}
         type={props.type ?? "text"}
-        value={props.type === "password" ? undefined : (props.form.values[props.name] ?? "")}
+        value={
+          props.type === "password" || props.type === "file"
+            ? undefined
+            : (props.form.values[props.name] ?? "")
+        }
         required={props.required}
         autocomplete={props.autocomplete}
         placeholder={props.placeholder}
         min={props.min}
         step={props.step}
+        accept={props.accept}
       />
     </FieldFrame>
   );
@@ -149,6 +155,8 @@ export function Form(props: {
   class?: string;
   label?: string;
   confirm?: string;
+  /** multipart/form-data for a file upload. */
+  enctype?: "multipart/form-data";
   children?: Child;
 }) {
   const general = props.form?.errors._form;
@@ -159,6 +167,7 @@ export function Form(props: {
       class={props.class ?? "stack"}
       aria-label={props.label}
       data-confirm={props.confirm}
+      enctype={props.enctype}
       novalidate
     >
       <input type="hidden" name="_csrf" value={props.csrf} />
@@ -177,6 +186,8 @@ export function ActionButton(props: {
   action: string;
   csrf: string;
   label: string;
+  /** The name a screen reader says, when the visible label needs its context ("Cancel ACM-3"). */
+  name?: string;
   variant?: "secondary" | "danger";
   confirm?: string;
   hidden?: Record<string, string>;
@@ -187,7 +198,7 @@ export function ActionButton(props: {
       {Object.entries(props.hidden ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" class={props.variant}>
+      <button type="submit" class={props.variant} aria-label={props.name}>
         {props.label}
       </button>
     </form>

@@ -13,6 +13,7 @@ export type { IssueOperation, IssueOutcome } from "./operations";
 export { checkReferences } from "./refs";
 export { issueResource } from "./resource";
 export {
+  type AttachmentSchema,
   type CommentSchema,
   type IssueDetailSchema,
   IssueSchema,

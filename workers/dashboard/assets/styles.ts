@@ -106,6 +106,7 @@ dl.facts dd { margin: 0; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .75rem; }
 .actions p { margin: 0; }
 .copy-row { display: flex; gap: .5rem; align-items: center; }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .5rem 0 1rem; }
 .pairing-code { font-family: ui-monospace, monospace; font-size: 2rem; font-weight: 700; letter-spacing: .2em;
   margin: 0; }
 fieldset.choices { border: 1px solid var(--line); border-radius: var(--radius); padding: .5rem .75rem; margin: 0; }
