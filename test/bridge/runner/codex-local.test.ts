@@ -5,10 +5,10 @@
 // carry the agent's instructions and the platform protocol; a second run resumes the thread (the
 // model sees the earlier turns) and is charged only its own tokens; a session the CLI rejects starts
 // afresh; a CLI that fails, hangs or prints garbage gives a readable reason.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
 import { PRICE_TABLE_VERSION } from "../../../bridge/src/runner/adapters/pricing.ts";
 import { agentCli } from "../../support/agent-clis.ts";
@@ -18,13 +18,19 @@ import {
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
-import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
+import {
+  cliAssignment,
+  cliTestBed,
+  expectMarkerWritten,
+  impostorRun,
+  missingCliRun,
+  sawSkill,
+} from "./execute-run.ts";
 
 const codex = agentCli("codex");
 // Not under /tmp: Codex refuses to put its helper links in a CODEX_HOME under a temporary directory.
 mkdirSync(path.join(homedir(), ".cache"), { recursive: true });
 const root = mkdtempSync(path.join(homedir(), ".cache", "codex-local-test-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -55,9 +61,7 @@ const assignment = (
     config,
   );
 
-const execute = (run: RunAssignment) => executeRun(run, root);
-
-const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+const { execute, freshCwd } = cliTestBed(root);
 const shellThenText = (cmd: string, closing: string) => (request: Parameters<typeof requestText>[0]) =>
   callOutputs(request).length > 0
     ? { text: closing }
@@ -71,11 +75,10 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
       { usage: USAGE },
     );
     const cwd = freshCwd();
-    const { outcome, events, stdout, stderr } = await execute(assignment(cwd));
+    const ran = await execute(assignment(cwd));
+    const { outcome, events, stdout } = ran;
 
-    expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
-    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
-    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    expectMarkerWritten(ran, cwd);
     // Two requests of 100k input (20k cached) and 2k output at gpt-5.5 prices (per M: 5 input, 0.5
     // cached, 30 output): $0.94, 94 cents. (gpt-5.5: the one model Codex 0.169 knows that is offered
     // its classic tools, exec_command among them, rather than its code mode only.)
@@ -171,15 +174,12 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
       /^codex exited with code \d+: .*no-such-flag|^codex exited with code 2/,
     );
 
-    const impostor = path.join(root, "impostor.sh");
-    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not Codex'\nexit 0\n", { mode: 0o755 });
-    const garbage = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    const garbage = await execute(impostorRun(root, assignment, freshCwd(), "Hello, I am not Codex"));
     expect(garbage.outcome.error).toBe(
       "codex's output was not exec --json (first unreadable line: Hello, I am not Codex)",
     );
 
-    const run = assignment(freshCwd(), {}, { command: undefined });
-    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
       "OpenAI Codex is not installed on this runner (`codex` is not on its PATH): npm install -g @openai/codex; or set adapterConfig.command to its full path",
     );

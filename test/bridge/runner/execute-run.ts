@@ -1,7 +1,8 @@
 // Runs one assignment through the runner's AgentProcess (the real CLI as a child process) and keeps
 // what it streamed: transcript events and each output stream's text.
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { afterAll, expect } from "vitest";
 import type { RunAssignment, RunSkill } from "../../../bridge/src/protocol/runner.ts";
 import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript.ts";
 import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
@@ -21,6 +22,41 @@ export async function executeRun(run: RunAssignment, workDir: string) {
       .map((o) => o.text)
       .join("");
   return { outcome, events, stdout: text("stdout"), system: text("system"), stderr: text("stderr") };
+}
+
+/** One CLI's scratch root (removed after its tests), with runs and fresh working directories under it. */
+export function cliTestBed(root: string) {
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  return {
+    execute: (run: RunAssignment) => executeRun(run, root),
+    freshCwd: () => mkdtempSync(path.join(root, "cwd-")),
+  };
+}
+
+/** The first run's shell command succeeded and wrote its marker in the run's cwd. */
+export function expectMarkerWritten(run: Awaited<ReturnType<typeof executeRun>>, cwd: string): void {
+  expect(run.outcome.error, `${run.stdout}\n${run.stderr}`).toBeUndefined();
+  expect(run.outcome).toMatchObject({ exitCode: 0, timedOut: false });
+  expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+}
+
+export type Assign = (
+  cwd: string,
+  overrides?: Partial<RunAssignment>,
+  config?: Record<string, unknown>,
+) => RunAssignment;
+
+/** The run with its CLI swapped for a script (under `root`) that says `greeting` and exits 0. */
+export function impostorRun(root: string, assignment: Assign, cwd: string, greeting: string): RunAssignment {
+  const impostor = path.join(root, "impostor.sh");
+  writeFileSync(impostor, `#!/bin/sh\necho '${greeting}'\nexit 0\n`, { mode: 0o755 });
+  return assignment(cwd, {}, { command: impostor });
+}
+
+/** The run with no adapterConfig.command and nothing on its PATH: the CLI is not installed. */
+export function missingCliRun(assignment: Assign, cwd: string): RunAssignment {
+  const run = assignment(cwd, {}, { command: undefined });
+  return { ...run, env: { ...run.env, PATH: "/nonexistent" } };
 }
 
 export const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";

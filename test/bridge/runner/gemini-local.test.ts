@@ -5,10 +5,10 @@
 // platform protocol reach the model (GEMINI.md memory); a second run resumes the session by its id
 // (the model sees the earlier turns); a session the CLI rejects starts afresh; a CLI that fails, hangs
 // or prints garbage gives a readable reason.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
 import { PRICE_TABLE_VERSION } from "../../../bridge/src/runner/adapters/pricing.ts";
 import { agentCli } from "../../support/agent-clis.ts";
@@ -18,13 +18,19 @@ import {
   requestText,
   startFakeGemini,
 } from "../../support/fake-models/gemini.ts";
-import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
+import {
+  cliAssignment,
+  cliTestBed,
+  expectMarkerWritten,
+  impostorRun,
+  missingCliRun,
+  sawSkill,
+} from "./execute-run.ts";
 
 const gemini = agentCli("gemini");
 // Not under /tmp: the CLI ignores a system settings file under a directory others may write to.
 mkdirSync(path.join(homedir(), ".cache"), { recursive: true });
 const root = mkdtempSync(path.join(homedir(), ".cache", "gemini-local-test-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 let fake: FakeGemini | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -55,8 +61,7 @@ const assignment = (
     config,
   );
 
-const execute = (run: RunAssignment) => executeRun(run, root);
-const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+const { execute, freshCwd } = cliTestBed(root);
 const emptyRequest = { contents: [] };
 
 // A real CLI starts in 1–15 s depending on the machine's load (CI runs suites in parallel): generous bounds.
@@ -75,11 +80,10 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
       { usage: USAGE },
     );
     const cwd = freshCwd();
-    const { outcome, events, stdout, stderr } = await execute(assignment(cwd));
+    const ran = await execute(assignment(cwd));
+    const { outcome, events, stdout } = ran;
 
-    expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
-    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
-    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    expectMarkerWritten(ran, cwd);
     // Two requests of 100k input (20k cached) and 2k output at gemini-2.5-flash prices (per M: 0.3,
     // 0.03 cached, 2.5 output): $0.0592, 6 cents.
     expect(outcome.usage).toMatchObject({
@@ -162,15 +166,12 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
   });
 
   it("garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
-    const impostor = path.join(root, "impostor.sh");
-    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not Gemini'\nexit 0\n", { mode: 0o755 });
-    const garbage = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    const garbage = await execute(impostorRun(root, assignment, freshCwd(), "Hello, I am not Gemini"));
     expect(garbage.outcome.error).toBe(
       "gemini's output was not stream-json (first unreadable line: Hello, I am not Gemini)",
     );
 
-    const run = assignment(freshCwd(), {}, { command: undefined });
-    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
       "Gemini CLI is not installed on this runner (`gemini` is not on its PATH): npm install -g @google/gemini-cli; or set adapterConfig.command to its full path",
     );

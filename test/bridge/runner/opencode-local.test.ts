@@ -5,10 +5,10 @@
 // instructions and the platform protocol reach the model (an `instructions` file); a second run resumes
 // the session by its id (the model sees the earlier turns); a session the CLI rejects starts afresh; a
 // CLI that fails, hangs or prints garbage gives a readable reason.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
@@ -18,11 +18,17 @@ import {
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
-import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
+import {
+  cliAssignment,
+  cliTestBed,
+  expectMarkerWritten,
+  impostorRun,
+  missingCliRun,
+  sawSkill,
+} from "./execute-run.ts";
 
 const opencode = agentCli("opencode");
 const root = mkdtempSync(path.join(tmpdir(), "opencode-local-test-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -56,8 +62,7 @@ const assignment = (
     config,
   );
 
-const execute = (run: RunAssignment) => executeRun(run, root);
-const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+const { execute, freshCwd } = cliTestBed(root);
 const emptyRequest = { model: "", input: [] };
 
 describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () => {
@@ -81,11 +86,10 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
       { usage: USAGE },
     );
     const cwd = freshCwd();
-    const { outcome, events, stdout, stderr } = await execute(assignment(cwd));
+    const ran = await execute(assignment(cwd));
+    const { outcome, events, stdout } = ran;
 
-    expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
-    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
-    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    expectMarkerWritten(ran, cwd);
     // Three steps of 100k input (20k cached) and 2k output, priced by OpenCode at its gpt-5-mini prices
     // ($0.25 / $0.025 / $2 per million): $0.0735, 8 cents.
     expect(outcome.usage).toMatchObject({
@@ -205,15 +209,12 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
   });
 
   it("garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
-    const impostor = path.join(root, "impostor.sh");
-    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not OpenCode'\nexit 0\n", { mode: 0o755 });
-    const garbage = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    const garbage = await execute(impostorRun(root, assignment, freshCwd(), "Hello, I am not OpenCode"));
     expect(garbage.outcome.error).toBe(
       "opencode's output was not run --format json (first unreadable line: Hello, I am not OpenCode)",
     );
 
-    const run = assignment(freshCwd(), {}, { command: undefined });
-    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
       "OpenCode is not installed on this runner (`opencode` is not on its PATH): npm install -g opencode-ai; or set adapterConfig.command to its full path",
     );
