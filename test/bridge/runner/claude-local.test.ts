@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
   type FakeAnthropic,
@@ -18,7 +18,15 @@ import {
   startFakeAnthropic,
   toolResults,
 } from "../../support/fake-models/anthropic.ts";
-import { cliAssignment, cliTestBed, impostorRun, missingCliRun, sawSkill } from "./execute-run.ts";
+import {
+  cliAssignment,
+  cliTestBed,
+  firstAndResumedRuns,
+  impostorRun,
+  missingCliRun,
+  rejectedSessionRun,
+  sawSkill,
+} from "./execute-run.ts";
 
 const claude = agentCli("claude");
 const root = mkdtempSync(path.join(tmpdir(), "claude-local-test-"));
@@ -123,23 +131,14 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
       requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
     );
     const cwd = freshCwd();
-    const first = await execute(assignment(cwd));
-    expect(first.outcome.error).toBeUndefined();
-    const session = first.outcome.session as RunSession;
+    const { session } = await firstAndResumedRuns(execute, assignment, cwd);
     expect(session.cwd).toBe(cwd);
-
-    const second = await execute(assignment(cwd, { prompt: "This is the second wake.", session }));
-    expect(second.outcome.error).toBeUndefined();
-    expect(second.outcome.session).toEqual(session);
     const resumed = fake.requests.at(-1)?.body;
     expect(requestText(resumed ?? { model: "", messages: [] })).toContain("FIRST-ANSWER.");
     expect(resumed?.messages.length).toBeGreaterThanOrEqual(3);
 
-    const gone = { id: "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11", cwd };
-    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
-    expect(fresh.outcome.error).toBeUndefined();
+    const fresh = await rejectedSessionRun(execute, assignment, cwd, "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11");
     expect(fresh.outcome.session?.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(fresh.outcome.session?.id).not.toBe(gone.id);
     expect(fresh.system).toMatch(
       /claude rejected the session it was to resume \(No conversation found.*: starting a fresh session/,
     );

@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, expect } from "vitest";
-import type { RunAssignment, RunSkill } from "../../../bridge/src/protocol/runner.ts";
+import type { RunAssignment, RunSession, RunSkill } from "../../../bridge/src/protocol/runner.ts";
 import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript.ts";
 import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
 
@@ -57,6 +57,40 @@ export function impostorRun(root: string, assignment: Assign, cwd: string, greet
 export function missingCliRun(assignment: Assign, cwd: string): RunAssignment {
   const run = assignment(cwd, {}, { command: undefined });
   return { ...run, env: { ...run.env, PATH: "/nonexistent" } };
+}
+
+const SECOND_WAKE = "This is the second wake.";
+
+/**
+ * A first run in `cwd`, then a second wake that resumes its session: both succeed, the second in the
+ * same session. (`config` adds to the second run's adapter options.)
+ */
+export async function firstAndResumedRuns(
+  execute: (run: RunAssignment) => ReturnType<typeof executeRun>,
+  assignment: Assign,
+  cwd: string,
+  config: Record<string, unknown> = {},
+) {
+  const first = await execute(assignment(cwd));
+  expect(first.outcome.error, first.stderr).toBeUndefined();
+  const session = first.outcome.session as RunSession;
+  const second = await execute(assignment(cwd, { prompt: SECOND_WAKE, session }, config));
+  expect(second.outcome.error, second.stderr).toBeUndefined();
+  expect(second.outcome.session).toEqual(session);
+  return { first, second, session };
+}
+
+/** A wake told to resume a session the CLI does not know (`goneId`): it succeeds in a fresh one. */
+export async function rejectedSessionRun(
+  execute: (run: RunAssignment) => ReturnType<typeof executeRun>,
+  assignment: Assign,
+  cwd: string,
+  goneId: string,
+) {
+  const fresh = await execute(assignment(cwd, { prompt: SECOND_WAKE, session: { id: goneId, cwd } }));
+  expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
+  expect(fresh.outcome.session?.id).not.toBe(goneId);
+  return fresh;
 }
 
 export const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";

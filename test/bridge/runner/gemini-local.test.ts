@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
 import { PRICE_TABLE_VERSION } from "../../../bridge/src/runner/adapters/pricing.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
@@ -22,8 +22,10 @@ import {
   cliAssignment,
   cliTestBed,
   expectMarkerWritten,
+  firstAndResumedRuns,
   impostorRun,
   missingCliRun,
+  rejectedSessionRun,
   sawSkill,
 } from "./execute-run.ts";
 
@@ -131,21 +133,12 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
       requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
     );
     const cwd = freshCwd();
-    const first = await execute(assignment(cwd));
-    expect(first.outcome.error, first.stderr).toBeUndefined();
-    const session = first.outcome.session as RunSession;
-
-    const second = await execute(assignment(cwd, { prompt: "This is the second wake.", session }));
-    expect(second.outcome.error, second.stderr).toBeUndefined();
-    expect(second.outcome.session).toEqual(session);
+    const { second } = await firstAndResumedRuns(execute, assignment, cwd);
     expect(requestText(fake.requests.at(-1)?.body ?? emptyRequest)).toContain("FIRST-ANSWER.");
     // The CLI counts the run's own tokens: one request of the fake's default 100 in, 20 out.
     expect(second.outcome.usage).toMatchObject({ inputTokens: 100, outputTokens: 20 });
 
-    const gone = { id: "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11", cwd };
-    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
-    expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
-    expect(fresh.outcome.session?.id).not.toBe(gone.id);
+    const fresh = await rejectedSessionRun(execute, assignment, cwd, "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11");
     expect(fresh.system).toMatch(/gemini rejected the session it was to resume \(Error resuming session/);
   });
 

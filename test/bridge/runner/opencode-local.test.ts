@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
   callOutputs,
@@ -22,8 +22,10 @@ import {
   cliAssignment,
   cliTestBed,
   expectMarkerWritten,
+  firstAndResumedRuns,
   impostorRun,
   missingCliRun,
+  rejectedSessionRun,
   sawSkill,
 } from "./execute-run.ts";
 
@@ -161,16 +163,10 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
       requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
     );
     const cwd = freshCwd();
-    const first = await execute(assignment(cwd));
-    expect(first.outcome.error, first.stderr).toBeUndefined();
-    const session = first.outcome.session as RunSession;
-
     // The agent's own prices win over OpenCode's: one step of the fake's 100 in, 20 out at $2 / $8.
-    const second = await execute(
-      assignment(cwd, { prompt: "This is the second wake.", session }, { pricing: { input: 2, output: 8 } }),
-    );
-    expect(second.outcome.error, second.stderr).toBeUndefined();
-    expect(second.outcome.session).toEqual(session);
+    const { second } = await firstAndResumedRuns(execute, assignment, cwd, {
+      pricing: { input: 2, output: 8 },
+    });
     expect(requestText(fake.requests.at(-1)?.body ?? emptyRequest)).toContain("FIRST-ANSWER.");
     expect(second.outcome.usage).toMatchObject({
       inputTokens: 100,
@@ -180,11 +176,8 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
     });
     expect(second.outcome.costCents).toBe(1);
 
-    const gone = { id: "ses_0000000000000000000000gone", cwd };
-    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
-    expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
+    const fresh = await rejectedSessionRun(execute, assignment, cwd, "ses_0000000000000000000000gone");
     expect(fresh.outcome.session?.id).toMatch(/^ses_/);
-    expect(fresh.outcome.session?.id).not.toBe(gone.id);
     expect(fresh.system).toContain(
       "opencode rejected the session it was to resume (Error: Session not found): starting a fresh session",
     );
