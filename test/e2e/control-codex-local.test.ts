@@ -11,48 +11,26 @@
 // The loop itself and its checks: test/support/agent-loop.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  AgentLoop,
+  type AgentLoop,
   expectFullLoop,
   expectPriced,
   expectReleased,
   expectResumedAtBudget,
-  type Move,
-  nextMove,
   suffix,
-  TOKENS_PER_REQUEST,
 } from "../support/agent-loop.ts";
-import {
-  callOutputs,
-  type FakeOpenAI,
-  type Reply,
-  requestText,
-  startFakeOpenAI,
-} from "../support/fake-models/openai.ts";
+import type { FakeOpenAI } from "../support/fake-models/openai.ts";
+import { startOpenAILoop } from "../support/openai-loop.ts";
 
 let loop: AgentLoop;
 let fake: FakeOpenAI;
 
-const { input, cached, output } = TOKENS_PER_REQUEST;
-/**
- * What every answer reports; at gpt-5.5 prices (per M: 5 input, 0.5 cached, 30 output) $0.47. gpt-5.5
- * is the one model Codex 0.169 knows that it offers its classic tools (exec_command) rather than its
- * code mode only.
- */
-const USAGE = { input_tokens: input, cached_tokens: cached, output_tokens: output };
-
-/** The loop's next move as a Responses API reply: a shell command is Codex's exec_command tool. */
-function reply(move: Move): Reply {
-  if ("shell" in move) return { call: { name: "exec_command", arguments: { cmd: move.shell } } };
-  if ("fail" in move) return { error: { status: 400, message: "FAKE-REFUSAL: prompt too long" } };
-  return move;
-}
-
+// Every answer reports TOKENS_PER_REQUEST: at gpt-5.5 prices (per M: 5 input, 0.5 cached, 30 output)
+// $0.47. gpt-5.5 is the one model Codex 0.169 knows that it offers its classic tools (exec_command)
+// rather than its code mode only, and a shell command is that tool.
 beforeAll(async () => {
-  fake = await startFakeOpenAI(
-    (request) => reply(nextMove(requestText(request), callOutputs(request).length > 0)),
-    { usage: USAGE },
-  );
-  loop = await AgentLoop.start("codex", { ...fake, text: requestText });
+  ({ loop, fake } = await startOpenAILoop("codex", (cmd) => ({
+    call: { name: "exec_command", arguments: { cmd } },
+  })));
 });
 
 afterAll(() => loop?.stop());

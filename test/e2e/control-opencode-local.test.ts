@@ -11,47 +11,26 @@
 // The loop itself and its checks: test/support/agent-loop.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  AgentLoop,
+  type AgentLoop,
   expectFullLoop,
   expectReleased,
   expectResumedAtBudget,
-  type Move,
-  nextMove,
   suffix,
   TOKENS_PER_REQUEST,
 } from "../support/agent-loop.ts";
-import {
-  callOutputs,
-  type FakeOpenAI,
-  type Reply,
-  requestText,
-  startFakeOpenAI,
-} from "../support/fake-models/openai.ts";
+import type { FakeOpenAI } from "../support/fake-models/openai.ts";
+import { startOpenAILoop } from "../support/openai-loop.ts";
 
 let loop: AgentLoop;
 let fake: FakeOpenAI;
 
 const { input, cached, output } = TOKENS_PER_REQUEST;
-/**
- * What every answer reports; at OpenCode's own gpt-5-mini prices (per M: 0.25 input, 0.025 cached,
- * 2 output) $0.0245.
- */
-const USAGE = { input_tokens: input, cached_tokens: cached, output_tokens: output };
-
-/** The loop's next move as a Responses API reply: a shell command is OpenCode's bash tool. */
-function reply(move: Move): Reply {
-  if ("shell" in move)
-    return { call: { name: "bash", arguments: { command: move.shell, description: "Works the issue" } } };
-  if ("fail" in move) return { error: { status: 400, message: "FAKE-REFUSAL: prompt too long" } };
-  return move;
-}
-
+// Every answer reports TOKENS_PER_REQUEST: at OpenCode's own gpt-5-mini prices (per M: 0.25 input,
+// 0.025 cached, 2 output) $0.0245. A shell command is OpenCode's bash tool.
 beforeAll(async () => {
-  fake = await startFakeOpenAI(
-    (request) => reply(nextMove(requestText(request), callOutputs(request).length > 0)),
-    { usage: USAGE },
-  );
-  loop = await AgentLoop.start("opencode", { ...fake, text: requestText });
+  ({ loop, fake } = await startOpenAILoop("opencode", (command) => ({
+    call: { name: "bash", arguments: { command, description: "Works the issue" } },
+  })));
 });
 
 afterAll(() => loop?.stop());

@@ -5,11 +5,11 @@
 // platform protocol; a second run resumes the session (the model sees the earlier turns); a session
 // the CLI rejects starts afresh; a CLI that fails, hangs, prints garbage or is missing gives a
 // readable reason. Only loopback is reachable for the CLI: its non-essential traffic is off.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
   type FakeAnthropic,
@@ -18,11 +18,18 @@ import {
   startFakeAnthropic,
   toolResults,
 } from "../../support/fake-models/anthropic.ts";
-import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
+import {
+  cliAssignment,
+  cliTestBed,
+  firstAndResumedRuns,
+  impostorRun,
+  missingCliRun,
+  rejectedSessionRun,
+  sawSkill,
+} from "./execute-run.ts";
 
 const claude = agentCli("claude");
 const root = mkdtempSync(path.join(tmpdir(), "claude-local-test-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 let fake: FakeAnthropic | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -60,9 +67,7 @@ const assignment = (
     config,
   );
 
-const execute = (run: RunAssignment) => executeRun(run, root);
-
-const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+const { execute, freshCwd } = cliTestBed(root);
 /** The CLI's own `result` line from the raw output. */
 const resultLine = (stdout: string) =>
   JSON.parse(stdout.split("\n").find((line) => line.includes('"type":"result"')) ?? "{}") as Record<
@@ -126,23 +131,14 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
       requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
     );
     const cwd = freshCwd();
-    const first = await execute(assignment(cwd));
-    expect(first.outcome.error).toBeUndefined();
-    const session = first.outcome.session as RunSession;
+    const { session } = await firstAndResumedRuns(execute, assignment, cwd);
     expect(session.cwd).toBe(cwd);
-
-    const second = await execute(assignment(cwd, { prompt: "This is the second wake.", session }));
-    expect(second.outcome.error).toBeUndefined();
-    expect(second.outcome.session).toEqual(session);
     const resumed = fake.requests.at(-1)?.body;
     expect(requestText(resumed ?? { model: "", messages: [] })).toContain("FIRST-ANSWER.");
     expect(resumed?.messages.length).toBeGreaterThanOrEqual(3);
 
-    const gone = { id: "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11", cwd };
-    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
-    expect(fresh.outcome.error).toBeUndefined();
+    const fresh = await rejectedSessionRun(execute, assignment, cwd, "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11");
     expect(fresh.outcome.session?.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(fresh.outcome.session?.id).not.toBe(gone.id);
     expect(fresh.system).toMatch(
       /claude rejected the session it was to resume \(No conversation found.*: starting a fresh session/,
     );
@@ -182,9 +178,9 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
   });
 
   it("output that is not its stream-json fails the run even with exit 0", async () => {
-    const impostor = path.join(root, "impostor.sh");
-    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not Claude'\nexit 0\n", { mode: 0o755 });
-    const { outcome, events } = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    const { outcome, events } = await execute(
+      impostorRun(root, assignment, freshCwd(), "Hello, I am not Claude"),
+    );
     expect(outcome.exitCode).toBe(0);
     expect(outcome.error).toBe(
       "claude's output was not stream-json (first unreadable line: Hello, I am not Claude)",
@@ -196,8 +192,7 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
   });
 
   it("a missing CLI is named with how to install it; a bad config never starts", async () => {
-    const run = assignment(freshCwd(), {}, { command: undefined });
-    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
       "Claude Code is not installed on this runner (`claude` is not on its PATH): npm install -g @anthropic-ai/claude-code; or set adapterConfig.command to its full path",
     );

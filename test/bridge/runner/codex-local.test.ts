@@ -5,11 +5,11 @@
 // carry the agent's instructions and the platform protocol; a second run resumes the thread (the
 // model sees the earlier turns) and is charged only its own tokens; a session the CLI rejects starts
 // afresh; a CLI that fails, hangs or prints garbage gives a readable reason.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
 import { PRICE_TABLE_VERSION } from "../../../bridge/src/runner/adapters/pricing.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
@@ -18,13 +18,21 @@ import {
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
-import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
+import {
+  cliAssignment,
+  cliTestBed,
+  expectMarkerWritten,
+  firstAndResumedRuns,
+  impostorRun,
+  missingCliRun,
+  rejectedSessionRun,
+  sawSkill,
+} from "./execute-run.ts";
 
 const codex = agentCli("codex");
 // Not under /tmp: Codex refuses to put its helper links in a CODEX_HOME under a temporary directory.
 mkdirSync(path.join(homedir(), ".cache"), { recursive: true });
 const root = mkdtempSync(path.join(homedir(), ".cache", "codex-local-test-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -55,9 +63,7 @@ const assignment = (
     config,
   );
 
-const execute = (run: RunAssignment) => executeRun(run, root);
-
-const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+const { execute, freshCwd } = cliTestBed(root);
 const shellThenText = (cmd: string, closing: string) => (request: Parameters<typeof requestText>[0]) =>
   callOutputs(request).length > 0
     ? { text: closing }
@@ -71,11 +77,10 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
       { usage: USAGE },
     );
     const cwd = freshCwd();
-    const { outcome, events, stdout, stderr } = await execute(assignment(cwd));
+    const ran = await execute(assignment(cwd));
+    const { outcome, events, stdout } = ran;
 
-    expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
-    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
-    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    expectMarkerWritten(ran, cwd);
     // Two requests of 100k input (20k cached) and 2k output at gpt-5.5 prices (per M: 5 input, 0.5
     // cached, 30 output): $0.94, 94 cents. (gpt-5.5: the one model Codex 0.169 knows that is offered
     // its classic tools, exec_command among them, rather than its code mode only.)
@@ -126,13 +131,7 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
       { usage: USAGE },
     );
     const cwd = freshCwd();
-    const first = await execute(assignment(cwd));
-    expect(first.outcome.error, first.stderr).toBeUndefined();
-    const session = first.outcome.session as RunSession;
-
-    const second = await execute(assignment(cwd, { prompt: "This is the second wake.", session }));
-    expect(second.outcome.error, second.stderr).toBeUndefined();
-    expect(second.outcome.session).toEqual(session);
+    const { second } = await firstAndResumedRuns(execute, assignment, cwd);
     expect(requestText(fake.requests.at(-1)?.body ?? { model: "", input: [] })).toContain("FIRST-ANSWER.");
     // Codex reports the thread's running total (200k); the run is charged its one request.
     expect(second.outcome.usage).toMatchObject({
@@ -142,10 +141,7 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
     });
     expect(second.outcome.costCents).toBe(47);
 
-    const gone = { id: "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11", cwd };
-    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
-    expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
-    expect(fresh.outcome.session?.id).not.toBe(gone.id);
+    const fresh = await rejectedSessionRun(execute, assignment, cwd, "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11");
     expect(fresh.system).toMatch(/codex rejected the session it was to resume \(.*no rollout found/);
   });
 
@@ -171,15 +167,12 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
       /^codex exited with code \d+: .*no-such-flag|^codex exited with code 2/,
     );
 
-    const impostor = path.join(root, "impostor.sh");
-    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not Codex'\nexit 0\n", { mode: 0o755 });
-    const garbage = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    const garbage = await execute(impostorRun(root, assignment, freshCwd(), "Hello, I am not Codex"));
     expect(garbage.outcome.error).toBe(
       "codex's output was not exec --json (first unreadable line: Hello, I am not Codex)",
     );
 
-    const run = assignment(freshCwd(), {}, { command: undefined });
-    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
       "OpenAI Codex is not installed on this runner (`codex` is not on its PATH): npm install -g @openai/codex; or set adapterConfig.command to its full path",
     );

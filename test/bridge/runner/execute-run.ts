@@ -1,8 +1,9 @@
 // Runs one assignment through the runner's AgentProcess (the real CLI as a child process) and keeps
 // what it streamed: transcript events and each output stream's text.
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { RunAssignment, RunSkill } from "../../../bridge/src/protocol/runner.ts";
+import { afterAll, expect } from "vitest";
+import type { RunAssignment, RunSession, RunSkill } from "../../../bridge/src/protocol/runner.ts";
 import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript.ts";
 import { AgentProcess } from "../../../bridge/src/runner/agent-process.ts";
 
@@ -21,6 +22,75 @@ export async function executeRun(run: RunAssignment, workDir: string) {
       .map((o) => o.text)
       .join("");
   return { outcome, events, stdout: text("stdout"), system: text("system"), stderr: text("stderr") };
+}
+
+/** One CLI's scratch root (removed after its tests), with runs and fresh working directories under it. */
+export function cliTestBed(root: string) {
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  return {
+    execute: (run: RunAssignment) => executeRun(run, root),
+    freshCwd: () => mkdtempSync(path.join(root, "cwd-")),
+  };
+}
+
+/** The first run's shell command succeeded and wrote its marker in the run's cwd. */
+export function expectMarkerWritten(run: Awaited<ReturnType<typeof executeRun>>, cwd: string): void {
+  expect(run.outcome.error, `${run.stdout}\n${run.stderr}`).toBeUndefined();
+  expect(run.outcome).toMatchObject({ exitCode: 0, timedOut: false });
+  expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+}
+
+export type Assign = (
+  cwd: string,
+  overrides?: Partial<RunAssignment>,
+  config?: Record<string, unknown>,
+) => RunAssignment;
+
+/** The run with its CLI swapped for a script (under `root`) that says `greeting` and exits 0. */
+export function impostorRun(root: string, assignment: Assign, cwd: string, greeting: string): RunAssignment {
+  const impostor = path.join(root, "impostor.sh");
+  writeFileSync(impostor, `#!/bin/sh\necho '${greeting}'\nexit 0\n`, { mode: 0o755 });
+  return assignment(cwd, {}, { command: impostor });
+}
+
+/** The run with no adapterConfig.command and nothing on its PATH: the CLI is not installed. */
+export function missingCliRun(assignment: Assign, cwd: string): RunAssignment {
+  const run = assignment(cwd, {}, { command: undefined });
+  return { ...run, env: { ...run.env, PATH: "/nonexistent" } };
+}
+
+const SECOND_WAKE = "This is the second wake.";
+
+/**
+ * A first run in `cwd`, then a second wake that resumes its session: both succeed, the second in the
+ * same session. (`config` adds to the second run's adapter options.)
+ */
+export async function firstAndResumedRuns(
+  execute: (run: RunAssignment) => ReturnType<typeof executeRun>,
+  assignment: Assign,
+  cwd: string,
+  config: Record<string, unknown> = {},
+) {
+  const first = await execute(assignment(cwd));
+  expect(first.outcome.error, first.stderr).toBeUndefined();
+  const session = first.outcome.session as RunSession;
+  const second = await execute(assignment(cwd, { prompt: SECOND_WAKE, session }, config));
+  expect(second.outcome.error, second.stderr).toBeUndefined();
+  expect(second.outcome.session).toEqual(session);
+  return { first, second, session };
+}
+
+/** A wake told to resume a session the CLI does not know (`goneId`): it succeeds in a fresh one. */
+export async function rejectedSessionRun(
+  execute: (run: RunAssignment) => ReturnType<typeof executeRun>,
+  assignment: Assign,
+  cwd: string,
+  goneId: string,
+) {
+  const fresh = await execute(assignment(cwd, { prompt: SECOND_WAKE, session: { id: goneId, cwd } }));
+  expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
+  expect(fresh.outcome.session?.id).not.toBe(goneId);
+  return fresh;
 }
 
 export const PROTOCOL = "PROTOCOL-MARKER: GET http://edge.test/api/agents/me, then check out.";

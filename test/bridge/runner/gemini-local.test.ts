@@ -5,11 +5,11 @@
 // platform protocol reach the model (GEMINI.md memory); a second run resumes the session by its id
 // (the model sees the earlier turns); a session the CLI rejects starts afresh; a CLI that fails, hangs
 // or prints garbage gives a readable reason.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
 import { PRICE_TABLE_VERSION } from "../../../bridge/src/runner/adapters/pricing.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
@@ -18,13 +18,21 @@ import {
   requestText,
   startFakeGemini,
 } from "../../support/fake-models/gemini.ts";
-import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
+import {
+  cliAssignment,
+  cliTestBed,
+  expectMarkerWritten,
+  firstAndResumedRuns,
+  impostorRun,
+  missingCliRun,
+  rejectedSessionRun,
+  sawSkill,
+} from "./execute-run.ts";
 
 const gemini = agentCli("gemini");
 // Not under /tmp: the CLI ignores a system settings file under a directory others may write to.
 mkdirSync(path.join(homedir(), ".cache"), { recursive: true });
 const root = mkdtempSync(path.join(homedir(), ".cache", "gemini-local-test-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 let fake: FakeGemini | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -55,8 +63,7 @@ const assignment = (
     config,
   );
 
-const execute = (run: RunAssignment) => executeRun(run, root);
-const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+const { execute, freshCwd } = cliTestBed(root);
 const emptyRequest = { contents: [] };
 
 // A real CLI starts in 1–15 s depending on the machine's load (CI runs suites in parallel): generous bounds.
@@ -75,11 +82,10 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
       { usage: USAGE },
     );
     const cwd = freshCwd();
-    const { outcome, events, stdout, stderr } = await execute(assignment(cwd));
+    const ran = await execute(assignment(cwd));
+    const { outcome, events, stdout } = ran;
 
-    expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
-    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
-    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    expectMarkerWritten(ran, cwd);
     // Two requests of 100k input (20k cached) and 2k output at gemini-2.5-flash prices (per M: 0.3,
     // 0.03 cached, 2.5 output): $0.0592, 6 cents.
     expect(outcome.usage).toMatchObject({
@@ -127,21 +133,12 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
       requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
     );
     const cwd = freshCwd();
-    const first = await execute(assignment(cwd));
-    expect(first.outcome.error, first.stderr).toBeUndefined();
-    const session = first.outcome.session as RunSession;
-
-    const second = await execute(assignment(cwd, { prompt: "This is the second wake.", session }));
-    expect(second.outcome.error, second.stderr).toBeUndefined();
-    expect(second.outcome.session).toEqual(session);
+    const { second } = await firstAndResumedRuns(execute, assignment, cwd);
     expect(requestText(fake.requests.at(-1)?.body ?? emptyRequest)).toContain("FIRST-ANSWER.");
     // The CLI counts the run's own tokens: one request of the fake's default 100 in, 20 out.
     expect(second.outcome.usage).toMatchObject({ inputTokens: 100, outputTokens: 20 });
 
-    const gone = { id: "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11", cwd };
-    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
-    expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
-    expect(fresh.outcome.session?.id).not.toBe(gone.id);
+    const fresh = await rejectedSessionRun(execute, assignment, cwd, "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11");
     expect(fresh.system).toMatch(/gemini rejected the session it was to resume \(Error resuming session/);
   });
 
@@ -162,15 +159,12 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
   });
 
   it("garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
-    const impostor = path.join(root, "impostor.sh");
-    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not Gemini'\nexit 0\n", { mode: 0o755 });
-    const garbage = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    const garbage = await execute(impostorRun(root, assignment, freshCwd(), "Hello, I am not Gemini"));
     expect(garbage.outcome.error).toBe(
       "gemini's output was not stream-json (first unreadable line: Hello, I am not Gemini)",
     );
 
-    const run = assignment(freshCwd(), {}, { command: undefined });
-    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
       "Gemini CLI is not installed on this runner (`gemini` is not on its PATH): npm install -g @google/gemini-cli; or set adapterConfig.command to its full path",
     );

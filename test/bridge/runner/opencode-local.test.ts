@@ -5,11 +5,11 @@
 // instructions and the platform protocol reach the model (an `instructions` file); a second run resumes
 // the session by its id (the model sees the earlier turns); a session the CLI rejects starts afresh; a
 // CLI that fails, hangs or prints garbage gives a readable reason.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
   callOutputs,
@@ -18,11 +18,19 @@ import {
   requestText,
   startFakeOpenAI,
 } from "../../support/fake-models/openai.ts";
-import { cliAssignment, executeRun, sawSkill } from "./execute-run.ts";
+import {
+  cliAssignment,
+  cliTestBed,
+  expectMarkerWritten,
+  firstAndResumedRuns,
+  impostorRun,
+  missingCliRun,
+  rejectedSessionRun,
+  sawSkill,
+} from "./execute-run.ts";
 
 const opencode = agentCli("opencode");
 const root = mkdtempSync(path.join(tmpdir(), "opencode-local-test-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -56,8 +64,7 @@ const assignment = (
     config,
   );
 
-const execute = (run: RunAssignment) => executeRun(run, root);
-const freshCwd = () => mkdtempSync(path.join(root, "cwd-"));
+const { execute, freshCwd } = cliTestBed(root);
 const emptyRequest = { model: "", input: [] };
 
 describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () => {
@@ -81,11 +88,10 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
       { usage: USAGE },
     );
     const cwd = freshCwd();
-    const { outcome, events, stdout, stderr } = await execute(assignment(cwd));
+    const ran = await execute(assignment(cwd));
+    const { outcome, events, stdout } = ran;
 
-    expect(outcome.error, `${stdout}\n${stderr}`).toBeUndefined();
-    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
-    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    expectMarkerWritten(ran, cwd);
     // Three steps of 100k input (20k cached) and 2k output, priced by OpenCode at its gpt-5-mini prices
     // ($0.25 / $0.025 / $2 per million): $0.0735, 8 cents.
     expect(outcome.usage).toMatchObject({
@@ -157,16 +163,10 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
       requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
     );
     const cwd = freshCwd();
-    const first = await execute(assignment(cwd));
-    expect(first.outcome.error, first.stderr).toBeUndefined();
-    const session = first.outcome.session as RunSession;
-
     // The agent's own prices win over OpenCode's: one step of the fake's 100 in, 20 out at $2 / $8.
-    const second = await execute(
-      assignment(cwd, { prompt: "This is the second wake.", session }, { pricing: { input: 2, output: 8 } }),
-    );
-    expect(second.outcome.error, second.stderr).toBeUndefined();
-    expect(second.outcome.session).toEqual(session);
+    const { second } = await firstAndResumedRuns(execute, assignment, cwd, {
+      pricing: { input: 2, output: 8 },
+    });
     expect(requestText(fake.requests.at(-1)?.body ?? emptyRequest)).toContain("FIRST-ANSWER.");
     expect(second.outcome.usage).toMatchObject({
       inputTokens: 100,
@@ -176,11 +176,8 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
     });
     expect(second.outcome.costCents).toBe(1);
 
-    const gone = { id: "ses_0000000000000000000000gone", cwd };
-    const fresh = await execute(assignment(cwd, { prompt: "This is the second wake.", session: gone }));
-    expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
+    const fresh = await rejectedSessionRun(execute, assignment, cwd, "ses_0000000000000000000000gone");
     expect(fresh.outcome.session?.id).toMatch(/^ses_/);
-    expect(fresh.outcome.session?.id).not.toBe(gone.id);
     expect(fresh.system).toContain(
       "opencode rejected the session it was to resume (Error: Session not found): starting a fresh session",
     );
@@ -205,15 +202,12 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
   });
 
   it("garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
-    const impostor = path.join(root, "impostor.sh");
-    writeFileSync(impostor, "#!/bin/sh\necho 'Hello, I am not OpenCode'\nexit 0\n", { mode: 0o755 });
-    const garbage = await execute(assignment(freshCwd(), {}, { command: impostor }));
+    const garbage = await execute(impostorRun(root, assignment, freshCwd(), "Hello, I am not OpenCode"));
     expect(garbage.outcome.error).toBe(
       "opencode's output was not run --format json (first unreadable line: Hello, I am not OpenCode)",
     );
 
-    const run = assignment(freshCwd(), {}, { command: undefined });
-    const missing = await execute({ ...run, env: { ...run.env, PATH: "/nonexistent" } });
+    const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
       "OpenCode is not installed on this runner (`opencode` is not on its PATH): npm install -g opencode-ai; or set adapterConfig.command to its full path",
     );

@@ -1,12 +1,11 @@
 import { and, eq } from "drizzle-orm";
-import type { ActorRef } from "../../core/actor";
 import { authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
-import { type ApprovalRow, approvals, type IssueRow, issueApprovals } from "../../db/schema";
+import { type ApprovalRow, approvals, issueApprovals } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { approvalResource } from "../approvals/records";
-import { activityInsert } from "../shared";
 import type { IssueOpHandler, JsonValue } from "./operations";
+import { issueActivity } from "./store";
 
 const APPROVAL_NOT_FOUND = "Approval not found";
 
@@ -30,28 +29,6 @@ function findLink(db: Db, issueId: string, approvalId: string) {
     .get();
 }
 
-function linkActivity(
-  db: Db,
-  issue: IssueRow,
-  actor: ActorRef,
-  action: string,
-  approvalId: string,
-  now: number,
-) {
-  return activityInsert(
-    db,
-    {
-      companyId: issue.companyId,
-      actor,
-      action,
-      entityType: "issue",
-      entityId: issue.id,
-      details: { approvalId },
-    },
-    now,
-  );
-}
-
 /** Links an approval; linking one that is already linked changes nothing and answers 200. */
 export const linkApproval: IssueOpHandler<"linkApproval"> = async ({ db, issue, op, now }) => {
   const approval = await approvalOfCompany(db, issue.companyId, op.approvalId);
@@ -67,7 +44,7 @@ export const linkApproval: IssueOpHandler<"linkApproval"> = async ({ db, issue, 
       linkedByAgentId: author.agentId,
       createdAt: now,
     }),
-    linkActivity(db, issue, op.actor, "issue.approval_linked", approval.id, now),
+    issueActivity(db, issue, op.actor, "issue.approval_linked", { approvalId: approval.id }, now),
   ]);
   return { status: 201, body: approvalJson(approval) };
 };
@@ -78,7 +55,7 @@ export const unlinkApproval: IssueOpHandler<"unlinkApproval"> = async ({ db, iss
     db
       .delete(issueApprovals)
       .where(and(eq(issueApprovals.issueId, issue.id), eq(issueApprovals.approvalId, op.approvalId))),
-    linkActivity(db, issue, op.actor, "issue.approval_unlinked", op.approvalId, now),
+    issueActivity(db, issue, op.actor, "issue.approval_unlinked", { approvalId: op.approvalId }, now),
   ]);
   return { status: 200, body: { unlinked: true, approvalId: op.approvalId } };
 };

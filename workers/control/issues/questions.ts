@@ -12,10 +12,9 @@ import {
   issues,
 } from "../../db/schema";
 import { conflict, notFound } from "../../http/errors";
-import { activityInsert } from "../shared";
 import { commentedAssignee, wakeInsert, wakeRun } from "../wakes";
 import type { IssueOpHandler } from "./operations";
-import { commitBatch } from "./store";
+import { commitBatch, issueActivity } from "./store";
 
 /**
  * Questions on an issue: someone (usually the assignee agent) needs an answer before the work can go
@@ -56,26 +55,10 @@ export const questionsOf = (db: Db, issueId: string) =>
     .where(eq(issueQuestions.issueId, issueId))
     .orderBy(issueQuestions.createdAt, issueQuestions.id);
 
-const questionActivity = (
-  db: Db,
-  issue: IssueRow,
-  actor: ActorRef,
-  action: string,
-  questionId: string,
-  now: number,
-) =>
-  activityInsert(
-    db,
-    {
-      companyId: issue.companyId,
-      actor,
-      action,
-      entityType: "issue",
-      entityId: issue.id,
-      details: { questionId, identifier: issue.identifier },
-    },
-    now,
-  );
+const questionDetails = (issue: IssueRow, questionId: string) => ({
+  questionId,
+  identifier: issue.identifier,
+});
 
 function askedWake(assignee: AgentRow | null, issue: IssueRow, actor: ActorRef, now: number) {
   if (!assignee || actor.type !== "board") return null;
@@ -103,7 +86,7 @@ export const askQuestion: IssueOpHandler<"askQuestion"> = async ({ db, issue, op
   await commitBatch(db, [
     db.insert(issueQuestions).values(question),
     ...(wake ? [wakeInsert(db, wake)] : []),
-    questionActivity(db, issue, op.actor, "issue.question_asked", question.id, now),
+    issueActivity(db, issue, op.actor, "issue.question_asked", questionDetails(issue, question.id), now),
     db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
   ]);
   return { status: 201, body: questionResource(question), queuedRuns: wake?.status === "queued" };
@@ -162,7 +145,7 @@ export const answerQuestion: IssueOpHandler<"answerQuestion"> = async ({ db, iss
       })
       .where(and(eq(issueQuestions.id, question.id), isNull(issueQuestions.answeredAt))),
     ...(wake ? [wakeInsert(db, wake)] : []),
-    questionActivity(db, issue, op.actor, "issue.question_answered", question.id, now),
+    issueActivity(db, issue, op.actor, "issue.question_answered", questionDetails(issue, question.id), now),
     db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
   ]);
   return { status: 200, body: questionResource(answered), queuedRuns: wake?.status === "queued" };

@@ -1,10 +1,17 @@
 import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Actor } from "../../core/actor";
+import type { Actor, ActorRef } from "../../core/actor";
 import type { Db } from "../../db/client";
-import { companyMemberships, type IssueRow, type IssueStatus, issueLabels, issues } from "../../db/schema";
+import {
+  companyMemberships,
+  type IssueRow,
+  type IssueStatus,
+  issueLabels,
+  issues,
+  type JsonObject,
+} from "../../db/schema";
 import { notFound } from "../../http/errors";
-import { refuseViewerWrites } from "../shared";
+import { activityInsert, refuseViewerWrites } from "../shared";
 
 /** Shared loaders of the issue endpoints: the issue in the path, its ancestry and its labels. */
 
@@ -211,3 +218,18 @@ export async function commitBatch(db: Db, statements: Statement[]): Promise<void
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }
+
+/** The activity row for `action` on `issue`, unexecuted, to join the batch of the change it records. */
+export const issueActivity = (
+  db: Db,
+  issue: IssueRow,
+  actor: ActorRef,
+  action: string,
+  details: JsonObject,
+  now: number,
+) =>
+  activityInsert(
+    db,
+    { companyId: issue.companyId, actor, action, entityType: "issue", entityId: issue.id, details },
+    now,
+  );

@@ -70,6 +70,13 @@ const membershipOf = (companyId: string, userId: string) =>
 const anotherOwnerRemains = (companyId: string, userId: string) =>
   sql`EXISTS (SELECT 1 FROM ${companyMemberships} AS other WHERE other.company_id = ${companyId} AND other.user_id <> ${userId} AND other.role = 'owner')`;
 
+/** The member's row, where changing or removing it still leaves the company an owner. */
+const membershipKeepingAnOwner = (companyId: string, userId: string) =>
+  and(
+    membershipOf(companyId, userId),
+    or(ne(companyMemberships.role, "owner"), anotherOwnerRemains(companyId, userId)),
+  ) as SQL;
+
 const LAST_OWNER = "A company keeps at least one owner: make someone else an owner first";
 
 /** Role change; refuses (409) to take the last owner's ownership away. */
@@ -82,11 +89,7 @@ export async function changeRole(
 ): Promise<Member> {
   if (target.role === role) return target;
   const now = Date.now();
-  const keepsAnOwner = or(
-    ne(companyMemberships.role, "owner"),
-    anotherOwnerRemains(companyId, target.userId),
-  );
-  const allowed = and(membershipOf(companyId, target.userId), keepsAnOwner) as SQL;
+  const allowed = membershipKeepingAnOwner(companyId, target.userId);
   const entry = {
     companyId,
     actor,
@@ -117,11 +120,7 @@ export async function removeMember(
 ): Promise<void> {
   const now = Date.now();
   const leaving = actor.type === "board" && actor.userId === target.userId;
-  const keepsAnOwner = or(
-    ne(companyMemberships.role, "owner"),
-    anotherOwnerRemains(companyId, target.userId),
-  );
-  const allowed = and(membershipOf(companyId, target.userId), keepsAnOwner) as SQL;
+  const allowed = membershipKeepingAnOwner(companyId, target.userId);
   const entry = {
     companyId,
     actor,

@@ -17,18 +17,10 @@
 import path from "node:path";
 import { z } from "zod";
 import { claudeStreamParser } from "./claude-stream.ts";
-import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
+import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
 import { skillFiles } from "./skills.ts";
-import {
-  type Adapter,
-  AdapterConfigError,
-  type Launch,
-  type LaunchContext,
-  type ProcessEnd,
-  type StreamSummary,
-  type Verdict,
-} from "./types.ts";
+import type { Adapter, Launch, LaunchContext, ProcessEnd, StreamSummary, Verdict } from "./types.ts";
 
 /** `--permission-mode` choices of the CLI; bypassPermissions is `--dangerously-skip-permissions`. */
 export const CLAUDE_PERMISSION_MODES = [
@@ -62,10 +54,7 @@ const ROOT_REFUSAL = "--dangerously-skip-permissions cannot be used with root/su
 const REJECTED_SESSION = [/No conversation found with session ID/i, /--resume requires a valid session/i];
 
 function configOf(context: LaunchContext): ClaudeConfig {
-  const parsed = ConfigSchema.safeParse(context.run.adapterConfig ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-  throw new AdapterConfigError(`claude_local adapterConfig: ${problems.join("; ")}`);
+  return parseAdapterConfig(ConfigSchema, "claude_local", context);
 }
 
 function permissionArgs(config: ClaudeConfig): string[] {

@@ -5,6 +5,7 @@
  * Checked against @anthropic-ai/claude-code 2.1.331's real output.
  */
 import { clip, type TranscriptEvent } from "../../protocol/transcript.ts";
+import { jsonLinesParser } from "./cli-common.ts";
 import type { StreamParser, StreamSummary } from "./types.ts";
 
 type Json = Record<string, unknown>;
@@ -117,20 +118,5 @@ export function claudeStreamParser(): StreamParser {
     return [];
   };
 
-  return {
-    line(text) {
-      if (!text.trim()) return [];
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        value = undefined;
-      }
-      if (isObject(value) && typeof value.type === "string") return parsed(value);
-      if (summary.garbage !== undefined) return [];
-      summary.garbage = clip(text.trim(), 200);
-      return [{ type: "error", message: `not Claude Code stream-json output: ${summary.garbage}` }];
-    },
-    summary: () => ({ ...summary }),
-  };
+  return jsonLinesParser(summary, "Claude Code stream-json", parsed);
 }

@@ -1,11 +1,20 @@
 /**
- * What the CLI adapters (claude, codex, gemini) share: the options every one takes, and how a run
- * ended once the CLI's own special cases (a rejected session, a refusal) are ruled out.
+ * What the CLI adapters (claude, codex, gemini, opencode) share: the options every one takes, how
+ * their adapterConfig is read, how their JSON-lines output is read, and how a run ended once the
+ * CLI's own special cases (a rejected session, a refusal) are ruled out.
  */
 import { z } from "zod";
-import { lastLine } from "./json.ts";
+import { clip, type TranscriptEvent } from "../../protocol/transcript.ts";
+import { type Json, lastLine, typedLine } from "./json.ts";
 import { PricesSchema } from "./pricing.ts";
-import type { ProcessEnd, StreamSummary, Verdict } from "./types.ts";
+import {
+  AdapterConfigError,
+  type LaunchContext,
+  type ProcessEnd,
+  type StreamParser,
+  type StreamSummary,
+  type Verdict,
+} from "./types.ts";
 
 /** Spread into each adapter's config schema. */
 export const CLI_CONFIG_FIELDS = {
@@ -14,6 +23,40 @@ export const CLI_CONFIG_FIELDS = {
   pricing: PricesSchema.optional(),
   extraArgs: z.array(z.string()).default([]),
 };
+
+/** The run's adapterConfig read with the adapter's schema, or every problem in one AdapterConfigError. */
+export function parseAdapterConfig<Config>(
+  schema: z.ZodType<Config>,
+  adapterType: string,
+  context: LaunchContext,
+): Config {
+  const parsed = schema.safeParse(context.run.adapterConfig ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new AdapterConfigError(`${adapterType} adapterConfig: ${problems.join("; ")}`);
+}
+
+/**
+ * A StreamParser over a CLI's JSON lines: each line with a string `type` goes to `parsed`; the first
+ * other non-empty line is kept as `summary.garbage` and reported once as not `outputName`.
+ */
+export function jsonLinesParser(
+  summary: StreamSummary,
+  outputName: string,
+  parsed: (line: Json) => TranscriptEvent[],
+): StreamParser {
+  return {
+    line(text) {
+      if (!text.trim()) return [];
+      const value = typedLine(text);
+      if (value) return parsed(value);
+      if (summary.garbage !== undefined) return [];
+      summary.garbage = clip(text.trim(), 200);
+      return [{ type: "error", message: `not ${outputName} output: ${summary.garbage}` }];
+    },
+    summary: () => ({ ...summary }),
+  };
+}
 
 export interface CliStream {
   /** The CLI's name in reasons ("claude"). */

@@ -15,7 +15,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
+import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { sessionTokens } from "./codex-sessions.ts";
 import { codexStreamParser } from "./codex-stream.ts";
 import { agentInstructions } from "./instructions.ts";
@@ -59,10 +59,7 @@ const INSTRUCTIONS_MAX_CHARS = 100_000;
 const REJECTED_SESSION = /no rollout found for thread id|thread\/resume failed/i;
 
 function configOf(context: LaunchContext): CodexConfig {
-  const parsed = ConfigSchema.safeParse(context.run.adapterConfig ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-  throw new AdapterConfigError(`codex_local adapterConfig: ${problems.join("; ")}`);
+  return parseAdapterConfig(ConfigSchema, "codex_local", context);
 }
 
 /** `-c key=value` pairs; a value is TOML, and a JSON string is a valid TOML basic string. */

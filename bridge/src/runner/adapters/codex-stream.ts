@@ -8,7 +8,8 @@
  * top-level `error` lines (also for retries it recovers from, so they alone do not fail a run).
  */
 import { clip, type TranscriptEvent } from "../../protocol/transcript.ts";
-import { count, isObject, type Json, str, typedLine } from "./json.ts";
+import { jsonLinesParser } from "./cli-common.ts";
+import { count, isObject, type Json, str } from "./json.ts";
 import { type Meter, priced } from "./pricing.ts";
 import type { StreamParser, StreamSummary } from "./types.ts";
 
@@ -124,15 +125,5 @@ export function codexStreamParser(meter: Meter): StreamParser {
     return [];
   };
 
-  return {
-    line(text) {
-      if (!text.trim()) return [];
-      const value = typedLine(text);
-      if (value) return parsed(value);
-      if (summary.garbage !== undefined) return [];
-      summary.garbage = clip(text.trim(), 200);
-      return [{ type: "error", message: `not Codex exec --json output: ${summary.garbage}` }];
-    },
-    summary: () => ({ ...summary }),
-  };
+  return jsonLinesParser(summary, "Codex exec --json", parsed);
 }

@@ -21,7 +21,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
+import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { geminiStreamParser } from "./gemini-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
@@ -53,10 +53,7 @@ const REJECTED_SESSION = /Error resuming session|No previous sessions found/i;
 const SETTINGS_SKIPPED = /Skipping system settings file[^\n]*/;
 
 function configOf(context: LaunchContext): GeminiConfig {
-  const parsed = ConfigSchema.safeParse(context.run.adapterConfig ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-  throw new AdapterConfigError(`gemini_local adapterConfig: ${problems.join("; ")}`);
+  return parseAdapterConfig(ConfigSchema, "gemini_local", context);
 }
 
 function settingsOf(config: GeminiConfig): string {

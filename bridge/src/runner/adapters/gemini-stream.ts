@@ -8,7 +8,8 @@
  * run's, not the session's running total).
  */
 import { clip, type TranscriptEvent } from "../../protocol/transcript.ts";
-import { count, isObject, type Json, str, typedLine } from "./json.ts";
+import { jsonLinesParser } from "./cli-common.ts";
+import { count, isObject, type Json, str } from "./json.ts";
 import { type Meter, priced } from "./pricing.ts";
 import type { StreamParser, StreamSummary } from "./types.ts";
 
@@ -94,15 +95,5 @@ export function geminiStreamParser(meter: Meter): StreamParser {
     return before;
   };
 
-  return {
-    line(text) {
-      if (!text.trim()) return [];
-      const value = typedLine(text);
-      if (value) return parsed(value);
-      if (summary.garbage !== undefined) return [];
-      summary.garbage = clip(text.trim(), 200);
-      return [{ type: "error", message: `not Gemini CLI stream-json output: ${summary.garbage}` }];
-    },
-    summary: () => ({ ...summary }),
-  };
+  return jsonLinesParser(summary, "Gemini CLI stream-json", parsed);
 }

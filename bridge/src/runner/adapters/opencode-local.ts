@@ -29,21 +29,13 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { CLI_CONFIG_FIELDS, endVerdict } from "./cli-common.ts";
+import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { opencodeStreamParser } from "./opencode-stream.ts";
 import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
-import {
-  type Adapter,
-  AdapterConfigError,
-  type Launch,
-  type LaunchContext,
-  type ProcessEnd,
-  type StreamSummary,
-  type Verdict,
-} from "./types.ts";
+import type { Adapter, Launch, LaunchContext, ProcessEnd, StreamSummary, Verdict } from "./types.ts";
 
 const ConfigSchema = z
   .object({
@@ -69,10 +61,7 @@ const REJECTED_SESSION = /Session not found/;
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
 
 function configOf(context: LaunchContext): OpencodeConfig {
-  const parsed = ConfigSchema.safeParse(context.run.adapterConfig ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-  throw new AdapterConfigError(`opencode_local adapterConfig: ${problems.join("; ")}`);
+  return parseAdapterConfig(ConfigSchema, "opencode_local", context);
 }
 
 /** "anthropic/claude-sonnet-4-5" as its provider and model; no model: OpenCode picks its default. */

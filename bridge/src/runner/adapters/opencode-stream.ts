@@ -16,7 +16,8 @@
  */
 import { clip, type TranscriptEvent } from "../../protocol/transcript.ts";
 import { usdToCents } from "./claude-stream.ts";
-import { count, isObject, type Json, str, typedLine } from "./json.ts";
+import { jsonLinesParser } from "./cli-common.ts";
+import { count, isObject, type Json, str } from "./json.ts";
 import { type Meter, priced, type TokenCounts } from "./pricing.ts";
 import type { StreamParser, StreamSummary } from "./types.ts";
 
@@ -137,15 +138,5 @@ export function opencodeStreamParser(meter: Meter): StreamParser {
     return events;
   };
 
-  return {
-    line(text) {
-      if (!text.trim()) return [];
-      const value = typedLine(text);
-      if (value) return parsed(value);
-      if (summary.garbage !== undefined) return [];
-      summary.garbage = clip(text.trim(), 200);
-      return [{ type: "error", message: `not OpenCode run --format json output: ${summary.garbage}` }];
-    },
-    summary: () => ({ ...summary }),
-  };
+  return jsonLinesParser(summary, "OpenCode run --format json", parsed);
 }
