@@ -274,7 +274,16 @@ agentPages.get("/runs/:runId", async (c) => {
             </>
           )}
         </p>
-        <RunEntry run={run} log={log} events={events} names={names} />
+        {/* A run on an issue is announced on that issue's feed (runs/live.ts); one without an issue has no feed, so its page is re-read every few seconds. */}
+        <div
+          id="run-live"
+          data-live={run.issueId ? "30" : "5"}
+          {...(run.issueId
+            ? { "data-live-feed": `/api/issues/${encodeURIComponent(run.issueId)}/events` }
+            : {})}
+        >
+          <RunEntry run={run} log={log} events={events} names={names} />
+        </div>
       </>
     ),
   });

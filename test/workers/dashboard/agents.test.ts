@@ -240,6 +240,8 @@ describe("a run's page", () => {
       'Agent: Reading the inbox. Tool call Bash: {"command":"ls"} Tool result: README.md',
     );
     expect(runPage.html).toContain("<h4>Output</h4><pre>listed the files\n</pre>");
+    // A run invoked by hand has no issue, hence no feed to follow: its page is re-read.
+    expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe('<div id="run-live" data-live="5">');
     expect((await browse(stranger, `/runs/${run.runId}`)).status).toBe(404);
   });
 });
