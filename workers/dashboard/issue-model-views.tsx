@@ -61,16 +61,24 @@ export const issueApiPath = (issueId: string) => `/api/issues/${encodeURICompone
 const TERMINAL = new Set(["done", "cancelled"]);
 export const isCancellable = (status: string) => !TERMINAL.has(status);
 
-/** Each blocker read through the API (so a blocker the viewer may not see shows as its id only). */
-export function blockersOf(c: PageContext, issue: IssueDetail): Promise<Blocker[]> {
-  return Promise.all(
-    issue.blockedByIssueIds.map(async (id) => {
+/** Issue numbers in identifiers compare as numbers (ACM-2 before ACM-10). */
+const byIdentifier = (a: Blocker, b: Blocker) =>
+  (a.identifier ?? a.id).localeCompare(b.identifier ?? b.id, "en", { numeric: true });
+
+/**
+ * Each blocker read through the API (so a blocker the viewer may not see shows as its id only), in
+ * identifier order: links made together share a timestamp, so the stored order says nothing.
+ */
+export async function blockersOf(c: PageContext, issue: IssueDetail): Promise<Blocker[]> {
+  const blockers = await Promise.all(
+    issue.blockedByIssueIds.map(async (id): Promise<Blocker> => {
       const read = await c.var.api.read<IssueDetail>(issueApiPath(id));
       return read.ok
         ? { id, identifier: read.data.identifier, title: read.data.title, status: read.data.status }
         : { id, identifier: null, title: null, status: null };
     }),
   );
+  return blockers.sort(byIdentifier);
 }
 
 /** Bytes as people read them. */
