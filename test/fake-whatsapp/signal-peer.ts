@@ -3,6 +3,7 @@
  * underneath) over in-memory keys, so the fake encrypts and decrypts exactly as a WhatsApp client does:
  * sessions from pre-key bundles (`pkmsg`, then `msg`), and sender keys for groups (`skmsg`).
  */
+
 import {
   type AuthenticationCreds,
   addTransactionCapability,
@@ -15,13 +16,11 @@ import {
   type KeyPair,
   parseAndInjectE2ESessions,
   proto,
-  type SignalDataSet,
-  type SignalDataTypeMap,
-  type SignalKeyStore,
   signedKeyPair,
   unpadRandomMax16,
 } from "@whiskeysockets/baileys";
 import { pino } from "pino";
+import { memoryKeyStore } from "./memory-keys.ts";
 
 const logger = pino({ level: "silent" });
 
@@ -59,31 +58,9 @@ export function bundleNode(jid: string, bundle: PreKeyBundle): BinaryNode {
   };
 }
 
-function memoryKeys(): SignalKeyStore {
-  const stored = new Map<string, unknown>();
-  return {
-    async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
-      const found: { [id: string]: SignalDataTypeMap[T] } = {};
-      for (const id of ids) {
-        const value = stored.get(`${type}:${id}`);
-        if (value !== undefined) found[id] = value as SignalDataTypeMap[T];
-      }
-      return found;
-    },
-    async set(data: SignalDataSet) {
-      for (const [type, entries] of Object.entries(data)) {
-        for (const [id, value] of Object.entries(entries ?? {})) {
-          if (value === null || value === undefined) stored.delete(`${type}:${id}`);
-          else stored.set(`${type}:${id}`, value);
-        }
-      }
-    },
-  };
-}
-
 export class SignalPeer {
   private readonly creds: AuthenticationCreds;
-  private readonly keys = addTransactionCapability(memoryKeys(), logger, {
+  private readonly keys = addTransactionCapability(memoryKeyStore(), logger, {
     maxCommitRetries: 1,
     delayBetweenTriesMs: 0,
   });

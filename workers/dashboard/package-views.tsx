@@ -1,3 +1,4 @@
+import type { ImportPlan, PlanEntry } from "../control/packages";
 import type { Company } from "./board-shared";
 import {
   CheckboxField,
@@ -13,20 +14,6 @@ import {
 
 /** The parts of the import/export page (package-pages.tsx). */
 
-export interface PlanEntry {
-  action: "create" | "skip" | "rename";
-  slug: string;
-  name: string;
-  as?: string;
-}
-export interface ImportPlan {
-  company: PlanEntry;
-  agents: PlanEntry[];
-  projects: PlanEntry[];
-  goals: PlanEntry[];
-  issues: PlanEntry[];
-  routines: PlanEntry[];
-}
 export interface ImportPreview {
   plan: ImportPlan;
   warnings: string[];

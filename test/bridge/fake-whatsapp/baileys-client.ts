@@ -2,16 +2,16 @@
  * A real Baileys client (`makeWASocket`) with in-memory auth, dialling the fake WhatsApp, and a record
  * of what it reported: QRs, connection states, and the status code it closed with.
  */
+
 import {
   type AuthenticationCreds,
   Browsers,
   initAuthCreds,
   makeWASocket,
-  type SignalDataSet,
-  type SignalDataTypeMap,
   type SignalKeyStore,
 } from "@whiskeysockets/baileys";
 import { pino } from "pino";
+import { memoryKeyStore } from "../../fake-whatsapp/memory-keys.ts";
 
 export interface MemoryAuth {
   creds: AuthenticationCreds;
@@ -21,24 +21,7 @@ export interface MemoryAuth {
 
 export function memoryAuth(): MemoryAuth {
   const stored = new Map<string, unknown>();
-  const keys: SignalKeyStore = {
-    async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
-      const found: { [id: string]: SignalDataTypeMap[T] } = {};
-      for (const id of ids) {
-        const value = stored.get(`${type}:${id}`);
-        if (value !== undefined) found[id] = value as SignalDataTypeMap[T];
-      }
-      return found;
-    },
-    async set(data: SignalDataSet) {
-      for (const [type, entries] of Object.entries(data)) {
-        for (const [id, value] of Object.entries(entries ?? {})) {
-          if (value === null || value === undefined) stored.delete(`${type}:${id}`);
-          else stored.set(`${type}:${id}`, value);
-        }
-      }
-    },
-  };
+  const keys = memoryKeyStore(stored);
   return { creds: initAuthCreds(), keys, stored };
 }
 
