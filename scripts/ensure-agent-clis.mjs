@@ -54,7 +54,18 @@ function ensure(cli) {
     return true;
   }
   mkdirSync(prefixOf(cli), { recursive: true });
-  const flags = ["--prefix", prefixOf(cli), "--no-save", "--no-package-lock", "--no-audit", "--no-fund"];
+  const flags = [
+    "--prefix",
+    prefixOf(cli),
+    "--no-save",
+    "--no-package-lock",
+    "--no-audit",
+    "--no-fund",
+    // `npm test` exports the project's engine-strict to children; these are test fixtures with engines
+    // of their own (Claude Code declares node >=22 and runs its native binary on 20), judged by
+    // `answers()` below instead.
+    "--engine-strict=false",
+  ];
   if (!run(NPM, ["install", ...flags, spec], prefixOf(cli))) return false;
   // npm may hold back install scripts; the package's own postinstall puts the native binary in place.
   if (!answers(cli) && existsSync(path.join(packageDir(cli), "install.cjs")))
