@@ -30,5 +30,8 @@ export default defineConfig({
     // tests' work happens in workerd, so two workers keep both cores busy (~8 → ~6 minutes here).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     setupFiles: ["./test/workers/apply-migrations.ts"],
+    // Vitest's 5 s default is too tight for the tests that drive D1 and Durable Objects hard (the
+    // checkout races) when the machine is busy; a hang still fails, just later.
+    testTimeout: 30_000,
   },
 });
