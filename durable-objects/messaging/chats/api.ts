@@ -1,6 +1,6 @@
-import type { PRESENCES } from "../../bridge/src/protocol/messaging";
-import { type NumberCheckResult, NumberCheckResultSchema } from "../../bridge/src/protocol/operations";
-import { failure, type Outcome, type SessionContext, success } from "./context";
+import type { PRESENCES } from "../../../bridge/src/protocol/messaging";
+import { type NumberCheckResult, NumberCheckResultSchema } from "../../../bridge/src/protocol/operations";
+import { failure, type Outcome, type SessionContext, success } from "../context";
 import {
   findChat,
   history,
@@ -11,8 +11,8 @@ import {
   refOf,
   unreadMessages,
   updateChat,
-} from "./message-store";
-import { type MessageResource, toMessageResource } from "./message-view";
+} from "../messages/store";
+import { type MessageResource, toMessageResource } from "../messages/view";
 
 /** Chats: the list, each chat's history, and the chat-level actions (read, archive, mute, pin). */
 

@@ -1,5 +1,5 @@
-import type { Content, MessageRef, MessageStatus, WireMessage } from "../../bridge/src/protocol/messaging";
-import type { Json } from "../../bridge/src/protocol/seam";
+import type { Content, MessageRef, MessageStatus, WireMessage } from "../../../bridge/src/protocol/messaging";
+import type { Json } from "../../../bridge/src/protocol/seam";
 
 /**
  * Messages and chats in the SessionDO's SQLite. Every write is keyed by (chat, id), so an event the
