@@ -18,7 +18,7 @@ import {
 } from "./store";
 import { type MessageResource, newMessageId, toMessageResource } from "./view";
 
-/** Sending and acting on single messages. Each handler is one SessionDO RPC (see ../session/api.ts). */
+/** Sending and acting on single messages. Each handler is one SessionDO RPC (see ../../session/api.ts). */
 
 interface MessageTarget {
   chat: string;
