@@ -1,12 +1,12 @@
 import { AUTO_REPLIES_SCHEMA, autoRepliesApi } from "../messaging/bot/auto-replies";
 import { BROADCASTS_SCHEMA, broadcastsApi, broadcastWork } from "../messaging/broadcasts/broadcasts";
-import { chatsApi } from "../messaging/chats-api";
-import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts-store";
+import { chatsApi } from "../messaging/chats/api";
+import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts/store";
 import type { Outcome, SessionContext, TimedWork } from "../messaging/context";
 import { GROUPS_SCHEMA, groupsApi } from "../messaging/groups/store";
-import { LABELS_SCHEMA, labelsApi } from "../messaging/labels";
-import { messagesApi } from "../messaging/messages-api";
-import { profileApi } from "../messaging/profile-api";
+import { LABELS_SCHEMA, labelsApi } from "../messaging/labels/store";
+import { messagesApi } from "../messaging/messages/api";
+import { profileApi } from "../messaging/profile/api";
 import { SCHEDULER_SCHEMA, scheduledWork, schedulerApi } from "../messaging/scheduler/scheduler";
 import { MESSAGING_SCHEMA } from "../messaging/schema";
 import { CONFIG_SCHEMA } from "../messaging/session-config";

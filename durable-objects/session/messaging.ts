@@ -3,7 +3,7 @@ import type { Operation } from "../../bridge/src/protocol/operations";
 import type { Json } from "../../bridge/src/protocol/seam";
 import type { Env } from "../../workers/core/env";
 import { failure, type Outcome, type SessionContext, type WebhookEvent } from "../messaging/context";
-import { storeDownloadedMedia } from "../messaging/messages-api";
+import { storeDownloadedMedia } from "../messaging/messages/api";
 import { appendToOutbox } from "../messaging/outbox";
 import { ensureSchema } from "../messaging/schema";
 import {

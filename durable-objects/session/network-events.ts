@@ -5,7 +5,7 @@ import {
   type WireMessage,
 } from "../../bridge/src/protocol/messaging";
 import { reactToLiveMessage } from "../messaging/bot/bot";
-import { applyContactsEvent } from "../messaging/contacts-store";
+import { applyContactsEvent } from "../messaging/contacts/store";
 import type { SessionContext } from "../messaging/context";
 import { applyGroupsEvent, applyParticipantsEvent } from "../messaging/groups/store";
 import {
@@ -15,8 +15,8 @@ import {
   refOf,
   setStatus,
   upsertMessage,
-} from "../messaging/message-store";
-import { toMessageResource } from "../messaging/message-view";
+} from "../messaging/messages/store";
+import { toMessageResource } from "../messaging/messages/view";
 
 /**
  * What the SessionDO does with each network event from the bridge. The stored change and its outbox

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { LABEL_COLORS } from "../../durable-objects/messaging/labels";
+import { LABEL_COLORS } from "../../durable-objects/messaging/labels/store";
 import { ok } from "../http/envelope";
 import {
   authenticated,

@@ -1,6 +1,6 @@
 import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
 import { failure, type Outcome, type SessionContext, success } from "../context";
-import { contentFromUrl } from "../url-media";
+import { contentFromUrl } from "../media/from-url";
 import { BOT_MEMORY_SCHEMA } from "./memory";
 import { type MatchType, regexProblem, type TriggerType } from "./rules";
 

@@ -1,6 +1,6 @@
 import type { Content } from "../../../bridge/src/protocol/messaging";
 import type { SessionContext } from "../context";
-import type { MessageResource } from "../message-view";
+import type { MessageResource } from "../messages/view";
 import type { BotConfigValues } from "../session-config";
 import { enabledRules, replyContent } from "./auto-replies";
 import { isBotEcho } from "./memory";

@@ -1,7 +1,7 @@
 import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
 import type { SessionContext } from "../context";
-import { type MessageResource, newMessageId } from "../message-view";
-import { sendMessage } from "../sending";
+import { sendMessage } from "../messages/send";
+import { type MessageResource, newMessageId } from "../messages/view";
 import { overChatLimit, rememberBotSend } from "./memory";
 
 export type BotSend = { ok: true } | { ok: false; error: string };

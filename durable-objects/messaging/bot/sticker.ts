@@ -1,9 +1,9 @@
 import type { Content } from "../../../bridge/src/protocol/messaging";
 import type { SessionContext } from "../context";
-import { deleteMedia, newMediaRef, putMedia } from "../media-store";
-import { findMessage } from "../message-store";
-import type { MessageResource } from "../message-view";
-import { messagesApi } from "../messages-api";
+import { deleteMedia, newMediaRef, putMedia } from "../media/store";
+import { messagesApi } from "../messages/api";
+import { findMessage } from "../messages/store";
+import type { MessageResource } from "../messages/view";
 import type { BotConfigValues } from "../session-config";
 import { botReply, botSend } from "./reply";
 

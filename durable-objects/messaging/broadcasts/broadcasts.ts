@@ -6,7 +6,7 @@ import {
   success,
   type TimedWork,
 } from "../context";
-import { sendMessage } from "../sending";
+import { sendMessage } from "../messages/send";
 import { broadcastGap, pickGap } from "./gap";
 import { deterministicMessageId } from "./ids";
 import {

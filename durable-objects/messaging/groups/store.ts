@@ -8,7 +8,7 @@ import { GroupInfoSchema } from "../../../bridge/src/protocol/messaging";
 import { ParticipantResultSchema } from "../../../bridge/src/protocol/operations";
 import type { Json } from "../../../bridge/src/protocol/seam";
 import { failure, type Outcome, type SessionContext, success } from "../context";
-import { type PictureUpload, removePicture, setPicture } from "../profile-api";
+import { type PictureUpload, removePicture, setPicture } from "../profile/api";
 import {
   changeParticipants,
   deleteGroup,

@@ -1,5 +1,5 @@
 import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
-import { contentFromUrl } from "../url-media";
+import { contentFromUrl } from "../media/from-url";
 import { cronProblem, isTimeZone, parseSendAt } from "./time";
 
 /** What a scheduled message sends: a text, or media by URL with an optional caption. */

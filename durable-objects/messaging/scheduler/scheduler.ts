@@ -1,7 +1,7 @@
 import type { Env } from "../../../workers/core/env";
 import { deterministicMessageId } from "../broadcasts/ids";
 import { failure, type Outcome, type SessionContext, success, type TimedWork } from "../context";
-import { sendMessage } from "../sending";
+import { sendMessage } from "../messages/send";
 import { outgoingContent, resolveSchedule, type ScheduleFields, type ScheduleInput } from "./content";
 import {
   deleteScheduled,

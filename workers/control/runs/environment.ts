@@ -5,7 +5,7 @@ import type { AgentRow, HeartbeatRunRow, JsonObject } from "../../db/schema";
 import { PLATFORM_SKILL_SLUG } from "../../llms/platform-skill";
 import { heartbeatProtocolText, platformEnvText } from "../../llms/protocol";
 import { resolveSecretEnv } from "../secrets";
-import { runSkills } from "./run-skills";
+import { runSkills } from "./skills";
 
 /** What a local adapter's process is started with, from the agent's adapterConfig. */
 export interface PreparedRun {

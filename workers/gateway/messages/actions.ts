@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ChatJidSchema } from "../../../bridge/src/protocol/messaging";
-import { MESSAGE_TYPES } from "../../../durable-objects/messaging/message-store";
+import { MESSAGE_TYPES } from "../../../durable-objects/messaging/messages/store";
 import type { AppEnv } from "../../core/env";
 import { ok } from "../../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../../http/openapi";

@@ -5,7 +5,7 @@ import {
   isChatJid,
   MESSAGE_STATUSES,
 } from "../../../bridge/src/protocol/messaging";
-import { MESSAGE_TYPES } from "../../../durable-objects/messaging/message-store";
+import { MESSAGE_TYPES } from "../../../durable-objects/messaging/messages/store";
 import { errorResponse, gatewayErrors } from "../../http/openapi";
 
 /** Path and body pieces every messaging route shares. */

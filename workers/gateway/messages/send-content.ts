@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { type OutgoingContent, PersonJidSchema, VCardSchema } from "../../../bridge/src/protocol/messaging";
-import { documentMimetype, fileNameFromUrl } from "../../../durable-objects/messaging/url-media";
+import { documentMimetype, fileNameFromUrl } from "../../../durable-objects/messaging/media/from-url";
 
 /**
  * The `message` object of the send endpoints, as the spec and the reference accept it, and its

@@ -11,8 +11,9 @@ import { TEST_EVENT } from "./test-delivery";
 
 /**
  * What each delivery carries, for the OpenAPI document: one schema and one example per event, as the
- * SessionDO emits them (network-events.ts, messages-api.ts, sending.ts, durable-objects/messaging/groups/table.ts,
- * contacts-store.ts, durable-objects/session/messaging.ts). docs/webhooks.md is the prose version of the same table.
+ * SessionDO emits them (durable-objects/session/: network-events.ts, messaging.ts; durable-objects/messaging/:
+ * messages/api.ts, messages/send.ts, groups/table.ts, contacts/store.ts). docs/webhooks.md is the prose version of the
+ * same table.
  */
 
 const SESSION = "sess_3kT9xQ2mZa";

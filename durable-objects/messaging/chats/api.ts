@@ -1,18 +1,9 @@
-import type { PRESENCES } from "../../bridge/src/protocol/messaging";
-import { type NumberCheckResult, NumberCheckResultSchema } from "../../bridge/src/protocol/operations";
-import { failure, type Outcome, type SessionContext, success } from "./context";
-import {
-  findChat,
-  history,
-  lastMessage,
-  listChats,
-  type Page,
-  parseCursor,
-  refOf,
-  unreadMessages,
-  updateChat,
-} from "./message-store";
-import { type MessageResource, toMessageResource } from "./message-view";
+import type { PRESENCES } from "../../../bridge/src/protocol/messaging";
+import { type NumberCheckResult, NumberCheckResultSchema } from "../../../bridge/src/protocol/operations";
+import { failure, type Outcome, type SessionContext, success } from "../context";
+import { history, lastMessage, type Page, parseCursor, refOf, unreadMessages } from "../messages/store";
+import { type MessageResource, toMessageResource } from "../messages/view";
+import { findChat, listChats, updateChat } from "./store";
 
 /** Chats: the list, each chat's history, and the chat-level actions (read, archive, mute, pin). */
 

@@ -1,9 +1,9 @@
-import { type OutgoingContent, STATUS_JID } from "../../bridge/src/protocol/messaging";
-import { type Profile, ProfileSchema } from "../../bridge/src/protocol/operations";
-import { failure, type Outcome, type SessionContext, success } from "./context";
-import { deleteMedia, newMediaRef, putMedia } from "./media-store";
-import type { MessageResource } from "./message-view";
-import { sendMessage } from "./sending";
+import { type OutgoingContent, STATUS_JID } from "../../../bridge/src/protocol/messaging";
+import { type Profile, ProfileSchema } from "../../../bridge/src/protocol/operations";
+import { failure, type Outcome, type SessionContext, success } from "../context";
+import { deleteMedia, newMediaRef, putMedia } from "../media/store";
+import { sendMessage } from "../messages/send";
+import type { MessageResource } from "../messages/view";
 
 /** The account's profile (name, about, picture), pictures of groups it administers, and status posts. */
 

@@ -1,4 +1,4 @@
-import { failure, type Outcome, type SessionContext, success } from "./context";
+import { failure, type Outcome, type SessionContext, success } from "../context";
 
 /**
  * Labels and their chat assignments, kept in the session only (as the reference: WhatsApp Business

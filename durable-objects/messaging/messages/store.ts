@@ -1,9 +1,10 @@
-import type { Content, MessageRef, MessageStatus, WireMessage } from "../../bridge/src/protocol/messaging";
-import type { Json } from "../../bridge/src/protocol/seam";
+import type { Content, MessageRef, MessageStatus, WireMessage } from "../../../bridge/src/protocol/messaging";
+import type { Json } from "../../../bridge/src/protocol/seam";
 
 /**
- * Messages and chats in the SessionDO's SQLite. Every write is keyed by (chat, id), so an event the
- * bridge delivers twice, or an own send that also comes back from the network, is stored once.
+ * Messages in the SessionDO's SQLite (storing one also creates or bumps its chat's row). Every write
+ * is keyed by (chat, id), so an event the bridge delivers twice, or an own send that also comes back
+ * from the network, is stored once.
  */
 
 export const MESSAGE_TYPES = {
@@ -318,31 +319,6 @@ export function search(sql: SqlStorage, query: SearchQuery): { items: MessageRow
   return { items, total };
 }
 
-export type ChatRow = {
-  jid: string;
-  name: string | null;
-  last_message_at: number | null;
-  unread: number;
-  archived: number;
-  pinned: number;
-  muted_until: number | null;
-};
-
-export function listChats(
-  sql: SqlStorage,
-  limit: number,
-  offset: number,
-): { chat: ChatRow; last: MessageRow | null }[] {
-  const chats = sql
-    .exec<ChatRow>(
-      "SELECT * FROM chats ORDER BY pinned DESC, last_message_at DESC LIMIT ? OFFSET ?",
-      limit,
-      offset,
-    )
-    .toArray();
-  return chats.map((chat) => ({ chat, last: lastMessage(sql, chat.jid) }));
-}
-
 export function lastMessage(sql: SqlStorage, chat: string): MessageRow | null {
   return (
     sql
@@ -352,21 +328,6 @@ export function lastMessage(sql: SqlStorage, chat: string): MessageRow | null {
       )
       .toArray()[0] ?? null
   );
-}
-
-export function findChat(sql: SqlStorage, jid: string): ChatRow | null {
-  return sql.exec<ChatRow>("SELECT * FROM chats WHERE jid = ?", jid).toArray()[0] ?? null;
-}
-
-export function updateChat(
-  sql: SqlStorage,
-  jid: string,
-  patch: Partial<Pick<ChatRow, "archived" | "pinned" | "muted_until" | "unread">>,
-): void {
-  sql.exec("INSERT OR IGNORE INTO chats (jid) VALUES (?)", jid);
-  for (const [column, value] of Object.entries(patch)) {
-    sql.exec(`UPDATE chats SET ${column} = ? WHERE jid = ?`, value ?? null, jid);
-  }
 }
 
 export function unreadMessages(sql: SqlStorage, chat: string, limit: number): MessageRow[] {

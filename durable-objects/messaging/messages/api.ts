@@ -1,7 +1,8 @@
-import type { OutgoingContent } from "../../bridge/src/protocol/messaging";
-import { DownloadResultSchema } from "../../bridge/src/protocol/operations";
-import { failure, type Outcome, type SessionContext, success } from "./context";
-import { newMediaRef, putMedia, readMedia, type StoredMedia } from "./media-store";
+import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
+import { DownloadResultSchema } from "../../../bridge/src/protocol/operations";
+import { failure, type Outcome, type SessionContext, success } from "../context";
+import { newMediaRef, putMedia, readMedia, type StoredMedia } from "../media/store";
+import { recordSent, type SendRequest, sendMessage } from "./send";
 import {
   attachMedia,
   findMessage,
@@ -14,11 +15,10 @@ import {
   type SearchQuery,
   search,
   setStarred,
-} from "./message-store";
-import { type MessageResource, newMessageId, toMessageResource } from "./message-view";
-import { recordSent, type SendRequest, sendMessage } from "./sending";
+} from "./store";
+import { type MessageResource, newMessageId, toMessageResource } from "./view";
 
-/** Sending and acting on single messages. Each handler is one SessionDO RPC (see ../session/api.ts). */
+/** Sending and acting on single messages. Each handler is one SessionDO RPC (see ../../session/api.ts). */
 
 interface MessageTarget {
   chat: string;

@@ -1,14 +1,14 @@
-import { allowedHostsOf, urlTargetProblem } from "../../bridge/src/protocol/address-guard";
+import { allowedHostsOf, urlTargetProblem } from "../../../bridge/src/protocol/address-guard";
 import {
   type OutgoingContent,
   STATUS_JID,
   type WireMessage,
   WireMessageSchema,
-} from "../../bridge/src/protocol/messaging";
-import { failure, type Outcome, type SessionContext } from "./context";
-import { deleteMedia } from "./media-store";
-import { findMessage, refOf, upsertMessage } from "./message-store";
-import { type MessageResource, newMessageId, toMessageResource } from "./message-view";
+} from "../../../bridge/src/protocol/messaging";
+import { failure, type Outcome, type SessionContext } from "../context";
+import { deleteMedia } from "../media/store";
+import { findMessage, refOf, upsertMessage } from "./store";
+import { type MessageResource, newMessageId, toMessageResource } from "./view";
 
 /**
  * The one way a message leaves this session, whoever asks (API, broadcast, scheduler, bot): the

@@ -1,5 +1,5 @@
-import type { Content, MessageStatus } from "../../bridge/src/protocol/messaging";
-import { hasMedia, type MessageRow, type MessageType } from "./message-store";
+import type { Content, MessageStatus } from "../../../bridge/src/protocol/messaging";
+import { hasMedia, type MessageRow, type MessageType } from "./store";
 
 /** A stored message as the API shows it (history, search, send responses, webhooks). */
 export interface MessageResource {

@@ -1,5 +1,5 @@
-import type { ContactInfo, NetworkEvent } from "../../bridge/src/protocol/messaging";
-import { type Outcome, type SessionContext, success } from "./context";
+import type { ContactInfo, NetworkEvent } from "../../../bridge/src/protocol/messaging";
+import { type Outcome, type SessionContext, success } from "../context";
 
 /**
  * The session's address book: what WhatsApp told us about each contact (names, picture) plus whether

@@ -1,4 +1,4 @@
-import type { OutgoingContent } from "../../bridge/src/protocol/messaging";
+import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
 
 /**
  * Media given by URL (send, auto-replies, scheduled messages): what to call a document and which
