@@ -28,23 +28,27 @@ describe("startLocalCron", () => {
     await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
   });
 
-  /** A stand-in Worker that records each request and when (by the test's clock) it arrived. */
-  async function fakeWorker(status: number) {
+  /**
+   * The cron started 400 ms before a whole minute (by the clock; the timer is real) against a stand-in
+   * Worker answering `status`, which records each request and when it arrived.
+   */
+  async function cronBeforeMinute(status: number) {
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(AT - 400);
     const hits: Array<{ url: URL; at: number }> = [];
     server = createServer((request: IncomingMessage, response) => {
       hits.push({ url: new URL(request.url ?? "/", "http://worker"), at: Date.now() });
       response.writeHead(status).end();
     });
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-    return { hits, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    const logged: string[] = [];
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    stop = startLocalCron({ baseUrl, log: (message) => logged.push(message) }).stop;
+    return { hits, logged };
   }
 
   it("calls the scheduled handler at the whole minute with that minute as its time", async () => {
-    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
-    vi.setSystemTime(AT - 400);
-    const { hits, baseUrl } = await fakeWorker(200);
-    const logged: string[] = [];
-    stop = startLocalCron({ baseUrl, log: (message) => logged.push(message) }).stop;
+    const { hits, logged } = await cronBeforeMinute(200);
     await vi.waitFor(() => expect(hits).toHaveLength(1), { timeout: 5_000 });
     const [hit] = hits;
     expect(hit?.url.pathname).toBe("/cdn-cgi/handler/scheduled");
@@ -55,11 +59,7 @@ describe("startLocalCron", () => {
   });
 
   it("logs a failing answer instead of throwing", async () => {
-    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
-    vi.setSystemTime(AT - 400);
-    const { hits, baseUrl } = await fakeWorker(500);
-    const logged: string[] = [];
-    stop = startLocalCron({ baseUrl, log: (message) => logged.push(message) }).stop;
+    const { hits, logged } = await cronBeforeMinute(500);
     await vi.waitFor(() => expect(logged).toEqual(["cron: the scheduled handler answered 500"]), {
       timeout: 5_000,
     });
