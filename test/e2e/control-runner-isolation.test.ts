@@ -2,41 +2,54 @@
 // runner (the admin's, serving every company the admin owns) and the cron it fires every minute:
 //  - a STAFF user's agent does not run on anyone else's runner: its run waits for a runner, then runs
 //    on the runner that user registers and starts;
-//  - an agent process finds none of the runner's or the host's secrets in its environment or in
-//    /proc/$PPID/environ;
+//  - two owners' runners, with wakes interleaved: each run executes on its own company's runner
+//    process, and no agent process ever sees the other company's secret;
+//  - an agent process finds none of the runner's or the host's secrets in its environment, its
+//    parent's (the runner) or its grandparent's (the launcher npm start gave a clean environment);
 //  - timeout and cancel stop the whole process group within seconds (`sleep` included);
 //  - two wakes of one agent with maxConcurrentRuns 1 never overlap;
 //  - an every-minute routine fires within 70 s with nobody calling the cron endpoint.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEPT_ENV } from "../../bridge/src/runner/config.ts";
+import { agentCli } from "../support/agent-clis.ts";
 import { type ApiClient, adminClient, eventually, ownerClient } from "../support/api.ts";
+import {
+  createAgent as agent,
+  alive,
+  createCompany as company,
+  everyMinuteRoutine,
+  invoke,
+  parentOf,
+  type Run,
+  runOf,
+  scheduledRoutineRun,
+  sh,
+  suffix,
+  untilRun as until,
+} from "../support/control-runs.ts";
 import { type RunnerProcess, startRunnerProcess } from "../support/runner-process.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-interface Run {
-  id: string;
-  status: string;
-  errorReason: string | null;
-  waitingForRunner: boolean;
-  startedAt: string | null;
-  finishedAt: string | null;
-  runnerId: string | null;
-}
-
 let stack: Stack;
 let admin: ApiClient;
 let scratch: string;
+let everyMinute: { routineId: string; createdAt: number };
 const runners: RunnerProcess[] = [];
 
 beforeAll(async () => {
   stack = await startStack();
   admin = await adminClient(stack.baseUrl);
   scratch = mkdtempSync(path.join(tmpdir(), "runner-isolation-"));
+  const companyId = await company(admin);
+  const assignee = await agent(admin, companyId, sh("true"));
+  const createdAt = Date.now();
+  everyMinute = { routineId: await everyMinuteRoutine(admin, companyId, assignee.id), createdAt };
 });
 
 afterAll(async () => {
@@ -45,65 +58,12 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const suffix = () => Math.random().toString(36).slice(2, 8);
-
-async function company(client: ApiClient): Promise<string> {
-  const created = await client.call<{ id: string }>("POST", "/api/companies", { name: `Iso ${suffix()}` });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id;
-}
-
-async function agent(
-  client: ApiClient,
-  companyId: string,
-  adapterConfig: Record<string, unknown>,
-  runtimeConfig: Record<string, unknown> = {},
-): Promise<{ id: string; name: string }> {
-  const created = await client.call<{ id: string; name: string }>(
-    "POST",
-    `/api/companies/${companyId}/agents`,
-    {
-      name: `Agent ${suffix()}`,
-      role: "engineer",
-      adapterType: "coder_local",
-      adapterConfig,
-      runtimeConfig,
-    },
-  );
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body;
-}
-
-async function invoke(client: ApiClient, agentId: string): Promise<Run> {
-  const invoked = await client.call<Run>("POST", `/api/agents/${agentId}/heartbeat/invoke`);
-  expect(invoked.status, JSON.stringify(invoked.body)).toBe(202);
-  return invoked.body;
-}
-
-const runOf = async (client: ApiClient, runId: string) =>
-  (await client.call<Run>("GET", `/api/heartbeat-runs/${runId}`)).body;
-
-function until(client: ApiClient, runId: string, done: (run: Run) => boolean, what: string, ms = 30_000) {
-  return eventually(
-    async () => {
-      const run = await runOf(client, runId);
-      return done(run) ? run : undefined;
-    },
-    ms,
-    what,
-  );
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-const sh = (script: string, timeoutSec = 60) => ({ command: "sh", args: ["-c", script], timeoutSec });
+/** The variable names in an environment dump (one NAME=value a line). */
+const namesIn = (dump: string): string[] =>
+  dump
+    .split("\n")
+    .filter((line) => line.includes("="))
+    .map((line) => line.slice(0, line.indexOf("=")));
 
 describe("company-owned runners", () => {
   it("a STAFF user's agent waits for that user's runner, never runs on the admin's, then runs on its own", async () => {
@@ -135,17 +95,107 @@ describe("company-owned runners", () => {
     expect(readFileSync(marker, "utf8").trim()).toBe("ran");
   });
 
-  it("an agent process finds no runner token and no host secret in its environment or its parent's", async () => {
+  it("two owners' runners, interleaved wakes: each run executes on its own company's runner, no process sees the other's secret", async () => {
+    const claude = agentCli("claude");
+    const dumps = path.join(scratch, `tenancy-${suffix()}`);
+    mkdirSync(dumps);
+    const tenants = [];
+    for (const label of ["a", "b"]) {
+      const owner = await ownerClient(stack.baseUrl, admin, `owner-${label}`, "STAFF");
+      const companyId = await company(owner);
+      const secretValue = `secret-of-${label}-${suffix()}${suffix()}`;
+      const secret = await owner.call<{ id: string }>("POST", `/api/companies/${companyId}/secrets`, {
+        name: "API token",
+        value: secretValue,
+      });
+      expect(secret.status, JSON.stringify(secret.body)).toBe(201);
+      const worker = await agent(owner, companyId, {
+        ...sh(
+          `d=${dumps}/$PLATFORM_RUN_ID; mkdir $d; echo $PPID > $d/ppid; env > $d/env; ` +
+            `tr '\\0' '\\n' < /proc/$PPID/environ > $d/parent; sleep 0.5`,
+        ),
+        env: { TOKEN: { type: "secret_ref", secretId: secret.body.id } },
+      });
+      const registered = await owner.call<{ token: string; runner: { id: string } }>(
+        "POST",
+        `/api/companies/${companyId}/runners`,
+        { name: `runner ${label}` },
+      );
+      expect(registered.status).toBe(201);
+      tenants.push({
+        owner,
+        companyId,
+        secretValue,
+        worker,
+        registered: registered.body,
+        runIds: [] as string[],
+      });
+    }
+    const [a, b] = tenants as [(typeof tenants)[0], (typeof tenants)[0]];
+    const wake = async (tenant: typeof a) =>
+      tenant.runIds.push((await invoke(tenant.owner, tenant.worker.id)).id);
+    // The first wakes wait for the runners; the rest come while both runners are claiming.
+    await wake(b);
+    await wake(a);
+    const processes = new Map<typeof a, RunnerProcess>();
+    for (const tenant of [a, b]) {
+      const runner = startRunnerProcess(stack.baseUrl, tenant.registered.token, {
+        PATH: `${claude.binDir}:${process.env.PATH ?? ""}`,
+      });
+      runners.push(runner);
+      processes.set(tenant, runner);
+    }
+    for (let round = 0; round < 2; round++) for (const tenant of [b, a]) await wake(tenant);
+
+    for (const tenant of [a, b]) {
+      const other = tenant === a ? b : a;
+      const launcherPid = processes.get(tenant)?.child.pid;
+      for (const runId of tenant.runIds) {
+        const run = await until(tenant.owner, runId, (r) => r.status === "succeeded", `run ${runId}`, 60_000);
+        expect(run.runnerId).toBe(tenant.registered.runner.id);
+        const dump = (file: string) => readFileSync(path.join(dumps, runId, file), "utf8");
+        // Run by a child of this tenant's runner process (the runner proper, under its launcher).
+        expect(parentOf(Number(dump("ppid")))).toBe(launcherPid);
+        expect(dump("env")).toContain(`TOKEN=${tenant.secretValue}`);
+        expect(dump("env")).toContain(`PLATFORM_COMPANY_ID=${tenant.companyId}`);
+        for (const seen of [dump("env"), dump("parent")]) expect(seen).not.toContain(other.secretValue);
+      }
+      expect(processes.get(tenant)?.lines.join("\n")).not.toContain(other.secretValue);
+    }
+    expect(readdirSync(dumps)).toHaveLength(6); // no run executed twice, none of anyone else's
+
+    // The runner list shows what each runner found on its machine: the pinned Claude Code here.
+    const listed = await a.owner.call<Array<{ id: string; capabilities: { clis?: unknown[] } | null }>>(
+      "GET",
+      `/api/companies/${a.companyId}/runners`,
+    );
+    expect(listed.body.map((runner) => runner.id)).toEqual([a.registered.runner.id]);
+    expect(listed.body[0]?.capabilities?.clis).toContainEqual({
+      adapterType: "claude_local",
+      command: "claude",
+      version: `${claude.version} (Claude Code)`,
+    });
+  }, 120_000);
+
+  it("an agent process finds no runner token and no host secret in its, its parent's or its grandparent's environment", async () => {
     const companyId = await company(admin);
     const dump = path.join(scratch, `env-${suffix()}`);
+    // The parent is the runner; the grandparent the launcher that re-executed it (clean-launch.ts),
+    // which npm start gives only the runner's allowlist (docs/security.md).
     const worker = await agent(
       admin,
       companyId,
-      sh(`env > ${dump}.env; cat /proc/$PPID/environ | tr '\\0' '\\n' > ${dump}.parent`),
+      sh(
+        `env > ${dump}.env; tr '\\0' '\\n' < /proc/$PPID/environ > ${dump}.parent; ` +
+          `launcher=$(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); ` +
+          `tr '\\0' '\\n' < /proc/$launcher/environ > ${dump}.launcher`,
+      ),
     );
     const run = await invoke(admin, worker.id);
     await until(admin, run.id, (r) => r.status === "succeeded", "the env dump");
-    const seen = `${readFileSync(`${dump}.env`, "utf8")}\n${readFileSync(`${dump}.parent`, "utf8")}`;
+    const [own, parent, launcher] = ["env", "parent", "launcher"].map((kind) =>
+      readFileSync(`${dump}.${kind}`, "utf8"),
+    ) as [string, string, string];
     const devVars = readFileSync(path.join(REPO_ROOT, ".dev.vars"), "utf8");
     const value = (name: string) => new RegExp(`^${name}=(.*)$`, "m").exec(devVars)?.[1]?.trim() ?? "";
     const runnerToken = JSON.parse(
@@ -158,16 +208,22 @@ describe("company-owned runners", () => {
       value("SECRETS_MASTER_KEY"),
     ]) {
       expect(secret.length).toBeGreaterThan(8);
-      expect(seen).not.toContain(secret);
+      for (const seen of [own, parent, launcher]) expect(seen).not.toContain(secret);
     }
-    expect(seen).toContain(`PLATFORM_RUN_ID=${run.id}`);
+    expect(own).toContain(`PLATFORM_RUN_ID=${run.id}`);
+    // Both runner processes hold only the runner's own settings and the allowlist (and, in the
+    // runner, the number of the IPC pipe to its launcher that Node adds), nothing else.
+    expect(namesIn(parent)).toContain("EDGE_URL");
+    expect(namesIn(launcher)).toContain("EDGE_URL");
+    const nodeIpc = /^NODE_CHANNEL_(FD|SERIALIZATION_MODE)$/;
+    for (const name of [...namesIn(parent), ...namesIn(launcher)])
+      if (!nodeIpc.test(name)) expect(KEPT_ENV).toContain(name);
   });
 
   it("a timeout and a cancel each stop the whole process group within seconds, sleep included", async () => {
     const companyId = await company(admin);
     const timedPid = path.join(scratch, `timed-${suffix()}.pid`);
     const timed = await agent(admin, companyId, sh(`sleep 300 & echo $! > ${timedPid}; wait`, 2));
-    const began = Date.now();
     const run = await invoke(admin, timed.id);
     const ended = await until(
       admin,
@@ -176,12 +232,12 @@ describe("company-owned runners", () => {
       "the timeout",
     );
     expect(ended.status).toBe("timed_out");
-    expect(Date.now() - began).toBeLessThan(10_000 + 5_000); // claim latency aside, well within 10 s of the limit
-    await eventually(
-      async () => (alive(Number(readFileSync(timedPid, "utf8"))) ? undefined : true),
-      5_000,
-      "sleep gone",
-    );
+    // Within 10 s of the run starting (the edge's own clock for both), and not before the limit.
+    const ranMs = Date.parse(ended.finishedAt ?? "") - Date.parse(ended.startedAt ?? "");
+    expect(ranMs).toBeGreaterThanOrEqual(2_000);
+    expect(ranMs).toBeLessThan(10_000);
+    // The group is stopped before the runner reports the run finished: the sleep is gone already.
+    expect(alive(Number(readFileSync(timedPid, "utf8")))).toBe(false);
 
     const cancelPid = path.join(scratch, `cancel-${suffix()}.pid`);
     const long = await agent(admin, companyId, sh(`sleep 300 & echo $! > ${cancelPid}; wait`, 600));
@@ -249,34 +305,13 @@ describe("company-owned runners", () => {
   });
 
   it("an every-minute routine fires within 70 s with nobody calling the cron endpoint", async () => {
-    const companyId = await company(admin);
-    const assignee = await agent(admin, companyId, sh("true"));
-    const project = await admin.call<{ id: string }>("POST", `/api/companies/${companyId}/projects`, {
-      name: "Chores",
-    });
-    expect(project.status, JSON.stringify(project.body)).toBe(201);
-    const routine = await admin.call<{ id: string }>("POST", `/api/companies/${companyId}/routines`, {
-      title: "Every minute",
-      assigneeAgentId: assignee.id,
-      projectId: project.body.id,
-    });
-    expect(routine.status, JSON.stringify(routine.body)).toBe(201);
-    const trigger = await admin.call("POST", `/api/routines/${routine.body.id}/triggers`, {
-      kind: "schedule",
-      cronExpression: "* * * * *",
-    });
-    expect(trigger.status, JSON.stringify(trigger.body)).toBe(201);
-    const fired = await eventually(
-      async () => {
-        const runs = await admin.call<Array<{ source: string }>>(
-          "GET",
-          `/api/routines/${routine.body.id}/runs`,
-        );
-        return runs.body.find((run) => run.source === "schedule");
-      },
-      70_000,
-      "the schedule to fire",
+    // Made in beforeAll, so the wait overlaps the tests above.
+    const { routineId, createdAt } = everyMinute;
+    const fired = await scheduledRoutineRun(
+      admin,
+      routineId,
+      Math.max(1_000, createdAt + 70_000 - Date.now()),
     );
-    expect(fired.source).toBe("schedule");
+    expect(Date.parse(fired.createdAt) - createdAt).toBeLessThan(70_000);
   }, 90_000);
 });

@@ -1,9 +1,16 @@
 // `npm run serve`: the Worker built once and served by workerd without wrangler dev's reload proxy
-// (what the benchmarks measure). It must be the same product on the same local data as `npm start`.
+// (what the benchmarks measure). It must be the same product on the same local data as `npm start`,
+// its cron included: the local trigger drives the scheduled handler here too.
 import { afterAll, describe, expect, it } from "vitest";
+import { adminClient } from "../support/api.ts";
+import {
+  createAgent,
+  createCompany,
+  everyMinuteRoutine,
+  scheduledRoutineRun,
+  sh,
+} from "../support/control-runs.ts";
 import { type Stack, startStack } from "../support/stack.ts";
-
-const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
 
 const stacks: Stack[] = [];
 
@@ -11,30 +18,20 @@ afterAll(async () => {
   for (const stack of stacks) await stack.stop().catch(() => undefined);
 });
 
-async function adminApiKey(baseUrl: string): Promise<string> {
-  const login = await fetch(`${baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  expect(login.status).toBe(200);
-  const { data } = (await login.json()) as { data: { csrfToken: string } };
-  const cookie = login.headers
-    .getSetCookie()
-    .map((header) => header.split(";")[0] ?? "")
-    .find((pair) => pair.startsWith("web-auth.session-token="));
-  const created = await fetch(`${baseUrl}/api/user/api-key`, {
-    method: "POST",
-    headers: { Cookie: cookie ?? "", "X-CSRF-Token": data.csrfToken },
-  });
-  expect(created.status).toBe(201);
-  return ((await created.json()) as { data: { apiKey: string } }).data.apiKey;
-}
-
 describe("npm run serve", () => {
-  it("serves the API from a migrated database that npm start then opens with the same data", async () => {
+  it("serves the API and fires an every-minute routine from a database npm start then opens with the same data", async () => {
     const served = await startStack({ serve: true, env: { BRIDGE: "0" } });
     stacks.push(served);
+    const admin = await adminClient(served.baseUrl);
+    const companyId = await createCompany(admin);
+    // Made first, so the minute it waits for overlaps the checks below.
+    const createdAt = Date.now();
+    const routineId = await everyMinuteRoutine(
+      admin,
+      companyId,
+      (await createAgent(admin, companyId, sh("true"))).id,
+    );
+
     const health = await fetch(`${served.baseUrl}/api/health`);
     expect(health.status).toBe(200);
     // A request without credentials gets the app's own JSON 401: the Worker itself answered.
@@ -42,23 +39,18 @@ describe("npm run serve", () => {
     expect(anonymous.status).toBe(401);
     expect(((await anonymous.json()) as { status: boolean }).status).toBe(false);
 
-    const apiKey = await adminApiKey(served.baseUrl);
-    const name = `Served ${Date.now()}`;
-    const created = await fetch(`${served.baseUrl}/api/companies`, {
-      method: "POST",
-      headers: { "X-API-Key": apiKey, "Content-Type": "application/json" },
-      body: JSON.stringify({ name }),
-    });
-    expect(created.status).toBe(201);
-    const company = (await created.json()) as { id: string };
+    // Nobody calls the cron endpoint: the local trigger of `npm run serve` does.
+    const fired = await scheduledRoutineRun(admin, routineId, 70_000);
+    expect(Date.parse(fired.createdAt) - createdAt).toBeLessThan(70_000);
+    const company = (await admin.call<{ name: string }>("GET", `/api/companies/${companyId}`)).body;
     await served.stop({ keepState: true });
 
     const dev = await startStack({ stateDir: served.stateDir, env: { BRIDGE: "0" } });
     stacks.push(dev);
-    const read = await fetch(`${dev.baseUrl}/api/companies/${company.id}`, {
-      headers: { "X-API-Key": apiKey },
+    const read = await fetch(`${dev.baseUrl}/api/companies/${companyId}`, {
+      headers: { "X-API-Key": admin.key },
     });
     expect(read.status).toBe(200);
-    expect(((await read.json()) as { name: string }).name).toBe(name);
-  });
+    expect(((await read.json()) as { name: string }).name).toBe(company.name);
+  }, 180_000);
 });

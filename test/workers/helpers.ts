@@ -1,4 +1,4 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import worker from "../../workers";
@@ -31,6 +31,13 @@ export async function dispatch(request: Request): Promise<Response> {
   const response = await worker.fetch(request, env, ctx);
   await waitOnExecutionContext(ctx);
   return response;
+}
+
+/** The Worker's scheduled handler, as the every-minute cron trigger calls it, with its background work. */
+export async function scheduledTick(scheduledTime: number): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ scheduledTime, cron: "* * * * *" }), env, ctx);
+  await waitOnExecutionContext(ctx);
 }
 
 export async function call<T = Json>(

@@ -11,7 +11,11 @@ import { adapterPrograms } from "./adapters/index.ts";
 import type { ModelListing } from "./adapters/types.ts";
 import { INHERITED_ENV } from "./config.ts";
 
-const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * Gemini CLI relaunches itself before it answers `--version`: 8-10 s on a loaded two-core machine
+ * with the other CLIs probed at the same time. A shorter limit would report it missing.
+ */
+const PROBE_TIMEOUT_MS = 30_000;
 /** OpenCode starts its server and database before it lists anything: seconds on a loaded machine. */
 const MODELS_TIMEOUT_MS = 30_000;
 const OUTPUT_MAX_CHARS = 4 * 1024 * 1024;

@@ -1,6 +1,6 @@
 // The runner asks each adapter's CLI for its version once, with the environment agents get: the real
-// pinned claude answers; a PATH without it reports it missing (null), never an error. The real Codex
-// and OpenCode also list their models (Codex its bundled catalogue as its picker shows it, OpenCode
+// pinned Claude Code, Gemini CLI and OpenCode answer with their versions; a PATH without them reports
+// them missing (null), never an error. The real Codex and OpenCode also list their models (Codex its bundled catalogue as its picker shows it, OpenCode
 // `<provider>/<model>` of the providers it can reach).
 import { mkdtempSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
@@ -9,17 +9,39 @@ import { describe, expect, it } from "vitest";
 import { probeClis, withModels } from "../../../bridge/src/runner/cli-probe.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 
+type CliPin = ReturnType<typeof agentCli>;
+
 describe("probeClis", () => {
-  it("reports the installed claude's version, and null where it is not installed", async () => {
-    const claude = agentCli("claude");
-    const found = await probeClis({ PATH: `${claude.binDir}:/usr/bin:/bin`, HOME: process.env.HOME });
+  it("reports the installed CLIs' versions, and null where they are not installed", {
+    timeout: 60_000,
+  }, async () => {
+    const [claude, gemini, opencode] = ["claude", "gemini", "opencode"].map(agentCli) as [
+      CliPin,
+      CliPin,
+      CliPin,
+    ];
+    const found = await probeClis({
+      PATH: `${claude.binDir}:${gemini.binDir}:${opencode.binDir}:/usr/bin:/bin`,
+      HOME: process.env.HOME,
+    });
     expect(found).toContainEqual({
       adapterType: "claude_local",
       command: "claude",
       version: `${claude.version} (Claude Code)`,
     });
+    expect(found).toContainEqual({ adapterType: "gemini_local", command: "gemini", version: gemini.version });
+    expect(found).toContainEqual({
+      adapterType: "opencode_local",
+      command: "opencode",
+      version: opencode.version,
+    });
     const missing = await probeClis({ PATH: "/nonexistent" });
-    expect(missing).toContainEqual({ adapterType: "claude_local", command: "claude", version: null });
+    for (const [adapterType, command] of [
+      ["claude_local", "claude"],
+      ["gemini_local", "gemini"],
+      ["opencode_local", "opencode"],
+    ])
+      expect(missing).toContainEqual({ adapterType, command, version: null });
   });
 
   it("reports the models Codex and OpenCode list", { timeout: 60_000 }, async () => {

@@ -1,7 +1,7 @@
 // Runners for workerd suites: registered through the API by a company owner, dialled over a real
 // WebSocket to /runner/v1/link with their token, as a runner process would.
 import { SELF } from "cloudflare:test";
-import type { RunSkill } from "../../../bridge/src/protocol/runner";
+import type { RunnerFrame, RunSkill } from "../../../bridge/src/protocol/runner";
 import { Link } from "../fake-bridge";
 import { BASE, call } from "../helpers";
 import type { BoardUser } from "./helpers";
@@ -16,6 +16,8 @@ export type RunAssignment = {
   adapterConfig?: Record<string, unknown>;
   skills?: RunSkill[];
 };
+
+type RunnerHello = Extract<RunnerFrame, { type: "hello" }>;
 
 export interface RegisteredRunner {
   id: string;
@@ -42,11 +44,8 @@ export function dialRunner(token: string): Promise<Response> {
   });
 }
 
-/** An open runner link that said hello, as a runner does when it connects. */
-export async function openRunnerLink(token: string): Promise<Link> {
-  const res = await dialRunner(token);
-  if (!res.webSocket) throw new Error(`runner upgrade failed: ${res.status}`);
-  const link = new Link(res.webSocket);
+/** The hello a runner sends when its link opens, and again with the CLIs it found (`clis`). */
+export function sayHello(link: Link, clis?: RunnerHello["clis"]): void {
   link.send({
     type: "hello",
     version: "test",
@@ -55,7 +54,16 @@ export async function openRunnerLink(token: string): Promise<Link> {
     arch: "x64",
     node: "v20",
     runAs: null,
-  });
+    ...(clis ? { clis } : {}),
+  } satisfies RunnerHello);
+}
+
+/** An open runner link that said hello, as a runner does when it connects. */
+export async function openRunnerLink(token: string): Promise<Link> {
+  const res = await dialRunner(token);
+  if (!res.webSocket) throw new Error(`runner upgrade failed: ${res.status}`);
+  const link = new Link(res.webSocket);
+  sayHello(link);
   return link;
 }
 

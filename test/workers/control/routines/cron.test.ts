@@ -1,11 +1,9 @@
 // Schedule triggers through the Worker's scheduled() handler (as the every-minute cron calls it):
 // exactly one run per due minute, even when invocations repeat or overlap; nothing before the due
 // minute; catch-up after downtime per the routine's catchUpPolicy.
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../../../workers";
-import { call } from "../../helpers";
+import { call, scheduledTick as tick } from "../../helpers";
 import {
   addTrigger,
   createRoutine,
@@ -18,13 +16,6 @@ import {
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-async function tick(scheduledTime: number): Promise<void> {
-  const controller = createScheduledController({ scheduledTime, cron: "* * * * *" });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, env, ctx);
-  await waitOnExecutionContext(ctx);
-}
 
 async function scheduled(
   tenant: RoutineTenant,

@@ -13,6 +13,7 @@ import {
   openRunnerLink,
   type RunAssignment,
   registerRunner,
+  sayHello,
 } from "../runner-link";
 
 type Json = Record<string, unknown>;
@@ -113,21 +114,44 @@ describe("registering runners", () => {
     expect(malformed.status).toBe(400);
   });
 
-  it("the company lists its serving runners, connected once one says hello", async () => {
+  it("the company lists its serving runners: connected and seen once one says hello, with its CLIs", async () => {
     const owner = await boardUser();
     const company = await seedCompany(owner);
     const runner = await registerRunner(owner, company.id);
     const listed = async () =>
       (await call<Json[]>("GET", `/api/companies/${company.id}/runners`, { headers: owner.headers })).body;
     expect(await listed()).toEqual([
-      expect.objectContaining({ id: runner.id, connected: false, version: null }),
+      expect.objectContaining({ id: runner.id, connected: false, version: null, lastSeenAt: null }),
     ]);
+    const before = Date.now();
     const link = await openRunnerLink(runner.token);
     await expectEventually(async () => (await listed())[0]?.connected === true);
-    expect((await listed())[0]).toMatchObject({
+    const hello = (await listed())[0];
+    expect(hello).toMatchObject({
       version: "test",
       capabilities: { slots: 2, platform: "linux", arch: "x64", node: "v20", runAs: null },
     });
+    expect(Date.parse(String(hello?.lastSeenAt))).toBeGreaterThanOrEqual(before);
+
+    // The CLIs it found, as the runner's second hello reports them.
+    const clis = [
+      { adapterType: "claude_local", command: "claude", version: "2.1.331 (Claude Code)" },
+      { adapterType: "gemini_local", command: "gemini", version: null },
+    ];
+    sayHello(link, clis);
+    await expectEventually(async () =>
+      JSON.stringify((await listed())[0]?.capabilities).includes("claude_local"),
+    );
+    expect((await listed())[0]?.capabilities).toMatchObject({ clis });
+
+    // As if its last heartbeat was written a minute ago: the next one moves last-seen forward.
+    const minuteAgo = Date.now() - 60_000;
+    await env.DB.prepare("UPDATE runners SET last_seen_at = ? WHERE id = ?").bind(minuteAgo, runner.id).run();
+    expect(Date.parse(String((await listed())[0]?.lastSeenAt))).toBe(minuteAgo);
+    link.send({ type: "heartbeat", runIds: [] });
+    await expectEventually(
+      async () => Date.parse(String((await listed())[0]?.lastSeenAt)) > minuteAgo + 30_000,
+    );
     link.socket.close(1000, "bye");
     await expectEventually(async () => (await listed())[0]?.connected === false);
   });

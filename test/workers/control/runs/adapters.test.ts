@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { SKILL_CONTENT_MAX_CHARS } from "../../../../bridge/src/protocol/runner";
 import { BASE, call } from "../../helpers";
 import { type BoardUser, boardUser, seedCompany, seedIssue } from "../helpers";
-import { claimOne, expectEventually, runnerFor } from "../runner-link";
+import { claimOne, expectEventually, runnerFor, sayHello } from "../runner-link";
 
 type Json = Record<string, unknown>;
 
@@ -201,24 +201,15 @@ describe("adapter types on the runner link", () => {
     const models = (companyId: string, headers: Record<string, string>) =>
       call<Json[]>("GET", `/api/companies/${companyId}/adapters/codex_local/models`, { headers });
     const link = await runnerFor(board, company.id);
-    link.send({
-      type: "hello",
-      version: "test",
-      slots: 2,
-      platform: "linux",
-      arch: "x64",
-      node: "v20",
-      runAs: null,
-      clis: [
-        {
-          adapterType: "codex_local",
-          command: "codex",
-          version: "codex-cli 0.169.0",
-          models: ["gpt-6-astra", "my-finetune", "gpt-6.1-sol"],
-        },
-        { adapterType: "claude_local", command: "claude", version: null },
-      ],
-    });
+    sayHello(link, [
+      {
+        adapterType: "codex_local",
+        command: "codex",
+        version: "codex-cli 0.169.0",
+        models: ["gpt-6-astra", "my-finetune", "gpt-6.1-sol"],
+      },
+      { adapterType: "claude_local", command: "claude", version: null },
+    ]);
     await expectEventually(async () => (await models(company.id, board.headers)).body.length === 3);
     // The catalogue's default first when a runner has it; labels from the catalogue where it knows them.
     expect((await models(company.id, board.headers)).body).toEqual([

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { call } from "../../helpers";
-import { boardUser, seedAgent, seedCompany, seedIssue } from "../helpers";
+import { boardUser, seedAgent, seedCompany } from "../helpers";
 import { claimOne, expectEventually, openRunnerLink, registerRunner, runnerFor } from "../runner-link";
 
 type Json = Record<string, unknown>;
@@ -143,10 +143,49 @@ describe("agent status", () => {
 });
 
 describe("paused and archived companies", () => {
+  /** An invoke refused with `reason`: 409 naming it, and the wake stored as a cancelled run with it. */
+  async function expectRefusedInvoke(headers: Record<string, string>, agentId: string, reason: string) {
+    const refused = await invoke(headers, agentId);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: "conflict",
+      details: { errorReason: reason, run: { status: "cancelled", errorReason: reason } },
+    });
+    const runId = String(((refused.body.details as Json).run as Json).id);
+    expect(await runRow(runId)).toMatchObject({ status: "cancelled", error_reason: reason });
+  }
+
+  /** An assignment is still made (201), and its wake is stored as a cancelled run with `reason`. */
+  async function expectCancelledAssignmentWake(
+    headers: Record<string, string>,
+    companyId: string,
+    agentId: string,
+    reason: string,
+  ) {
+    const created = await call<Json>("POST", `/api/companies/${companyId}/issues`, {
+      headers,
+      body: { title: `Work ${crypto.randomUUID().slice(0, 6)}`, status: "todo", assigneeAgentId: agentId },
+    });
+    expect(created.status).toBe(201);
+    const wakes = await env.DB.prepare("SELECT status, error_reason FROM heartbeat_runs WHERE issue_id = ?")
+      .bind(String(created.body.id))
+      .all<Json>();
+    expect(wakes.results).toEqual([{ status: "cancelled", error_reason: reason }]);
+  }
+
+  const openRuns = async (agentId: string) =>
+    (
+      await env.DB.prepare(
+        "SELECT count(*) AS n FROM heartbeat_runs WHERE agent_id = ? AND status IN ('queued', 'running')",
+      )
+        .bind(agentId)
+        .first<Json>()
+    )?.n;
+
   it("start no runs: a wake is recorded cancelled with the reason, and pausing cancels what was queued", async () => {
     const board = await boardUser();
     const company = await seedCompany(board);
-    const agent = await seedAgent(company.id, { name: "Paused" });
+    const agent = await seedAgent(company.id, { name: "Paused", adapterConfig: { command: "true" } });
     const queued = await invoke(board.headers, agent.id);
     expect(queued.status).toBe(202);
     const paused = await call("PATCH", `/api/companies/${company.id}`, {
@@ -158,18 +197,19 @@ describe("paused and archived companies", () => {
       status: "cancelled",
       error_reason: "company_paused",
     });
-    const refused = await invoke(board.headers, agent.id);
-    expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ details: { errorReason: "company_paused" } });
-    await seedIssue(company, { status: "todo", assigneeAgentId: agent.id });
-    await env.DB.prepare("UPDATE companies SET status = 'archived' WHERE id = ?").bind(company.id).run();
-    await assign(board.headers, company.id, agent.id).catch(() => undefined);
-    const open = await env.DB.prepare(
-      "SELECT count(*) AS n FROM heartbeat_runs WHERE agent_id = ? AND status IN ('queued', 'running')",
-    )
-      .bind(agent.id)
-      .first<Json>();
-    expect(open?.n).toBe(0);
+    await expectRefusedInvoke(board.headers, agent.id, "company_paused");
+    await expectCancelledAssignmentWake(board.headers, company.id, agent.id, "company_paused");
+
+    const archived = await call("POST", `/api/companies/${company.id}/archive`, { headers: board.headers });
+    expect(archived.status).toBe(200);
+    await expectRefusedInvoke(board.headers, agent.id, "company_archived");
+    await expectCancelledAssignmentWake(board.headers, company.id, agent.id, "company_archived");
+    expect(await openRuns(agent.id)).toBe(0);
+    // A runner of the company's owner is handed none of it.
+    const link = await runnerFor(board, company.id);
+    link.send({ type: "claim", slots: 4 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(link.frames.filter((f) => f.type === "run")).toEqual([]);
   });
 });
 

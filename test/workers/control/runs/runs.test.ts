@@ -1,17 +1,11 @@
 // Heartbeat runs in workerd: coalescing of duplicate wakes, the runner link (claim with the PLATFORM_*
 // environment and a run-scoped key, log, finish, a failed run releasing what it held), refusal at
-// claim time, heartbeat timers from the cron, and the run routes' 404 across companies. Runners are
-// registered per company by its owner (runners.test.ts covers who may, and what they receive).
+// claim time, and the run routes' 404 across companies. Runners are registered per company by its
+// owner (runners.test.ts covers who may, and what they receive); heartbeat timers are in timers.test.ts.
 
-import {
-  createExecutionContext,
-  createScheduledController,
-  SELF,
-  waitOnExecutionContext,
-} from "cloudflare:test";
+import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import worker from "../../../../workers";
 import { BRIDGE_TOKEN } from "../../fake-bridge";
 import { call } from "../../helpers";
 import { boardUser, seedAgent, seedCompany, seedIssue, seedTwoTenants } from "../helpers";
@@ -252,46 +246,6 @@ describe("the runner link", () => {
         .first<Json>();
       return row?.status === "failed" && String(row.error_reason).includes("adapterConfig.command");
     });
-  });
-});
-
-async function cron(scheduledTime: number): Promise<void> {
-  const controller = createScheduledController({ scheduledTime, cron: "* * * * *" });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, env, ctx);
-  await waitOnExecutionContext(ctx);
-}
-
-describe("heartbeat timers", () => {
-  it("wake an agent with actionable work once per interval, and never an idle agent with nothing to do", async () => {
-    const board = await boardUser();
-    const company = await seedCompany(board);
-    const busy = await seedAgent(company.id, { name: "Busy" });
-    const idle = await seedAgent(company.id, { name: "Idle" });
-    const timer = JSON.stringify({ heartbeat: { enabled: true, intervalSec: 300, wakeOnDemand: true } });
-    await env.DB.prepare("UPDATE agents SET runtime_config = ? WHERE id IN (?, ?)")
-      .bind(timer, busy.id, idle.id)
-      .run();
-    await seedIssue(company, { status: "todo", assigneeAgentId: busy.id });
-    const now = Date.now();
-    await Promise.all([cron(now), cron(now)]);
-    const timerRuns = async (agentId: string) =>
-      (
-        await env.DB.prepare(
-          "SELECT status FROM heartbeat_runs WHERE agent_id = ? AND invocation_source = 'timer'",
-        )
-          .bind(agentId)
-          .all<Json>()
-      ).results;
-    expect(await timerRuns(busy.id)).toEqual([{ status: "queued" }]);
-    expect(await timerRuns(idle.id)).toEqual([]);
-    await env.DB.prepare("UPDATE heartbeat_runs SET status = 'succeeded' WHERE agent_id = ?")
-      .bind(busy.id)
-      .run();
-    await cron(now + 60_000); // inside the interval: nothing
-    expect(await timerRuns(busy.id)).toHaveLength(1);
-    await cron(now + 301_000);
-    expect(await timerRuns(busy.id)).toHaveLength(2);
   });
 });
 
