@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ACCESS_MODES } from "../../workers/db/schema";
+import { ACCESS_MODES } from "../../../workers/db/schema";
 
 /**
  * The bot's configuration as the session's bot reads it and the gateway's bot-config endpoint
