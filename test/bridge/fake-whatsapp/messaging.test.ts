@@ -171,8 +171,8 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
   it("delivered and read receipts become message.status for the stored message, whether from the contact's number or its LID", async () => {
     const { whatsapp, edge, device } = await linkedBridge();
     const bob = new FakeContact(whatsapp, "4915550002222", "Bob");
-    // On a first connection Baileys holds events back until history sync (which the fake does not send
-    // yet) or until it handles an incoming stanza: Bob writes first.
+    // On a first connection Baileys holds events back until history sync (no phone sends one here:
+    // see history.ts for one that does) or until it handles an incoming stanza: Bob writes first.
     await reported(edge, (await bob.sendText(device, "hi")).id);
     await sendText(edge, bob.jid, "OUT-RCPT-0001", "first");
     await sendText(edge, bob.jid, "OUT-RCPT-0002", "second");
@@ -224,6 +224,12 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
       "the phone's copy",
     );
     await reported(edge, "OUT-GROUP-001");
+    // The member list is asked once; the next send reads it from the bridge's cache (cachedGroupMetadata).
+    expect(whatsapp.messaging.groupQueries).toEqual([group.jid]);
+    await sendText(edge, group.jid, "OUT-GROUP-002", "again");
+    const again = await firstReceived(dave, "OUT-GROUP-002");
+    expect([again.text, again.types]).toEqual(["again", ["skmsg"]]);
+    expect(whatsapp.messaging.groupQueries).toEqual([group.jid]);
 
     const carols = await firstReceived(carol, "OUT-GROUP-001");
     // The account's own phone acknowledging its copy (`sender`, which Baileys reports as a read
