@@ -149,3 +149,36 @@ export async function emit(
 }
 
 export const QR_IMAGE = "data:image/png;base64,iVBORw0KGgo=";
+
+/** The first `wa send` command the edge sent on `link` (waits for it). */
+export function sendCommand(link: Link): Promise<Frame> {
+  return link.next(
+    (f) => f.type === "command" && f.name === "wa" && (f.args as { op?: string }).op === "send",
+  );
+}
+
+/** Answers a `wa send` as a bridge does, with the message sent as `me`; `extra` adds fields (`raw`). */
+export function answerSend(
+  link: Link,
+  command: Frame,
+  me: string,
+  extra: Record<string, unknown> = {},
+): void {
+  const args = command.args as { to: string; messageId: string; content: unknown };
+  link.send({
+    type: "result",
+    epoch: 1,
+    id: command.id,
+    ok: true,
+    data: {
+      id: args.messageId,
+      chat: args.to,
+      sender: me,
+      fromMe: true,
+      timestamp: Date.now(),
+      content: args.content,
+      status: "SENT",
+      ...extra,
+    },
+  });
+}

@@ -4,7 +4,7 @@
 // SessionDO and its stored messages; only the bridge is a fake.
 import { describe, expect, it } from "vitest";
 import { connectedSession } from "../../connected-session";
-import { emit } from "../../fake-bridge";
+import { answerSend, emit, sendCommand } from "../../fake-bridge";
 import { asKey, call } from "../../helpers";
 
 const ME = "628100000001@s.whatsapp.net";
@@ -29,27 +29,10 @@ describe("sent message records for resend requests", () => {
       body: { message: { text: "are you there?" } },
       headers: asKey(s.key),
     });
-    const command = await s.link.next(
-      (f) => f.type === "command" && f.name === "wa" && (f.args as { op?: string }).op === "send",
-    );
+    const command = await sendCommand(s.link);
     const { messageId } = command.args as { messageId: string };
     const raw = rawRecord(messageId, "are you there?");
-    s.link.send({
-      type: "result",
-      epoch: 1,
-      id: command.id,
-      ok: true,
-      data: {
-        id: messageId,
-        chat: PEER,
-        sender: ME,
-        fromMe: true,
-        timestamp: Date.now(),
-        content: { type: "text", text: "are you there?" },
-        status: "SENT",
-        raw,
-      },
-    });
+    answerSend(s.link, command, ME, { raw });
     const sent = await sending;
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(sent.body.data.id).toBe(messageId);
