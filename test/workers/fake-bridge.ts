@@ -150,11 +150,14 @@ export async function emit(
 
 export const QR_IMAGE = "data:image/png;base64,iVBORw0KGgo=";
 
-/** The first `wa send` command the edge sent on `link` (waits for it). */
-export function sendCommand(link: Link): Promise<Frame> {
-  return link.next(
-    (f) => f.type === "command" && f.name === "wa" && (f.args as { op?: string }).op === "send",
+/** The first `wa send` command on `link` not in `seen` (waits for it); it is added to `seen`. */
+export async function sendCommand(link: Link, seen = new Set<unknown>()): Promise<Frame> {
+  const command = await link.next(
+    (f) =>
+      f.type === "command" && f.name === "wa" && !seen.has(f.id) && (f.args as { op?: string }).op === "send",
   );
+  seen.add(command.id);
+  return command;
 }
 
 /** Answers a `wa send` as a bridge does, with the message sent as `me`; `extra` adds fields (`raw`). */
