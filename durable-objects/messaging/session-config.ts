@@ -1,4 +1,4 @@
-import { BOT_CONFIG_DEFAULTS, type BotConfigInput } from "./bot-config";
+import { BOT_CONFIG_DEFAULTS, type BotConfigInput } from "./config/bot";
 
 /**
  * The SessionDO's copy of the session settings and bot configuration. The Worker owns them (D1) and

@@ -5,97 +5,66 @@
 // contact; its delivered (from its LID) and read receipts move the stored message to DELIVERED and READ
 // (`message.status` webhooks and the chat history); an image sent through the API is uploaded to the
 // fake media host and decrypted by the contact; the contact's image is a webhook and downloads through
-// the API byte for byte. A second account: the history its phone sends on
-// pairing lands in the chat (stored, not announced), the groups it is already in are in `GET /groups`,
-// and the phone unlinking the device ends in `logged_out`.
+// the API byte for byte; a member's message in a group is a webhook too. A second account: the history
+// its phone sends on pairing lands in the chat (stored, not announced), the groups it is already in are
+// in `GET /groups`, and the phone unlinking the device ends in `logged_out`.
 import { createHash } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeContact } from "../fake-whatsapp/contact.ts";
 import { FakeGroups } from "../fake-whatsapp/groups.ts";
 import { type HistoryChat, PhoneDevice } from "../fake-whatsapp/history.ts";
 import { FakePhone } from "../fake-whatsapp/phone.ts";
-import { FakeWhatsApp, type LinkedDevice } from "../fake-whatsapp/server.ts";
-import { type ApiClient, adminClient, eventually } from "../support/api.ts";
+import type { FakeWhatsApp, LinkedDevice } from "../fake-whatsapp/server.ts";
+import type { ApiClient } from "../support/api.ts";
+import { eventually } from "../support/api.ts";
+import {
+  type FakeWhatsAppStack,
+  pairByQr,
+  sessionInState,
+  startFakeWhatsAppStack,
+  webhookData,
+} from "../support/fake-whatsapp-stack.ts";
 import { type Envelope, jidPath, rawCall } from "../support/messaging.ts";
-import { createWebhook, payloadOf, type Receiver, startReceiver } from "../support/receiver.ts";
-import { type Stack, startStack } from "../support/stack.ts";
+import { createWebhook, payloadOf, type Receiver } from "../support/receiver.ts";
 
+let world: FakeWhatsAppStack;
 let whatsapp: FakeWhatsApp;
-let stack: Stack;
 let api: ApiClient;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  whatsapp = await FakeWhatsApp.start();
-  receiver = await startReceiver();
-  // The media host is HTTPS with a certificate made for this run; the bridge process trusts it the way
-  // an operator adds a CA to Node (NODE_EXTRA_CA_CERTS): no test hook in the product.
-  const media = await whatsapp.messaging.enableMedia();
-  const certificate = path.join(mkdtempSync(path.join(tmpdir(), "fake-wa-ca-")), "media.pem");
-  writeFileSync(certificate, media.certificate);
-  stack = await startStack({
-    env: { SIMULATOR: "0", WA_WEBSOCKET_URL: whatsapp.url, NODE_EXTRA_CA_CERTS: certificate },
-  });
-  api = await adminClient(stack.baseUrl);
+  world = await startFakeWhatsAppStack();
+  ({ whatsapp, api, receiver } = world);
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
-  await receiver?.stop();
-  await whatsapp?.close();
+  await world?.stop();
 });
 
-async function events(sid: string, event: string) {
-  return (await receiver.received(`/${sid}`))
-    .map(payloadOf)
-    .filter((payload) => payload.event === event)
-    .map((payload) => payload.data);
-}
+const idIs = (id: string) => (data: unknown) => (data as { id?: string } | undefined)?.id === id;
+/** The first webhook of `event` for `sid` that `match` accepts. */
+const webhook = (sid: string, event: string, what: string, match: (data: unknown) => boolean = () => true) =>
+  eventually(async () => (await webhookData(receiver, sid, event)).find(match), 30_000, what);
+
+const SID = `fakewa-${Math.random().toString(36).slice(2, 8)}`;
+let phone: FakePhone;
+let device: LinkedDevice;
 
 describe("the real bridge on Baileys against the fake WhatsApp", () => {
   it("QR → phone scans → connected; a contact's text is a webhook; an API send is decrypted; its receipts become statuses", async () => {
-    const sid = `fakewa-${Math.random().toString(36).slice(2, 8)}`;
-    expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
-    await createWebhook(api, sid, {
+    expect((await api.call("POST", "/api/sessions", { name: SID, sessionId: SID })).status).toBe(200);
+    await createWebhook(api, SID, {
       name: "messages",
-      url: receiver.url(`/${sid}`),
+      url: receiver.url(`/${SID}`),
       events: ["message.received", "message.status"],
     });
-    expect((await api.call("POST", `/api/sessions/${sid}/start`)).status).toBe(200);
-
-    const qr = await eventually(
-      async () => {
-        const res = await api.call<{ qr: string }>("GET", `/api/sessions/${sid}/qr`);
-        return res.status === 200 ? res.body.qr : undefined;
-      },
-      30_000,
-      "a QR from real Baileys",
-    );
-    const phone = new FakePhone(whatsapp, "4915550008888");
-    const device = await phone.scan(qr);
-    await eventually(
-      async () => {
-        const detail = (await api.call<Envelope<{ state: string }>>("GET", `/api/sessions/${sid}`)).body.data;
-        return detail.state === "connected" ? detail : undefined;
-      },
-      30_000,
-      "connected",
-    );
+    phone = new FakePhone(whatsapp, "4915550008888");
+    device = await pairByQr(api, whatsapp, SID, phone);
 
     const contact = new FakeContact(whatsapp, "4915550001212", "Heidi");
     const inbound = await contact.sendText(device, "hello over real Signal");
-    const [received] = await eventually(
-      async () => {
-        const list = await events(sid, "message.received");
-        return list.length > 0 ? list : undefined;
-      },
-      30_000,
-      "the message.received webhook",
-    );
+    const received = await webhook(SID, "message.received", "the message.received webhook");
     expect(received).toMatchObject({
       id: inbound.id,
       remoteJid: contact.jid,
@@ -107,7 +76,7 @@ describe("the real bridge on Baileys against the fake WhatsApp", () => {
 
     const sent = await api.call<Envelope<{ id: string; status: string }>>(
       "POST",
-      `/api/messages/${sid}/${jidPath(contact.jid)}/send`,
+      `/api/messages/${SID}/${jidPath(contact.jid)}/send`,
       { message: { text: "hello Heidi" } },
     );
     expect(sent.status).toBe(200);
@@ -123,14 +92,14 @@ describe("the real bridge on Baileys against the fake WhatsApp", () => {
     // announces the moved status either way.
     contact.sendReceipt(decrypted, { via: "lid" });
     await eventually(
-      async () => ((await events(sid, "message.status")).length === 1 ? true : undefined),
+      async () => ((await webhookData(receiver, SID, "message.status")).length === 1 ? true : undefined),
       30_000,
       "DELIVERED",
     );
     contact.sendReceipt(decrypted, { via: "lid", type: "read" });
     const statuses = await eventually(
       async () => {
-        const list = await events(sid, "message.status");
+        const list = await webhookData(receiver, SID, "message.status");
         return list.length === 2 ? list : undefined;
       },
       30_000,
@@ -142,14 +111,14 @@ describe("the real bridge on Baileys against the fake WhatsApp", () => {
     ]);
     const history = await api.call<Envelope<Array<{ id: string; status: string | null }>>>(
       "GET",
-      `/api/chat/${sid}/${jidPath(contact.jid)}`,
+      `/api/chat/${SID}/${jidPath(contact.jid)}`,
     );
     expect(history.body.data.find((message) => message.id === id)?.status).toBe("READ");
 
     // An @lid chat can be answered through the API: the contact decrypts it.
     const toLid = await api.call<Envelope<{ id: string }>>(
       "POST",
-      `/api/messages/${sid}/${jidPath(contact.lid)}/send`,
+      `/api/messages/${SID}/${jidPath(contact.lid)}/send`,
       { message: { text: "answered by LID" } },
     );
     expect(toLid.status, JSON.stringify(toLid.body)).toBe(200);
@@ -170,13 +139,11 @@ describe("the real bridge on Baileys against the fake WhatsApp", () => {
     form.set("type", "image");
     form.set("caption", "orange");
     const upload = await rawCall(
-      stack.baseUrl,
+      world.stack.baseUrl,
       api,
       "POST",
-      `/api/messages/${sid}/${jidPath(contact.jid)}/media`,
-      {
-        body: form,
-      },
+      `/api/messages/${SID}/${jidPath(contact.jid)}/media`,
+      { body: form },
     );
     expect(upload.status, JSON.stringify(upload.body)).toBe(200);
     const imageId = (upload.body as Envelope<{ id: string }>).data.id;
@@ -195,18 +162,12 @@ describe("the real bridge on Baileys against the fake WhatsApp", () => {
       .jpeg()
       .toBuffer();
     const inboundImage = await contact.sendImage(device, photo, "a blue one");
-    const announced = await eventually(
-      async () =>
-        (await events(sid, "message.received")).find(
-          (data) => (data as { id?: string } | undefined)?.id === inboundImage.id,
-        ),
-      30_000,
-      "the image's message.received webhook",
-    );
+    const announced = await webhook(SID, "message.received", "the image's webhook", idIs(inboundImage.id));
     expect(JSON.stringify(announced)).toContain("a blue one");
-    const download = await fetch(`${stack.baseUrl}/api/messages/${sid}/download/${inboundImage.id}/media`, {
-      headers: { "X-API-Key": api.key },
-    });
+    const download = await fetch(
+      `${world.stack.baseUrl}/api/messages/${SID}/download/${inboundImage.id}/media`,
+      { headers: { "X-API-Key": api.key } },
+    );
     expect(download.status).toBe(200);
     const downloaded = Buffer.from(await download.arrayBuffer());
     expect(createHash("sha256").update(downloaded).digest("hex")).toBe(
@@ -214,26 +175,34 @@ describe("the real bridge on Baileys against the fake WhatsApp", () => {
     );
     expect(media.downloads).toContainEqual(expect.stringMatching(/ 200$/));
   }, 180_000);
+
+  it("a member's message in a group (sender key, skmsg) is a message.received webhook", async () => {
+    const carol = new FakeContact(whatsapp, "4915550001313", "Carol");
+    const dave = new FakeContact(whatsapp, "4915550001414", "Dave");
+    const group = whatsapp.messaging.createGroup("Choir", carol.account, [dave.account, phone.account]);
+    const sent = await carol.sendGroupText(group, "rehearsal at eight");
+    const received = await webhook(SID, "message.received", "the group message's webhook", idIs(sent.id));
+    expect(received).toMatchObject({
+      remoteJid: group.jid,
+      sender: carol.jid,
+      fromMe: false,
+      pushName: "Carol",
+      message: { type: "text", text: "rehearsal at eight" },
+    });
+  }, 60_000);
 });
 
-interface Detail {
-  state: string;
-  status: string;
-  me: { id: string } | null;
-}
 type Chat = { jid: string };
 type Message = { id: string; content: string | null; fromMe: boolean };
 type Group = { jid: string; subject: string };
 
-const SID = "real-wa";
+const HISTORY_SID = "real-wa";
 const PHONE = "4915550004444";
 const FRIEND = "4915550005555@s.whatsapp.net";
 const now = () => Math.floor(Date.now() / 1000);
 const day = 86_400;
 
-let device: LinkedDevice;
-
-const detail = async () => (await api.call<Envelope<Detail>>("GET", `/api/sessions/${SID}`)).body.data;
+let historyDevice: LinkedDevice;
 
 describe("pairing history, joined groups and logout from the phone", () => {
   it("pairs by the API's QR, stores the pairing history and the groups already joined", async () => {
@@ -256,32 +225,17 @@ describe("pairing history, joined groups and logout from the phone", () => {
       members: [{ jid: FRIEND, admin: "superadmin" }, { jid: `${PHONE}@s.whatsapp.net` }],
     });
 
-    expect((await api.call("POST", "/api/sessions", { name: SID, sessionId: SID })).status).toBe(200);
-    await createWebhook(api, SID, { name: "all", url: receiver.url(`/${SID}`), events: ["*"] });
-    expect((await api.call("POST", `/api/sessions/${SID}/start`)).status).toBe(200);
-    const qr = await eventually(
-      async () => {
-        const res = await api.call<{ qr: string }>("GET", `/api/sessions/${SID}/qr`);
-        return res.status === 200 ? res.body.qr : undefined;
-      },
-      60_000,
-      "a QR from real Baileys",
-    );
-    device = await new FakePhone(whatsapp, PHONE).scan(qr);
-    const connected = await eventually(
-      async () => {
-        const now = await detail();
-        return now.state === "connected" ? now : undefined;
-      },
-      60_000,
-      "connected",
-    );
+    const sid = HISTORY_SID;
+    expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
+    await createWebhook(api, sid, { name: "all", url: receiver.url(`/${sid}`), events: ["*"] });
+    historyDevice = await pairByQr(api, whatsapp, sid, PHONE);
+    const connected = await sessionInState(api, sid, "connected");
     expect(connected.status).toBe("Connected");
-    expect(connected.me?.id).toBe(device.jid);
+    expect(connected.me?.id).toBe(historyDevice.jid);
 
     const messages = await eventually(
       async () => {
-        const res = await api.call<Envelope<Message[]>>("GET", `/api/chat/${SID}/${jidPath(FRIEND)}`);
+        const res = await api.call<Envelope<Message[]>>("GET", `/api/chat/${sid}/${jidPath(FRIEND)}`);
         return res.status === 200 && res.body.data.length >= 2 ? res.body.data : undefined;
       },
       60_000,
@@ -291,12 +245,12 @@ describe("pairing history, joined groups and logout from the phone", () => {
       ["HIST1", "lunch?", false],
       ["HIST2", "see you tomorrow", true],
     ]);
-    const chats = (await api.call<Envelope<Chat[]>>("GET", `/api/chat/${SID}`)).body.data;
+    const chats = (await api.call<Envelope<Chat[]>>("GET", `/api/chat/${sid}`)).body.data;
     expect(chats.map((chat) => chat.jid)).toContain(FRIEND);
 
     const groups = await eventually(
       async () => {
-        const res = await api.call<Envelope<Group[]>>("GET", `/api/groups/${SID}`);
+        const res = await api.call<Envelope<Group[]>>("GET", `/api/groups/${sid}`);
         return res.status === 200 && res.body.data.length > 0 ? res.body.data : undefined;
       },
       30_000,
@@ -306,34 +260,18 @@ describe("pairing history, joined groups and logout from the phone", () => {
       expect.objectContaining({ jid: "120363000000000042@g.us", subject: "Book club" }),
     ]);
     // History is stored, not announced: no message.received webhook for it.
-    const events = (await receiver.received(`/${SID}`)).map((request) => payloadOf(request));
+    const events = (await receiver.received(`/${sid}`)).map((request) => payloadOf(request));
     expect(JSON.stringify(events)).not.toContain("HIST1");
   }, 240_000);
 
   it("delivers a contact's encrypted message as message.received; the phone unlinking ends logged_out", async () => {
     const contact = new FakeContact(whatsapp, "4915550006666", "Encrypted Friend");
-    await contact.sendText(device, "hello through Signal");
-    const received = await eventually(
-      async () => {
-        const events = (await receiver.received(`/${SID}`)).map(
-          (request) => payloadOf(request) as { event?: string; data?: Record<string, unknown> },
-        );
-        return events.find((event) => event.event === "message.received");
-      },
-      30_000,
-      "a message.received webhook",
-    );
-    expect(JSON.stringify(received.data)).toContain("hello through Signal");
+    await contact.sendText(historyDevice, "hello through Signal");
+    const received = await webhook(HISTORY_SID, "message.received", "a message.received webhook");
+    expect(JSON.stringify(received)).toContain("hello through Signal");
 
-    whatsapp.removeDevice(device.jid);
-    const ended = await eventually(
-      async () => {
-        const now = await detail();
-        return now.state === "logged_out" ? now : undefined;
-      },
-      30_000,
-      "logged_out",
-    );
+    whatsapp.removeDevice(historyDevice.jid);
+    const ended = await sessionInState(api, HISTORY_SID, "logged_out", 30_000);
     expect(ended.status).toBe("Disconnected");
     expect(ended.me).toBeNull();
   }, 120_000);

@@ -1,65 +1,69 @@
-// `npm start` with WhatsApp unreachable (here: the bridge's WA_WEBSOCKET_URL is a closed local port,
-// what a machine with no network sees as a refused or failed connection). The real bridge process runs
-// real Baileys (no SIMULATOR): starting a session reports network_error with the socket's reason in the
-// API and in the connection.update webhook, never "QR expired", and keeps retrying.
-import { createServer } from "node:net";
+// `npm start` with real Baileys (no SIMULATOR) when WhatsApp will not have the bridge. First the
+// protocol-level fake WhatsApp (test/fake-whatsapp/) refuses the bundled WhatsApp Web version (405, as
+// WhatsApp does once a version is too old): the session fails, naming WA_VERSION, with no retry loop.
+// Then the fake is gone and WA_WEBSOCKET_URL is a closed local port, what a machine with no network
+// sees as a refused connection: starting a session reports network_error with the socket's reason in
+// the API and in the connection.update webhook, never "QR expired", and keeps retrying.
+import { DEFAULT_CONNECTION_CONFIG } from "@whiskeysockets/baileys";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeWhatsApp } from "../fake-whatsapp/server.ts";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
-import type { Envelope } from "../support/messaging.ts";
+import { sessionDetail, sessionInState } from "../support/fake-whatsapp-stack.ts";
 import { createWebhook, payloadOf, type Receiver, startReceiver } from "../support/receiver.ts";
 import { type Stack, startStack } from "../support/stack.ts";
-
-interface Detail {
-  state: string;
-  status: string;
-  lastDisconnect: string | null;
-}
 
 let stack: Stack;
 let api: ApiClient;
 let receiver: Receiver;
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+let whatsapp: FakeWhatsApp;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  const url = `ws://127.0.0.1:${await closedPort()}/ws/chat`;
-  stack = await startStack({ env: { SIMULATOR: "0", WA_WEBSOCKET_URL: url } });
+  const [major, minor, patch] = DEFAULT_CONNECTION_CONFIG.version;
+  whatsapp = await FakeWhatsApp.start({ minimumVersion: [major, minor, patch + 1] });
+  stack = await startStack({ env: { SIMULATOR: "0", WA_WEBSOCKET_URL: whatsapp.url } });
   api = await adminClient(stack.baseUrl);
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
   await receiver?.stop();
+  await whatsapp?.close();
+});
+
+/** A new session, its connection.update webhooks to the receiver, started. */
+async function startedSession(prefix: string): Promise<string> {
+  const sid = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+  expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
+  await createWebhook(api, sid, {
+    name: "state",
+    url: receiver.url(`/${sid}`),
+    events: ["connection.update"],
+  });
+  expect((await api.call("POST", `/api/sessions/${sid}/start`)).status).toBe(200);
+  return sid;
+}
+
+describe("WhatsApp refuses the client version", () => {
+  it("fails the session naming WA_VERSION, without retrying", async () => {
+    const sid = await startedSession("old-version");
+    const failed = await sessionInState(api, sid, "failed", 60_000);
+    expect(failed.status).toBe("Disconnected");
+    expect(failed.lastDisconnect).toMatch(/\(405\).*set WA_VERSION/);
+    expect(whatsapp.clientVersions[0]).toEqual([...DEFAULT_CONNECTION_CONFIG.version]);
+    const attempts = whatsapp.clientVersions.length;
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(whatsapp.clientVersions.length).toBe(attempts);
+    expect((await sessionDetail(api, sid)).state).toBe("failed");
+  }, 120_000);
 });
 
 describe("WhatsApp unreachable", () => {
   it("reports network_error with the reason (API and webhook), not a QR expiry, and keeps retrying", async () => {
-    const sid = `offline-${Math.random().toString(36).slice(2, 8)}`;
-    expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
-    await createWebhook(api, sid, {
-      name: "state",
-      url: receiver.url(`/${sid}`),
-      events: ["connection.update"],
-    });
-    expect((await api.call("POST", `/api/sessions/${sid}/start`)).status).toBe(200);
-
-    const detail = async () => (await api.call<Envelope<Detail>>("GET", `/api/sessions/${sid}`)).body.data;
-    const failing = await eventually(
-      async () => {
-        const now = await detail();
-        return now.state === "network_error" ? now : undefined;
-      },
-      60_000,
-      "network_error",
-    );
+    // The fake is gone: its port now refuses connections, as an unreachable network does.
+    await whatsapp.close();
+    const sid = await startedSession("offline");
+    const failing = await sessionInState(api, sid, "network_error", 60_000);
     expect(failing.status).toBe("Disconnected");
     expect(failing.lastDisconnect).toMatch(/WhatsApp unreachable: .*ECONNREFUSED/);
     expect((await api.call("GET", `/api/sessions/${sid}/qr`)).status).not.toBe(200);
@@ -81,7 +85,7 @@ describe("WhatsApp unreachable", () => {
 
     // Still retrying, still the same honest state: never stopped as if the QR had run out.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const later = await detail();
+    const later = await sessionDetail(api, sid);
     expect(later.state).toBe("network_error");
     expect(later.lastDisconnect).not.toMatch(/QR expired/);
   }, 120_000);

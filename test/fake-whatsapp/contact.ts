@@ -27,6 +27,18 @@ const enc = (type: string, content: Uint8Array): BinaryNode => ({
   content,
 });
 
+export interface ContactOptions {
+  /** Device numbers of the contact's own companions (WhatsApp Web, desktop), each its own identity. */
+  linkedDevices?: number[];
+  /**
+   * Whether its one-to-one messages carry its phone number (`sender_pn`) beside its LID (default).
+   * WhatsApp leaves the number out when the sender has not shared it with the account (someone who
+   * found it in a group or through an ad): Baileys then knows the chat only as `<lid>@lid`. Its group
+   * messages here still carry `participant_pn`.
+   */
+  sharesNumber?: boolean;
+}
+
 export class FakeContact {
   /** The contact's LID user: messages come from `<lid>@lid`, with the phone number alongside. */
   readonly lidUser = String(randomInt(10 ** 13, 10 ** 14));
@@ -35,19 +47,19 @@ export class FakeContact {
   /** Groups whose sender key this contact already gave a companion (`<group> <companion>`). */
   private readonly senderKeysGiven = new Set<string>();
 
-  /**
-   * `linkedDevices`: device numbers of the contact's own companions (WhatsApp Web, desktop), each with
-   * its own Signal identity; a sender must encrypt to every one of them.
-   */
+  private readonly sharesNumber: boolean;
+
+  /** A sender must encrypt to every one of the contact's devices (`options.linkedDevices`). */
   constructor(
     private readonly server: FakeWhatsApp,
     readonly phoneNumber: string,
     readonly name = "Fake Contact",
-    linkedDevices: number[] = [],
+    options: ContactOptions = {},
   ) {
+    this.sharesNumber = options.sharesNumber ?? true;
     const devices = new Map([
       [0, this.device],
-      ...linkedDevices.map((id) => [id, new FakeDevice(id)] as const),
+      ...(options.linkedDevices ?? []).map((id) => [id, new FakeDevice(id)] as const),
     ]);
     this.account = { pnUser: phoneNumber, lidUser: this.lidUser, devices };
     server.messaging.directory.register(this.account);
@@ -92,7 +104,10 @@ export class FakeContact {
     return this.send(companion, message, "media");
   }
 
-  /** Any message to a linked device, one-to-one, from the contact's LID; `kind` is the stanza's type. */
+  /**
+   * Any message to a linked device, one-to-one, from the contact's LID (with its number unless it
+   * does not share it); `kind` is the stanza's type.
+   */
   send(
     companion: Companion,
     message: proto.IMessage,
@@ -100,7 +115,7 @@ export class FakeContact {
   ): Promise<{ id: string; type: string }> {
     return this.sendMessage(companion, message, {
       from: this.lid,
-      sender_pn: this.jid,
+      ...(this.sharesNumber ? { sender_pn: this.jid } : {}),
       addressing_mode: "lid",
       type: kind,
       notify: this.name,

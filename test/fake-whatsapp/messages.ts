@@ -43,6 +43,8 @@ const now = () => String(Math.floor(Date.now() / 1000));
 export class Messaging {
   readonly directory: Directory;
   readonly groups = new Map<string, FakeGroup>();
+  /** The group JID of every metadata query (`iq w:g2` `query`) answered, in order: what a send cost. */
+  readonly groupQueries: string[] = [];
   /** The media host, once a test asked for one (`enableMedia`); until then `media_conn` gets nothing useful. */
   media: FakeMediaHost | undefined;
   private nextGroup = 1;
@@ -56,9 +58,10 @@ export class Messaging {
     const mediaConn = this.media?.mediaConnReply(node);
     if (isUsyncQuery(node)) source.send(usyncReply(node, this.directory));
     else if (isKeyFetch(node)) source.send(await keyFetchReply(node, this.directory));
-    else if (isGroupQuery(node) && this.groups.has(node.attrs.to ?? ""))
+    else if (isGroupQuery(node) && this.groups.has(node.attrs.to ?? "")) {
+      this.groupQueries.push(node.attrs.to ?? "");
       source.send(this.groupMetadataReply(node));
-    else if (mediaConn) source.send(mediaConn);
+    } else if (mediaConn) source.send(mediaConn);
     else if (node.tag === "message" && source.jid) {
       await this.route(source.jid, node);
       source.send({

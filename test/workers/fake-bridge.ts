@@ -149,3 +149,39 @@ export async function emit(
 }
 
 export const QR_IMAGE = "data:image/png;base64,iVBORw0KGgo=";
+
+/** The first `wa send` command on `link` not in `seen` (waits for it); it is added to `seen`. */
+export async function sendCommand(link: Link, seen = new Set<unknown>()): Promise<Frame> {
+  const command = await link.next(
+    (f) =>
+      f.type === "command" && f.name === "wa" && !seen.has(f.id) && (f.args as { op?: string }).op === "send",
+  );
+  seen.add(command.id);
+  return command;
+}
+
+/** Answers a `wa send` as a bridge does, with the message sent as `me`; `extra` adds fields (`raw`). */
+export function answerSend(
+  link: Link,
+  command: Frame,
+  me: string,
+  extra: Record<string, unknown> = {},
+): void {
+  const args = command.args as { to: string; messageId: string; content: unknown };
+  link.send({
+    type: "result",
+    epoch: 1,
+    id: command.id,
+    ok: true,
+    data: {
+      id: args.messageId,
+      chat: args.to,
+      sender: me,
+      fromMe: true,
+      timestamp: Date.now(),
+      content: args.content,
+      status: "SENT",
+      ...extra,
+    },
+  });
+}

@@ -71,6 +71,22 @@ export class GroupCache {
     if (known) this.groups.set(meta.id, { ...known, ...meta, participants: known.participants });
   }
 
+  /**
+   * What a group send needs (Baileys' `cachedGroupMetadata`): the cached metadata, or one fetch that
+   * fills the cache. Answering "unknown" instead would make Baileys fetch on every send and keep
+   * nothing. A failed fetch answers unknown, so Baileys tries once more itself and reports the error.
+   */
+  async forSend(
+    jid: string,
+    fetch: (jid: string) => Promise<GroupMetadata>,
+  ): Promise<GroupMetadata | undefined> {
+    const known = this.groups.get(jid);
+    if (known || !jid.endsWith("@g.us")) return known;
+    const fetched = await fetch(jid).catch(() => undefined);
+    if (fetched) this.remember(fetched);
+    return fetched;
+  }
+
   /** Members changed: the next send fetches the list again rather than fan out to a stale one. */
   forget(jid: string): void {
     this.groups.delete(jid);

@@ -202,7 +202,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         markOnlineOnConnect: false,
         syncFullHistory: false,
         getMessage,
-        cachedGroupMetadata: async (jid) => groups.get(jid),
+        cachedGroupMetadata: (jid) => groups.forSend(jid, (group) => sock.groupMetadata(group)),
         // The bundled version unless configured: fetching the latest needs the internet on every start.
         ...(options.version ? { version: options.version } : {}),
         ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),

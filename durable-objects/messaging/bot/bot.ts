@@ -2,6 +2,7 @@ import type { Content } from "../../../bridge/src/protocol/messaging";
 import type { SessionContext } from "../context";
 import type { MessageResource } from "../messages/view";
 import type { BotConfigValues } from "../session-config";
+import { otherAddress } from "./addresses";
 import { enabledRules, replyContent } from "./auto-replies";
 import { isBotEcho } from "./memory";
 import { botReply, botSend } from "./reply";
@@ -14,6 +15,7 @@ import {
   menuText,
   parseCommand,
   triggersAutoReply,
+  usesLists,
 } from "./rules";
 import { stickerCommand } from "./sticker";
 
@@ -85,7 +87,13 @@ export async function reactToLiveMessage(ctx: SessionContext, message: MessageRe
   const text = textOf(message.message);
   const seen = { chat: message.remoteJid, id: message.id, fromMe: message.fromMe, text };
   if (isBotEcho(ctx.sql, seen, ctx.now())) return;
-  const author = { fromMe: message.fromMe, sender: message.sender };
+  // Lists may name a person by phone number or by LID, whichever the message came from.
+  const lookup = !message.fromMe && (usesLists(bot.botMode) || usesLists(bot.autoReplyMode));
+  const author = {
+    fromMe: message.fromMe,
+    sender: message.sender,
+    alias: lookup ? otherAddress(ctx.sql, message.sender) : null,
+  };
   const command = text === null ? null : parseCommand(text, bot.prefix);
   if (command && commandEnabled(bot, command) && mayRunCommand(bot, author)) {
     await runCommand(ctx, bot, command, message);

@@ -24,6 +24,11 @@ export interface Author {
   fromMe: boolean;
   /** The participant in a group, the peer in a direct chat. */
   sender: string;
+  /**
+   * The sender's other address, when the account knows it: the phone number behind a `<digits>@lid`
+   * sender, or the LID of a phone-number sender. A list may name a person by either.
+   */
+  alias?: string | null;
 }
 
 /**
@@ -44,6 +49,14 @@ export function listHas(list: readonly string[], jid: string): boolean {
   return list.some((entry) => bareJid(entry) === wanted);
 }
 
+/** Whether a list names the author, by its sender address or by its other one. */
+function names(list: readonly string[], author: Author): boolean {
+  return listHas(list, author.sender) || (!!author.alias && listHas(list, author.alias));
+}
+
+/** The lists only matter in these modes: the others need no lookup of the sender's other address. */
+export const usesLists = (mode: AccessMode) => mode === "SPECIFIC" || mode === "BLACKLIST";
+
 export interface CommandAccess {
   botMode: AccessMode;
   botAllowedJids: readonly string[];
@@ -59,9 +72,9 @@ export function mayRunCommand(config: CommandAccess, author: Author): boolean {
     case "ALL":
       return true;
     case "SPECIFIC":
-      return listHas(config.botAllowedJids, author.sender);
+      return names(config.botAllowedJids, author);
     case "BLACKLIST":
-      return !listHas(config.botBlockedJids, author.sender);
+      return !names(config.botBlockedJids, author);
   }
 }
 
@@ -79,9 +92,9 @@ export function triggersAutoReply(config: AutoReplyAccess, author: Author): bool
     case "ALL":
       return true;
     case "SPECIFIC":
-      return listHas(config.autoReplyAllowedJids, author.sender);
+      return names(config.autoReplyAllowedJids, author);
     case "BLACKLIST":
-      return !listHas(config.autoReplyBlockedJids, author.sender);
+      return !names(config.autoReplyBlockedJids, author);
   }
 }
 

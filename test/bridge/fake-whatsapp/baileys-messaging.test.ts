@@ -62,7 +62,7 @@ describe("real Baileys sending through the fake WhatsApp", () => {
 
   it("a contact with a linked device of its own gets the message on both devices, each under its own session", async () => {
     const { server, client } = await linkedClient();
-    const contact = new FakeContact(server, "15559990009", "Ivan", [4]);
+    const contact = new FakeContact(server, "15559990009", "Ivan", { linkedDevices: [4] });
     const sent = await client.sock.sendMessage(contact.jid, { text: "to all your devices" });
     const devices = [...contact.account.devices.values()];
     await waitFor(() => devices.every((device) => device.inbox.length === 1), "both devices", 10_000);

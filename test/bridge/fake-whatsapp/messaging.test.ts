@@ -8,11 +8,13 @@ import { Agent } from "node:https";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
+import type { Json } from "../../../bridge/src/protocol/seam.ts";
 import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
 import { FakeContact } from "../../fake-whatsapp/contact.ts";
 import type { Received } from "../../fake-whatsapp/device.ts";
 import { lidJid } from "../../fake-whatsapp/directory.ts";
 import { FakePhone } from "../../fake-whatsapp/phone.ts";
+import { sendRetryReceipt } from "../../fake-whatsapp/retry.ts";
 import { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
 import { startBridge } from "../support/bridge.ts";
 import { type FakeEdge, startFakeEdge } from "../support/fake-edge.ts";
@@ -83,7 +85,10 @@ async function restartBridge(
   await waitFor(() => stored(edge, "connected").length === 2, "connected again", 15_000);
 }
 
-/** The edge's `wa send` of a text; the bridge answers with the sent message. */
+/**
+ * The edge's `wa send` of a text; the bridge answers with the sent message, whose `raw` record the edge
+ * keeps (as the real one does in its messages table) to answer resend requests after a restart.
+ */
 async function sendText(edge: FakeEdge, to: string, messageId: string, text: string): Promise<void> {
   const result = await edge.command(SESSION, "wa", {
     op: "send",
@@ -92,6 +97,8 @@ async function sendText(edge: FakeEdge, to: string, messageId: string, text: str
     content: { type: "text", text },
   });
   expect(result).toMatchObject({ ok: true, data: { id: messageId, chat: to, fromMe: true, status: "SENT" } });
+  const raw = result.ok ? (result.data as { raw?: Json }).raw : undefined;
+  if (raw !== undefined) edge.sent.set(`${SESSION}/${messageId}`, raw);
 }
 
 /**
@@ -171,8 +178,8 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
   it("delivered and read receipts become message.status for the stored message, whether from the contact's number or its LID", async () => {
     const { whatsapp, edge, device } = await linkedBridge();
     const bob = new FakeContact(whatsapp, "4915550002222", "Bob");
-    // On a first connection Baileys holds events back until history sync (which the fake does not send
-    // yet) or until it handles an incoming stanza: Bob writes first.
+    // On a first connection Baileys holds events back until history sync (no phone sends one here:
+    // see history.ts for one that does) or until it handles an incoming stanza: Bob writes first.
     await reported(edge, (await bob.sendText(device, "hi")).id);
     await sendText(edge, bob.jid, "OUT-RCPT-0001", "first");
     await sendText(edge, bob.jid, "OUT-RCPT-0002", "second");
@@ -224,6 +231,12 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
       "the phone's copy",
     );
     await reported(edge, "OUT-GROUP-001");
+    // The member list is asked once; the next send reads it from the bridge's cache (cachedGroupMetadata).
+    expect(whatsapp.messaging.groupQueries).toEqual([group.jid]);
+    await sendText(edge, group.jid, "OUT-GROUP-002", "again");
+    const again = await firstReceived(dave, "OUT-GROUP-002");
+    expect([again.text, again.types]).toEqual(["again", ["skmsg"]]);
+    expect(whatsapp.messaging.groupQueries).toEqual([group.jid]);
 
     const carols = await firstReceived(carol, "OUT-GROUP-001");
     // The account's own phone acknowledging its copy (`sender`, which Baileys reports as a read
@@ -313,13 +326,21 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
     });
   }, 60_000);
 
-  it("after a bridge restart, a LID receipt still finds the message and the contact's session goes on (msg), from the edge's copy of the keys", async () => {
+  it("after a bridge restart, a LID receipt still finds the message, a resend request is answered from the edge's record (from memory before), and the contact's session goes on", async () => {
     const { whatsapp, edge, device, bridge } = await linkedBridge();
     const grace = new FakeContact(whatsapp, "4915550007777", "Grace");
     await reported(edge, (await grace.sendText(device, "hi")).id);
     await sendText(edge, grace.jid, "OUT-RESTART-1", "before the restart");
     const received = await firstReceived(grace, "OUT-RESTART-1");
     await reported(edge, "OUT-RESTART-1");
+    const copies = () => grace.inbox.filter((message) => message.id === "OUT-RESTART-1");
+    const edgeAsked = () => edge.mediaRequests.filter((request) => request.startsWith("GET sent"));
+
+    // Grace lost the message and asks again: the bridge still has it in memory (RecentSent).
+    sendRetryReceipt(whatsapp, device, grace, "OUT-RESTART-1");
+    await waitFor(() => copies().length === 2, "the resend from memory", 10_000);
+    expect(copies()[1]?.text).toBe("before the restart");
+    expect(edgeAsked()).toEqual([]);
 
     await restartBridge(edge, whatsapp, bridge);
     expect(whatsapp.logins).toEqual([device.jid, device.jid]);
@@ -327,6 +348,13 @@ describe("messaging through the bridge on real Baileys against the fake WhatsApp
     grace.sendReceipt(received, { via: "lid", type: "read" });
     await waitFor(() => statuses(edge).length === 1, "the read status", 10_000);
     expect(statuses(edge)).toEqual([`${grace.jid} OUT-RESTART-1 READ`]);
+
+    // …and the message itself: a resend request now is answered from the edge's record of it.
+    sendRetryReceipt(whatsapp, device, grace, "OUT-RESTART-1");
+    await waitFor(() => copies().length === 3, "the resend after the restart", 10_000);
+    expect(copies()[2]?.text).toBe("before the restart");
+    expect(edgeAsked()).toEqual([`GET sent ${SESSION}/OUT-RESTART-1 200`]);
+    expect(grace.device.failures).toEqual([]);
 
     const after = await grace.sendText(device, "still there?");
     expect(after.type).toBe("msg");

@@ -153,7 +153,7 @@ describe("the Baileys seam against the fake WhatsApp", () => {
     expect(edge.protocolErrors).toEqual([]);
   }, 60_000);
 
-  it("learns a LID contact's phone number from its message (edge contact and Baileys' persisted lid-mapping), answers a resend request from the edge's store, fetches a group it hears of, and ends logged_out when the phone unlinks the device", async () => {
+  it("learns a LID contact's phone number from its message (edge contact and Baileys' persisted lid-mapping), answers a contact known only by LID, answers a resend request from the edge's store, fetches a group it hears of, and ends logged_out when the phone unlinks the device", async () => {
     const { whatsapp, edge, bridge, phone } = await world();
     const groups = new FakeGroups(whatsapp);
     await bridge.assign("s2");
@@ -175,6 +175,30 @@ describe("the Baileys seam against the fake WhatsApp", () => {
       "lid-mapping persisted",
     );
     expect(edge.session("s2").auth.keys[`lid-mapping:${contact.phoneNumber}`]).toBe(contact.lidUser);
+
+    // A contact that does not share its number: the chat is known only by its LID, and the edge's
+    // answer to that LID reaches it (Baileys asks the LID's devices; no number is needed).
+    const hidden = new FakeContact(whatsapp, "4915550004444", "Hidden", { sharesNumber: false });
+    const lidOnly = await hidden.sendText(device, "no number here");
+    const fromLid = await waitFor(
+      () => stored(edge, "s2", "message").find(({ message }) => message.id === lidOnly.id),
+      "the LID-only message",
+      10_000,
+    );
+    expect(fromLid.message).toMatchObject({ chat: hidden.lid, sender: hidden.lid, pushName: "Hidden" });
+    const answer = await edge.command("s2", "wa", {
+      op: "send",
+      to: hidden.lid,
+      messageId: "3EB0TOLIDONLY001",
+      content: { type: "text", text: "answered by LID" },
+    });
+    expect(answer).toMatchObject({ ok: true, data: { chat: hidden.lid } });
+    const answered = await waitFor(
+      () => hidden.inbox.find((message) => message.id === "3EB0TOLIDONLY001"),
+      "the LID-only contact decrypting the answer",
+      10_000,
+    );
+    expect(answered.text).toBe("answered by LID");
 
     // A resend request for a message this bridge never sent (it was sent before a restart): answered
     // from the edge's stored record, re-encrypted for the contact from the key bundle in the receipt.

@@ -2,7 +2,7 @@
 // message, and the pairing page (QR, connected, pairing code), through the dashboard's URLs.
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, type OwnedSession } from "../connected-session";
-import { emit, FakeBridge, type Link, QR_IMAGE } from "../fake-bridge";
+import { answerSend, emit, FakeBridge, type Link, QR_IMAGE, sendCommand } from "../fake-bridge";
 import { asSession, call, count, createUser, generateKey, type Session } from "../helpers";
 import { browse, fieldError, formError, type PageResponse, submit, textOf } from "./helpers";
 
@@ -308,27 +308,11 @@ describe("send a test message", () => {
       to: "+1 555-000-9876",
       text: "Hello there",
     });
-    const command = await s.link.next(
-      (f) => f.type === "command" && f.name === "wa" && (f.args as { op?: string }).op === "send",
-    );
-    const args = command.args as { to: string; messageId: string; content: { type: string; text: string } };
+    const command = await sendCommand(s.link);
+    const args = command.args as { to: string; content: { type: string; text: string } };
     expect(args.to).toBe("15550009876@s.whatsapp.net");
     expect(args.content).toEqual({ type: "text", text: "Hello there" });
-    s.link.send({
-      type: "result",
-      epoch: 1,
-      id: command.id,
-      ok: true,
-      data: {
-        id: args.messageId,
-        chat: args.to,
-        sender: me,
-        fromMe: true,
-        timestamp: Date.now(),
-        content: args.content,
-        status: "SENT",
-      },
-    });
+    answerSend(s.link, command, me);
     const res = await sending;
     expect(res.location).toBe(`/sessions/${s.slug}`);
     expect(flashOf((await follow(viewer, res)).html)).toBe("Message sent");

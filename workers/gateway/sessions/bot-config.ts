@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { BOT_CONFIG_DEFAULTS, BotConfigBodySchema } from "../../../durable-objects/messaging/bot-config";
+import { BOT_CONFIG_DEFAULTS, BotConfigBodySchema } from "../../../durable-objects/messaging/config/bot";
 import { database, newId } from "../../db/client";
 import { botConfigs } from "../../db/schema";
 import { ok } from "../../http/envelope";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BOT_CONFIG_DEFAULTS, BotConfigFields } from "../../../durable-objects/messaging/bot-config";
+import { BOT_CONFIG_DEFAULTS, BotConfigFields } from "../../../durable-objects/messaging/config/bot";
 import { iso } from "../../db/client";
 import {
   type BotConfigRow,

@@ -188,7 +188,8 @@ describe("sessions: settings, bot-config, qr, delete", () => {
       {
         body: {
           botMode: "SPECIFIC",
-          botAllowedJids: ["628123456789@s.whatsapp.net"],
+          // A person by phone number or by LID (a chat WhatsApp addresses only by LID).
+          botAllowedJids: ["628123456789@s.whatsapp.net", "201234567890123@lid"],
           removeBgApiKey: "rbg-secret-1234",
         },
         headers: asKey(alice.key),
@@ -207,12 +208,17 @@ describe("sessions: settings, bot-config, qr, delete", () => {
     expect(second.body.data).toMatchObject({
       enabled: false,
       botMode: "SPECIFIC",
-      botAllowedJids: ["628123456789@s.whatsapp.net"],
+      botAllowedJids: ["628123456789@s.whatsapp.net", "201234567890123@lid"],
       removeBgApiKey: "****1234",
     });
     expect(JSON.stringify(second.body)).not.toContain("rbg-secret-1234");
 
-    for (const body of [{ botAllowedJids: ["628"] }, { botMode: "SOME" }, { unknown: true }]) {
+    for (const body of [
+      { botAllowedJids: ["628"] },
+      { botBlockedJids: ["abc@lid"] },
+      { botMode: "SOME" },
+      { unknown: true },
+    ]) {
       const res = await call("POST", `/api/sessions/${s.sessionId}/bot-config`, {
         body,
         headers: asKey(alice.key),

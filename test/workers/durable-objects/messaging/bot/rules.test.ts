@@ -93,6 +93,31 @@ describe("who triggers auto-replies (autoReplyMode)", () => {
   });
 });
 
+describe("people by phone number or by LID", () => {
+  const ALICE_LID = "201234567890123@lid";
+  // A message from Alice's LID whose phone number the session knows, and one from her number.
+  const fromLid = { fromMe: false, sender: ALICE_LID, alias: ALICE };
+  const fromNumber = { fromMe: false, sender: ALICE, alias: ALICE_LID };
+  const unknownLid = { fromMe: false, sender: ALICE_LID, alias: null };
+
+  it("a list naming the phone number or the LID names the person, whichever the message came from", () => {
+    for (const list of [[ALICE], [ALICE_LID]]) {
+      expect(mayRunCommand(commands("SPECIFIC", list), fromLid)).toBe(true);
+      expect(mayRunCommand(commands("SPECIFIC", list), fromNumber)).toBe(true);
+      expect(mayRunCommand(commands("BLACKLIST", [], list), fromLid)).toBe(false);
+      expect(triggersAutoReply(autoReplies("SPECIFIC", list), fromLid)).toBe(true);
+      expect(triggersAutoReply(autoReplies("BLACKLIST", [], list), fromNumber)).toBe(false);
+    }
+  });
+
+  it("a LID whose number the session does not know matches only by LID", () => {
+    expect(mayRunCommand(commands("SPECIFIC", [ALICE]), unknownLid)).toBe(false);
+    expect(mayRunCommand(commands("SPECIFIC", [ALICE_LID]), unknownLid)).toBe(true);
+    expect(triggersAutoReply(autoReplies("BLACKLIST", [], [ALICE]), unknownLid)).toBe(true);
+    expect(mayRunCommand(commands("SPECIFIC", [BOB]), fromLid)).toBe(false);
+  });
+});
+
 describe("commands", () => {
   it("parses the prefix, aliases and case; anything else is not a command", () => {
     expect(parseCommand("#ping", "#")).toBe("ping");

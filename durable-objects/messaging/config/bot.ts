@@ -1,16 +1,19 @@
 import { z } from "@hono/zod-openapi";
-import { ACCESS_MODES } from "../../workers/db/schema";
+import { ACCESS_MODES } from "../../../workers/db/schema";
 
 /**
  * The bot's configuration as the session's bot reads it and the gateway's bot-config endpoint
  * writes it (the schema lives here, with the code it configures; the API only exposes it).
  */
 
-/** `<digits>@s.whatsapp.net` (a person) or `<digits>@g.us` / `<digits>-<digits>@g.us` (a group). */
+/**
+ * `<digits>@s.whatsapp.net` or `<digits>@lid` (a person, by phone number or by LID; either names the
+ * person once the session knows both), or `<digits>@g.us` / `<digits>-<digits>@g.us` (a group).
+ */
 export const JidSchema = z
   .string()
   .regex(
-    /^(\d{5,20}@s\.whatsapp\.net|\d{5,20}(-\d{5,20})?@g\.us)$/,
+    /^(\d{5,20}@s\.whatsapp\.net|\d{5,20}@lid|\d{5,20}(-\d{5,20})?@g\.us)$/,
     "Expected a JID like 628123456789@s.whatsapp.net",
   )
   .openapi({ example: "628123456789@s.whatsapp.net" });
