@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/core/env";
+import type { SessionConfigCopy } from "./messaging/config/session";
 import type { Outcome } from "./messaging/context";
 import type { StoredMedia } from "./messaging/media/store";
-import type { SessionConfigCopy } from "./messaging/session-config";
 import type { WebhookEndpoint } from "./messaging/webhooks/types";
 import type { SessionObject, SessionSnapshot } from "./session/contract";
 import { SessionRuntime } from "./session/runtime";

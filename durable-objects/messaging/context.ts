@@ -1,7 +1,7 @@
 import type { Operation } from "../../bridge/src/protocol/operations";
 import type { Json } from "../../bridge/src/protocol/seam";
 import type { Env } from "../../workers/core/env";
-import type { SessionConfigCopy } from "./session-config";
+import type { SessionConfigCopy } from "./config/session";
 
 /**
  * How a SessionDO outcome reaches the Worker: data, or an HTTP-like failure the route passes on.

@@ -1,6 +1,7 @@
 import { AUTO_REPLIES_SCHEMA, autoRepliesApi } from "../messaging/bot/auto-replies";
 import { BROADCASTS_SCHEMA, broadcastsApi, broadcastWork } from "../messaging/broadcasts/broadcasts";
 import { chatsApi } from "../messaging/chats/api";
+import { CONFIG_SCHEMA } from "../messaging/config/session";
 import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts/store";
 import type { Outcome, SessionContext, TimedWork } from "../messaging/context";
 import { GROUPS_SCHEMA, groupsApi } from "../messaging/groups/store";
@@ -9,7 +10,6 @@ import { messagesApi } from "../messaging/messages/api";
 import { profileApi } from "../messaging/profile/api";
 import { SCHEDULER_SCHEMA, scheduledWork, schedulerApi } from "../messaging/scheduler/scheduler";
 import { MESSAGING_SCHEMA } from "../messaging/schema";
-import { CONFIG_SCHEMA } from "../messaging/session-config";
 import { WEBHOOK_SCHEMA, webhooksApi, webhookWork } from "../messaging/webhooks/deliveries";
 
 /**

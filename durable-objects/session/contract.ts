@@ -1,10 +1,10 @@
 import type { Env } from "../../workers/core/env";
 import { namespaceOf } from "../../workers/core/env";
 import type { SessionState } from "../../workers/db/schema";
+import type { SessionConfigCopy } from "../messaging/config/session";
 import type { Outcome } from "../messaging/context";
 import type { StoredMedia } from "../messaging/media/store";
 import type { SessionCounts } from "../messaging/messages/store";
-import type { SessionConfigCopy } from "../messaging/session-config";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import type { statusOf } from "./lifecycle";
 import type { SessionRecord } from "./storage";

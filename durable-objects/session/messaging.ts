@@ -2,16 +2,16 @@ import type { NetworkEvent } from "../../bridge/src/protocol/messaging";
 import type { Operation } from "../../bridge/src/protocol/operations";
 import type { Json } from "../../bridge/src/protocol/seam";
 import type { Env } from "../../workers/core/env";
-import { failure, type Outcome, type SessionContext, type WebhookEvent } from "../messaging/context";
-import { storeDownloadedMedia } from "../messaging/messages/api";
-import { appendToOutbox } from "../messaging/outbox";
-import { ensureSchema } from "../messaging/schema";
 import {
   loadConfigFromD1,
   readConfigCopy,
   type SessionConfigCopy,
   writeConfigCopy,
-} from "../messaging/session-config";
+} from "../messaging/config/session";
+import { failure, type Outcome, type SessionContext, type WebhookEvent } from "../messaging/context";
+import { storeDownloadedMedia } from "../messaging/messages/api";
+import { appendToOutbox } from "../messaging/outbox";
+import { ensureSchema } from "../messaging/schema";
 import { keepOutboxBounded, setEndpoints, upgradeWebhookSchema } from "../messaging/webhooks/deliveries";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { handlerFor, SESSION_SCHEMAS, TIMED_WORK } from "./api";

@@ -11,12 +11,12 @@ import {
 import type { NetworkEvent } from "../../bridge/src/protocol/messaging";
 import type { Env } from "../../workers/core/env";
 import { fleetObject } from "../fleet/contract";
+import type { SessionConfigCopy } from "../messaging/config/session";
 import { failure, type Outcome } from "../messaging/context";
 import type { StoredMedia } from "../messaging/media/store";
 import { readMedia } from "../messaging/media/store";
 import { sentRecord } from "../messaging/messages/sent-record";
 import { counts } from "../messaging/messages/store";
-import type { SessionConfigCopy } from "../messaging/session-config";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
 import { BridgeCommands, failureStatusOf } from "./bridge-commands";

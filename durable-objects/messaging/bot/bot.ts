@@ -1,7 +1,7 @@
 import type { Content } from "../../../bridge/src/protocol/messaging";
+import type { BotConfigValues } from "../config/session";
 import type { SessionContext } from "../context";
 import type { MessageResource } from "../messages/view";
-import type { BotConfigValues } from "../session-config";
 import { otherAddress } from "./addresses";
 import { enabledRules, replyContent } from "./auto-replies";
 import { isBotEcho } from "./memory";

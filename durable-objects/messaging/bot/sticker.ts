@@ -1,10 +1,10 @@
 import type { Content } from "../../../bridge/src/protocol/messaging";
+import type { BotConfigValues } from "../config/session";
 import type { SessionContext } from "../context";
 import { deleteMedia, newMediaRef, putMedia } from "../media/store";
 import { messagesApi } from "../messages/api";
 import { findMessage } from "../messages/store";
 import type { MessageResource } from "../messages/view";
-import type { BotConfigValues } from "../session-config";
 import { botReply, botSend } from "./reply";
 
 type StickerSource = { id: string; content: Extract<Content, { type: "image" | "video" }> };

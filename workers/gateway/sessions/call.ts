@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { loadConfigFromD1 } from "../../../durable-objects/messaging/session-config";
+import { loadConfigFromD1 } from "../../../durable-objects/messaging/config/session";
 import type { SessionApiInput, SessionApiName, SessionApiOutput } from "../../../durable-objects/session/api";
 import { sessionObject } from "../../../durable-objects/session/contract";
 import type { AppEnv, Env } from "../../core/env";

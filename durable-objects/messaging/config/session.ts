@@ -1,4 +1,4 @@
-import { BOT_CONFIG_DEFAULTS, type BotConfigInput } from "./config/bot";
+import { BOT_CONFIG_DEFAULTS, type BotConfigInput } from "./bot";
 
 /**
  * The SessionDO's copy of the session settings and bot configuration. The Worker owns them (D1) and
