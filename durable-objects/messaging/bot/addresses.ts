@@ -2,7 +2,7 @@ import { bareJid } from "./rules";
 
 /**
  * A person's other address, from the session's LID ↔ phone-number store: the contacts table
- * (contacts-store.ts), where each pair the bridge learns (Baileys' mapping events, the phone number a
+ * (contacts/store.ts), where each pair the bridge learns (Baileys' mapping events, the phone number a
  * message carries beside a LID, history sync) is a row with the number as `jid` and the LID as `lid`.
  * Answers the phone number of a `<digits>@lid` sender or the LID of a number; null when the pair is
  * not known, and for anything else (groups).

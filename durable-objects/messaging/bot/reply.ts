@@ -13,7 +13,7 @@ function bodyOf(content: OutgoingContent): string | null {
 
 /**
  * Every bot send goes through here: the chat's rate ceiling, then the send (the one way out, see
- * sending.ts) with an id chosen and remembered first, so its echo cannot trigger the bot again.
+ * messages/send.ts) with an id chosen and remembered first, so its echo cannot trigger the bot again.
  */
 export async function botSend(
   ctx: SessionContext,
