@@ -141,7 +141,11 @@ export class AgentProcess {
     return this.outcome(attempt, cwd, forget);
   }
 
-  /** The session handed over, unless it was made in another directory (the CLI would not find it). */
+  /**
+   * The session handed over, unless it was made in another directory: its turns are about another
+   * checkout's files, and of the pinned CLIs Claude Code and Gemini CLI would not find it, Codex would
+   * resume it, and OpenCode would resume it and then never exit (their adapters' comments).
+   */
   private sessionToResume(cwd: string): string | null {
     const session = this.run.session;
     if (!this.adapter.resumes || !session) return null;
