@@ -1,13 +1,16 @@
 // The agent runner's own overhead, in this process (no stack needed), each against a baseline
 // measured the same way in the same run:
 //   (a) wake → CLI process start, p50 and p99: from a run frame sent by a fake edge over a loopback
-//       WebSocket to the real AgentRunner until its child is spawned (the `process` adapter, command
-//       `true`), against a bare child_process.spawn of `true`. Twice: a run without a cwd (the
-//       agent's own directory) and a run on an issue whose project workspace is a git repository
-//       (the issue's worktree exists after the first run, so this is the steady cost of finding it);
+//       WebSocket to the real AgentRunner until its child is spawned, against a bare
+//       child_process.spawn of `true`. The `process` adapter running `true`, twice: in the agent's
+//       own directory, and on an issue whose project workspace is a git repository (the issue's
+//       worktree exists after the first run, so this is the steady cost of finding it). Then each CLI
+//       adapter (claude_local, codex_local, gemini_local, opencode_local) with what a real agent's
+//       run carries (instructions, the platform's protocol and skill), so its launch preparation
+//       counts, its CLI a stub printing the real CLI's captured output (support/runner-spawn.mjs);
 //   (b) parse cost per 1,000 stream events, for each CLI adapter's stream parser
-//       (bridge/src/runner/adapters/*-stream.ts) over 1,000 lines of that CLI's output, against
-//       JSON.parse of the same 1,000 lines.
+//       (bridge/src/runner/adapters/*-stream.ts) over 1,000 lines of that CLI's output (the real
+//       CLI's, repeated: support/runner-streams.mjs), against JSON.parse of the same 1,000 lines.
 // Results are ratios to the baselines, never timed assertions. A run is clean when every run
 // spawned and exited 0 and every parser read its stream to the closing result.
 //
@@ -19,7 +22,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { tsImport } from "tsx/esm/api";
 import { now, stats } from "./support/common.mjs";
-import { gitRepository, runnerSpawns } from "./support/runner-spawn.mjs";
+import { cliRun, gitRepository, processRun, runnerSpawns } from "./support/runner-spawn.mjs";
 import { STREAM_LINES, STREAMS } from "./support/runner-streams.mjs";
 
 export const name = "runner";
@@ -29,6 +32,9 @@ const SPAWNS = positive(process.env.BENCH_RUNNER_SPAWNS, 200);
 const PARSE_ROUNDS = positive(process.env.BENCH_PARSE_ROUNDS, 200);
 /** Discarded before each measurement: JIT warm-up, and the worktree's creation in variant two. */
 const WARMUP = 10;
+
+/** The CLI adapters of (a), each after the two `process` variants. */
+const CLI_ADAPTERS = ["claude_local", "codex_local", "gemini_local", "opencode_local"];
 
 const METER = {
   provider: "bench",
@@ -53,12 +59,17 @@ function spawnStats({ samples, bare, failed }) {
 async function wakeToSpawn() {
   const dir = await mkdtemp(path.join(tmpdir(), "switchboard-bench-repo-"));
   try {
-    const plain = await runnerSpawns(WARMUP + SPAWNS, { cwd: null });
-    const worktree = await runnerSpawns(WARMUP + SPAWNS, {
+    const plain = await runnerSpawns(WARMUP + SPAWNS, processRun(), { cwd: null });
+    const worktree = await runnerSpawns(WARMUP + SPAWNS, processRun(), {
       cwd: gitRepository(dir),
       issue: { id: "bench-issue", identifier: "BENCH-1" },
     });
-    return { plain: spawnStats(plain), worktree: spawnStats(worktree) };
+    const adapters = {};
+    for (const adapterType of CLI_ADAPTERS)
+      adapters[adapterType] = spawnStats(
+        await runnerSpawns(WARMUP + SPAWNS, await cliRun(adapterType, dir), { cwd: null }),
+      );
+    return { plain: spawnStats(plain), worktree: spawnStats(worktree), adapters };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -78,9 +89,11 @@ function timePasses(pass) {
 
 async function parseCosts() {
   const { adapterFor } = await tsImport("../bridge/src/runner/adapters/index.ts", import.meta.url);
-  const launch = { command: "cli", args: [], env: {}, stdin: "", files: [], meter: METER };
   const results = {};
   for (const [adapterType, lines] of Object.entries(STREAMS)) {
+    // Claude reports its own cost: its launch has a meter only when the agent set its own prices.
+    const meter = adapterType === "claude_local" ? {} : { meter: METER };
+    const launch = { command: "cli", args: [], env: {}, stdin: "", files: [], ...meter };
     let keys = 0;
     const baseline = timePasses(() => {
       for (const line of lines) keys += Object.keys(JSON.parse(line)).length;
@@ -108,8 +121,9 @@ const ratio = (value, baseline) => `${(value / baseline).toFixed(1)}×`;
 function printReport({ spawn, parse }) {
   console.table(
     [
-      ["agent's own directory", spawn.plain],
-      ["issue worktree of a git workspace", spawn.worktree],
+      ["process, agent's own directory", spawn.plain],
+      ["process, issue worktree of a git workspace", spawn.worktree],
+      ...Object.entries(spawn.adapters).map(([adapterType, s]) => [`${adapterType}, launch prepared`, s]),
     ].flatMap(([label, s]) => [
       {
         "(a) wake → spawn": `runner, ${label}`,
@@ -144,8 +158,7 @@ export async function run() {
   const parse = await parseCosts();
   printReport({ spawn, parse });
   const clean =
-    spawn.plain.failed === 0 &&
-    spawn.worktree.failed === 0 &&
+    [spawn.plain, spawn.worktree, ...Object.values(spawn.adapters)].every((s) => s.failed === 0) &&
     Object.values(parse).every((r) => r.sawResult && r.eventsPerPass > 0);
   return {
     name,

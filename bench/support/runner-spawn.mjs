@@ -1,17 +1,60 @@
 // Wake → CLI process start, through the real runner (bridge/src/runner/agent-runner.ts) in this
 // process: a fake edge on a loopback WebSocket hands it one run at a time, stamped when the frame is
 // sent; the runner's onProcessGroup callback, called right after spawn() returns the child's pid,
-// stamps the start. The baseline stamps a bare child_process.spawn of the same command the same way.
+// stamps the start. The baseline stamps a bare child_process.spawn of `true` the same way.
+//
+// A `process` run of `true` is the runner's own overhead. A CLI adapter's run (cliRun) carries what the
+// edge sends a real agent (an instructions file, the platform's protocol and its skill) so the
+// adapter prepares its launch in full (system prompt, instructions, skill and settings files, its
+// config, Codex's and Gemini's run homes), with adapterConfig.command a stub that prints what the real
+// CLI printed (runner-streams.mjs): the stub stands in for the process, not for the preparation.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { tsImport } from "tsx/esm/api";
 import { WebSocketServer } from "ws";
 import { now } from "./common.mjs";
+import { capturedStream } from "./runner-streams.mjs";
 
 const COMMAND = "true";
 const RUN_TIMEOUT_MS = 30_000;
+const API_URL = "http://127.0.0.1:8787/api";
+
+/** The `process` adapter starting `true`: nothing to prepare. */
+export const processRun = () => ({ adapterType: "process", command: COMMAND, args: [], env: {} });
+
+/**
+ * A run of `adapterType` as the edge assigns a real agent's, its CLI a stub (under `dir`, which also
+ * holds the instructions file and the agent's HOME) that prints the real CLI's captured output.
+ */
+export async function cliRun(adapterType, dir) {
+  const { platformSkill } = await tsImport("../../workers/llms/platform-skill.ts", import.meta.url);
+  const { heartbeatProtocolText, platformEnvText } = await tsImport(
+    "../../workers/llms/protocol.ts",
+    import.meta.url,
+  );
+  const stub = path.join(dir, `${adapterType}-stub.sh`);
+  await writeFile(stub, `#!/bin/sh\ncat >/dev/null\ncat '${capturedStream(adapterType)}'\n`, { mode: 0o755 });
+  const instructions = path.join(dir, "instructions.md");
+  await writeFile(
+    instructions,
+    "You keep the release notes: one line per merged change, newest first.\n".repeat(20),
+  );
+  return {
+    adapterType,
+    command: adapterType.replace(/_local$/, ""),
+    args: [],
+    env: { HOME: path.join(dir, "home") },
+    adapterConfig: {
+      command: stub,
+      instructionsFilePath: instructions,
+      ...(adapterType === "opencode_local" ? { model: "openai/gpt-5-mini" } : {}),
+    },
+    protocol: `Your environment:\n${platformEnvText()}\n\n${heartbeatProtocolText(API_URL)}\n`,
+    skills: [platformSkill(API_URL)],
+  };
+}
 
 /** Spawn-to-pid of a bare `spawn(COMMAND)`, after the child exited. */
 async function bareSpawn() {
@@ -74,10 +117,11 @@ async function fakeEdge() {
 
 /**
  * `count` runs through a real AgentRunner, one at a time, each followed by a bare spawn (the
- * baseline, interleaved so that both see the same load on a shared machine); `workspace` gives each
- * run's cwd and issue. Returns both sets of samples (ms) and how many runs did not exit 0.
+ * baseline, interleaved so that both see the same load on a shared machine); `run` is the run's
+ * adapter, command and what it carries (processRun, cliRun), `workspace` its cwd and issue. Returns
+ * both sets of samples (ms) and how many runs did not exit 0 or reported an error.
  */
-export async function runnerSpawns(count, workspace) {
+export async function runnerSpawns(count, run, workspace) {
   const { AgentRunner } = await tsImport("../../bridge/src/runner/agent-runner.ts", import.meta.url);
   const workDir = await mkdtemp(path.join(tmpdir(), "switchboard-bench-runner-"));
   const edge = await fakeEdge();
@@ -101,20 +145,18 @@ export async function runnerSpawns(count, workspace) {
     let failed = 0;
     for (let i = 0; i < count; i++) {
       spawned = null;
-      const run = {
+      const assignment = {
         runId: `bench-${i}`,
         agentId: "bench-agent",
-        adapterType: "process",
-        command: COMMAND,
-        args: [],
-        prompt: "",
+        prompt: "You were mentioned on ENG-12: take it.",
         timeoutSec: 60,
-        env: {},
+        cwd: null,
+        ...run,
         ...workspace,
       };
       const sent = now();
-      const finish = await edge.hand(run);
-      if (finish.exitCode !== 0 || spawned === null) failed++;
+      const finish = await edge.hand(assignment);
+      if (finish.exitCode !== 0 || finish.error || spawned === null) failed++;
       else samples.push(spawned - sent);
       bare.push(await bareSpawn());
     }

@@ -6,7 +6,8 @@
 // tokens from the CLI's result event. The model saw the agent's instructions and the protocol; a
 // second wake on the issue resumes the same CLI session (the model sees the earlier turns) and its
 // cost pauses the agent at its budget, with no PLATFORM_USAGE line anywhere. A CLI failing after
-// checkout, or hanging, ends the run with a readable reason and releases the issue.
+// checkout, hanging, or printing something that is not its stream (an impostor `claude` on the agent's
+// PATH) ends the run with a readable reason and releases the issue.
 // The loop itself and its checks: test/support/agent-loop.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -27,6 +28,7 @@ import {
   startFakeAnthropic,
   toolResults,
 } from "../support/fake-models/anthropic.ts";
+import { expectImpostorReleased } from "../support/impostor-cli.ts";
 
 let loop: AgentLoop;
 let fake: FakeAnthropic;
@@ -77,7 +79,7 @@ describe("claude_local with the real claude CLI", () => {
     expect(second.costCents).toBeGreaterThan(0);
   });
 
-  it("a CLI that fails after checking out, or hangs, ends the run with a readable reason and releases the issue", async () => {
+  it("a CLI that fails after checking out, hangs, or prints garbage ends the run with a readable reason and releases the issue", async () => {
     const breaker = await claudeAgent("Breaker");
     const sleeper = await claudeAgent("Sleeper", { timeoutSec: 4 });
     await Promise.all([
@@ -87,6 +89,12 @@ describe("claude_local with the real claude CLI", () => {
         sleeper,
         "timed_out",
         "timeout: still running after 4s, the process group was stopped",
+      ),
+      expectImpostorReleased(
+        loop,
+        "claude_local",
+        "claude",
+        "claude's output was not stream-json (first unreadable line: I checked it out, but I am not claude.)",
       ),
     ]);
   });

@@ -7,7 +7,8 @@
 // The model saw the agent's instructions and the protocol; a second wake on the issue resumes the
 // same Codex thread (the model sees the earlier turns), is charged only its own tokens, and its cost
 // pauses the agent at its budget, with no PLATFORM_USAGE line anywhere. A model that refuses after
-// the checkout fails the run with Codex's words and releases the issue.
+// the checkout fails the run with Codex's words, and an impostor `codex` on the agent's PATH that
+// prints garbage after the checkout fails it readably; both release the issue.
 // The loop itself and its checks: test/support/agent-loop.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -19,6 +20,7 @@ import {
   suffix,
 } from "../support/agent-loop.ts";
 import type { FakeOpenAI } from "../support/fake-models/openai.ts";
+import { expectImpostorReleased } from "../support/impostor-cli.ts";
 import { startOpenAILoop } from "../support/openai-loop.ts";
 
 let loop: AgentLoop;
@@ -56,12 +58,16 @@ describe("codex_local with the real codex CLI", () => {
     expectPriced(second, { provider: "openai", model: "gpt-5.5", requests: 1, cents: 47 });
   });
 
-  it("a model that refuses after the checkout fails the run with Codex's words and releases the issue", async () => {
-    await expectReleased(
-      loop,
-      await codexAgent("Breaker"),
-      "failed",
-      /^codex reported an error: .*FAKE-REFUSAL/,
-    );
+  it("a refusal after the checkout, or garbage from the CLI, fails the run readably and releases the issue", async () => {
+    const breaker = await codexAgent("Breaker");
+    await Promise.all([
+      expectReleased(loop, breaker, "failed", /^codex reported an error: .*FAKE-REFUSAL/),
+      expectImpostorReleased(
+        loop,
+        "codex_local",
+        "codex",
+        "codex's output was not exec --json (first unreadable line: I checked it out, but I am not codex.)",
+      ),
+    ]);
   });
 });

@@ -7,7 +7,8 @@
 // saw the agent's instructions and the protocol (GEMINI.md memory); a second wake on the issue
 // resumes the same Gemini session (the model sees the earlier turns), and its cost pauses the agent at
 // its budget, with no PLATFORM_USAGE line anywhere. A model that hangs after the checkout times the
-// run out and releases the issue.
+// run out, and an impostor `gemini` on the agent's PATH that prints garbage after the checkout fails
+// it readably; both release the issue.
 // The runner's work dir is outside /tmp (test/support/agent-loop.ts): Gemini CLI ignores the run's
 // settings file under a directory others may write to, and then looks for a login that is not there.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +31,7 @@ import {
   requestText,
   startFakeGemini,
 } from "../support/fake-models/gemini.ts";
+import { expectImpostorReleased } from "../support/impostor-cli.ts";
 
 let loop: AgentLoop;
 let fake: FakeGemini;
@@ -77,12 +79,21 @@ describe("gemini_local with the real gemini CLI", () => {
     expectPriced(second, { provider: "google", model: "gemini-2.5-flash", requests: 1, cents: 3 });
   });
 
-  it("a model that hangs after the checkout times the run out and releases the issue", async () => {
-    await expectReleased(
-      loop,
-      await geminiAgent("Sleeper", { timeoutSec: 15 }),
-      "timed_out",
-      "timeout: still running after 15s, the process group was stopped",
-    );
+  it("a hang after the checkout, or garbage from the CLI, ends the run readably and releases the issue", async () => {
+    const sleeper = await geminiAgent("Sleeper", { timeoutSec: 15 });
+    await Promise.all([
+      expectReleased(
+        loop,
+        sleeper,
+        "timed_out",
+        "timeout: still running after 15s, the process group was stopped",
+      ),
+      expectImpostorReleased(
+        loop,
+        "gemini_local",
+        "gemini",
+        "gemini's output was not stream-json (first unreadable line: I checked it out, but I am not gemini.)",
+      ),
+    ]);
   });
 });

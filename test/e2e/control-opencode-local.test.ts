@@ -7,7 +7,8 @@
 // the tokens itself). The model saw the agent's instructions and the protocol; a second wake on the
 // issue resumes the same OpenCode session (the model sees the earlier turns), and its cost pauses the
 // agent at its budget, with no PLATFORM_USAGE line anywhere. A model that refuses after the checkout
-// fails the run with OpenCode's words and releases the issue.
+// fails the run with OpenCode's words, and an impostor `opencode` on the agent's PATH that prints
+// garbage after the checkout fails it readably; both release the issue.
 // The loop itself and its checks: test/support/agent-loop.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -19,6 +20,7 @@ import {
   TOKENS_PER_REQUEST,
 } from "../support/agent-loop.ts";
 import type { FakeOpenAI } from "../support/fake-models/openai.ts";
+import { expectImpostorReleased } from "../support/impostor-cli.ts";
 import { startOpenAILoop } from "../support/openai-loop.ts";
 
 let loop: AgentLoop;
@@ -65,12 +67,16 @@ describe("opencode_local with the real opencode CLI", () => {
     expect(second.costCents).toBe(3);
   });
 
-  it("a model that refuses after the checkout fails the run with OpenCode's words and releases the issue", async () => {
-    await expectReleased(
-      loop,
-      await opencodeAgent("Breaker"),
-      "failed",
-      "opencode reported an error: FAKE-REFUSAL: prompt too long",
-    );
+  it("a refusal after the checkout, or garbage from the CLI, fails the run readably and releases the issue", async () => {
+    const breaker = await opencodeAgent("Breaker");
+    await Promise.all([
+      expectReleased(loop, breaker, "failed", "opencode reported an error: FAKE-REFUSAL: prompt too long"),
+      expectImpostorReleased(
+        loop,
+        "opencode_local",
+        "opencode",
+        "opencode's output was not run --format json (first unreadable line: I checked it out, but I am not opencode.)",
+      ),
+    ]);
   });
 });

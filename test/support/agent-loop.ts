@@ -90,7 +90,8 @@ export class AgentLoop {
     readonly board: ApiClient,
     readonly companyId: string,
     private readonly runner: RunnerProcess,
-    private readonly scratch: string,
+    /** The loop's scratch directory (removed when it stops). */
+    readonly scratch: string,
     private readonly fake: { close(): Promise<void> },
     /** The text of each request the fake model was sent, in order. */
     readonly sent: () => string[],
@@ -305,14 +306,17 @@ export async function expectResumedAtBudget(loop: AgentLoop, agent: Agent, first
 }
 
 /**
- * Wakes `agent` (Breaker or Sleeper) on a fresh issue: its run checks the issue out, then ends as
- * `status` with `reason`, and the issue is back in todo with nobody assigned.
+ * Wakes `agent` (Breaker, Sleeper, an impostor) on a fresh issue: its run checks the issue out, then
+ * ends as `status` with `reason`; its transcript has an `evidence` event (the checkout's tool result,
+ * by default), and the platform released the run's checkout: the issue is back in todo with nobody
+ * assigned.
  */
 export async function expectReleased(
   loop: AgentLoop,
   agent: Agent,
   status: "failed" | "timed_out",
   reason: string | RegExp,
+  evidence = "tool_result",
 ): Promise<Run> {
   const task = await loop.todoIssue(`Fail as ${agent.name}`);
   await loop.wake(task.id, agent.name);
@@ -320,8 +324,18 @@ export async function expectReleased(
   if (!run) throw new Error("no run");
   expect(run, await loop.log(run.id)).toMatchObject({ status });
   expect(run.errorReason).toMatch(reason);
-  expect((await loop.events(run.id)).map((event) => event.type)).toContain("tool_result");
+  expect((await loop.events(run.id)).map((event) => event.type)).toContain(evidence);
   expect(await loop.issue(task.id)).toMatchObject({ status: "todo", assigneeAgentId: null });
+  const released = await loop.board.call<Array<{ actorType: string; details: Json }>>(
+    "GET",
+    `/api/companies/${loop.companyId}/activity?action=issue.released&entityId=${task.id}`,
+  );
+  expect(released.body).toEqual([
+    expect.objectContaining({
+      actorType: "system",
+      details: expect.objectContaining({ runId: run.id, previousAssigneeAgentId: agent.id }),
+    }),
+  ]);
   return run;
 }
 

@@ -48,6 +48,8 @@ export interface ProcessOptions {
   onEvent?(event: TranscriptEvent): void;
   /** The run's process group exists (true) or is gone (false). */
   onProcessGroup?(pgid: number, live: boolean): void;
+  /** Settles when the CLI may start (the runner is still asking it for its models); absent: at once. */
+  ready?: Promise<unknown>;
 }
 
 /** What an agent inherits from the runner: enough to find programs, nothing secret. */
@@ -141,7 +143,11 @@ export class AgentProcess {
     return this.outcome(attempt, cwd, forget);
   }
 
-  /** The session handed over, unless it was made in another directory (the CLI would not find it). */
+  /**
+   * The session handed over, unless it was made in another directory: its turns are about another
+   * checkout's files, and of the pinned CLIs Claude Code and Gemini CLI would not find it, Codex would
+   * resume it, and OpenCode would resume it and then never exit (their adapters' comments).
+   */
   private sessionToResume(cwd: string): string | null {
     const session = this.run.session;
     if (!this.adapter.resumes || !session) return null;
@@ -176,6 +182,9 @@ export class AgentProcess {
 
   private async execute(launch: Launch, cwd: string): Promise<Attempt> {
     const parser = this.adapter.parser(launch);
+    await this.options.ready;
+    // Stopped (cancelled) while its workspace, files or the CLI were being readied: never started.
+    if (this.stopped) return { exitCode: null, verdict: { ok: false }, summary: parser.summary() };
     const lines = new LineSplitter((line) => {
       for (const event of parser.line(line)) this.options.onEvent?.(event);
     });

@@ -16,6 +16,7 @@ import {
 import type { TranscriptEvent } from "../protocol/transcript.ts";
 import type { Log } from "../shared/log.ts";
 import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/reconnecting-socket.ts";
+import { adapterFor } from "./adapters/index.ts";
 import { AgentProcess } from "./agent-process.ts";
 import { type FoundCli, probeClis, withModels } from "./cli-probe.ts";
 import type { RunAs } from "./config.ts";
@@ -202,6 +203,9 @@ export class AgentRunner {
       onOutput: (stream, text) => this.output(run.runId, stream, text),
       onEvent: (event) => this.event(run.runId, event),
       onProcessGroup: this.options.onProcessGroup,
+      // Not beside the runner's own start of the same CLI: OpenCode's first start in a HOME makes its
+      // database, and a run started meanwhile fails with "database is locked".
+      ...(adapterFor(run.adapterType).program?.models ? { ready: this.clisWithModels } : {}),
     });
     this.running.set(run.runId, process);
     this.options.log("info", "run started", { run: run.runId, agent: run.agentId, adapter: run.adapterType });

@@ -1,7 +1,7 @@
 // The runner's child process, for real: environment (an allowlist plus PLATFORM_* in, the runner's
 // own variables out), prompt on stdin, output in order, usage from the PLATFORM_USAGE line, a process
-// group of its own that timeout and stop end as a whole, a working directory per agent, and spawn
-// failures.
+// group of its own that timeout and stop end as a whole, a working directory per agent, a start that
+// waits until the runner lets the CLI start (and none after a stop), and spawn failures.
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -143,6 +143,39 @@ describe("AgentProcess", () => {
     const leftover = path.join(workDir, "leftover.pid");
     await run(assignment("", { command: "sh", args: ["-c", `sleep 300 & echo $! > ${leftover}; exit 0`] }));
     await until(() => !alive(Number(readFileSync(leftover, "utf8"))), 2_000);
+  });
+
+  it("waits for `ready` before starting the CLI, and never starts one stopped meanwhile", async () => {
+    const marker = path.join(workDir, "started.txt");
+    const options = (ready: Promise<unknown>, groups: number[]) => ({
+      workDir,
+      runAs: null,
+      onOutput: () => undefined,
+      onProcessGroup: (pgid: number, live: boolean) => live && groups.push(pgid),
+      ready,
+    });
+    const touch = assignment("", { command: "sh", args: ["-c", `echo started >> ${marker}`] });
+
+    let release = () => {};
+    const groups: number[] = [];
+    const waiting = new AgentProcess(touch, options(new Promise<void>((r) => (release = r)), groups));
+    const done = waiting.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(marker)).toBe(false);
+    release();
+    expect(await done).toMatchObject({ exitCode: 0 });
+    expect(readFileSync(marker, "utf8")).toBe("started\n");
+    expect(groups).toHaveLength(1);
+
+    let cancelRelease = () => {};
+    const none: number[] = [];
+    const cancelled = new AgentProcess(touch, options(new Promise<void>((r) => (cancelRelease = r)), none));
+    const ended = cancelled.start();
+    cancelled.stop();
+    cancelRelease();
+    expect(await ended).toEqual({ exitCode: null, timedOut: false });
+    expect(none).toEqual([]);
+    expect(readFileSync(marker, "utf8")).toBe("started\n");
   });
 
   // RUNNER_RUN_AS needs a runner that may change user: root here, as in CI.

@@ -5,7 +5,7 @@
 // platform protocol; a second run resumes the session (the model sees the earlier turns); a session
 // the CLI rejects starts afresh; a CLI that fails, hangs, prints garbage or is missing gives a
 // readable reason. Only loopback is reachable for the CLI: its non-essential traffic is off.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -151,6 +151,65 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
     const elsewhere = await execute(assignment(freshCwd(), { session }));
     expect(elsewhere.system).toContain(`was made in ${cwd}`);
     expect(elsewhere.outcome.session?.id).not.toBe(session.id);
+  });
+
+  it("acceptEdits with allowedTools reaches the CLI: an allowed tool runs, another is refused in its words", async () => {
+    const outside = path.join(root, "outside-the-cwd.txt");
+    fake = await startFakeAnthropic((request) => {
+      const results = toolResults(request);
+      if (results.length > 0) return { text: `SAW: ${results[0]?.content}` };
+      return requestText(request).includes("read the file")
+        ? { toolUse: { name: "Write", input: { file_path: outside, content: "x" } } }
+        : { toolUse: { name: "Bash", input: { command: "echo ran-$PLATFORM_RUN_ID > marker.txt" } } };
+    });
+    const config = { permissionMode: "acceptEdits", allowedTools: ["Bash"] };
+    const cwd = freshCwd();
+    const allowed = await execute(assignment(cwd, {}, config));
+    expect(allowed.outcome.error, allowed.stderr).toBeUndefined();
+    expect(readFileSync(path.join(cwd, "marker.txt"), "utf8").trim()).toBe("ran-run-under-test");
+    // The CLI's own init line says which mode it runs in.
+    expect(JSON.parse(allowed.stdout.split("\n")[0] ?? "{}")).toMatchObject({
+      permissionMode: "acceptEdits",
+    });
+
+    // A write outside the working directory is not an edit acceptEdits allows, nor an allowed tool:
+    // the CLI refuses it (nobody is there to ask) and says so in the tool's result.
+    const refused = await execute(assignment(freshCwd(), { prompt: "Please read the file." }, config));
+    expect(refused.outcome.error, refused.stderr).toBeUndefined();
+    expect(refused.events).toContainEqual(
+      expect.objectContaining({
+        type: "tool_result",
+        isError: true,
+        output: expect.stringMatching(/^Claude requested permissions to write to .*outside-the-cwd\.txt/),
+      }),
+    );
+    expect(existsSync(outside)).toBe(false);
+    expect(resultLine(refused.stdout).permission_denials).toEqual([
+      expect.objectContaining({ tool_name: "Write" }),
+    ]);
+  });
+
+  it("the agent's own pricing prices Claude's tokens instead of the cost Claude reports", async () => {
+    fake = await startFakeAnthropic(() => ({ text: "Priced." }), {
+      usage: { input_tokens: 100_000, output_tokens: 2_000 },
+    });
+    const { outcome, events, stdout } = await execute(
+      assignment(freshCwd(), {}, { pricing: { input: 1, output: 10 } }),
+    );
+    expect(outcome.error, stdout).toBeUndefined();
+    // 100k input at $1 and 2k output at $10 per million: $0.12, 12 cents (Claude itself says more).
+    const reported = resultLine(stdout).total_cost_usd as number;
+    expect(reported).toBeGreaterThan(0.12);
+    expect(outcome.usage).toMatchObject({
+      provider: "anthropic",
+      inputTokens: 100_000,
+      outputTokens: 2_000,
+      costUsd: 0.12,
+      pricesPerMTok: { input: 1, cachedInput: 1, output: 10 },
+      reportedCostUsd: reported,
+    });
+    expect(outcome.costCents).toBe(12);
+    expect(events.at(-1)).toMatchObject({ type: "result", costUsd: 0.12 });
   });
 
   it("an API error the CLI reports fails the run with its words", async () => {

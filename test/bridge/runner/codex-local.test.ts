@@ -5,7 +5,7 @@
 // carry the agent's instructions and the platform protocol; a second run resumes the thread (the
 // model sees the earlier turns) and is charged only its own tokens; a session the CLI rejects starts
 // afresh; a CLI that fails, hangs or prints garbage gives a readable reason.
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -124,14 +124,14 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
     expect(JSON.stringify(first?.body.tools)).not.toContain("web_search");
   });
 
-  it("a second run resumes the thread, charged only its own tokens; a rejected session starts afresh", async () => {
+  it("a second run resumes the thread, charged only its own tokens; a rejected session or one from another folder starts afresh", async () => {
     fake = await startFakeOpenAI(
       (request) =>
         requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
       { usage: USAGE },
     );
     const cwd = freshCwd();
-    const { second } = await firstAndResumedRuns(execute, assignment, cwd);
+    const { second, session } = await firstAndResumedRuns(execute, assignment, cwd);
     expect(requestText(fake.requests.at(-1)?.body ?? { model: "", input: [] })).toContain("FIRST-ANSWER.");
     // Codex reports the thread's running total (200k); the run is charged its one request.
     expect(second.outcome.usage).toMatchObject({
@@ -143,6 +143,43 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
 
     const fresh = await rejectedSessionRun(execute, assignment, cwd, "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11");
     expect(fresh.system).toMatch(/codex rejected the session it was to resume \(.*no rollout found/);
+
+    // A thread made in another folder is not handed over: the run starts a fresh one. Codex itself
+    // would resume it there (its threads are not kept per folder), but the turns are about another
+    // checkout's files.
+    const elsewhere = await execute(assignment(freshCwd(), { session }));
+    expect(elsewhere.system).toContain(`was made in ${cwd}`);
+    expect(elsewhere.outcome.session?.id).not.toBe(session.id);
+    const other = freshCwd();
+    const told = await execute(assignment(other, { session: { id: session.id, cwd: other } }));
+    expect(told.outcome.error, told.stderr).toBeUndefined();
+    expect(told.outcome.session).toEqual({ id: session.id, cwd: other });
+  });
+
+  it("sandbox workspace-write reaches the CLI: the cwd is writable, other folders and the network are not", async () => {
+    let modelUrl = "";
+    fake = await startFakeOpenAI((request) =>
+      shellThenText(
+        "echo ran-$PLATFORM_RUN_ID > marker.txt; echo x > ../outside.txt; " +
+          `curl -s -m 5 ${modelUrl}/models >/dev/null; echo curl-exit=$?`,
+        "All finished.",
+      )(request),
+    );
+    modelUrl = fake.url;
+    const cwd = freshCwd();
+    const ran = await execute(assignment(cwd, {}, { sandbox: "workspace-write" }));
+    expectMarkerWritten(ran, cwd);
+    const result = ran.events.find((event) => event.type === "tool_result");
+    // The sandbox's own refusals: a read-only file system outside the cwd, no connection (curl 7).
+    expect(result).toMatchObject({
+      output: expect.stringContaining("../outside.txt: Read-only file system"),
+    });
+    expect(result).toMatchObject({ output: expect.stringContaining("curl-exit=7") });
+    expect(existsSync(path.join(cwd, "..", "outside.txt"))).toBe(false);
+    // Codex tells the model the mode it runs in.
+    const sent = requestText(fake.requests[0]?.body ?? { model: "", input: [] });
+    expect(sent).toContain("`sandbox_mode` is `workspace-write`");
+    expect(sent).toContain("Approval policy is currently never");
   });
 
   it("an API error the CLI reports fails the run with its words", async () => {

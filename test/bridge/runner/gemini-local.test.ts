@@ -5,7 +5,7 @@
 // platform protocol reach the model (GEMINI.md memory); a second run resumes the session by its id
 // (the model sees the earlier turns); a session the CLI rejects starts afresh; a CLI that fails, hangs
 // or prints garbage gives a readable reason.
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { agentCli } from "../../support/agent-clis.ts";
 import {
   type FakeGemini,
   functionResponses,
+  type GenerateContentRequest,
   requestText,
   startFakeGemini,
 } from "../../support/fake-models/gemini.ts";
@@ -65,6 +66,13 @@ const assignment = (
 
 const { execute, freshCwd } = cliTestBed(root);
 const emptyRequest = { contents: [] };
+/** The names of the functions the CLI declared to the model. */
+const declaredTools = (request: GenerateContentRequest | undefined): string[] =>
+  (request?.tools ?? []).flatMap((tool) =>
+    Array.isArray(tool.functionDeclarations)
+      ? (tool.functionDeclarations as Array<{ name: string }>).map((declaration) => declaration.name)
+      : [],
+  );
 
 // A real CLI starts in 1–15 s depending on the machine's load (CI runs suites in parallel): generous bounds.
 describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
@@ -128,18 +136,55 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
     expect(sent).toContain("Do the task.");
   });
 
-  it("a second run resumes the session by its id; a rejected session starts afresh", async () => {
+  it("a second run resumes the session by its id; a rejected session or one from another folder starts afresh", {
+    timeout: 180_000,
+  }, async () => {
     fake = await startFakeGemini((request) =>
       requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
     );
     const cwd = freshCwd();
-    const { second } = await firstAndResumedRuns(execute, assignment, cwd);
+    const { second, session } = await firstAndResumedRuns(execute, assignment, cwd);
     expect(requestText(fake.requests.at(-1)?.body ?? emptyRequest)).toContain("FIRST-ANSWER.");
     // The CLI counts the run's own tokens: one request of the fake's default 100 in, 20 out.
     expect(second.outcome.usage).toMatchObject({ inputTokens: 100, outputTokens: 20 });
 
     const fresh = await rejectedSessionRun(execute, assignment, cwd, "0b6f6a52-4c1e-4d39-9c8e-0d5a2d1f0e11");
     expect(fresh.system).toMatch(/gemini rejected the session it was to resume \(Error resuming session/);
+
+    // A session made in another folder: the runner does not hand it over, and the CLI itself would
+    // not find it (its sessions are kept per project folder).
+    const elsewhere = await execute(assignment(freshCwd(), { session }));
+    expect(elsewhere.system).toContain(`was made in ${cwd}`);
+    expect(elsewhere.outcome.session?.id).not.toBe(session.id);
+    const other = freshCwd();
+    const told = await execute(assignment(other, { session: { id: session.id, cwd: other } }));
+    expect(told.system).toMatch(/gemini rejected the session .*No previous sessions found for this project/);
+    expect(told.outcome.session?.id).not.toBe(session.id);
+  });
+
+  it("approvalMode auto_edit reaches the CLI: it offers no shell tool, and refuses a call to it in its words", async () => {
+    const shell = { command: "echo ran > marker.txt && echo TOOL-OK" };
+    fake = await startFakeGemini((request) => {
+      const responses = functionResponses(request);
+      return responses.length > 0
+        ? { text: `SAW: ${responses[0]}` }
+        : { call: { name: "run_shell_command", args: shell } };
+    });
+    const cwd = freshCwd();
+    const { outcome, events } = await execute(assignment(cwd, {}, { approvalMode: "auto_edit" }));
+    expect(outcome.error).toBeUndefined();
+    // Nobody can approve a command in a run: the CLI leaves its shell tool out, keeps its edit tools.
+    const offered = declaredTools(fake.requests[0]?.body);
+    expect(offered).toContain("replace");
+    expect(offered).not.toContain("run_shell_command");
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "tool_result",
+        isError: true,
+        output: expect.stringMatching(/^Tool "run_shell_command" not found/),
+      }),
+    );
+    expect(existsSync(path.join(cwd, "marker.txt"))).toBe(false);
   });
 
   it("an API error the CLI reports fails the run with its words", async () => {
@@ -158,7 +203,12 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
     expect(outcome.error).toBe("timeout: still running after 3s, the process group was stopped");
   });
 
-  it("garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
+  it("a bad flag, garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
+    const flag = await execute(assignment(freshCwd(), {}, { extraArgs: ["--no-such-flag"] }));
+    expect(flag.outcome.exitCode).not.toBe(0);
+    // `--no-such-flag` is, to its argument parser, the negation of a flag `such-flag`.
+    expect(flag.outcome.error).toBe("gemini exited with code 1: Unknown arguments: such-flag, suchFlag");
+
     const garbage = await execute(impostorRun(root, assignment, freshCwd(), "Hello, I am not Gemini"));
     expect(garbage.outcome.error).toBe(
       "gemini's output was not stream-json (first unreadable line: Hello, I am not Gemini)",

@@ -156,15 +156,15 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
     expect(sent).toContain('"text":"Do the task."');
   });
 
-  it("a second run resumes the session by its id; a rejected session starts afresh", {
-    timeout: 3 * RUN_MS,
+  it("a second run resumes the session by its id; a rejected session or one from another folder starts afresh", {
+    timeout: 4 * RUN_MS,
   }, async () => {
     fake = await startFakeOpenAI((request) =>
       requestText(request).includes("second wake") ? { text: "Second answer." } : { text: "FIRST-ANSWER." },
     );
     const cwd = freshCwd();
     // The agent's own prices win over OpenCode's: one step of the fake's 100 in, 20 out at $2 / $8.
-    const { second } = await firstAndResumedRuns(execute, assignment, cwd, {
+    const { second, session } = await firstAndResumedRuns(execute, assignment, cwd, {
       pricing: { input: 2, output: 8 },
     });
     expect(requestText(fake.requests.at(-1)?.body ?? emptyRequest)).toContain("FIRST-ANSWER.");
@@ -181,6 +181,14 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
     expect(fresh.system).toContain(
       "opencode rejected the session it was to resume (Error: Session not found): starting a fresh session",
     );
+
+    // A session made in another folder is not handed over (OpenCode 1.18.33 would resume it, answer, and
+    // then neither print nor exit): the run starts a fresh one.
+    const elsewhere = await execute(assignment(freshCwd(), { session }));
+    expect(elsewhere.outcome.error, elsewhere.stderr).toBeUndefined();
+    expect(elsewhere.system).toContain(`was made in ${cwd}`);
+    expect(elsewhere.outcome.session?.id).toMatch(/^ses_/);
+    expect(elsewhere.outcome.session?.id).not.toBe(session.id);
   });
 
   it("an API error the CLI reports fails the run with its words", async () => {
@@ -201,7 +209,14 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
     expect(outcome.error).toBe("timeout: still running after 20s, the process group was stopped");
   });
 
-  it("garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
+  it("a bad flag, garbage output, a missing CLI and a bad config each fail with a readable reason", async () => {
+    // OpenCode answers an option it does not take with its usage alone, and exit code 1.
+    const flag = await execute(assignment(freshCwd(), {}, { extraArgs: ["--no-such-flag"] }));
+    expect(flag.stderr).toMatch(/^opencode run \[message\.\.\]/);
+    expect(flag.outcome.error).toBe(
+      "opencode exited with code 1: it printed its usage, refusing its arguments (an option in adapterConfig.extraArgs it does not take?)",
+    );
+
     const garbage = await execute(impostorRun(root, assignment, freshCwd(), "Hello, I am not OpenCode"));
     expect(garbage.outcome.error).toBe(
       "opencode's output was not run --format json (first unreadable line: Hello, I am not OpenCode)",

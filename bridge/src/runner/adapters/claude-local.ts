@@ -10,7 +10,9 @@
  * The run's skills (the platform's and the agent's company skills) are <run dir>/.claude/skills/<slug>/
  * SKILL.md: Claude Code loads the skills of an --add-dir directory (since 2.1.32) and lists them to
  * the model with its Skill tool, so nothing is written into the project or the shared ~/.claude.
- * Cost, tokens and the session id come from the CLI's own stream (claude-stream.ts). The CLI's
+ * Cost, tokens and the session id come from the CLI's own stream (claude-stream.ts); an agent's own
+ * adapterConfig.pricing prices the run's tokens instead of Claude's reported cost (as for the other
+ * CLIs: one meaning for the field everywhere, for a negotiated rate or a gateway that bills its own). The CLI's
  * non-essential traffic (telemetry, auto-update, error reports) is off unless adapterConfig.env turns
  * it back on. Flags checked against the installed 2.1.331 (`claude --help` and the binary).
  */
@@ -19,6 +21,7 @@ import { z } from "zod";
 import { claudeStreamParser } from "./claude-stream.ts";
 import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
+import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import type { Adapter, Launch, LaunchContext, ProcessEnd, StreamSummary, Verdict } from "./types.ts";
 
@@ -92,16 +95,21 @@ async function launch(context: LaunchContext): Promise<Launch> {
       { path: promptFile, content: await agentInstructions(context, config.instructionsFilePath) },
       ...skills,
     ],
+    ...(config.pricing ? { meter: ownPrices(config) } : {}),
   };
 }
 
-const _lastLine = (text: string): string =>
-  text
-    .trim()
-    .split("\n")
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .at(-1) ?? "";
+/** The agent's own prices (adapterConfig.pricing): they win over the cost Claude reports. */
+function ownPrices(config: ClaudeConfig): Meter {
+  const model = config.model ?? null;
+  return {
+    provider: "anthropic",
+    model,
+    prices: pricesFor("anthropic", model, config.pricing),
+    overridden: true,
+    before: NO_TOKENS,
+  };
+}
 
 function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
   if (end.stderrTail.includes(ROOT_REFUSAL))
@@ -131,6 +139,6 @@ export const claudeLocalAdapter: Adapter = {
   },
   resumes: true,
   launch,
-  parser: claudeStreamParser,
+  parser: (launch) => claudeStreamParser(launch.meter),
   verdict,
 };

@@ -3,18 +3,16 @@
  * `system/init` (session id, model), `assistant` and `user` messages (text, thinking, tool_use,
  * tool_result blocks) and a final `result` (is_error, errors, total_cost_usd, usage, num_turns).
  * Checked against @anthropic-ai/claude-code 2.1.331's real output.
+ *
+ * Cost: Claude's own total_cost_usd; when the agent set adapterConfig.pricing (the launch's meter),
+ * the run's tokens priced with those instead (cache writes at the input price), Claude's figure kept
+ * in the usage as reportedCostUsd.
  */
 import { clip, type TranscriptEvent } from "../../protocol/transcript.ts";
 import { jsonLinesParser } from "./cli-common.ts";
+import { count, isObject, type Json, str } from "./json.ts";
+import { type Meter, priced } from "./pricing.ts";
 import type { StreamParser, StreamSummary } from "./types.ts";
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
-const count = (value: unknown): number =>
-  typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
 
 /** A tool result's content: a string, or text blocks. */
 function resultText(content: unknown): string {
@@ -60,27 +58,56 @@ const contentOf = (line: Json): unknown[] => {
 /** Dollars to whole cents, rounded up: a budget never undercounts what the CLI says it spent. */
 export const usdToCents = (usd: number): number => Math.ceil(Math.round(usd * 1e6) / 1e4);
 
-export function claudeStreamParser(): StreamParser {
+/** The result's tokens: input is the uncached part, cache writes included; cached is cache reads. */
+function tokensOf(line: Json): { input: number; cached: number; output: number } {
+  const usage = isObject(line.usage) ? line.usage : {};
+  return {
+    input: count(usage.input_tokens) + count(usage.cache_creation_input_tokens),
+    cached: count(usage.cache_read_input_tokens),
+    output: count(usage.output_tokens),
+  };
+}
+
+/** The run's usage and cost: Claude's own, or its tokens at the agent's prices (`meter`). */
+function charged(
+  line: Json,
+  model: string | null,
+  meter: Meter | undefined,
+): { usage: Record<string, unknown>; costCents?: number } {
+  const reported = typeof line.total_cost_usd === "number" ? line.total_cost_usd : null;
+  const named = (isObject(line.modelUsage) ? Object.keys(line.modelUsage)[0] : undefined) ?? model;
+  const tokens = tokensOf(line);
+  const turns = count(line.num_turns);
+  if (meter) {
+    const own = priced(
+      { ...meter, model: named ?? meter.model },
+      { input: tokens.input + tokens.cached, cached: tokens.cached, output: tokens.output },
+    );
+    return { usage: { ...own.usage, reportedCostUsd: reported, turns }, costCents: own.costCents };
+  }
+  const usage = {
+    provider: "anthropic",
+    model: named,
+    inputTokens: tokens.input,
+    cachedInputTokens: tokens.cached,
+    outputTokens: tokens.output,
+    costUsd: reported,
+    turns,
+  };
+  return reported === null ? { usage } : { usage, costCents: usdToCents(reported) };
+}
+
+/** `meter`: the agent's own prices (adapterConfig.pricing), which win over Claude's reported cost. */
+export function claudeStreamParser(meter?: Meter): StreamParser {
   const summary: StreamSummary = { sawResult: false };
   let model: string | null = null;
 
   const result = (line: Json): TranscriptEvent[] => {
     summary.sawResult = true;
-    const usage = isObject(line.usage) ? line.usage : {};
-    const costUsd = typeof line.total_cost_usd === "number" ? line.total_cost_usd : null;
-    const models = isObject(line.modelUsage) ? Object.keys(line.modelUsage) : [];
-    const inputTokens = count(usage.input_tokens) + count(usage.cache_creation_input_tokens);
-    const outputTokens = count(usage.output_tokens);
-    summary.usage = {
-      provider: "anthropic",
-      model: models[0] ?? model,
-      inputTokens,
-      cachedInputTokens: count(usage.cache_read_input_tokens),
-      outputTokens,
-      costUsd,
-      turns: count(line.num_turns),
-    };
-    if (costUsd !== null) summary.costCents = usdToCents(costUsd);
+    const { usage, costCents } = charged(line, model, meter);
+    summary.usage = usage;
+    if (costCents !== undefined) summary.costCents = costCents;
+    const tokens = tokensOf(line);
     const errors = Array.isArray(line.errors) ? line.errors.filter((e) => typeof e === "string") : [];
     const ok = line.is_error !== true;
     if (!ok) summary.resultError = errors.join("; ") || str(line.result) || str(line.subtype) || "error";
@@ -94,9 +121,9 @@ export function claudeStreamParser(): StreamParser {
               ? null
               : clip(summary.resultError ?? "")
             : clip(String(line.result)),
-        costUsd,
-        inputTokens,
-        outputTokens,
+        costUsd: typeof usage.costUsd === "number" ? usage.costUsd : null,
+        inputTokens: tokens.input,
+        outputTokens: tokens.output,
         turns: count(line.num_turns),
       },
     ];

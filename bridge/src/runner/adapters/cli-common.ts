@@ -58,6 +58,23 @@ export function jsonLinesParser(
   };
 }
 
+/** yargs' complaint about a command line (Gemini CLI prints it above its usage). */
+const ARGUMENT_COMPLAINT =
+  /^(?:Unknown arguments?|Not enough non-option arguments|Invalid values?|Missing required arguments?):.*$/m;
+
+/**
+ * What a CLI that refused its command line said on stderr: yargs' complaint when it printed one, else,
+ * when stderr holds the CLI's usage (`usage` finds it; OpenCode prints only that), that it did; else
+ * undefined. A long usage would otherwise end the reason with its last option's help.
+ */
+export function argumentRefusal(stderrTail: string, usage: RegExp): string | undefined {
+  const complaint = stderrTail.match(ARGUMENT_COMPLAINT)?.[0];
+  if (complaint) return complaint.trim();
+  if (usage.test(stderrTail))
+    return "it printed its usage, refusing its arguments (an option in adapterConfig.extraArgs it does not take?)";
+  return undefined;
+}
+
 export interface CliStream {
   /** The CLI's name in reasons ("claude"). */
   cli: string;

@@ -11,7 +11,9 @@
  * Flags and config keys checked against the installed 0.169.0 (`codex exec --help`, the binary, and
  * the requests it sent a fake Responses API). Codex reports tokens, not cost: the parser prices them
  * (pricing.ts), minus what a resumed session had already counted (codex-sessions.ts). The run's
- * skills go under a HOME of the run's own (skillsHome below says why).
+ * skills go under a HOME of the run's own (skillsHome below says why). Codex keeps threads under
+ * $CODEX_HOME, not per folder: `resume` of a thread made in another folder works (in the run's cwd);
+ * the runner still starts a fresh one there (agent-process.ts).
  */
 import path from "node:path";
 import { z } from "zod";

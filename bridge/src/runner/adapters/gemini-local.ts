@@ -9,7 +9,8 @@
  * runDir's GEMINI.md; the API-key auth type when a base URL is set) and GEMINI_CLI_TRUST_WORKSPACE=true
  * (an untrusted folder turns yolo back into "default", which waits for an approval nobody gives).
  * `--resume` takes the session's UUID as well as "latest" or an index; sessions live per project
- * (cwd) under the agent's ~/.gemini. A base URL of one's own (a proxy, a gateway) is
+ * (cwd) under the agent's ~/.gemini, so one made in another folder is rejected ("No previous sessions
+ * found for this project") and the run starts afresh. A base URL of one's own (a proxy, a gateway) is
  * GOOGLE_GEMINI_BASE_URL, the key GEMINI_API_KEY, from the agent's env. The run's skills go under
  * a GEMINI_CLI_HOME of the run's own (skillsHome below says why).
  *
@@ -21,7 +22,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
+import { argumentRefusal, CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { geminiStreamParser } from "./gemini-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
@@ -39,7 +40,10 @@ import {
 
 const ConfigSchema = z.object({
   ...CLI_CONFIG_FIELDS,
-  /** Default yolo: nobody answers an approval, and the agent must run shell commands. */
+  /**
+   * Default yolo: nobody answers an approval, and the agent must run shell commands (in any other mode
+   * the CLI, run without a terminal, offers the model no shell tool: checked with 0.61.0).
+   */
   approvalMode: z.enum(["yolo", "auto_edit", "default", "plan"]).default("yolo"),
   /** A Gemini API endpoint of one's own (GOOGLE_GEMINI_BASE_URL); the key from env GEMINI_API_KEY. */
   provider: z.object({ baseUrl: z.string().url() }).optional(),
@@ -139,7 +143,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
 }
 
 function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
-  const said = lastLine(end.stderrTail);
+  const said = argumentRefusal(end.stderrTail, /^Usage: gemini /m) ?? lastLine(end.stderrTail);
   const rejected = end.stderrTail.split("\n").find((line) => REJECTED_SESSION.test(line));
   if (end.exitCode !== 0 && !summary.sessionId && rejected)
     return {

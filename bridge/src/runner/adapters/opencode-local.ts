@@ -19,7 +19,8 @@
  * message arguments that contain spaces. `--title` spares the request for a generated title (a
  * second model call, on the provider's small model). Sessions and config live under the agent's
  * HOME (~/.local/share/opencode, ~/.config/opencode), per agent; `--session` resumes one by its id
- * (`ses_…`). OpenCode reports tokens and cost per step (opencode-stream.ts). Keys come from the
+ * (`ses_…`). A session made in another folder must never be handed over: 1.18.33 resumes it, gets the
+ * model's answer, and then prints nothing and never exits (the runner does not, agent-process.ts). OpenCode reports tokens and cost per step (opencode-stream.ts). Keys come from the
  * agent's env under the provider's usual names (OPENAI_API_KEY, ANTHROPIC_API_KEY, …).
  *
  * Flags, env and config keys checked against the installed 1.18.33 (`opencode run --help`, its bundle
@@ -29,7 +30,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
+import { argumentRefusal, CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { opencodeStreamParser } from "./opencode-stream.ts";
@@ -128,7 +129,8 @@ async function launch(context: LaunchContext): Promise<Launch> {
 }
 
 function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
-  const said = lastLine(end.stderrTail.replace(ANSI, ""));
+  const stderr = end.stderrTail.replace(ANSI, "");
+  const said = argumentRefusal(stderr, /^opencode run \[message\.\.\]/m) ?? lastLine(stderr);
   if (end.exitCode !== 0 && !summary.sessionId && REJECTED_SESSION.test(said))
     return {
       ok: false,
