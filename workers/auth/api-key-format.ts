@@ -1,4 +1,4 @@
-import { crc32, randomBytes, sha256, sha256Hex, toBase62 } from "./crypto";
+import { crc32Base62, randomBytes, sha256, sha256Hex, toBase62 } from "./crypto";
 
 /**
  * User API keys look like `swb_<tag:2><43 base62 chars of 32 random bytes><6 base62 chars of CRC32>`.
@@ -13,13 +13,7 @@ const CHECKSUM_LENGTH = 6;
 const BODY_LENGTH = TAG_LENGTH + RANDOM_LENGTH;
 const KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}}$`);
 
-function checksum(body: string): string {
-  const crc = crc32(body);
-  return toBase62(
-    new Uint8Array([crc >>> 24, (crc >>> 16) & 0xff, (crc >>> 8) & 0xff, crc & 0xff]),
-    CHECKSUM_LENGTH,
-  );
-}
+const checksum = crc32Base62;
 
 /** One of 256 shard tags, stable per user. */
 export async function keyringTagFor(userId: string): Promise<string> {

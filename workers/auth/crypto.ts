@@ -93,6 +93,12 @@ const CRC_TABLE = (() => {
   return table;
 })();
 
+/** CRC32 of `text` as 6 base62 characters: the checksum our keys and tokens end with. */
+export function crc32Base62(text: string): string {
+  const crc = crc32(text);
+  return toBase62(new Uint8Array([crc >>> 24, (crc >>> 16) & 0xff, (crc >>> 8) & 0xff, crc & 0xff]), 6);
+}
+
 export function crc32(text: string): number {
   let crc = 0xffffffff;
   for (const byte of encoder.encode(text)) crc = (CRC_TABLE[(crc ^ byte) & 0xff] ?? 0) ^ (crc >>> 8);

@@ -1,4 +1,4 @@
-import { crc32, randomBytes, sha256Hex, toBase62 } from "./crypto";
+import { crc32Base62, randomBytes, sha256Hex, toBase62 } from "./crypto";
 
 /**
  * Machine credentials (runner and bridge tokens) look like `<prefix><43 base62 chars of 32 random
@@ -8,13 +8,7 @@ import { crc32, randomBytes, sha256Hex, toBase62 } from "./crypto";
 const RANDOM_LENGTH = 43;
 const CHECKSUM_LENGTH = 6;
 
-function checksum(body: string): string {
-  const crc = crc32(body);
-  return toBase62(
-    new Uint8Array([crc >>> 24, (crc >>> 16) & 0xff, (crc >>> 8) & 0xff, crc & 0xff]),
-    CHECKSUM_LENGTH,
-  );
-}
+const checksum = crc32Base62;
 
 export interface GeneratedToken {
   token: string;
