@@ -191,16 +191,25 @@ export function ActionButton(props: {
   variant?: "secondary" | "danger";
   confirm?: string;
   hidden?: Record<string, string>;
+  /** The API's refusal of this action, shown next to its button (`name` makes the message's id unique). */
+  error?: { name: string; message: string };
 }) {
+  const error = props.error;
   return (
     <form method="post" action={props.action} class="inline" data-confirm={props.confirm}>
       <input type="hidden" name="_csrf" value={props.csrf} />
       {Object.entries(props.hidden ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" class={props.variant} aria-label={props.name}>
+      <button
+        type="submit"
+        class={props.variant}
+        aria-label={props.name}
+        aria-describedby={error ? errorId(error.name) : undefined}
+      >
         {props.label}
       </button>
+      {error && <FieldError name={error.name} message={error.message} />}
     </form>
   );
 }
