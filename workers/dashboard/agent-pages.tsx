@@ -36,7 +36,7 @@ import { failureStatus, redirectWithFlash, render } from "./render";
 import { transcriptOf } from "./run-transcript";
 import { logOf, RunEntry } from "./run-view";
 import { parseJsonField, prettyJson, ShownOnce } from "./shown-once";
-import { blankForm, type FormState } from "./ui";
+import { blankForm, type FormState, LiveRegion } from "./ui";
 
 // ---------------------------------------------------------------------------------------------
 // GET /companies/:id/agents, GET /agents/:id (status, configuration with revisions and rollback,
@@ -249,6 +249,13 @@ agentPages.post("/agents/:agentId/keys/:keyId/revoke", async (c) => {
   return redirectWithFlash(c, `/agents/${agentId}`, `Key ${result.data.name} revoked`);
 });
 
+/**
+ * The socket that announces this run's changes (runs/live.ts): its issue's feed, or its company's for
+ * a run woken for no issue, each asked for this run's events only.
+ */
+const runFeedPath = (run: Run) =>
+  `${run.issueId ? `/api/issues/${encodeURIComponent(run.issueId)}` : apiCompanyPath(run.companyId)}/events?runId=${encodeURIComponent(run.id)}`;
+
 agentPages.get("/runs/:runId", async (c) => {
   const run = await c.var.api.get<Run>(`/api/heartbeat-runs/${encodeURIComponent(c.req.param("runId"))}`);
   const [company, agents, log, events] = await Promise.all([
@@ -274,16 +281,9 @@ agentPages.get("/runs/:runId", async (c) => {
             </>
           )}
         </p>
-        {/* A run on an issue is announced on that issue's feed (runs/live.ts); one without an issue has no feed, so its page is re-read every few seconds. */}
-        <div
-          id="run-live"
-          data-live={run.issueId ? "30" : "5"}
-          {...(run.issueId
-            ? { "data-live-feed": `/api/issues/${encodeURIComponent(run.issueId)}/events` }
-            : {})}
-        >
+        <LiveRegion id="run-live" feed={runFeedPath(run)}>
           <RunEntry run={run} log={log} events={events} names={names} />
-        </div>
+        </LiveRegion>
       </>
     ),
   });

@@ -22,6 +22,7 @@ import {
   CancelButton,
   isCancellable,
   issueApiPath,
+  issueFeedPath,
   type ModelForms,
   type Question,
   QuestionsSection,
@@ -29,7 +30,7 @@ import {
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { render } from "./render";
 import { RunEntry, runsOf } from "./run-view";
-import { EmptyState, StatusBadge, Time } from "./ui";
+import { EmptyState, LiveRegion, StatusBadge, Time } from "./ui";
 
 /** The issue page: what it shows and, for members, the forms; issue-page.tsx and issue-model-pages.tsx post to it. */
 
@@ -176,7 +177,7 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
             <a href={`/companies/${company.id}/issues`}>Back to the board</a>
             {editable && isCancellable(issue.status) && <CancelButton issue={issue} csrf={csrf} />}
           </div>
-          <div id="issue-live" data-live="30" data-live-feed={`${path}/events`}>
+          <LiveRegion id="issue-live" feed={issueFeedPath(issue.id)}>
             <Facts issue={issue} names={names} />
             {issue.description && <div class="panel prose">{issue.description}</div>}
             <section aria-labelledby="issue-runs">
@@ -197,7 +198,7 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
               <h2 id="issue-documents">Documents</h2>
               <Documents documents={documents} />
             </section>
-          </div>
+          </LiveRegion>
           <div class="grid">
             <BlockersSection
               issue={issue}

@@ -273,3 +273,16 @@ export function DataTable({ headings, children }: { headings: readonly string[];
     </div>
   );
 }
+
+/**
+ * A region the client script re-reads from the server when the live socket at `feed` announces a
+ * change (assets/client.ts); only while that socket is down does it re-read every 30 s. Regions on one
+ * feed share one socket.
+ */
+export function LiveRegion(props: { id: string; feed: string; class?: string; children?: Child }) {
+  return (
+    <div id={props.id} data-live="30" data-live-feed={props.feed} class={props.class}>
+      {props.children}
+    </div>
+  );
+}

@@ -261,8 +261,11 @@ describe("a run's page", () => {
       'Agent: Reading the inbox. Tool call Bash: {"command":"ls"} Tool result: README.md',
     );
     expect(runPage.html).toContain("<h4>Output</h4><pre>listed the files\n</pre>");
-    // A run invoked by hand has no issue, hence no feed to follow: its page is re-read.
-    expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe('<div id="run-live" data-live="5">');
+    // A run invoked by hand has no issue: its page listens for this run on the company's feed, and
+    // re-reads itself only while that socket is down (every 30 s), never on a short timer.
+    expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe(
+      `<div id="run-live" data-live="30" data-live-feed="/api/companies/${companyId}/events?runId=${run.runId}">`,
+    );
     expect((await browse(stranger, `/runs/${run.runId}`)).status).toBe(404);
   });
 });
