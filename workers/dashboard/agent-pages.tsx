@@ -4,6 +4,7 @@ import {
   type AgentDetail,
   AgentFacts,
   type AgentKey,
+  AgentRemoval,
   AgentsTable,
   BUDGET_FIELDS,
   BudgetForm,
@@ -36,7 +37,7 @@ import { failureStatus, redirectWithFlash, render } from "./render";
 import { transcriptOf } from "./run-transcript";
 import { logOf, RunEntry } from "./run-view";
 import { parseJsonField, prettyJson, ShownOnce } from "./shown-once";
-import { blankForm, type FormState, LiveRegion } from "./ui";
+import { type ActionRefusal, blankForm, type FormState, LiveRegion } from "./ui";
 
 // ---------------------------------------------------------------------------------------------
 // GET /companies/:id/agents, GET /agents/:id (status, configuration with revisions and rollback,
@@ -75,6 +76,8 @@ interface AgentView {
   /** A key just created: its token, in this one response only. */
   createdToken?: string;
   alert?: string;
+  /** A refused Terminate or Delete, next to its button. */
+  refusal?: ActionRefusal;
   status?: ContentfulStatusCode;
 }
 
@@ -85,7 +88,7 @@ const configFormOf = (agent: AgentDetail): FormState =>
     runtimeConfig: prettyJson(agent.runtimeConfig),
   });
 
-async function showAgent(c: BoardContext, agentId: string, view: AgentView = {}) {
+export async function showAgent(c: BoardContext, agentId: string, view: AgentView = {}) {
   const path = agentApiPath(agentId);
   const agent = await c.var.api.get<AgentDetail>(path);
   const [company, agents, revisions, keys, runs, role] = await Promise.all([
@@ -168,6 +171,9 @@ async function showAgent(c: BoardContext, agentId: string, view: AgentView = {})
               <NewKeyForm agentId={agent.id} csrf={csrf} form={view.key ?? blankForm()} />
             )}
           </section>
+          {editable && agent.status !== "pending_approval" && (
+            <AgentRemoval agent={agent} csrf={csrf} refusal={view.refusal} />
+          )}
         </>
       ),
     },

@@ -5,8 +5,10 @@ import { actorLabel } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import {
   ActionButton,
+  type ActionRefusal,
   blankForm,
   DataTable,
+  DeleteButton,
   EmptyState,
   errorId,
   Field,
@@ -320,6 +322,25 @@ export function CancelButton(props: {
       variant="danger"
       confirm={`Cancel ${props.issue.identifier}? Its assignee stops working on it.`}
       hidden={props.back ? { back: props.back } : {}}
+    />
+  );
+}
+
+/** Delete, as the API documents it (board members; viewers have no button and get its 403). */
+export function DeleteIssueButton(props: {
+  issue: { id: string; identifier: string };
+  csrf: string;
+  refusal: ActionRefusal | undefined;
+}) {
+  const { issue } = props;
+  return (
+    <DeleteButton
+      action={`/issues/${issue.id}/delete`}
+      csrf={props.csrf}
+      what={issue.identifier}
+      id={issue.id}
+      confirm={`Delete ${issue.identifier} with its comments, documents and attachments? Its sub-issues move up to its parent. This cannot be undone; Cancel keeps the record.`}
+      refusal={props.refusal}
     />
   );
 }

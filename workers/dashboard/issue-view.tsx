@@ -20,6 +20,7 @@ import {
   BlockersSection,
   blockersOf,
   CancelButton,
+  DeleteIssueButton,
   isCancellable,
   issueApiPath,
   issueFeedPath,
@@ -30,7 +31,7 @@ import {
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { render } from "./render";
 import { RunEntry, runsOf } from "./run-view";
-import { EmptyState, LiveRegion, StatusBadge, Time } from "./ui";
+import { type ActionRefusal, EmptyState, LiveRegion, StatusBadge, Time } from "./ui";
 
 /** The issue page: what it shows and, for members, the forms; issue-page.tsx and issue-model-pages.tsx post to it. */
 
@@ -50,6 +51,8 @@ export interface IssueDocument {
 /** A failed submit of one of the page's forms, or a refused one-button action, and its status. */
 export interface IssueView extends IssueFormStates, ModelForms {
   alert?: string;
+  /** A refused Delete, next to its button. */
+  refusal?: ActionRefusal;
   status?: ContentfulStatusCode;
 }
 
@@ -176,6 +179,7 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
           <div class="actions">
             <a href={`/companies/${company.id}/issues`}>Back to the board</a>
             {editable && isCancellable(issue.status) && <CancelButton issue={issue} csrf={csrf} />}
+            {editable && <DeleteIssueButton issue={issue} csrf={csrf} refusal={view.refusal} />}
           </div>
           <LiveRegion id="issue-live" feed={issueFeedPath(issue.id)}>
             <Facts issue={issue} names={names} />

@@ -15,6 +15,7 @@ import { type Member, type MemberRole, mayChange, READ_ONLY_NOTE } from "./membe
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
   ActionButton,
+  type ActionRefusal,
   blankForm,
   DataTable,
   EmptyState,
@@ -22,6 +23,7 @@ import {
   Field,
   Form,
   type FormState,
+  refusalNamed,
   SelectField,
   StatusBadge,
   Time,
@@ -45,11 +47,8 @@ const INVITE_FIELDS = ["role", "expiresInHours"] as const;
 
 const pagePath = (companyId: string) => `/companies/${companyId}/members`;
 
-/** A refused one-row action (role change, removal, revoke), shown next to that row's control. */
-interface RowRefusal {
-  /** `role-<userId>`, `remove-<userId>` or `revoke-<inviteId>`: the message's id is `field-<name>-error`. */
-  name: string;
-  message: string;
+/** A refused one-row action (`role-<userId>`, `remove-<userId>`, `revoke-<inviteId>`), shown next to that row's control. */
+interface RowRefusal extends ActionRefusal {
   /** The role the owner picked, kept in the select after a refused change. */
   role?: string;
 }
@@ -61,8 +60,8 @@ interface MembersView {
   status?: ContentfulStatusCode;
 }
 
-const refusalFor = (view: MembersView, name: string) =>
-  view.refusal?.name === name ? view.refusal : undefined;
+const refusalFor = (view: MembersView, name: string): RowRefusal | undefined =>
+  refusalNamed(view.refusal, name);
 
 function RoleForm(props: { company: Company; member: Member; csrf: string; refusal?: RowRefusal }) {
   const { company, member, refusal } = props;
@@ -131,7 +130,7 @@ function MemberActions(props: {
         label={mine ? "Leave company" : `Remove ${member.name}`}
         variant="danger"
         confirm={mine ? "Leave this company?" : `Remove ${member.name} from the company?`}
-        error={removal && { name: removeName, message: removal.message }}
+        error={removal}
       />
     </>
   );
@@ -192,7 +191,7 @@ function RevokeButton(props: { company: Company; invite: Invite; csrf: string; v
       csrf={props.csrf}
       label="Revoke"
       variant="secondary"
-      error={refusal && { name, message: refusal.message }}
+      error={refusal}
     />
   );
 }

@@ -181,6 +181,19 @@ export function Form(props: {
   );
 }
 
+/**
+ * The API's refusal of a one-button action, shown next to that button. `name` tells the buttons of a
+ * page apart (`delete-<id>`); the message's id is `field-<name>-error`.
+ */
+export interface ActionRefusal {
+  name: string;
+  message: string;
+}
+
+/** The refusal if it belongs to the button called `name`. */
+export const refusalNamed = (refusal: ActionRefusal | undefined, name: string) =>
+  refusal?.name === name ? refusal : undefined;
+
 /** A one-button form (start, stop, approve, redeliver). */
 export function ActionButton(props: {
   action: string;
@@ -191,8 +204,8 @@ export function ActionButton(props: {
   variant?: "secondary" | "danger";
   confirm?: string;
   hidden?: Record<string, string>;
-  /** The API's refusal of this action, shown next to its button (`name` makes the message's id unique). */
-  error?: { name: string; message: string };
+  /** The API's refusal of this action, shown next to its button. */
+  error?: ActionRefusal;
 }) {
   const error = props.error;
   return (
@@ -211,6 +224,29 @@ export function ActionButton(props: {
       </button>
       {error && <FieldError name={error.name} message={error.message} />}
     </form>
+  );
+}
+
+/** Delete, behind a confirm that says what happens; its refusal is named `delete-<id>`. */
+export function DeleteButton(props: {
+  action: string;
+  csrf: string;
+  /** Said by screen readers after "Delete": "ACM-3", "project Docs". */
+  what: string;
+  id: string;
+  confirm: string;
+  refusal: ActionRefusal | undefined;
+}) {
+  return (
+    <ActionButton
+      action={props.action}
+      csrf={props.csrf}
+      label="Delete"
+      name={`Delete ${props.what}`}
+      variant="danger"
+      confirm={props.confirm}
+      error={refusalNamed(props.refusal, `delete-${props.id}`)}
+    />
   );
 }
 
