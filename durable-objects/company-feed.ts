@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import {
   type CompanyFeedObject,
   closeViewer,
+  interestOf,
   type LiveChange,
   LiveFeed,
   sinceOf,
@@ -20,7 +21,7 @@ export class CompanyFeed extends DurableObject<Env> implements CompanyFeedObject
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
       return new Response("Expected a WebSocket upgrade", { status: 426 });
-    return this.#feed.accept(sinceOf(request.url));
+    return this.#feed.accept(sinceOf(request.url), interestOf(request.url));
   }
 
   async publish(change: LiveChange): Promise<void> {

@@ -6,10 +6,11 @@ import type {
   IssueOperation,
   IssueOutcome,
 } from "../workers/control/issues";
-import { applyIssueOperation, readIssueDetailJson } from "../workers/control/issues";
+import { announceOnIssue, applyIssueOperation, readIssueDetailJson } from "../workers/control/issues";
 import {
   closeViewer,
   companyFeed,
+  interestOf,
   isBoardChange,
   type LiveChange,
   LiveFeed,
@@ -65,7 +66,7 @@ export class IssueDO extends DurableObject<Env> implements IssueObject {
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
       return new Response("Expected a WebSocket upgrade", { status: 426 });
-    return this.#feed.accept(sinceOf(request.url));
+    return this.#feed.accept(sinceOf(request.url), interestOf(request.url));
   }
 
   async publish(change: LiveChange): Promise<void> {
@@ -80,7 +81,7 @@ export class IssueDO extends DurableObject<Env> implements IssueObject {
   }
 
   /** The change committed whatever happens to its announcement: a feed failure is logged, not answered. */
-  #announce({ change, ...outcome }: AppliedOutcome): IssueOutcome {
+  #announce({ change, relays, ...outcome }: AppliedOutcome): IssueOutcome {
     if (!outcome.ok || !change) return outcome;
     try {
       this.#publish(change);
@@ -89,6 +90,8 @@ export class IssueDO extends DurableObject<Env> implements IssueObject {
         JSON.stringify({ level: "error", msg: "live feed publish failed", error: String(error) }),
       );
     }
+    // Not awaited, like the board's relay: each dependent's own object numbers the news.
+    for (const relay of relays ?? []) this.ctx.waitUntil(announceOnIssue(this.env, relay));
     return outcome;
   }
 

@@ -1,10 +1,12 @@
 // Live pages in a real browser (Debian's Chromium through playwright-core) against the real local
-// stack (`npm start`): two people with the same issue open see each other's comment and status change
-// within 2 s, without reloading; the board moves a card when its issue changes; and the board's
-// columns and card titles fit a 1280 px window, while a phone still gets one column under another.
+// stack (`npm start`): two people (the admin and a member of the company) with the same issue open see
+// each other's comment and status change within 2 s, without reloading; a page whose socket dropped
+// catches up on what changed meanwhile once it reconnects; a run woken for no issue is followed on its
+// page by push; the board moves a card when its issue changes; and the board's columns and card titles
+// fit a 1280 px window, while a phone still gets one column under another.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiClient, adminClient } from "../support/api.ts";
+import { type ApiClient, adminClient, clientFor } from "../support/api.ts";
 import { type BrowserSession, openBrowser } from "../support/browser.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
@@ -23,7 +25,10 @@ beforeAll(async () => {
   stack = await startStack();
   api = await adminClient(stack.baseUrl);
   browser = await openBrowser(stack.baseUrl);
-  const company = await api.call<{ id: string }>("POST", "/api/companies", { name: `Live ${Date.now()}` });
+  const company = await api.call<{ id: string }>("POST", "/api/companies", {
+    name: `Live ${Date.now()}`,
+    requireBoardApprovalForNewAgents: false,
+  });
   expect(company.status).toBe(201);
   companyId = company.body.id;
 }, 180_000);
@@ -33,8 +38,56 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+interface Credentials {
+  email: string;
+  password: string;
+}
+
+/** Someone other than the admin, a member of the company: added by the admin, joined by an invite. */
+async function companyMember(label: string): Promise<Credentials> {
+  const person = { email: `${label}-${Date.now()}@example.test`, password: "a-long-enough-password" };
+  const created = await api.call("POST", "/api/users", { name: label, ...person, role: "OWNER" });
+  expect([200, 201]).toContain(created.status);
+  const invite = await api.call<{ token: string }>("POST", `/api/companies/${companyId}/member-invites`, {
+    role: "member",
+  });
+  expect(invite.status).toBe(201);
+  const joined = await (await clientFor(stack.baseUrl, person)).call(
+    "POST",
+    `/api/member-invites/${invite.body.token}/accept`,
+  );
+  expect(joined.status, JSON.stringify(joined.body)).toBeLessThan(300);
+  return person;
+}
+
+/**
+ * Lets a test drop a page's live sockets and keep them down: `__e2eSockets.drop()` closes every socket
+ * and sends reconnects to a path the API refuses (the script backs off and retries), `allow()` lets the
+ * next retry through. `urls` lists each socket the page asked for.
+ */
+const SOCKET_CONTROL = `(() => {
+  const Native = window.WebSocket;
+  const control = { sockets: [], urls: [], blocked: false };
+  control.drop = () => {
+    control.blocked = true;
+    for (const socket of control.sockets) socket.close();
+  };
+  control.allow = () => {
+    control.blocked = false;
+  };
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      const wanted = String(url);
+      super(control.blocked ? wanted.replace("/events", "/events-refused-by-the-test") : wanted, protocols);
+      control.urls.push(wanted);
+      control.sockets.push(this);
+    }
+  };
+  window.__e2eSockets = control;
+})();`;
+
 /** A second browser context is a second browser as far as the server can tell: its own cookies. */
-async function signedInPage(): Promise<Page> {
+async function signedInPage(credentials: Credentials = ADMIN): Promise<Page> {
   const context = await browser.browser.newContext({
     baseURL: stack.baseUrl,
     viewport: { width: 1280, height: 860 },
@@ -42,8 +95,8 @@ async function signedInPage(): Promise<Page> {
   const page = await context.newPage();
   page.setDefaultTimeout(UI_WAIT_MS);
   await page.goto("/login");
-  await page.getByLabel("E-mail").fill(ADMIN.email);
-  await page.getByLabel("Password").fill(ADMIN.password);
+  await page.getByLabel("E-mail").fill(credentials.email);
+  await page.getByLabel("Password").fill(credentials.password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Overview" }).waitFor();
   return page;
@@ -86,10 +139,10 @@ interface PhoneLayout {
 const textOf = (page: Page, selector: string) => page.locator(selector).innerText();
 
 describe("live dashboard pages", () => {
-  it("two browsers on one issue see each other's comment and status change within 2 s, no reload", async () => {
+  it("two people on one issue see each other's comment and status change within 2 s, no reload", async () => {
     const issue = await createIssue("Two people, one issue");
     const alice = await signedInPage();
-    const bob = await signedInPage();
+    const bob = await signedInPage(await companyMember("bob"));
     await openLive(alice, `/issues/${issue.id}`, "issue-live");
     await openLive(bob, `/issues/${issue.id}`, "issue-live");
     expect(await textOf(bob, "#issue-status")).toContain("backlog");
@@ -100,6 +153,7 @@ describe("live dashboard pages", () => {
     await expect
       .poll(() => textOf(bob, "#issue-live"), { timeout: LIVE_WITHIN_MS, interval: 50 })
       .toContain(note);
+    expect(await notReloaded(bob)).toBe(true);
 
     // Bob answers by moving the issue; Alice's page (reloaded by her own form post) follows.
     await alice.getByText("Comment added").waitFor();
@@ -113,6 +167,64 @@ describe("live dashboard pages", () => {
     expect(await notReloaded(alice)).toBe(true);
     await bob.getByText(`Issue ${issue.identifier} updated`).waitFor();
     await Promise.all([alice.context().close(), bob.context().close()]);
+  });
+
+  it("a page whose socket dropped catches up on what changed meanwhile, without a reload", async () => {
+    const issue = await createIssue("Dropped and back");
+    const page = await signedInPage();
+    await page.addInitScript(SOCKET_CONTROL);
+    await openLive(page, `/issues/${issue.id}`, "issue-live");
+    await page.evaluate("window.__e2eSockets.drop()");
+    await page.locator('#issue-live[data-live-state="closed"]').waitFor();
+
+    const note = `Written while the page was away ${Date.now()}`;
+    const commented = await api.call("POST", `/api/issues/${issue.id}/comments`, { body: note });
+    expect(commented.status).toBe(201);
+    const moved = await api.call("PATCH", `/api/issues/${issue.id}`, { status: "todo" });
+    expect(moved.status).toBe(200);
+    expect(await textOf(page, "#issue-live")).not.toContain(note);
+
+    await page.evaluate("window.__e2eSockets.allow()");
+    await page.locator('#issue-live[data-live-state="open"]').waitFor();
+    await expect.poll(() => textOf(page, "#issue-live"), { timeout: 10_000, interval: 50 }).toContain(note);
+    expect(await textOf(page, "#issue-status")).toContain("todo");
+    expect(await notReloaded(page)).toBe(true);
+    // It asked for what it missed rather than starting over.
+    const urls = await page.evaluate<string[]>("window.__e2eSockets.urls");
+    expect(urls.at(-1)).toMatch(/[?&]since=\d+/);
+    await page.context().close();
+  });
+
+  it("a run woken for no issue: its page follows the run to its end by push", async () => {
+    const hired = await api.call<{ agent: { id: string } }>(
+      "POST",
+      `/api/companies/${companyId}/agent-hires`,
+      {
+        name: "Solo",
+        role: "engineer",
+        adapterType: "process",
+        adapterConfig: {
+          command: "node",
+          args: ["-e", "setTimeout(() => console.log('finished alone'), 6000)"],
+        },
+      },
+    );
+    expect(hired.status, JSON.stringify(hired.body)).toBe(201);
+    const invoked = await api.call<{ id: string }>(
+      "POST",
+      `/api/agents/${hired.body.agent.id}/heartbeat/invoke`,
+    );
+    expect(invoked.status, JSON.stringify(invoked.body)).toBe(202);
+    const page = await signedInPage();
+    await openLive(page, `/runs/${invoked.body.id}`, "run-live");
+    expect(await textOf(page, "#run-live")).not.toContain("finished alone");
+
+    await expect
+      .poll(() => textOf(page, "#run-live"), { timeout: 60_000, interval: 100 })
+      .toContain("finished alone");
+    await expect.poll(() => textOf(page, "#run-live"), { timeout: 5_000 }).toContain("succeeded");
+    expect(await notReloaded(page)).toBe(true);
+    await page.context().close();
   });
 
   it("the board moves a card when its issue changes elsewhere, and fits its columns in 1280 px", async () => {

@@ -4,6 +4,8 @@
 // an agent does an issue → its page lists the run → the run's page shows what it printed; secrets,
 // projects and goals, activity, settings, runners; export preview → import preview → apply creates
 // exactly the company the preview named.
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
@@ -13,11 +15,13 @@ import { accessibilityProblems, type BrowserSession, openBrowser, screenshot } f
 import { type Stack, startStack } from "../support/stack.ts";
 
 const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
-const AGENT_SCRIPT = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "fixtures",
-  "heartbeat-agent.mjs",
-);
+const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "heartbeat-agent.mjs");
+/**
+ * The agent's configuration is on the screenshots: the script runs from a directory whose name reads
+ * well on any machine (/tmp/northwind-labs), not from wherever this checkout happens to be.
+ */
+const AGENT_DIR = path.join(tmpdir(), "northwind-labs");
+const AGENT_SCRIPT = path.join(AGENT_DIR, "heartbeat-agent.mjs");
 const UI_WAIT_MS = 30_000;
 const COMPANY = "Northwind Labs";
 const AGENT = "Writer";
@@ -29,6 +33,8 @@ let page: Page;
 let companyPath: string;
 
 beforeAll(async () => {
+  mkdirSync(AGENT_DIR, { recursive: true });
+  copyFileSync(FIXTURE, AGENT_SCRIPT);
   stack = await startStack();
   api = await adminClient(stack.baseUrl);
   browser = await openBrowser(stack.baseUrl);
@@ -39,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();
+  rmSync(AGENT_DIR, { recursive: true, force: true });
 });
 
 /** Every page visited is checked against WCAG 2.1 AA by axe-core; the last test fails on any problem. */
@@ -72,7 +79,7 @@ describe("control-plane pages in a browser", () => {
     await page.getByLabel("Adapter", { exact: true }).selectOption("process");
     await page
       .getByLabel("Adapter config (JSON)")
-      .fill(JSON.stringify({ command: process.execPath, args: [AGENT_SCRIPT], timeoutSec: 60 }));
+      .fill(JSON.stringify({ command: "node", args: [AGENT_SCRIPT], timeoutSec: 60 }));
     await page.getByRole("button", { name: "Request hire" }).click();
     await page.getByText("Agent hired").waitFor();
 

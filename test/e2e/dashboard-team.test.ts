@@ -3,7 +3,7 @@
 // of their own, opens it signed out, signs in, joins, sees the company and comments on an issue; a
 // viewer joins by a viewer link and finds no button that would change anything on the board or the
 // issue page, and the API answers their session's write with 403. The owner uses the issue model on
-// the issue page (a question, an attachment uploaded from disk, Cancel from the board). And an
+// the issue page (a question, an attachment uploaded from disk, Cancel from the board, then Delete). And an
 // agent's page shows a run's transcript: one real Claude Code CLI run against the fake Anthropic API
 // (see test/support/agent-loop.ts), its conversation (assistant text, the tool call with its input,
 // the tool result) read in the browser. axe-core checks every page shown; screenshots go to
@@ -193,6 +193,14 @@ describe("a team on the board", () => {
       .locator('section[aria-labelledby="column-cancelled"]')
       .getByText("Book the wrong venue")
       .waitFor();
+
+    // Then deleted from its page, past the confirm: back on the board, gone from it and from the API.
+    await owner.getByRole("link", { name: "Book the wrong venue" }).click();
+    owner.once("dialog", (dialog) => dialog.accept());
+    await owner.getByRole("button", { name: `Delete ${doomed.body.identifier}` }).click();
+    await owner.getByText(`Issue ${doomed.body.identifier} deleted`).waitFor();
+    expect(await owner.getByText("Book the wrong venue").count()).toBe(0);
+    expect((await loop.board.call("GET", `/api/issues/${doomed.body.id}`)).status).toBe(404);
   });
 
   it("a viewer sees no buttons that change anything, and the API refuses their write", async () => {

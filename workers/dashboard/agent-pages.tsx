@@ -4,6 +4,7 @@ import {
   type AgentDetail,
   AgentFacts,
   type AgentKey,
+  AgentRemoval,
   AgentsTable,
   BUDGET_FIELDS,
   BudgetForm,
@@ -36,7 +37,7 @@ import { failureStatus, redirectWithFlash, render } from "./render";
 import { transcriptOf } from "./run-transcript";
 import { logOf, RunEntry } from "./run-view";
 import { parseJsonField, prettyJson, ShownOnce } from "./shown-once";
-import { blankForm, type FormState } from "./ui";
+import { type ActionRefusal, blankForm, type FormState, LiveRegion } from "./ui";
 
 // ---------------------------------------------------------------------------------------------
 // GET /companies/:id/agents, GET /agents/:id (status, configuration with revisions and rollback,
@@ -75,6 +76,8 @@ interface AgentView {
   /** A key just created: its token, in this one response only. */
   createdToken?: string;
   alert?: string;
+  /** A refused Terminate or Delete, next to its button. */
+  refusal?: ActionRefusal;
   status?: ContentfulStatusCode;
 }
 
@@ -85,7 +88,7 @@ const configFormOf = (agent: AgentDetail): FormState =>
     runtimeConfig: prettyJson(agent.runtimeConfig),
   });
 
-async function showAgent(c: BoardContext, agentId: string, view: AgentView = {}) {
+export async function showAgent(c: BoardContext, agentId: string, view: AgentView = {}) {
   const path = agentApiPath(agentId);
   const agent = await c.var.api.get<AgentDetail>(path);
   const [company, agents, revisions, keys, runs, role] = await Promise.all([
@@ -168,6 +171,9 @@ async function showAgent(c: BoardContext, agentId: string, view: AgentView = {})
               <NewKeyForm agentId={agent.id} csrf={csrf} form={view.key ?? blankForm()} />
             )}
           </section>
+          {editable && agent.status !== "pending_approval" && (
+            <AgentRemoval agent={agent} csrf={csrf} refusal={view.refusal} />
+          )}
         </>
       ),
     },
@@ -249,6 +255,13 @@ agentPages.post("/agents/:agentId/keys/:keyId/revoke", async (c) => {
   return redirectWithFlash(c, `/agents/${agentId}`, `Key ${result.data.name} revoked`);
 });
 
+/**
+ * The socket that announces this run's changes (runs/live.ts): its issue's feed, or its company's for
+ * a run woken for no issue, each asked for this run's events only.
+ */
+const runFeedPath = (run: Run) =>
+  `${run.issueId ? `/api/issues/${encodeURIComponent(run.issueId)}` : apiCompanyPath(run.companyId)}/events?runId=${encodeURIComponent(run.id)}`;
+
 agentPages.get("/runs/:runId", async (c) => {
   const run = await c.var.api.get<Run>(`/api/heartbeat-runs/${encodeURIComponent(c.req.param("runId"))}`);
   const [company, agents, log, events] = await Promise.all([
@@ -274,16 +287,9 @@ agentPages.get("/runs/:runId", async (c) => {
             </>
           )}
         </p>
-        {/* A run on an issue is announced on that issue's feed (runs/live.ts); one without an issue has no feed, so its page is re-read every few seconds. */}
-        <div
-          id="run-live"
-          data-live={run.issueId ? "30" : "5"}
-          {...(run.issueId
-            ? { "data-live-feed": `/api/issues/${encodeURIComponent(run.issueId)}/events` }
-            : {})}
-        >
+        <LiveRegion id="run-live" feed={runFeedPath(run)}>
           <RunEntry run={run} log={log} events={events} names={names} />
-        </div>
+        </LiveRegion>
       </>
     ),
   });

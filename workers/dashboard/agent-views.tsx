@@ -4,11 +4,13 @@ import { ADAPTER_TYPES } from "../db/schema";
 import { type Agent, dollars } from "./board-shared";
 import {
   ActionButton,
+  type ActionRefusal,
   DataTable,
   EmptyState,
   Field,
   Form,
   type FormState,
+  refusalNamed,
   SelectField,
   StatusBadge,
   TextAreaField,
@@ -257,5 +259,38 @@ export function RunList({ runs }: { runs: Run[] }) {
         </tr>
       ))}
     </DataTable>
+  );
+}
+
+/** Terminate, then Delete: the order the API keeps (deleting a live agent is its 409). */
+export function AgentRemoval(props: {
+  agent: AgentDetail;
+  csrf: string;
+  refusal: ActionRefusal | undefined;
+}) {
+  const { agent, csrf } = props;
+  const terminated = agent.status === "terminated";
+  const action = terminated ? "delete" : "terminate";
+  return (
+    <section class="panel" aria-labelledby="agent-removal">
+      <h2 id="agent-removal">{terminated ? "Delete" : "Terminate"}</h2>
+      <p class="muted">
+        {terminated
+          ? "Deleting removes its keys, configuration history, runs and cost events; its comments, finished issues and activity stay. No open issue or routine may still be assigned to it."
+          : "Terminating is permanent: its keys are revoked and its queued runs cancelled. A terminated agent can then be deleted."}
+      </p>
+      <ActionButton
+        action={`/agents/${agent.id}/${action}`}
+        csrf={csrf}
+        label={`${terminated ? "Delete" : "Terminate"} ${agent.name}`}
+        variant="danger"
+        confirm={
+          terminated
+            ? `Delete ${agent.name} with its keys, runs and cost history? This cannot be undone.`
+            : `Terminate ${agent.name}? It never runs again.`
+        }
+        error={refusalNamed(props.refusal, `remove-${agent.id}`)}
+      />
+    </section>
   );
 }

@@ -6,7 +6,7 @@ import type { ApiResult, FieldErrors } from "./api-client";
 import type { DashboardEnv } from "./env";
 import type { CompanyNav, CompanyTab } from "./layout";
 import { formWithErrors } from "./render";
-import type { FormState } from "./ui";
+import type { ActionRefusal, FormState } from "./ui";
 
 export type Company = z.infer<typeof CompanySchema>;
 export type Agent = z.infer<typeof AgentSchema>;
@@ -108,6 +108,17 @@ export function actorLabel(
   if (actor.type === "agent") return names.get(actor.id ?? "") ?? "An agent no longer listed";
   if (actor.type === "system") return "System";
   return actor.id === viewerId ? "You" : "A board member";
+}
+
+/**
+ * Where a refused one-button action's message goes: next to its button, or, for a 403 (the person may
+ * not do it at all, so the page showed them no such button), above the page.
+ */
+export function refusalView(
+  result: ApiResult<unknown> & { ok: false },
+  name: string,
+): { refusal: ActionRefusal } | { alert: string } {
+  return result.status === 403 ? { alert: result.error } : { refusal: { name, message: result.error } };
 }
 
 /** A message above a page's content, for a one-button action that the API refused. */

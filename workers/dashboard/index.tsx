@@ -19,6 +19,7 @@ import { authPages } from "./auth-pages";
 import { companyPages } from "./company-pages";
 import { companySettingsPage } from "./company-settings-page";
 import { costPage } from "./cost-page";
+import { deletePages } from "./delete-pages";
 import type { ApiFetch, DashboardEnv, FormFields } from "./env";
 import { homePage } from "./home-page";
 import { invitePage } from "./invite-page";
@@ -200,6 +201,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", runnerPages);
   dashboard.route("/", memberPages);
   dashboard.route("/", invitePage);
+  dashboard.route("/", deletePages);
 
   dashboard.all("*", (c) => {
     if (!isDashboardPath(c.req.path)) return c.notFound();

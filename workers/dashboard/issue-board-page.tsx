@@ -29,6 +29,7 @@ import {
   Field,
   Form,
   type FormState,
+  LiveRegion,
   type Option,
   SelectField,
   TextAreaField,
@@ -168,12 +169,7 @@ function Board(props: {
 }) {
   const { issues, names } = props;
   return (
-    <div
-      id="issue-board"
-      data-live="30"
-      data-live-feed={`${apiCompanyPath(props.companyId)}/events`}
-      class="board"
-    >
+    <LiveRegion id="issue-board" feed={`${apiCompanyPath(props.companyId)}/events`} class="board">
       {ISSUE_STATUSES.map((status) => {
         const column = issues.filter((issue) => issue.status === status);
         return (
@@ -187,7 +183,7 @@ function Board(props: {
           </section>
         );
       })}
-    </div>
+    </LiveRegion>
   );
 }
 

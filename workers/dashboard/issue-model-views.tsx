@@ -5,13 +5,16 @@ import { actorLabel } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import {
   ActionButton,
+  type ActionRefusal,
   blankForm,
   DataTable,
+  DeleteButton,
   EmptyState,
   errorId,
   Field,
   Form,
   type FormState,
+  LiveRegion,
   StatusBadge,
   TextAreaField,
   Time,
@@ -58,6 +61,8 @@ export interface ModelForms {
 }
 
 export const issueApiPath = (issueId: string) => `/api/issues/${encodeURIComponent(issueId)}`;
+/** The issue's live socket: every region of its page that shows the issue's state refreshes from it. */
+export const issueFeedPath = (issueId: string) => `${issueApiPath(issueId)}/events`;
 const TERMINAL = new Set(["done", "cancelled"]);
 export const isCancellable = (status: string) => !TERMINAL.has(status);
 
@@ -120,7 +125,9 @@ export function BlockersSection(props: {
   return (
     <section class="panel" aria-labelledby="issue-blockers">
       <h2 id="issue-blockers">Blocked by</h2>
-      <BlockerList blockers={props.blockers} />
+      <LiveRegion id="issue-blockers-live" feed={issueFeedPath(props.issue.id)}>
+        <BlockerList blockers={props.blockers} />
+      </LiveRegion>
       {props.editable && (
         <Form action={`/issues/${props.issue.id}/blockers`} csrf={props.csrf} form={form} label="Blockers">
           <Field
@@ -187,38 +194,41 @@ export function QuestionsSection(props: {
   return (
     <section class="panel" aria-labelledby="issue-questions">
       <h2 id="issue-questions">Questions</h2>
-      {questions.length === 0 && <EmptyState>No questions asked.</EmptyState>}
-      <ol class="comments">
-        {questions.map((question) => (
-          <li class="card">
-            <p class="muted">
-              <StatusBadge status={question.status} />{" "}
-              {author(viewerId, names, question.askedByAgentId, question.askedByUserId)} asked,{" "}
-              <Time value={question.createdAt} />
-            </p>
-            <div class="prose">{question.body}</div>
-            {question.status === "answered" ? (
-              <p>
-                <strong>
-                  {author(viewerId, names, question.answeredByAgentId, question.answeredByUserId)} answered:
-                </strong>{" "}
-                {question.answer}
+      {/* Answer forms ride along: the script leaves a region alone while something typed in it is unsent. */}
+      <LiveRegion id="issue-questions-live" feed={issueFeedPath(props.issueId)}>
+        {questions.length === 0 && <EmptyState>No questions asked.</EmptyState>}
+        <ol class="comments">
+          {questions.map((question) => (
+            <li class="card">
+              <p class="muted">
+                <StatusBadge status={question.status} />{" "}
+                {author(viewerId, names, question.askedByAgentId, question.askedByUserId)} asked,{" "}
+                <Time value={question.createdAt} />
               </p>
-            ) : (
-              props.editable && (
-                <AnswerForm
-                  issueId={props.issueId}
-                  question={question}
-                  csrf={props.csrf}
-                  form={
-                    props.forms.answer?.questionId === question.id ? props.forms.answer.form : blankForm()
-                  }
-                />
-              )
-            )}
-          </li>
-        ))}
-      </ol>
+              <div class="prose">{question.body}</div>
+              {question.status === "answered" ? (
+                <p>
+                  <strong>
+                    {author(viewerId, names, question.answeredByAgentId, question.answeredByUserId)} answered:
+                  </strong>{" "}
+                  {question.answer}
+                </p>
+              ) : (
+                props.editable && (
+                  <AnswerForm
+                    issueId={props.issueId}
+                    question={question}
+                    csrf={props.csrf}
+                    form={
+                      props.forms.answer?.questionId === question.id ? props.forms.answer.form : blankForm()
+                    }
+                  />
+                )
+              )}
+            </li>
+          ))}
+        </ol>
+      </LiveRegion>
       {props.editable && (
         <Form
           action={`/issues/${props.issueId}/questions`}
@@ -253,24 +263,26 @@ export function AttachmentsSection(props: {
   return (
     <section class="panel" aria-labelledby="issue-attachments">
       <h2 id="issue-attachments">Attachments</h2>
-      {props.attachments.length === 0 ? (
-        <EmptyState>No files attached.</EmptyState>
-      ) : (
-        <DataTable headings={["File", "Type", "Size", "Added"]}>
-          {props.attachments.map((file) => (
-            <tr>
-              <td>
-                <a href={`/issues/${props.issueId}/attachments/${file.id}`}>{file.filename}</a>
-              </td>
-              <td>{file.contentType}</td>
-              <td>{byteSize(file.byteSize)}</td>
-              <td>
-                <Time value={file.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      <LiveRegion id="issue-attachments-live" feed={issueFeedPath(props.issueId)}>
+        {props.attachments.length === 0 ? (
+          <EmptyState>No files attached.</EmptyState>
+        ) : (
+          <DataTable headings={["File", "Type", "Size", "Added"]}>
+            {props.attachments.map((file) => (
+              <tr>
+                <td>
+                  <a href={`/issues/${props.issueId}/attachments/${file.id}`}>{file.filename}</a>
+                </td>
+                <td>{file.contentType}</td>
+                <td>{byteSize(file.byteSize)}</td>
+                <td>
+                  <Time value={file.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </LiveRegion>
       {props.editable && (
         <Form
           action={`/issues/${props.issueId}/attachments`}
@@ -310,6 +322,25 @@ export function CancelButton(props: {
       variant="danger"
       confirm={`Cancel ${props.issue.identifier}? Its assignee stops working on it.`}
       hidden={props.back ? { back: props.back } : {}}
+    />
+  );
+}
+
+/** Delete, as the API documents it (board members; viewers have no button and get its 403). */
+export function DeleteIssueButton(props: {
+  issue: { id: string; identifier: string };
+  csrf: string;
+  refusal: ActionRefusal | undefined;
+}) {
+  const { issue } = props;
+  return (
+    <DeleteButton
+      action={`/issues/${issue.id}/delete`}
+      csrf={props.csrf}
+      what={issue.identifier}
+      id={issue.id}
+      confirm={`Delete ${issue.identifier} with its comments, documents and attachments? Its sub-issues move up to its parent. This cannot be undone; Cancel keeps the record.`}
+      refusal={props.refusal}
     />
   );
 }

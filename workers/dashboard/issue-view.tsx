@@ -20,8 +20,10 @@ import {
   BlockersSection,
   blockersOf,
   CancelButton,
+  DeleteIssueButton,
   isCancellable,
   issueApiPath,
+  issueFeedPath,
   type ModelForms,
   type Question,
   QuestionsSection,
@@ -29,7 +31,7 @@ import {
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { render } from "./render";
 import { RunEntry, runsOf } from "./run-view";
-import { EmptyState, StatusBadge, Time } from "./ui";
+import { type ActionRefusal, EmptyState, LiveRegion, StatusBadge, Time } from "./ui";
 
 /** The issue page: what it shows and, for members, the forms; issue-page.tsx and issue-model-pages.tsx post to it. */
 
@@ -49,6 +51,8 @@ export interface IssueDocument {
 /** A failed submit of one of the page's forms, or a refused one-button action, and its status. */
 export interface IssueView extends IssueFormStates, ModelForms {
   alert?: string;
+  /** A refused Delete, next to its button. */
+  refusal?: ActionRefusal;
   status?: ContentfulStatusCode;
 }
 
@@ -175,8 +179,9 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
           <div class="actions">
             <a href={`/companies/${company.id}/issues`}>Back to the board</a>
             {editable && isCancellable(issue.status) && <CancelButton issue={issue} csrf={csrf} />}
+            {editable && <DeleteIssueButton issue={issue} csrf={csrf} refusal={view.refusal} />}
           </div>
-          <div id="issue-live" data-live="30" data-live-feed={`${path}/events`}>
+          <LiveRegion id="issue-live" feed={issueFeedPath(issue.id)}>
             <Facts issue={issue} names={names} />
             {issue.description && <div class="panel prose">{issue.description}</div>}
             <section aria-labelledby="issue-runs">
@@ -197,7 +202,7 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
               <h2 id="issue-documents">Documents</h2>
               <Documents documents={documents} />
             </section>
-          </div>
+          </LiveRegion>
           <div class="grid">
             <BlockersSection
               issue={issue}

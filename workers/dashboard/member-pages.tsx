@@ -3,7 +3,6 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import type { CreatedMemberInviteSchema, MemberInviteSchema } from "../control/members";
 import {
-  ActionAlert,
   apiCompanyPath,
   type BoardContext,
   type Company,
@@ -16,12 +15,15 @@ import { type Member, type MemberRole, mayChange, READ_ONLY_NOTE } from "./membe
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
   ActionButton,
+  type ActionRefusal,
   blankForm,
   DataTable,
   EmptyState,
+  errorId,
   Field,
   Form,
   type FormState,
+  refusalNamed,
   SelectField,
   StatusBadge,
   Time,
@@ -45,24 +47,42 @@ const INVITE_FIELDS = ["role", "expiresInHours"] as const;
 
 const pagePath = (companyId: string) => `/companies/${companyId}/members`;
 
+/** A refused one-row action (`role-<userId>`, `remove-<userId>`, `revoke-<inviteId>`), shown next to that row's control. */
+interface RowRefusal extends ActionRefusal {
+  /** The role the owner picked, kept in the select after a refused change. */
+  role?: string;
+}
+
 interface MembersView {
   invite?: FormState;
   created?: CreatedInvite;
-  alert?: string;
+  refusal?: RowRefusal;
   status?: ContentfulStatusCode;
 }
 
-function RoleForm({ company, member, csrf }: { company: Company; member: Member; csrf: string }) {
+const refusalFor = (view: MembersView, name: string): RowRefusal | undefined =>
+  refusalNamed(view.refusal, name);
+
+function RoleForm(props: { company: Company; member: Member; csrf: string; refusal?: RowRefusal }) {
+  const { company, member, refusal } = props;
+  const name = `role-${member.userId}`;
+  const chosen = refusal?.role ?? member.role;
   return (
     <Form
       action={`${pagePath(company.id)}/${member.userId}/role`}
-      csrf={csrf}
+      csrf={props.csrf}
       class="inline"
       label={`Role of ${member.name}`}
     >
-      <select name="role" aria-label={`Role of ${member.name}`}>
+      <select
+        id={`field-${name}`}
+        name="role"
+        aria-label={`Role of ${member.name}`}
+        aria-invalid={refusal ? "true" : undefined}
+        aria-describedby={refusal ? errorId(name) : undefined}
+      >
         {ROLE_OPTIONS.map((option) => (
-          <option value={option.value} selected={option.value === member.role}>
+          <option value={option.value} selected={option.value === chosen}>
             {option.value}
           </option>
         ))}
@@ -70,39 +90,59 @@ function RoleForm({ company, member, csrf }: { company: Company; member: Member;
       <button type="submit" class="secondary">
         Change role
       </button>
+      {refusal && (
+        <p class="field-error" id={errorId(name)}>
+          {refusal.message}
+        </p>
+      )}
     </Form>
   );
 }
 
-function MemberActions(props: { company: Company; member: Member; me: Member; csrf: string }) {
-  const { company, member, me, csrf } = props;
+function MemberActions(props: {
+  company: Company;
+  member: Member;
+  me: Member;
+  csrf: string;
+  view: MembersView;
+}) {
+  const { company, member, me, csrf, view } = props;
   const action = `${pagePath(company.id)}/${member.userId}/remove`;
-  if (member.userId === me.userId)
-    return (
-      <ActionButton
-        action={action}
-        csrf={csrf}
-        label="Leave company"
-        variant="danger"
-        confirm="Leave this company?"
-      />
-    );
-  if (me.role !== "owner") return null;
+  const removeName = `remove-${member.userId}`;
+  const removal = refusalFor(view, removeName);
+  const mine = member.userId === me.userId;
+  // Owners change anyone's role, their own included (stepping down while another owner remains).
+  const roleForm = me.role === "owner" && (
+    <RoleForm
+      company={company}
+      member={member}
+      csrf={csrf}
+      refusal={refusalFor(view, `role-${member.userId}`)}
+    />
+  );
+  if (!mine && me.role !== "owner") return null;
   return (
     <>
-      <RoleForm company={company} member={member} csrf={csrf} />{" "}
+      {roleForm}{" "}
       <ActionButton
         action={action}
         csrf={csrf}
-        label={`Remove ${member.name}`}
+        label={mine ? "Leave company" : `Remove ${member.name}`}
         variant="danger"
-        confirm={`Remove ${member.name} from the company?`}
+        confirm={mine ? "Leave this company?" : `Remove ${member.name} from the company?`}
+        error={removal}
       />
     </>
   );
 }
 
-function MembersTable(props: { company: Company; members: Member[]; me: Member; csrf: string }) {
+function MembersTable(props: {
+  company: Company;
+  members: Member[];
+  me: Member;
+  csrf: string;
+  view: MembersView;
+}) {
   return (
     <DataTable headings={["Name", "Email", "Role", "Joined", "Actions"]}>
       {props.members.map((member) => (
@@ -114,7 +154,13 @@ function MembersTable(props: { company: Company; members: Member[]; me: Member; 
             <Time value={member.joinedAt} />
           </td>
           <td>
-            <MemberActions company={props.company} member={member} me={props.me} csrf={props.csrf} />
+            <MemberActions
+              company={props.company}
+              member={member}
+              me={props.me}
+              csrf={props.csrf}
+              view={props.view}
+            />
           </td>
         </tr>
       ))}
@@ -133,6 +179,20 @@ function CreatedLink({ created }: { created: CreatedInvite }) {
         <input type="text" readonly value={created.url} aria-label="Invite link" class="copy" />
       </p>
     </div>
+  );
+}
+
+function RevokeButton(props: { company: Company; invite: Invite; csrf: string; view: MembersView }) {
+  const name = `revoke-${props.invite.id}`;
+  const refusal = refusalFor(props.view, name);
+  return (
+    <ActionButton
+      action={`/companies/${props.company.id}/member-invites/${props.invite.id}/revoke`}
+      csrf={props.csrf}
+      label="Revoke"
+      variant="secondary"
+      error={refusal}
+    />
   );
 }
 
@@ -172,12 +232,7 @@ function InviteSection(props: { company: Company; invites: Invite[]; csrf: strin
               </td>
               <td>
                 {invite.state === "pending" && (
-                  <ActionButton
-                    action={`/companies/${props.company.id}/member-invites/${invite.id}/revoke`}
-                    csrf={props.csrf}
-                    label="Revoke"
-                    variant="secondary"
-                  />
+                  <RevokeButton company={props.company} invite={invite} csrf={props.csrf} view={props.view} />
                 )}
               </td>
             </tr>
@@ -205,13 +260,12 @@ async function showMembers(c: BoardContext, companyId: string, view: MembersView
       company: companyNav(company, "members"),
       children: (
         <>
-          <ActionAlert message={view.alert} />
           <p class="muted">
             Your role: {me.role}. {describeRole(me.role)}
           </p>
           <section aria-labelledby="members-list">
             <h2 id="members-list">Members</h2>
-            <MembersTable company={company} members={members} me={me} csrf={c.var.csrf} />
+            <MembersTable company={company} members={members} me={me} csrf={c.var.csrf} view={view} />
           </section>
           {me.role === "owner" && (
             <InviteSection company={company} invites={invites} csrf={c.var.csrf} view={view} />
@@ -235,14 +289,22 @@ memberPages.post("/companies/:companyId/members/:userId/role", async (c) => {
   const result = await c.var.api.send<Member>("PATCH", `${apiCompanyPath(companyId)}/members/${userId}`, {
     role: c.var.form.role ?? "",
   });
-  if (!result.ok) return showMembers(c, companyId, { alert: result.error, status: failureStatus(result) });
+  if (!result.ok)
+    return showMembers(c, companyId, {
+      refusal: { name: `role-${userId}`, message: result.error, role: c.var.form.role },
+      status: failureStatus(result),
+    });
   return redirectWithFlash(c, pagePath(companyId), `${result.data.name} is now ${result.data.role}`);
 });
 
 memberPages.post("/companies/:companyId/members/:userId/remove", async (c) => {
   const { companyId, userId } = c.req.param();
   const result = await c.var.api.send("DELETE", `${apiCompanyPath(companyId)}/members/${userId}`);
-  if (!result.ok) return showMembers(c, companyId, { alert: result.error, status: failureStatus(result) });
+  if (!result.ok)
+    return showMembers(c, companyId, {
+      refusal: { name: `remove-${userId}`, message: result.error },
+      status: failureStatus(result),
+    });
   if (userId === c.var.viewer.id) return redirectWithFlash(c, "/companies", "You left the company");
   return redirectWithFlash(c, pagePath(companyId), "Member removed");
 });
@@ -267,6 +329,10 @@ memberPages.post("/companies/:companyId/member-invites", async (c) => {
 memberPages.post("/companies/:companyId/member-invites/:inviteId/revoke", async (c) => {
   const { companyId, inviteId } = c.req.param();
   const result = await c.var.api.send("DELETE", `${apiCompanyPath(companyId)}/member-invites/${inviteId}`);
-  if (!result.ok) return showMembers(c, companyId, { alert: result.error, status: failureStatus(result) });
+  if (!result.ok)
+    return showMembers(c, companyId, {
+      refusal: { name: `revoke-${inviteId}`, message: result.error },
+      status: failureStatus(result),
+    });
   return redirectWithFlash(c, pagePath(companyId), "Invite link revoked");
 });

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { GOAL_LEVELS, GOAL_STATUSES, PROJECT_STATUSES } from "../db/schema";
 import {
+  ActionAlert,
   type Agent,
   agentNamesOf,
   apiCompanyPath,
@@ -19,8 +20,10 @@ import { agentOptions, loadProjects, type Project } from "./issue-board-page";
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
+  type ActionRefusal,
   blankForm,
   DataTable,
+  DeleteButton,
   EmptyState,
   Field,
   Form,
@@ -48,6 +51,29 @@ interface Goal {
 
 type Names = ReadonlyMap<string, string>;
 
+/** What the Delete buttons need: the CSRF token (null for a viewer: no buttons) and a refusal to show. */
+interface Deleting {
+  csrf: string | null;
+  refusal: ActionRefusal | undefined;
+}
+
+/** A project's or goal's Delete, for members; none for a viewer. */
+function DeleteEntry(
+  props: Deleting & { kind: "project" | "goal"; id: string; title: string; confirm: string },
+) {
+  if (props.csrf === null) return null;
+  return (
+    <DeleteButton
+      action={`/${props.kind}s/${props.id}/delete`}
+      csrf={props.csrf}
+      what={`${props.kind} ${props.title}`}
+      id={props.id}
+      confirm={props.confirm}
+      refusal={props.refusal}
+    />
+  );
+}
+
 export const projectPages = new Hono<DashboardEnv>();
 
 const PROJECT_FIELDS = ["name", "description", "status", "goalId", "leadAgentId"] as const;
@@ -69,10 +95,12 @@ function GoalBranch({
   goal,
   children,
   owners,
+  deleting,
 }: {
   goal: Goal;
   children: Map<string, Goal[]>;
   owners: Names;
+  deleting: Deleting;
 }) {
   const below = children.get(goal.id) ?? [];
   return (
@@ -82,11 +110,18 @@ function GoalBranch({
         <span>{goal.level}</span>
         <StatusBadge status={goal.status} />
         {goal.ownerAgentId && <span class="muted">owner {owners.get(goal.ownerAgentId) ?? "an agent"}</span>}
+        <DeleteEntry
+          {...deleting}
+          kind="goal"
+          id={goal.id}
+          title={goal.title}
+          confirm={`Delete the goal ${goal.title}? Its sub-goals move up to its parent; projects and issues keep existing without it.`}
+        />
       </div>
       {below.length > 0 && (
         <ul>
           {below.map((child) => (
-            <GoalBranch goal={child} children={children} owners={owners} />
+            <GoalBranch goal={child} children={children} owners={owners} deleting={deleting} />
           ))}
         </ul>
       )}
@@ -94,7 +129,7 @@ function GoalBranch({
   );
 }
 
-function GoalTree({ goals, owners }: { goals: Goal[]; owners: Names }) {
+function GoalTree({ goals, owners, deleting }: { goals: Goal[]; owners: Names; deleting: Deleting }) {
   if (goals.length === 0) return <EmptyState>No goals yet.</EmptyState>;
   const ids = new Set(goals.map((goal) => goal.id));
   const children = new Map<string, Goal[]>();
@@ -106,17 +141,19 @@ function GoalTree({ goals, owners }: { goals: Goal[]; owners: Names }) {
   return (
     <ul class="tree" aria-label="Goals by parent">
       {roots.map((goal) => (
-        <GoalBranch goal={goal} children={children} owners={owners} />
+        <GoalBranch goal={goal} children={children} owners={owners} deleting={deleting} />
       ))}
     </ul>
   );
 }
 
-function ProjectsTable({ projects, goals, leads }: { projects: Project[]; goals: Goal[]; leads: Names }) {
+function ProjectsTable(props: { projects: Project[]; goals: Goal[]; leads: Names; deleting: Deleting }) {
+  const { projects, goals, leads, deleting } = props;
   if (projects.length === 0) return <EmptyState>No projects yet.</EmptyState>;
   const goalTitles = new Map(goals.map((goal) => [goal.id, goal.title] as const));
+  const headings = ["Project", "Status", "Goals", "Lead", "Workspace"];
   return (
-    <DataTable headings={["Project", "Status", "Goals", "Lead", "Workspace"]}>
+    <DataTable headings={deleting.csrf === null ? headings : [...headings, "Delete"]}>
       {projects.map((project) => (
         <tr>
           <td>
@@ -135,6 +172,17 @@ function ProjectsTable({ projects, goals, leads }: { projects: Project[]; goals:
               "—"
             )}
           </td>
+          {deleting.csrf !== null && (
+            <td>
+              <DeleteEntry
+                {...deleting}
+                kind="project"
+                id={project.id}
+                title={project.name}
+                confirm={`Delete the project ${project.name} with its workspaces? Its issues stay, without a project.`}
+              />
+            </td>
+          )}
         </tr>
       ))}
     </DataTable>
@@ -194,10 +242,13 @@ function NewGoalForm({ company, agents, goals, csrf, form }: FormProps) {
 interface ProjectsView {
   project?: FormState;
   goal?: FormState;
+  /** A refused Delete: next to its button, or above the page for a 403. */
+  refusal?: ActionRefusal;
+  alert?: string;
   status?: ContentfulStatusCode;
 }
 
-async function showProjects(c: BoardContext, companyId: string, view: ProjectsView = {}) {
+export async function showProjects(c: BoardContext, companyId: string, view: ProjectsView = {}) {
   const company = await loadCompany(c, companyId);
   const [projects, goals, agents, role] = await Promise.all([
     loadProjects(c, company.id),
@@ -207,6 +258,7 @@ async function showProjects(c: BoardContext, companyId: string, view: ProjectsVi
   ]);
   const names = agentNamesOf(agents);
   const shared = { company, agents, goals, csrf: c.var.csrf };
+  const deleting = { csrf: mayChange(role) ? c.var.csrf : null, refusal: view.refusal };
   return render(
     c,
     {
@@ -215,13 +267,14 @@ async function showProjects(c: BoardContext, companyId: string, view: ProjectsVi
       company: companyNav(company, "projects"),
       children: (
         <>
+          <ActionAlert message={view.alert} />
           <section aria-labelledby="projects-list">
             <h2 id="projects-list">Projects</h2>
-            <ProjectsTable projects={projects} goals={goals} leads={names} />
+            <ProjectsTable projects={projects} goals={goals} leads={names} deleting={deleting} />
           </section>
           <section aria-labelledby="goals-tree">
             <h2 id="goals-tree">Goals</h2>
-            <GoalTree goals={goals} owners={names} />
+            <GoalTree goals={goals} owners={names} deleting={deleting} />
           </section>
           {mayChange(role) ? (
             <div class="grid">

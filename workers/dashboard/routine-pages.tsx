@@ -29,8 +29,10 @@ import { agentOptions, loadProjects, type Project, projectOptions } from "./issu
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
+  type ActionRefusal,
   blankForm,
   DataTable,
+  DeleteButton,
   EmptyState,
   Field,
   Form,
@@ -110,8 +112,15 @@ interface RoutineEntryData {
   runs: RoutineRun[];
 }
 
-/** `csrf` is null for a viewer: no Run now button. */
-function RoutineEntry(props: RoutineEntryData & { names: Names; projects: Names; csrf: string | null }) {
+/** `csrf` is null for a viewer: no Run now or Delete button. */
+function RoutineEntry(
+  props: RoutineEntryData & {
+    names: Names;
+    projects: Names;
+    csrf: string | null;
+    refusal: ActionRefusal | undefined;
+  },
+) {
   const { routine } = props;
   return (
     <article class="card" aria-labelledby={`routine-${routine.id}`}>
@@ -135,6 +144,16 @@ function RoutineEntry(props: RoutineEntryData & { names: Names; projects: Names;
             Run now <span class="sr-only">{routine.title}</span>
           </button>
         </form>
+      )}{" "}
+      {props.csrf !== null && (
+        <DeleteButton
+          action={`/routines/${routine.id}/delete`}
+          csrf={props.csrf}
+          what={routine.title}
+          id={routine.id}
+          confirm={`Delete ${routine.title} with its triggers and run history? Issues it created stay. Archiving keeps the history.`}
+          refusal={props.refusal}
+        />
       )}
     </article>
   );
@@ -185,6 +204,8 @@ function NewRoutineForm(props: {
 interface RoutinesView {
   form?: FormState;
   alert?: string;
+  /** A refused Delete, next to its button. */
+  refusal?: ActionRefusal;
   status?: ContentfulStatusCode;
 }
 
@@ -200,7 +221,7 @@ async function routineEntries(c: RoutineContext, routines: Routine[]): Promise<R
   );
 }
 
-async function showRoutines(c: RoutineContext, companyId: string, view: RoutinesView = {}) {
+export async function showRoutines(c: RoutineContext, companyId: string, view: RoutinesView = {}) {
   const company = await loadCompany(c, companyId);
   const base = apiCompanyPath(company.id);
   const [routines, agents, projects, role] = await Promise.all([
@@ -234,6 +255,7 @@ async function showRoutines(c: RoutineContext, companyId: string, view: Routines
                   names={names}
                   projects={projectNames}
                   csrf={editable ? c.var.csrf : null}
+                  refusal={view.refusal}
                 />
               ))
             )}

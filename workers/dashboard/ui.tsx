@@ -181,6 +181,19 @@ export function Form(props: {
   );
 }
 
+/**
+ * The API's refusal of a one-button action, shown next to that button. `name` tells the buttons of a
+ * page apart (`delete-<id>`); the message's id is `field-<name>-error`.
+ */
+export interface ActionRefusal {
+  name: string;
+  message: string;
+}
+
+/** The refusal if it belongs to the button called `name`. */
+export const refusalNamed = (refusal: ActionRefusal | undefined, name: string) =>
+  refusal?.name === name ? refusal : undefined;
+
 /** A one-button form (start, stop, approve, redeliver). */
 export function ActionButton(props: {
   action: string;
@@ -191,17 +204,49 @@ export function ActionButton(props: {
   variant?: "secondary" | "danger";
   confirm?: string;
   hidden?: Record<string, string>;
+  /** The API's refusal of this action, shown next to its button. */
+  error?: ActionRefusal;
 }) {
+  const error = props.error;
   return (
     <form method="post" action={props.action} class="inline" data-confirm={props.confirm}>
       <input type="hidden" name="_csrf" value={props.csrf} />
       {Object.entries(props.hidden ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" class={props.variant} aria-label={props.name}>
+      <button
+        type="submit"
+        class={props.variant}
+        aria-label={props.name}
+        aria-describedby={error ? errorId(error.name) : undefined}
+      >
         {props.label}
       </button>
+      {error && <FieldError name={error.name} message={error.message} />}
     </form>
+  );
+}
+
+/** Delete, behind a confirm that says what happens; its refusal is named `delete-<id>`. */
+export function DeleteButton(props: {
+  action: string;
+  csrf: string;
+  /** Said by screen readers after "Delete": "ACM-3", "project Docs". */
+  what: string;
+  id: string;
+  confirm: string;
+  refusal: ActionRefusal | undefined;
+}) {
+  return (
+    <ActionButton
+      action={props.action}
+      csrf={props.csrf}
+      label="Delete"
+      name={`Delete ${props.what}`}
+      variant="danger"
+      confirm={props.confirm}
+      error={refusalNamed(props.refusal, `delete-${props.id}`)}
+    />
   );
 }
 
@@ -261,6 +306,19 @@ export function DataTable({ headings, children }: { headings: readonly string[];
         </thead>
         <tbody>{children}</tbody>
       </table>
+    </div>
+  );
+}
+
+/**
+ * A region the client script re-reads from the server when the live socket at `feed` announces a
+ * change (assets/client.ts); only while that socket is down does it re-read every 30 s. Regions on one
+ * feed share one socket.
+ */
+export function LiveRegion(props: { id: string; feed: string; class?: string; children?: Child }) {
+  return (
+    <div id={props.id} data-live="30" data-live-feed={props.feed} class={props.class}>
+      {props.children}
     </div>
   );
 }

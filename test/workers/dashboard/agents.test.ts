@@ -24,6 +24,11 @@ let agent: Agent;
 
 const readAgent = async () =>
   (await call<Agent>("GET", `/api/agents/${agent.id}`, { headers: asSession(owner) })).body;
+/** The page's alert above its content: a refused one-button action that belongs to no field. */
+const alertOf = (html: string) => {
+  const match = html.match(/<p class="alert" role="alert">([\s\S]*?)<\/p>/);
+  return match?.[1] ? textOf(match[1]) : null;
+};
 const revisions = async () =>
   (await call<Json[]>("GET", `/api/agents/${agent.id}/config-revisions`, { headers: asSession(owner) })).body;
 
@@ -121,6 +126,22 @@ describe("configuration form, revisions and rollback", () => {
       /args|maxConcurrentRuns/,
     );
     expect(badShape.html).toContain('aria-invalid="true"');
+    expect(await readAgent()).toEqual(before);
+    expect((await revisions()).length).toBe(count);
+  });
+
+  it("refuses to roll back to an unknown or malformed revision, with the API's message, changing nothing", async () => {
+    const before = await readAgent();
+    const count = (await revisions()).length;
+    const unknown = await submit(
+      owner,
+      `/agents/${agent.id}/config-revisions/${crypto.randomUUID()}/rollback`,
+    );
+    expect(unknown.status).toBe(404);
+    expect(alertOf(unknown.html)).toBe("Config revision not found");
+    const malformed = await submit(owner, `/agents/${agent.id}/config-revisions/${"r".repeat(65)}/rollback`);
+    expect(malformed.status).toBe(400);
+    expect(alertOf(malformed.html)).toMatch(/revisionId/);
     expect(await readAgent()).toEqual(before);
     expect((await revisions()).length).toBe(count);
   });
@@ -240,8 +261,11 @@ describe("a run's page", () => {
       'Agent: Reading the inbox. Tool call Bash: {"command":"ls"} Tool result: README.md',
     );
     expect(runPage.html).toContain("<h4>Output</h4><pre>listed the files\n</pre>");
-    // A run invoked by hand has no issue, hence no feed to follow: its page is re-read.
-    expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe('<div id="run-live" data-live="5">');
+    // A run invoked by hand has no issue: its page listens for this run on the company's feed, and
+    // re-reads itself only while that socket is down (every 30 s), never on a short timer.
+    expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe(
+      `<div id="run-live" data-live="30" data-live-feed="/api/companies/${companyId}/events?runId=${run.runId}">`,
+    );
     expect((await browse(stranger, `/runs/${run.runId}`)).status).toBe(404);
   });
 });

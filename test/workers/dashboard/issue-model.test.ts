@@ -279,3 +279,50 @@ describe("a viewer", () => {
     expect((await issueNow(issue.id)).status).toBe("backlog");
   });
 });
+
+/** The inner HTML of the `<div id="…">` region, its nested divs included. */
+function regionOf(html: string, id: string): string {
+  const start = html.indexOf(`<div id="${id}"`);
+  expect(start, id).toBeGreaterThan(-1);
+  const tags = /<div\b|<\/div>/g;
+  tags.lastIndex = start;
+  let depth = 0;
+  for (let tag = tags.exec(html); tag; tag = tags.exec(html)) {
+    depth += tag[0] === "</div>" ? -1 : 1;
+    if (depth === 0) return html.slice(start, tag.index);
+  }
+  throw new Error(`unclosed region ${id}`);
+}
+
+describe("live sections", () => {
+  it("blockers, questions and attachments are regions on the issue's feed; the typing forms stay outside", async () => {
+    const issue = await createIssue(owner, companyId, "Live sections");
+    const headers = asSession(owner);
+    const asked = await call("POST", `/api/issues/${issue.id}/questions`, {
+      headers,
+      body: { body: "Why?" },
+    });
+    expect(asked.status).toBe(201);
+    const form = new FormData();
+    form.append("file", new File(["plan\n"], "plan.md", { type: "text/markdown" }));
+    const attached = await call("POST", `/api/issues/${issue.id}/attachments`, { headers, rawBody: form });
+    expect(attached.status).toBe(201);
+    // What the script fetches when the feed announces a change.
+    const response = await SELF.fetch(`${BASE}/issues/${issue.id}`, {
+      headers: { cookie: owner.cookie, "X-Dashboard-Live": "1" },
+    });
+    const html = await response.text();
+    const feed = `/api/issues/${issue.id}/events`;
+    for (const id of ["issue-live", "issue-blockers-live", "issue-questions-live", "issue-attachments-live"])
+      expect(html).toContain(`<div id="${id}" data-live="30" data-live-feed="${feed}">`);
+    const questions = regionOf(html, "issue-questions-live");
+    expect(textOf(questions)).toContain("Why?");
+    expect(questions).toContain('aria-label="Answer the question"');
+    expect(questions).not.toContain('aria-label="Ask a question"');
+    const attachments = regionOf(html, "issue-attachments-live");
+    expect(textOf(attachments)).toContain("plan.md text/markdown 5 B");
+    expect(attachments).not.toContain('aria-label="Attach a file"');
+    expect(regionOf(html, "issue-blockers-live")).not.toContain('aria-label="Blockers"');
+    expect(html).toContain('aria-label="Ask a question"');
+  });
+});

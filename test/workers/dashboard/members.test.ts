@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { asSession, call, createUser, type Session } from "../helpers";
-import { browse, submit, textOf } from "./helpers";
+import { browse, fieldError, submit, textOf } from "./helpers";
 
 let owner: Session;
 let companyId: string;
@@ -154,7 +154,59 @@ describe("an owner on the Members page", () => {
 
     const leave = await submit(owner, `/companies/${companyId}/members/${owner.userId}/remove`);
     expect(leave.status).toBe(409);
-    expect(textOf(leave.html)).toContain("keeps at least one owner");
+    expect(fieldError(leave.html, `remove-${owner.userId}`)).toContain("keeps at least one owner");
     expect(await roleIn(owner.userId)).toBe("owner");
+  });
+});
+
+const inviteCount = async () =>
+  (
+    await env.DB.prepare("SELECT count(*) AS n FROM member_invites WHERE company_id = ?")
+      .bind(companyId)
+      .first<{ n: number }>()
+  )?.n ?? 0;
+
+describe("bad input on the Members page", () => {
+  it("an invite link valid for 0 hours or for an unknown role: the API's 400 next to the field, no link", async () => {
+    const before = await inviteCount();
+    const zero = await submit(owner, `/companies/${companyId}/member-invites`, {
+      role: "member",
+      expiresInHours: "0",
+    });
+    expect(zero.status).toBe(400);
+    expect(fieldError(zero.html, "expiresInHours")).toMatch(/>=\s*1|at least 1|too small/i);
+    expect(zero.html).toMatch(/id="field-expiresInHours"[^>]*aria-invalid="true"/);
+    expect(zero.html).not.toMatch(/\/invites\/swm_/);
+
+    const role = await submit(owner, `/companies/${companyId}/member-invites`, {
+      role: "admin",
+      expiresInHours: "24",
+    });
+    expect(role.status).toBe(400);
+    expect(fieldError(role.html, "role")).toMatch(/owner|member|viewer|invalid/i);
+    expect(fieldError(role.html, "expiresInHours")).toBeNull();
+    expect(await inviteCount()).toBe(before);
+  });
+
+  it("demoting the last owner: the API's 409 next to that person's role, the role unchanged", async () => {
+    const demoted = await submit(owner, `/companies/${companyId}/members/${owner.userId}/role`, {
+      role: "member",
+    });
+    expect(demoted.status).toBe(409);
+    const name = `role-${owner.userId}`;
+    expect(fieldError(demoted.html, name)).toContain("keeps at least one owner");
+    expect(demoted.html).toMatch(new RegExp(`id="field-${name}"[^>]*aria-invalid="true"`));
+    expect(demoted.html).not.toContain('role="alert"');
+    expect(await roleIn(owner.userId)).toBe("owner");
+
+    const person = await createUser("OWNER");
+    expect((await join(person, await inviteLink("member"))).status).toBe(303);
+    const unknown = await submit(owner, `/companies/${companyId}/members/${person.userId}/role`, {
+      role: "superuser",
+    });
+    expect(unknown.status).toBe(400);
+    expect(fieldError(unknown.html, `role-${person.userId}`)).not.toBeNull();
+    expect(fieldError(unknown.html, `role-${owner.userId}`)).toBeNull();
+    expect(await roleIn(person.userId)).toBe("member");
   });
 });

@@ -68,7 +68,7 @@ describe("projects and goals page", () => {
     const page = await browse(owner, `/companies/${companyId}/projects`);
     expect(page.status).toBe(200);
     const tree = page.html.match(/<ul class="tree" aria-label="Goals by parent">[\s\S]*<\/ul>/)?.[0] ?? "";
-    expect(textOf(tree)).toBe("Grow revenue company active Launch in Spain team planned");
+    expect(textOf(tree)).toBe("Grow revenue company active Delete Launch in Spain team planned Delete");
     expect(tree).toMatch(/Grow revenue[\s\S]*<ul>[\s\S]*Launch in Spain/);
     expect(textOf(page.html)).toContain("Website The public site active Grow revenue");
   });

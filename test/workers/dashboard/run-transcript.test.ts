@@ -84,5 +84,10 @@ describe("issue page run view", () => {
     );
     const output = page.html.match(/<h4>Output<\/h4><pre>([\s\S]*?)<\/pre>/)?.[1] ?? "";
     expect(output).toBe("{&quot;type&quot;:&quot;result&quot;}\n");
+    // The run's own page listens to its issue's feed, for this run's changes only.
+    const runPage = await browse(owner, `/runs/${run.runId}`);
+    expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe(
+      `<div id="run-live" data-live="30" data-live-feed="/api/issues/${issue.body.id}/events?runId=${run.runId}">`,
+    );
   });
 });

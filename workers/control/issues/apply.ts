@@ -8,7 +8,7 @@ import { checkoutIssue } from "./checkout";
 import { addComment } from "./comment";
 import { deleteIssue } from "./delete";
 import { deleteDocument, putDocument } from "./documents";
-import { liveChangeOf } from "./live-change";
+import { type BlockerChange, blockerChangesOf, liveChangeOf } from "./live-change";
 import type {
   IssueOpContext,
   IssueOperation,
@@ -42,8 +42,11 @@ type AnyIssueOpHandler = (context: IssueOpContext<IssueOperationKind>) => Promis
 
 const EXPECTED_STATUSES = new Set([400, 403, 404, 409, 422]);
 
-/** An outcome as the IssueDO sees it: a committed change also says what its live feed announces. */
-export type AppliedOutcome = IssueOutcome & { change?: LiveChange };
+/**
+ * An outcome as the IssueDO sees it: a committed change also says what its live feed announces, and
+ * what the feeds of the issues it blocks announce (`relays`).
+ */
+export type AppliedOutcome = IssueOutcome & { change?: LiveChange; relays?: BlockerChange[] };
 
 /**
  * Reads the issue fresh (inside the DO's queue, so no other mutation of it is in flight), runs the
@@ -60,12 +63,14 @@ export async function applyIssueOperation(
     const now = Date.now();
     const handler = HANDLERS[op.kind] as AnyIssueOpHandler;
     const result = await handler({ db, issue, op, now });
+    const change = liveChangeOf(op, issue, result.body);
     return {
       ok: true,
       status: result.status,
       json: JSON.stringify(result.body),
       ...(result.queuedRuns ? { queuedRuns: true } : {}),
-      change: liveChangeOf(op, issue, result.body),
+      change,
+      relays: await blockerChangesOf(db, issue, change),
     };
   } catch (error) {
     if (error instanceof ApiError && EXPECTED_STATUSES.has(error.status)) {

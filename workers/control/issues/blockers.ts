@@ -35,6 +35,15 @@ export const blockerIdsOf = async (db: Db, issueId: string): Promise<string[]> =
       .orderBy(issueBlockers.createdAt, issueBlockers.blockerIssueId)
   ).map((row) => row.id);
 
+/** The issues that list `issueId` among their blockers. */
+export const dependentIdsOf = async (db: Db, issueId: string): Promise<string[]> =>
+  (
+    await db
+      .select({ id: issueBlockers.issueId })
+      .from(issueBlockers)
+      .where(eq(issueBlockers.blockerIssueId, issueId))
+  ).map((row) => row.id);
+
 /** Which of these issues are not yet done or cancelled. */
 export async function unresolvedOf(db: Db, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];

@@ -8,7 +8,7 @@ export { type AppliedOutcome, applyIssueOperation } from "./apply";
 export { numberedIssueStatements } from "./create";
 export { readIssueDetailJson } from "./detail-view";
 export type { IssueLocation } from "./locator";
-export { type IssueObject, issueObject } from "./object";
+export { announceOnIssue, type IssueObject, issueObject } from "./object";
 export type { IssueOperation, IssueOutcome } from "./operations";
 export { checkReferences } from "./refs";
 export { issueResource } from "./resource";

@@ -1,5 +1,7 @@
+import type { Db } from "../../db/client";
 import type { IssueRow } from "../../db/schema";
 import type { LiveChange } from "../live";
+import { dependentIdsOf } from "./blockers";
 import type { IssueOperation, JsonValue } from "./operations";
 
 type JsonObject = { [key: string]: JsonValue };
@@ -36,7 +38,41 @@ export function liveChangeOf(op: IssueOperation, issue: IssueRow, body: JsonValu
     case "putDocument":
     case "deleteDocument":
       return { kind: "document.changed", ...where, key: op.key };
+    case "askQuestion":
+    case "answerQuestion":
+      return { kind: "question.changed", ...where, questionId: stringOf(objectOf(body)?.id) ?? "" };
     default:
       return { kind: "issue.updated", ...where, ...issueFields(issue, body) };
+  }
+}
+
+export type BlockerChange = Extract<LiveChange, { kind: "blocker.changed" }>;
+
+/**
+ * A status change is news on the pages of the issues this one blocks (they list their blockers with
+ * their statuses). Read after the commit; a failed read costs those pages the news, never the change.
+ */
+export async function blockerChangesOf(
+  db: Db,
+  issue: IssueRow,
+  change: LiveChange,
+): Promise<BlockerChange[]> {
+  if (change.kind !== "issue.updated" || change.status === undefined || change.status === issue.status)
+    return [];
+  const status = change.status;
+  try {
+    const dependents = await dependentIdsOf(db, issue.id);
+    return dependents.map((issueId) => ({
+      kind: "blocker.changed",
+      companyId: issue.companyId,
+      issueId,
+      blockerIssueId: issue.id,
+      status,
+    }));
+  } catch (error) {
+    console.error(
+      JSON.stringify({ level: "error", msg: "blocker dependents read failed", error: String(error) }),
+    );
+    return [];
   }
 }

@@ -15,7 +15,8 @@ export interface IssueObject extends Rpc.DurableObjectBranded {
   detail(location: IssueLocation): Promise<string | null>;
   /**
    * Announces a change committed outside the object (a run of this issue started, ended or wrote
-   * output) on the issue's live feed. Changes made by `apply` are announced by the object itself.
+   * output, a file attached, a blocker's status) on the issue's live feed. Changes made by `apply` are
+   * announced by the object itself.
    */
   publish(change: LiveChange): Promise<void>;
 }
@@ -26,3 +27,15 @@ export interface IssueObject extends Rpc.DurableObjectBranded {
  */
 export const issueObject = (env: Env, issueId: string): DurableObjectStub<IssueObject> =>
   namespaceOf<IssueObject>(env.ISSUE).getByName(issueId);
+
+/**
+ * Announces a change committed outside the issue's object, after its commit. A failure is logged,
+ * never the writer's error: the change happened whether or not a page hears of it.
+ */
+export async function announceOnIssue(env: Env, change: LiveChange & { issueId: string }): Promise<void> {
+  try {
+    await issueObject(env, change.issueId).publish(change);
+  } catch (error) {
+    console.error(JSON.stringify({ level: "error", msg: "issue announcement failed", error: String(error) }));
+  }
+}

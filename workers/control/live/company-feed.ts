@@ -1,6 +1,7 @@
 import type { Env } from "../../core/env";
 import { namespaceOf } from "../../core/env";
-import type { LiveChange } from "./events";
+import type { LiveChange, LiveInterest } from "./events";
+import { interestParam } from "./feed";
 
 /**
  * What the Worker asks of a company's CompanyFeed (durable-objects/company-feed.ts implements it):
@@ -15,10 +16,13 @@ export const companyFeed = (env: Env, companyId: string): DurableObjectStub<Comp
   namespaceOf<CompanyFeedObject>(env.COMPANY_FEED).getByName(companyId);
 
 /** The upgrade request a feed's object answers (the Worker checked the caller and the Origin). */
-export const watchRequest = (since: number | undefined): Request =>
-  new Request(`https://live/watch${since === undefined ? "" : `?since=${since}`}`, {
-    headers: { Upgrade: "websocket" },
-  });
+export function watchRequest(since: number | undefined, interest: LiveInterest = "all"): Request {
+  const url = new URL("https://live/watch");
+  if (since !== undefined) url.searchParams.set("since", String(since));
+  const only = interestParam(interest);
+  if (only !== null) url.searchParams.set("only", only);
+  return new Request(url, { headers: { Upgrade: "websocket" } });
+}
 
 type NewIssueFields = {
   id: string;

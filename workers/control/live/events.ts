@@ -4,7 +4,7 @@
  * with `?since=<last seq>`.
  */
 
-/** Something changed that a page showing this issue (or its company's board) should re-read. */
+/** Something changed that a page showing this issue (or its company's board, or a run) should re-read. */
 export type LiveChange =
   | {
       kind: "issue.created" | "issue.updated" | "issue.deleted";
@@ -18,10 +18,17 @@ export type LiveChange =
     }
   | { kind: "comment.added"; companyId: string; issueId: string; commentId: string }
   | { kind: "document.changed"; companyId: string; issueId: string; key: string }
+  /** A question on the issue was asked or answered. */
+  | { kind: "question.changed"; companyId: string; issueId: string; questionId: string }
+  /** A file was attached to the issue or removed from it. */
+  | { kind: "attachment.changed"; companyId: string; issueId: string; attachmentId: string }
+  /** An issue this one is blocked by changed its status (the page lists its blockers with theirs). */
+  | { kind: "blocker.changed"; companyId: string; issueId: string; blockerIssueId: string; status: string }
   | {
       kind: "run.started" | "run.ended" | "run.log";
       companyId: string;
-      issueId: string;
+      /** The run's issue (announced on its feed); null for a run woken for no issue (on the company's). */
+      issueId: string | null;
       runId: string;
       status?: string;
     };
@@ -38,3 +45,15 @@ export type LiveFrame =
 
 /** The board shows issues only: comments, documents and runs stay on the issue's own feed. */
 export const isBoardChange = (change: LiveChange): boolean => change.kind.startsWith("issue.");
+
+/**
+ * Which of a feed's events one socket receives: all of them (the issue page), the board's (issue
+ * changes), or one run's (the run page, on its issue's feed or, for a run without one, its company's).
+ */
+export type LiveInterest = "all" | "board" | { runId: string };
+
+export function wants(interest: LiveInterest, change: LiveChange): boolean {
+  if (interest === "all") return true;
+  if (interest === "board") return isBoardChange(change);
+  return "runId" in change && change.runId === interest.runId;
+}

@@ -1,7 +1,9 @@
-import type { LiveChange, LiveFrame } from "./events";
+import { type LiveChange, type LiveFrame, type LiveInterest, wants } from "./events";
 
 /** Tag of the dashboard's sockets on an object that may hold other sockets too. */
 const VIEWER_TAG = "live-viewer";
+/** A second tag names what a socket listens for, unless it listens to everything (hibernation keeps tags). */
+const INTEREST_PREFIX = "only:";
 /** Events kept for catching up; a client further behind than this gets `reset` and re-reads the page. */
 export const LIVE_EVENTS_KEPT = 200;
 /** Clients say this about every 30 s; the runtime answers without waking the object. */
@@ -27,21 +29,25 @@ export class LiveFeed {
     const text = JSON.stringify(frame);
     sql.exec("INSERT INTO live_events (seq, frame) VALUES (?, ?)", seq, text);
     sql.exec("DELETE FROM live_events WHERE seq <= ?", seq - LIVE_EVENTS_KEPT);
-    for (const ws of this.ctx.getWebSockets(VIEWER_TAG)) sendQuietly(ws, text);
+    for (const ws of this.ctx.getWebSockets(VIEWER_TAG))
+      if (wants(interestOfTags(this.ctx.getTags(ws)), change)) sendQuietly(ws, text);
     return frame;
   }
 
   /**
    * A socket for a request the Worker already authorised: `hello` with the newest seq, then, when
-   * `since` is given, every kept event after it, or `reset` when the gap cannot be filled.
+   * `since` is given, every kept event after it that the socket is interested in, or `reset` when the
+   * gap cannot be filled. Numbers stay the feed's, so a filtered socket sees gaps between them.
    */
-  accept(since: number | null): Response {
+  accept(since: number | null, interest: LiveInterest = "all"): Response {
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
-    this.ctx.acceptWebSocket(server, [VIEWER_TAG]);
+    const tag = interestTag(interest);
+    this.ctx.acceptWebSocket(server, tag === null ? [VIEWER_TAG] : [VIEWER_TAG, tag]);
     const last = this.#lastSeq();
     server.send(JSON.stringify({ type: "hello", seq: last } satisfies LiveFrame));
-    if (since !== null && since !== last) for (const text of this.#catchUp(since, last)) server.send(text);
+    if (since !== null && since !== last)
+      for (const text of this.#catchUp(since, last, interest)) server.send(text);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -50,7 +56,7 @@ export class LiveFeed {
     return ctx.getTags(ws).includes(VIEWER_TAG);
   }
 
-  #catchUp(since: number, last: number): string[] {
+  #catchUp(since: number, last: number, interest: LiveInterest): string[] {
     if (since > last) return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
     const rows = this.#sql()
       .exec<{ seq: number; frame: string }>(
@@ -59,7 +65,8 @@ export class LiveFeed {
       )
       .toArray();
     if (rows[0]?.seq !== since + 1) return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
-    return rows.map((row) => row.frame);
+    if (interest === "all") return rows.map((row) => row.frame);
+    return rows.filter((row) => wants(interest, JSON.parse(row.frame) as LiveChange)).map((row) => row.frame);
   }
 
   #lastSeq(): number {
@@ -84,6 +91,30 @@ function sendQuietly(ws: WebSocket, text: string): void {
     // closing or closed: its client reconnects and catches up
   }
 }
+
+function interestTag(interest: LiveInterest): string | null {
+  if (interest === "all") return null;
+  return INTEREST_PREFIX + (interest === "board" ? "board" : `run:${interest.runId}`);
+}
+
+/** What a socket's tags say it listens for; `only:<x>` is also the watch request's `only` parameter. */
+function interestOfTags(tags: readonly string[]): LiveInterest {
+  const tag = tags.find((candidate) => candidate.startsWith(INTEREST_PREFIX));
+  return tag === undefined ? "all" : parseInterest(tag.slice(INTEREST_PREFIX.length));
+}
+
+function parseInterest(text: string | null): LiveInterest {
+  if (text === "board") return "board";
+  if (text?.startsWith("run:")) return { runId: text.slice(4) };
+  return "all";
+}
+
+/** The `only` parameter of a watch request (company-feed.ts `watchRequest`). */
+export const interestOf = (url: string): LiveInterest => parseInterest(new URL(url).searchParams.get("only"));
+
+/** The value of a watch request's `only` parameter for `interest` (absent for all). */
+export const interestParam = (interest: LiveInterest): string | null =>
+  interestTag(interest)?.slice(INTEREST_PREFIX.length) ?? null;
 
 /** The `since` query parameter: a non-negative integer, or null when absent or malformed. */
 export function sinceOf(url: string): number | null {

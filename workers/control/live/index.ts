@@ -6,5 +6,11 @@
  * This index is what the rest of the code may import from here.
  */
 export { announceNewIssue, type CompanyFeedObject, companyFeed, watchRequest } from "./company-feed";
-export { isBoardChange, type LiveChange, type LiveChangeKind, type LiveFrame } from "./events";
-export { closeViewer, LIVE_EVENTS_KEPT, LiveFeed, sinceOf } from "./feed";
+export {
+  isBoardChange,
+  type LiveChange,
+  type LiveChangeKind,
+  type LiveFrame,
+  type LiveInterest,
+} from "./events";
+export { closeViewer, interestOf, LIVE_EVENTS_KEPT, LiveFeed, sinceOf } from "./feed";

@@ -8,6 +8,7 @@ import { controlAuth, controlError, controlErrors, createRouter, json } from "..
 import { agentWithCompany, authorize, RunSchema } from "../agents";
 import { activityInsert, controlContext, ensureVisible } from "../shared";
 import { runDispatcher } from "../wakes";
+import { announceRun } from "./live";
 import { runResources } from "./resources";
 
 /** Cancelling a heartbeat run: a queued one at once, a running one by stopping its process group. */
@@ -56,7 +57,10 @@ runCancelRoutes.openapi(
       },
       now,
     );
-    if (ended.status === "cancelled") return c.json((await runResources(db, [ended]))[0], 200);
+    if (ended.status === "cancelled") {
+      await announceRun(c.env, ended, "run.ended");
+      return c.json((await runResources(db, [ended]))[0], 200);
+    }
     if (ended.runnerLinkId) await runDispatcher(c.env).cancelRun(ended.id, ended.runnerLinkId);
     return c.json((await runResources(db, [ended]))[0], 202);
   },

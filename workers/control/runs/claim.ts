@@ -83,11 +83,12 @@ async function takeOldestQueued(
 }
 
 /** A run taken for an agent that may no longer run (paused, over budget since it was queued). */
-async function refuse(db: Db, run: HeartbeatRunRow, reason: string, now: number): Promise<void> {
+async function refuse(env: Env, db: Db, run: HeartbeatRunRow, reason: string, now: number): Promise<void> {
   await db
     .update(heartbeatRuns)
     .set({ status: "cancelled", errorReason: reason, finishedAt: now })
     .where(eq(heartbeatRuns.id, run.id));
+  await announceRun(env, { ...run, status: "cancelled" }, "run.ended");
 }
 
 /** A key valid only while this run runs: revoked when it finishes, whatever the outcome. */
@@ -144,7 +145,7 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
     const agent = await db.select().from(agents).where(eq(agents.id, run.agentId)).get();
     const refusal = agent ? wakeRefusal(agent) : "agent_missing";
     if (!agent || refusal) {
-      await refuse(db, run, refusal ?? "agent_missing", now);
+      await refuse(env, db, run, refusal ?? "agent_missing", now);
       continue;
     }
     try {

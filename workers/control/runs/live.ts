@@ -1,8 +1,9 @@
 import type { Env } from "../../core/env";
 import { type HeartbeatRunRow, heartbeatRuns } from "../../db/schema";
 import { issueObject } from "../issues";
+import { companyFeed, type LiveChange } from "../live";
 
-/** Which run an announcement is about: runs woken for no issue have no page to tell. */
+/** Which run an announcement is about. */
 export type AnnouncedRun = Pick<HeartbeatRunRow, "id" | "issueId" | "companyId" | "status">;
 
 /** The columns an announcement names, for selects that find the run anyway. */
@@ -17,23 +18,27 @@ export const announcedColumns = {
 export const LOG_ANNOUNCE_MS = 250;
 
 /**
- * Tells the issue page a run of its issue started, ended or wrote output, after that was stored.
- * A failure is logged and swallowed: the run's own bookkeeping must not fail for a page.
+ * Tells the pages showing a run that it started, ended or wrote output, after that was stored: on its
+ * issue's feed (the issue page and the run's page), or on its company's for a run woken for no issue
+ * (only the run's page listens for it there). A failure is logged and swallowed: the run's own
+ * bookkeeping must not fail for a page.
  */
 export async function announceRun(
   env: Env,
   run: AnnouncedRun,
   kind: "run.started" | "run.ended" | "run.log",
 ): Promise<void> {
-  if (run.issueId === null) return;
+  const change: LiveChange = {
+    kind,
+    companyId: run.companyId,
+    issueId: run.issueId,
+    runId: run.id,
+    status: run.status,
+  };
   try {
-    await issueObject(env, run.issueId).publish({
-      kind,
-      companyId: run.companyId,
-      issueId: run.issueId,
-      runId: run.id,
-      status: run.status,
-    });
+    await (run.issueId === null
+      ? companyFeed(env, run.companyId).publish(change)
+      : issueObject(env, run.issueId).publish(change));
   } catch (error) {
     console.error(JSON.stringify({ level: "error", msg: "run announcement failed", error: String(error) }));
   }
@@ -52,7 +57,7 @@ export class LogAnnouncer {
   ) {}
 
   wrote(run: AnnouncedRun): void {
-    if (run.issueId === null || this.#pending.has(run.id)) return;
+    if (this.#pending.has(run.id)) return;
     this.#pending.set(run.id, run);
     this.keepAlive(
       new Promise<void>((resolve) => setTimeout(resolve, LOG_ANNOUNCE_MS)).then(() => {

@@ -1,13 +1,15 @@
 /**
- * The dashboard's only script (about 170 lines, no framework). Every page works without it; it adds:
+ * The dashboard's only script (about 200 lines, no framework). Every page works without it; it adds:
  *
  * - `data-live="<seconds>"` on an element with an `id`: the page is re-fetched on that interval and the
- *   element's contents replaced by the fresh copy (skipped while focus is inside it, paused while the
- *   tab is hidden). Status columns, run lists and boards stay current without a reload.
+ *   element's contents replaced by the fresh copy (paused while the tab is hidden). A region is left
+ *   alone while focus is inside it or a field in it holds something typed and not sent; it catches up
+ *   when focus leaves it with nothing left unsent.
  * - `data-live-feed="<ws path>"` on such an element: the region is re-fetched when the feed announces a
- *   change (workers/control/live), not on a timer. Reconnects with backoff and `?since=<last seq>`, so
- *   changes made while away still refresh it; polls every `data-live` seconds only while disconnected.
- *   Sets `data-live-state` to `open` or `closed` (tests wait for `open`).
+ *   change (workers/control/live), not on a timer; regions naming the same feed share one socket.
+ *   Reconnects with backoff and `?since=<last seq>`, so changes made while away still refresh it; polls
+ *   every `data-live` seconds only while disconnected. Sets `data-live-state` to `open` or `closed`
+ *   (tests wait for `open`).
  * - `data-session-watch="<ws path>"`: a WebSocket to the session's events; sets `data-view` to
  *   `qr`, `connected` or `waiting`, swaps `img[data-qr]`, and fills `[data-me]` and `[data-state]`.
  * - `button[data-copy="<id>"]`: copies that element's value or text.
@@ -15,6 +17,24 @@
  */
 export const DASHBOARD_JS = `(() => {
   "use strict";
+
+  /** Something typed and not sent (or a chosen file) that replacing the region would throw away. */
+  function holdsUnsent(region) {
+    for (const field of region.querySelectorAll("input, textarea, select")) {
+      if (field.type === "hidden") continue;
+      if (field.type === "file" && field.files.length > 0) return true;
+      if ((field.type === "checkbox" || field.type === "radio") && field.checked !== field.defaultChecked)
+        return true;
+      if (field.tagName === "SELECT") {
+        if (Array.from(field.options).some((option) => option.selected !== option.defaultSelected)) return true;
+      } else if (field.type !== "checkbox" && field.type !== "radio" && field.value !== field.defaultValue) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  const isBusy = (region) => region.contains(document.activeElement) || holdsUnsent(region);
 
   function refreshLiveRegions(regions) {
     fetch(location.href, { headers: { "X-Dashboard-Live": "1" }, credentials: "same-origin" })
@@ -28,7 +48,11 @@ export const DASHBOARD_JS = `(() => {
         for (const region of regions) {
           const next = fresh.getElementById(region.id);
           if (!next || next.innerHTML === region.innerHTML) continue;
-          if (region.contains(document.activeElement)) continue;
+          if (isBusy(region)) {
+            region.dataset.liveStale = "1"; // caught up when focus leaves it (below)
+            continue;
+          }
+          delete region.dataset.liveStale;
           region.innerHTML = next.innerHTML;
         }
       })
@@ -44,10 +68,22 @@ export const DASHBOARD_JS = `(() => {
     }, seconds * 1000);
   }
 
-  function watchLiveFeed(region) {
-    const url = new URL(region.dataset.liveFeed, location.href);
+  document.addEventListener("focusout", () => {
+    setTimeout(() => {
+      const stale = Array.from(document.querySelectorAll("[data-live-stale][id]"));
+      const ready = stale.filter((region) => !isBusy(region));
+      if (ready.length > 0) refreshLiveRegions(ready);
+    }, 0);
+  });
+
+  /** One socket for every region that names the same feed. */
+  function watchLiveFeed(feed, regions) {
+    const url = new URL(feed, location.href);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-    const pollMs = Math.max(5, Number(region.dataset.live) || 30) * 1000;
+    const pollMs = Math.max(5, Number(regions[0].dataset.live) || 30) * 1000;
+    const setState = (state) => {
+      for (const region of regions) region.dataset.liveState = state;
+    };
     let seq = null;
     let delay = 500;
     let poll = null;
@@ -55,7 +91,7 @@ export const DASHBOARD_JS = `(() => {
     const refresh = () => {
       queued = queued || setTimeout(() => {
         queued = null;
-        refreshLiveRegions([region]);
+        refreshLiveRegions(regions);
       }, 100);
     };
     const connect = () => {
@@ -66,7 +102,7 @@ export const DASHBOARD_JS = `(() => {
         delay = 500;
         clearInterval(poll);
         poll = null;
-        region.dataset.liveState = "open";
+        setState("open");
         ping = setInterval(() => socket.send("ping"), 30000);
       });
       socket.addEventListener("message", (event) => {
@@ -86,9 +122,9 @@ export const DASHBOARD_JS = `(() => {
       });
       socket.addEventListener("close", () => {
         clearInterval(ping);
-        region.dataset.liveState = "closed";
+        setState("closed");
         poll = poll || setInterval(() => {
-          if (!document.hidden) refreshLiveRegions([region]);
+          if (!document.hidden) refreshLiveRegions(regions);
         }, pollMs);
         setTimeout(connect, delay);
         delay = Math.min(delay * 2, 30000);
@@ -157,7 +193,12 @@ export const DASHBOARD_JS = `(() => {
   });
 
   startLiveRegions();
-  for (const region of document.querySelectorAll("[data-live-feed][id]")) watchLiveFeed(region);
+  const feeds = new Map();
+  for (const region of document.querySelectorAll("[data-live-feed][id]")) {
+    const regions = feeds.get(region.dataset.liveFeed) || [];
+    feeds.set(region.dataset.liveFeed, regions.concat(region));
+  }
+  for (const [feed, regions] of feeds) watchLiveFeed(feed, regions);
   for (const box of document.querySelectorAll("[data-session-watch]")) watchSession(box);
 })();
 `;

@@ -3,33 +3,10 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { companyFeed, LIVE_EVENTS_KEPT } from "../../../../workers/control/live";
-import { Link } from "../../fake-bridge";
-import { asSession, BASE, call, createUser } from "../../helpers";
-import { type BoardUser, seedAgent, seedCompany, seedIssue } from "../helpers";
+import { BASE, call } from "../../helpers";
+import { seedAgent, seedCompany, seedIssue } from "../helpers";
 import { claimOne, runnerFor } from "../runner-link";
-
-type Frame = Record<string, unknown> & { type: string };
-
-/** A board owner signed in with a cookie, as the dashboard is. */
-async function signedInOwner(): Promise<BoardUser & { cookieHeaders: Record<string, string> }> {
-  const session = await createUser("OWNER");
-  const headers = asSession(session);
-  return { userId: session.userId, key: "", headers, cookieHeaders: headers };
-}
-
-function open(path: string, headers: Record<string, string>): Promise<Response> {
-  return SELF.fetch(`${BASE}${path}`, { headers: { Upgrade: "websocket", ...headers } });
-}
-
-async function listen(path: string, headers: Record<string, string>): Promise<Link> {
-  const res = await open(path, { Origin: BASE, ...headers });
-  expect(res.status).toBe(101);
-  const link = new Link(res.webSocket as WebSocket);
-  await link.next((f) => f.type === "hello");
-  return link;
-}
-
-const events = (link: Link): Frame[] => link.frames.filter((f) => f.type === "event");
+import { events, listen, open, signedInOwner } from "./sockets";
 
 async function comment(headers: Record<string, string>, issueId: string, body: string) {
   const res = await call<{ id: string }>("POST", `/api/issues/${issueId}/comments`, {
@@ -191,6 +168,59 @@ describe("live sockets: what they carry", () => {
     expect(events(page).filter((f) => f.kind === "run.log")).toHaveLength(1);
     page.socket.close(1000, "done");
     runner.socket.close(1000, "done");
+  });
+
+  it("announces a run woken for no issue on its company's feed, to that run's listeners only", async () => {
+    const owner = await signedInOwner();
+    const company = await seedCompany(owner);
+    const agent = await seedAgent(company.id, { name: "Loner", adapterConfig: { command: "true" } });
+    const invoke = () =>
+      call<{ id: string }>("POST", `/api/agents/${agent.id}/heartbeat/invoke`, { headers: owner.headers });
+    const invoked = await invoke();
+    expect(invoked.status, JSON.stringify(invoked.body)).toBe(202);
+    const runId = invoked.body.id;
+    const feed = `/api/companies/${company.id}/events`;
+    const board = await listen(feed, owner.cookieHeaders);
+    const runPage = await listen(`${feed}?runId=${runId}`, owner.cookieHeaders);
+    const otherRun = await listen(`${feed}?runId=${crypto.randomUUID()}`, owner.cookieHeaders);
+
+    const runner = await runnerFor({ ...owner, headers: owner.cookieHeaders }, company.id);
+    expect((await claimOne(runner)).runId).toBe(runId);
+    expect(await runPage.next((f) => f.kind === "run.started")).toMatchObject({
+      runId,
+      issueId: null,
+      companyId: company.id,
+      status: "running",
+    });
+    runner.send({ type: "log", runId, seq: 0, stream: "stdout", text: "alone\n" });
+    await runPage.next((f) => f.kind === "run.log");
+    runner.send({ type: "finish", runId, exitCode: 0, timedOut: false, logFrames: 1 });
+    expect(await runPage.next((f) => f.kind === "run.ended")).toMatchObject({ runId, status: "succeeded" });
+    // A queued run cancelled by hand ends too, announced to its own listeners.
+    const queued = await invoke();
+    const queuedPage = await listen(`${feed}?runId=${queued.body.id}`, owner.cookieHeaders);
+    const cancelled = await call("POST", `/api/heartbeat-runs/${queued.body.id}/cancel`, {
+      headers: owner.headers,
+    });
+    expect(cancelled.status).toBe(200);
+    expect(await queuedPage.next((f) => f.kind === "run.ended")).toMatchObject({ status: "cancelled" });
+
+    // The board hears about issues, never runs; a page for another run hears nothing.
+    const created = await call<{ id: string }>("POST", `/api/companies/${company.id}/issues`, {
+      headers: owner.headers,
+      body: { title: "Board news" },
+    });
+    expect(await board.next((f) => f.kind === "issue.created")).toMatchObject({ issueId: created.body.id });
+    expect(events(board).map((f) => f.kind)).toEqual(["issue.created"]);
+    expect(events(runPage).map((f) => f.kind)).toEqual(["run.started", "run.log", "run.ended"]);
+    expect(events(otherRun)).toEqual([]);
+    // Catching up keeps the filter: the run's three events, not the queued run's nor the issue's.
+    const caughtUp = await listen(`${feed}?runId=${runId}&since=0`, owner.cookieHeaders);
+    await caughtUp.next((f) => f.kind === "run.ended");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(events(caughtUp).map((f) => [f.seq, f.kind])).toEqual(events(runPage).map((f) => [f.seq, f.kind]));
+    for (const link of [board, runPage, otherRun, queuedPage, caughtUp, runner])
+      link.socket.close(1000, "done");
   });
 
   it("a client further behind than the feed keeps is told to reset", async () => {

@@ -3,12 +3,13 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { sniffMimetype } from "../../../../bridge/src/protocol/mime";
 import { type Actor, authorColumns, refOf } from "../../../core/actor";
-import type { AppEnv } from "../../../core/env";
+import type { AppEnv, Env } from "../../../core/env";
 import { iso, newId } from "../../../db/client";
 import { type IssueAttachmentRow, type IssueRow, issueAttachments } from "../../../db/schema";
 import { ApiError, badRequest, forbidden, notFound, titleOf } from "../../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../../http/openapi";
 import { activityInsert, controlContext } from "../../shared";
+import { announceOnIssue } from "../object";
 import { AttachmentParamSchema, AttachmentSchema, IssueParamSchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 
@@ -144,6 +145,15 @@ async function storeAttachment(c: Context<AppEnv>, actor: Actor, issue: IssueRow
   return row;
 }
 
+/** The issue page lists attachments live: it hears of one added or removed on the issue's feed. */
+const announceAttachment = (env: Env, row: IssueAttachmentRow) =>
+  announceOnIssue(env, {
+    kind: "attachment.changed",
+    companyId: row.companyId,
+    issueId: row.issueId,
+    attachmentId: row.id,
+  });
+
 async function visibleAttachment(c: Context<AppEnv>, params: { issueId: string; attachmentId: string }) {
   const { actor, db } = controlContext(c);
   const issue = await findVisibleIssue(db, actor, params.issueId);
@@ -191,7 +201,9 @@ issueAttachmentRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
-    return c.json(attachmentResource(await storeAttachment(c, actor, issue)), 201);
+    const stored = await storeAttachment(c, actor, issue);
+    await announceAttachment(c.env, stored);
+    return c.json(attachmentResource(stored), 201);
   },
 );
 
@@ -278,6 +290,7 @@ issueAttachmentRoutes.openapi(
       ),
     ]);
     await c.env.ASSETS.delete(row.r2Key);
+    await announceAttachment(c.env, row);
     return c.body(null, 204);
   },
 );

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { controlAuth, controlError, controlErrors, createRouter } from "../../../http/openapi";
 import { refuseCrossSiteUpgrade, relayUpgrade } from "../../../http/upgrade";
 import { CompanyParamSchema } from "../../companies";
-import { companyFeed, LIVE_EVENTS_KEPT, watchRequest } from "../../live";
+import { companyFeed, LIVE_EVENTS_KEPT, type LiveInterest, watchRequest } from "../../live";
 import { companyForActor, controlContext } from "../../shared";
 import { locateVisibleIssue } from "../locator";
 import { issueObject } from "../object";
@@ -22,7 +22,19 @@ const LiveQuerySchema = z.object({
     .min(0)
     .optional()
     .openapi({ description: "The last `seq` this client saw: the events after it follow `hello`" }),
+  runId: z
+    .uuid()
+    .optional()
+    .openapi({
+      description:
+        "Only this heartbeat run's run.started, run.ended and run.log (what the run's page listens to). " +
+        "A run is announced on its issue's feed, or on its company's when it was woken for no issue",
+    }),
 });
+
+/** What the socket listens for: one run's changes when asked, else the feed's default. */
+const interestIn = (query: { runId?: string }, otherwise: LiveInterest): LiveInterest =>
+  query.runId === undefined ? otherwise : { runId: query.runId };
 
 const FRAMES =
   'Upgrade to a WebSocket. The server sends `{type:"hello", seq}` (the newest event number), then with ' +
@@ -44,7 +56,7 @@ issueEventRoutes.openapi(
     path: "/issues/{issueId}/events",
     tags,
     summary: "The issue's changes, live (what the dashboard's issue page listens to)",
-    description: `${FRAMES} Kinds: issue.updated (with status, title, assignees), issue.deleted, comment.added, document.changed, run.started, run.ended, run.log.`,
+    description: `${FRAMES} Kinds: issue.updated (with status, title, assignees), issue.deleted, comment.added, document.changed, question.changed, attachment.changed, blocker.changed (an issue it is blocked by changed status), run.started, run.ended, run.log.`,
     security: controlAuth,
     request: { params: IssueParamSchema, query: LiveQuerySchema },
     responses: upgradeResponses,
@@ -53,7 +65,10 @@ issueEventRoutes.openapi(
     refuseCrossSiteUpgrade(c);
     const { actor, db } = controlContext(c);
     const location = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
-    return relayUpgrade(issueObject(c.env, location.id).fetch(watchRequest(c.req.valid("query").since)));
+    const query = c.req.valid("query");
+    return relayUpgrade(
+      issueObject(c.env, location.id).fetch(watchRequest(query.since, interestIn(query, "all"))),
+    );
   },
 );
 
@@ -63,7 +78,7 @@ issueEventRoutes.openapi(
     path: "/companies/{companyId}/events",
     tags,
     summary: "The company's issue changes, live (what the dashboard's board listens to)",
-    description: `${FRAMES} Kinds: issue.created, issue.updated, issue.deleted.`,
+    description: `${FRAMES} Kinds: issue.created, issue.updated, issue.deleted; with \`runId\`, that run's run.started, run.ended and run.log instead (a run woken for no issue).`,
     security: controlAuth,
     request: { params: CompanyParamSchema, query: LiveQuerySchema },
     responses: upgradeResponses,
@@ -72,6 +87,9 @@ issueEventRoutes.openapi(
     refuseCrossSiteUpgrade(c);
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
-    return relayUpgrade(companyFeed(c.env, company.id).fetch(watchRequest(c.req.valid("query").since)));
+    const query = c.req.valid("query");
+    return relayUpgrade(
+      companyFeed(c.env, company.id).fetch(watchRequest(query.since, interestIn(query, "board"))),
+    );
   },
 );
