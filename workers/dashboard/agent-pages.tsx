@@ -32,6 +32,7 @@ import {
   optionalText,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { issueFeedPath } from "./issue-model-views";
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import { transcriptOf } from "./run-transcript";
@@ -47,7 +48,7 @@ import { type ActionRefusal, blankForm, type FormState, LiveRegion } from "./ui"
 export const agentPages = new Hono<DashboardEnv>();
 
 const RECENT_RUNS = 10;
-const agentApiPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}`;
+export const agentApiPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}`;
 
 agentPages.get("/companies/:companyId/agents", async (c) => {
   const company = await loadCompany(c, c.req.param("companyId"));
@@ -260,7 +261,7 @@ agentPages.post("/agents/:agentId/keys/:keyId/revoke", async (c) => {
  * a run woken for no issue, each asked for this run's events only.
  */
 const runFeedPath = (run: Run) =>
-  `${run.issueId ? `/api/issues/${encodeURIComponent(run.issueId)}` : apiCompanyPath(run.companyId)}/events?runId=${encodeURIComponent(run.id)}`;
+  `${run.issueId ? issueFeedPath(run.issueId) : `${apiCompanyPath(run.companyId)}/events`}?runId=${encodeURIComponent(run.id)}`;
 
 agentPages.get("/runs/:runId", async (c) => {
   const run = await c.var.api.get<Run>(`/api/heartbeat-runs/${encodeURIComponent(c.req.param("runId"))}`);

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { showAgent } from "./agent-pages";
+import { agentApiPath, showAgent } from "./agent-pages";
 import type { AgentDetail } from "./agent-views";
 import type { ApiResult } from "./api-client";
 import { type BoardContext, refusalView } from "./board-shared";
@@ -36,8 +36,6 @@ deletePages.post("/issues/:issueId/delete", async (c) => {
   if (!result.ok) return showIssue(c, issue.id, refused(result, `delete-${issue.id}`));
   return redirectWithFlash(c, `/companies/${issue.companyId}/issues`, `Issue ${issue.identifier} deleted`);
 });
-
-const agentApiPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}`;
 
 deletePages.post("/agents/:agentId/terminate", async (c) => {
   const agent = await read<AgentDetail>(c, agentApiPath(c.req.param("agentId")));

@@ -21,6 +21,7 @@ import {
   EmptyState,
   errorId,
   Field,
+  FieldError,
   Form,
   type FormState,
   refusalNamed,
@@ -60,9 +61,6 @@ interface MembersView {
   status?: ContentfulStatusCode;
 }
 
-const refusalFor = (view: MembersView, name: string): RowRefusal | undefined =>
-  refusalNamed(view.refusal, name);
-
 function RoleForm(props: { company: Company; member: Member; csrf: string; refusal?: RowRefusal }) {
   const { company, member, refusal } = props;
   const name = `role-${member.userId}`;
@@ -90,11 +88,7 @@ function RoleForm(props: { company: Company; member: Member; csrf: string; refus
       <button type="submit" class="secondary">
         Change role
       </button>
-      {refusal && (
-        <p class="field-error" id={errorId(name)}>
-          {refusal.message}
-        </p>
-      )}
+      <FieldError name={name} message={refusal?.message} />
     </Form>
   );
 }
@@ -109,7 +103,7 @@ function MemberActions(props: {
   const { company, member, me, csrf, view } = props;
   const action = `${pagePath(company.id)}/${member.userId}/remove`;
   const removeName = `remove-${member.userId}`;
-  const removal = refusalFor(view, removeName);
+  const removal = refusalNamed(view.refusal, removeName);
   const mine = member.userId === me.userId;
   // Owners change anyone's role, their own included (stepping down while another owner remains).
   const roleForm = me.role === "owner" && (
@@ -117,7 +111,7 @@ function MemberActions(props: {
       company={company}
       member={member}
       csrf={csrf}
-      refusal={refusalFor(view, `role-${member.userId}`)}
+      refusal={refusalNamed(view.refusal, `role-${member.userId}`)}
     />
   );
   if (!mine && me.role !== "owner") return null;
@@ -184,7 +178,7 @@ function CreatedLink({ created }: { created: CreatedInvite }) {
 
 function RevokeButton(props: { company: Company; invite: Invite; csrf: string; view: MembersView }) {
   const name = `revoke-${props.invite.id}`;
-  const refusal = refusalFor(props.view, name);
+  const refusal = refusalNamed(props.view.refusal, name);
   return (
     <ActionButton
       action={`/companies/${props.company.id}/member-invites/${props.invite.id}/revoke`}

@@ -15,7 +15,7 @@ export const blankForm = (values: Record<string, string> = {}): FormState => ({ 
 const fieldId = (name: string) => `field-${name.replace(/[^\w-]/g, "-")}`;
 export const errorId = (name: string) => `${fieldId(name)}-error`;
 
-function FieldError({ name, message }: { name: string; message: string | undefined }) {
+export function FieldError({ name, message }: { name: string; message: string | undefined }) {
   if (!message) return null;
   return (
     <p class="field-error" id={errorId(name)}>

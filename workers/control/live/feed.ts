@@ -92,15 +92,10 @@ function sendQuietly(ws: WebSocket, text: string): void {
   }
 }
 
-function interestTag(interest: LiveInterest): string | null {
+/** The value of a watch request's `only` parameter for `interest` (absent for all). */
+export function interestParam(interest: LiveInterest): string | null {
   if (interest === "all") return null;
-  return INTEREST_PREFIX + (interest === "board" ? "board" : `run:${interest.runId}`);
-}
-
-/** What a socket's tags say it listens for; `only:<x>` is also the watch request's `only` parameter. */
-function interestOfTags(tags: readonly string[]): LiveInterest {
-  const tag = tags.find((candidate) => candidate.startsWith(INTEREST_PREFIX));
-  return tag === undefined ? "all" : parseInterest(tag.slice(INTEREST_PREFIX.length));
+  return interest === "board" ? "board" : `run:${interest.runId}`;
 }
 
 function parseInterest(text: string | null): LiveInterest {
@@ -109,12 +104,20 @@ function parseInterest(text: string | null): LiveInterest {
   return "all";
 }
 
+/** The socket's second tag: `only:` and the same value as the watch request's `only` parameter. */
+function interestTag(interest: LiveInterest): string | null {
+  const only = interestParam(interest);
+  return only === null ? null : INTEREST_PREFIX + only;
+}
+
+/** What a socket's tags say it listens for. */
+function interestOfTags(tags: readonly string[]): LiveInterest {
+  const tag = tags.find((candidate) => candidate.startsWith(INTEREST_PREFIX));
+  return tag === undefined ? "all" : parseInterest(tag.slice(INTEREST_PREFIX.length));
+}
+
 /** The `only` parameter of a watch request (company-feed.ts `watchRequest`). */
 export const interestOf = (url: string): LiveInterest => parseInterest(new URL(url).searchParams.get("only"));
-
-/** The value of a watch request's `only` parameter for `interest` (absent for all). */
-export const interestParam = (interest: LiveInterest): string | null =>
-  interestTag(interest)?.slice(INTEREST_PREFIX.length) ?? null;
 
 /** The `since` query parameter: a non-negative integer, or null when absent or malformed. */
 export function sinceOf(url: string): number | null {

@@ -21,7 +21,7 @@ import { z } from "zod";
 import { claudeStreamParser } from "./claude-stream.ts";
 import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
-import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
+import { meterFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import type { Adapter, Launch, LaunchContext, ProcessEnd, StreamSummary, Verdict } from "./types.ts";
 
@@ -95,19 +95,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
       { path: promptFile, content: await agentInstructions(context, config.instructionsFilePath) },
       ...skills,
     ],
-    ...(config.pricing ? { meter: ownPrices(config) } : {}),
-  };
-}
-
-/** The agent's own prices (adapterConfig.pricing): they win over the cost Claude reports. */
-function ownPrices(config: ClaudeConfig): Meter {
-  const model = config.model ?? null;
-  return {
-    provider: "anthropic",
-    model,
-    prices: pricesFor("anthropic", model, config.pricing),
-    overridden: true,
-    before: NO_TOKENS,
+    ...(config.pricing ? { meter: meterFor("anthropic", config.model ?? null, config.pricing) } : {}),
   };
 }
 

@@ -11,7 +11,7 @@
 import { clip, type TranscriptEvent } from "../../protocol/transcript.ts";
 import { jsonLinesParser } from "./cli-common.ts";
 import { count, isObject, type Json, str } from "./json.ts";
-import { type Meter, priced } from "./pricing.ts";
+import { type Meter, priced, usdToCents } from "./pricing.ts";
 import type { StreamParser, StreamSummary } from "./types.ts";
 
 /** A tool result's content: a string, or text blocks. */
@@ -55,9 +55,6 @@ const contentOf = (line: Json): unknown[] => {
   return isObject(message) && Array.isArray(message.content) ? message.content : [];
 };
 
-/** Dollars to whole cents, rounded up: a budget never undercounts what the CLI says it spent. */
-export const usdToCents = (usd: number): number => Math.ceil(Math.round(usd * 1e6) / 1e4);
-
 /** The result's tokens: input is the uncached part, cache writes included; cached is cache reads. */
 function tokensOf(line: Json): { input: number; cached: number; output: number } {
   const usage = isObject(line.usage) ? line.usage : {};
@@ -68,22 +65,28 @@ function tokensOf(line: Json): { input: number; cached: number; output: number }
   };
 }
 
+interface Charge {
+  usage: Record<string, unknown>;
+  costUsd: number | null;
+  costCents?: number;
+}
+
 /** The run's usage and cost: Claude's own, or its tokens at the agent's prices (`meter`). */
 function charged(
   line: Json,
+  tokens: ReturnType<typeof tokensOf>,
   model: string | null,
-  meter: Meter | undefined,
-): { usage: Record<string, unknown>; costCents?: number } {
+  meter?: Meter,
+): Charge {
   const reported = typeof line.total_cost_usd === "number" ? line.total_cost_usd : null;
   const named = (isObject(line.modelUsage) ? Object.keys(line.modelUsage)[0] : undefined) ?? model;
-  const tokens = tokensOf(line);
   const turns = count(line.num_turns);
   if (meter) {
     const own = priced(
       { ...meter, model: named ?? meter.model },
       { input: tokens.input + tokens.cached, cached: tokens.cached, output: tokens.output },
     );
-    return { usage: { ...own.usage, reportedCostUsd: reported, turns }, costCents: own.costCents };
+    return { ...own, usage: { ...own.usage, reportedCostUsd: reported, turns } };
   }
   const usage = {
     provider: "anthropic",
@@ -94,7 +97,9 @@ function charged(
     costUsd: reported,
     turns,
   };
-  return reported === null ? { usage } : { usage, costCents: usdToCents(reported) };
+  return reported === null
+    ? { usage, costUsd: null }
+    : { usage, costUsd: reported, costCents: usdToCents(reported) };
 }
 
 /** `meter`: the agent's own prices (adapterConfig.pricing), which win over Claude's reported cost. */
@@ -104,10 +109,10 @@ export function claudeStreamParser(meter?: Meter): StreamParser {
 
   const result = (line: Json): TranscriptEvent[] => {
     summary.sawResult = true;
-    const { usage, costCents } = charged(line, model, meter);
+    const tokens = tokensOf(line);
+    const { usage, costUsd, costCents } = charged(line, tokens, model, meter);
     summary.usage = usage;
     if (costCents !== undefined) summary.costCents = costCents;
-    const tokens = tokensOf(line);
     const errors = Array.isArray(line.errors) ? line.errors.filter((e) => typeof e === "string") : [];
     const ok = line.is_error !== true;
     if (!ok) summary.resultError = errors.join("; ") || str(line.result) || str(line.subtype) || "error";
@@ -121,7 +126,7 @@ export function claudeStreamParser(meter?: Meter): StreamParser {
               ? null
               : clip(summary.resultError ?? "")
             : clip(String(line.result)),
-        costUsd: typeof usage.costUsd === "number" ? usage.costUsd : null,
+        costUsd,
         inputTokens: tokens.input,
         outputTokens: tokens.output,
         turns: count(line.num_turns),

@@ -22,7 +22,7 @@ import { sessionTokens } from "./codex-sessions.ts";
 import { codexStreamParser } from "./codex-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
-import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
+import { type Meter, meterFor, NO_TOKENS } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import {
   type Adapter,
@@ -121,8 +121,7 @@ async function meterOf(context: LaunchContext, config: CodexConfig): Promise<Met
   const before = context.resume
     ? await sessionTokens(codexHome(context), context.resume, context.readFileAsAgent)
     : NO_TOKENS;
-  const model = config.model ?? null;
-  return { provider: "openai", model, prices: pricesFor("openai", model, config.pricing), before };
+  return meterFor("openai", config.model ?? null, config.pricing, before);
 }
 
 async function launch(context: LaunchContext): Promise<Launch> {
@@ -207,14 +206,6 @@ export const codexLocalAdapter: Adapter = {
   },
   resumes: true,
   launch,
-  parser: (launch) =>
-    codexStreamParser(
-      launch.meter ?? {
-        provider: "openai",
-        model: null,
-        prices: pricesFor("openai", null),
-        before: NO_TOKENS,
-      },
-    ),
+  parser: (launch) => codexStreamParser(launch.meter ?? meterFor("openai", null)),
   verdict,
 };

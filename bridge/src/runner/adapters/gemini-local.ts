@@ -26,7 +26,7 @@ import { argumentRefusal, CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } fr
 import { geminiStreamParser } from "./gemini-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
-import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
+import { meterFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import {
   type Adapter,
@@ -94,12 +94,7 @@ function skillsHome(context: LaunchContext): Pick<Launch, "files" | "links" | "o
   };
 }
 
-const meterOf = (config: GeminiConfig): Meter => ({
-  provider: "google",
-  model: config.model ?? null,
-  prices: pricesFor("google", config.model ?? null, config.pricing),
-  before: NO_TOKENS,
-});
+const meterOf = (config: GeminiConfig) => meterFor("google", config.model ?? null, config.pricing);
 
 async function launch(context: LaunchContext): Promise<Launch> {
   const config = configOf(context);
@@ -162,14 +157,6 @@ export const geminiLocalAdapter: Adapter = {
   program: { command: "gemini", name: "Gemini CLI", install: "npm install -g @google/gemini-cli" },
   resumes: true,
   launch,
-  parser: (launch) =>
-    geminiStreamParser(
-      launch.meter ?? {
-        provider: "google",
-        model: null,
-        prices: pricesFor("google", null),
-        before: NO_TOKENS,
-      },
-    ),
+  parser: (launch) => geminiStreamParser(launch.meter ?? meterFor("google", null)),
   verdict,
 };

@@ -34,7 +34,7 @@ import { argumentRefusal, CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } fr
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { opencodeStreamParser } from "./opencode-stream.ts";
-import { type Meter, NO_TOKENS, pricesFor } from "./pricing.ts";
+import { type Meter, meterFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import type { Adapter, Launch, LaunchContext, ProcessEnd, StreamSummary, Verdict } from "./types.ts";
 
@@ -87,14 +87,7 @@ function cliConfig(config: OpencodeConfig, instructionsPath: string, skillsDir: 
 
 function meterOf(config: OpencodeConfig): Meter {
   const { provider, model } = modelOf(config);
-  const named = provider ?? "opencode";
-  return {
-    provider: named,
-    model,
-    prices: pricesFor(named, model, config.pricing),
-    overridden: config.pricing !== undefined,
-    before: NO_TOKENS,
-  };
+  return meterFor(provider ?? "opencode", model, config.pricing);
 }
 
 async function launch(context: LaunchContext): Promise<Launch> {
@@ -164,14 +157,6 @@ export const opencodeLocalAdapter: Adapter = {
   },
   resumes: true,
   launch,
-  parser: (launch) =>
-    opencodeStreamParser(
-      launch.meter ?? {
-        provider: "opencode",
-        model: null,
-        prices: pricesFor("opencode", null),
-        before: NO_TOKENS,
-      },
-    ),
+  parser: (launch) => opencodeStreamParser(launch.meter ?? meterFor("opencode", null)),
   verdict,
 };

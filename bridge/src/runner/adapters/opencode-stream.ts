@@ -15,10 +15,9 @@
  * accident).
  */
 import { clip, type TranscriptEvent } from "../../protocol/transcript.ts";
-import { usdToCents } from "./claude-stream.ts";
 import { jsonLinesParser } from "./cli-common.ts";
 import { count, isObject, type Json, str } from "./json.ts";
-import { type Meter, priced, type TokenCounts } from "./pricing.ts";
+import { type Meter, priced, type TokenCounts, usdToCents } from "./pricing.ts";
 import type { StreamParser, StreamSummary } from "./types.ts";
 
 interface Totals extends TokenCounts {

@@ -137,6 +137,29 @@ export const PricesSchema = z.object({
   output: z.number().min(0),
 });
 
+/** Dollars to whole cents, rounded up: a budget never undercounts what a run spent. */
+export const usdToCents = (usd: number): number => Math.ceil(Math.round(usd * 1e6) / 1e4);
+
+/**
+ * How a run is priced: the agent's own prices (adapterConfig.pricing) when it set them, which then also
+ * win over a cost the CLI reports; else the table's for the model. `before`: what a resumed session had
+ * already counted.
+ */
+export function meterFor(
+  provider: string,
+  model: string | null,
+  pricing?: z.infer<typeof PricesSchema>,
+  before: TokenCounts = NO_TOKENS,
+): Meter {
+  return {
+    provider,
+    model,
+    prices: pricesFor(provider, model, pricing),
+    before,
+    ...(pricing ? { overridden: true } : {}),
+  };
+}
+
 export function pricesFor(
   provider: string,
   model: string | null,
@@ -170,7 +193,7 @@ export function costUsd(tokens: TokenCounts, prices: Prices): number {
 export function priced(
   meter: Meter,
   total: TokenCounts,
-): { usage: Record<string, unknown>; costCents: number } {
+): { usage: Record<string, unknown>; costUsd: number; costCents: number } {
   const tokens = tokensSince(total, meter.before);
   const usd = costUsd(tokens, meter.prices);
   return {
@@ -184,6 +207,7 @@ export function priced(
       priceTable: PRICE_TABLE_VERSION,
       pricesPerMTok: meter.prices,
     },
-    costCents: Math.ceil(Math.round(usd * 1e6) / 1e4),
+    costUsd: usd,
+    costCents: usdToCents(usd),
   };
 }
