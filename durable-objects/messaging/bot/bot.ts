@@ -1,12 +1,13 @@
 import type { Content } from "../../../bridge/src/protocol/messaging";
 import type { BotConfigValues } from "../config/session";
+import { otherAddress } from "../contacts/store";
 import type { SessionContext } from "../context";
 import type { MessageResource } from "../messages/view";
-import { otherAddress } from "./addresses";
 import { enabledRules, replyContent } from "./auto-replies";
 import { isBotEcho } from "./memory";
 import { botReply, botSend } from "./reply";
 import {
+  bareJid,
   type CommandName,
   commandEnabled,
   firstMatch,
@@ -92,7 +93,7 @@ export async function reactToLiveMessage(ctx: SessionContext, message: MessageRe
   const author = {
     fromMe: message.fromMe,
     sender: message.sender,
-    alias: lookup ? otherAddress(ctx.sql, message.sender) : null,
+    alias: lookup ? otherAddress(ctx.sql, bareJid(message.sender)) : null,
   };
   const command = text === null ? null : parseCommand(text, bot.prefix);
   if (command && commandEnabled(bot, command) && mayRunCommand(bot, author)) {

@@ -116,6 +116,26 @@ const SEARCH =
   "(name LIKE ?1 ESCAPE '\\' OR notify LIKE ?1 ESCAPE '\\' OR verified_name LIKE ?1 ESCAPE '\\' " +
   "OR jid LIKE ?1 ESCAPE '\\' OR lid LIKE ?1 ESCAPE '\\')";
 
+/**
+ * A person's other address, from the LID ↔ phone-number pairs this table keeps (each pair the bridge
+ * learns, from Baileys' mapping events, the phone number a message carries beside a LID, or history
+ * sync, is a row with the number as `jid` and the LID as `lid`): the phone number of a bare
+ * `<digits>@lid`, or the LID of a bare number. Null when the pair is not known, and for anything
+ * else (groups).
+ */
+export function otherAddress(sql: SqlStorage, bare: string): string | null {
+  let rows: { other: string | null }[] = [];
+  if (bare.endsWith("@lid"))
+    rows = sql
+      .exec<{ other: string }>("SELECT jid AS other FROM contacts WHERE lid = ? LIMIT 1", bare)
+      .toArray();
+  else if (bare.endsWith("@s.whatsapp.net"))
+    rows = sql
+      .exec<{ other: string | null }>("SELECT lid AS other FROM contacts WHERE jid = ?", bare)
+      .toArray();
+  return rows[0]?.other ?? null;
+}
+
 export const contactsApi = {
   /** `limit` null is the reference's `limit=all`. Sorted by the name a user would see, then JID. */
   "contact.list": (
