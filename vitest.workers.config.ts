@@ -33,5 +33,7 @@ export default defineConfig({
     // Vitest's 5 s default is too tight for the tests that drive D1 and Durable Objects hard (the
     // checkout races) when the machine is busy; a hang still fails, just later.
     testTimeout: 30_000,
+    // expect.poll gives up after 1 s by default; waits share test/workers/patience.ts's bound instead.
+    expect: { poll: { timeout: 20_000 } },
   },
 });

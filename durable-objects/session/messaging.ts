@@ -12,7 +12,12 @@ import { failure, type Outcome, type SessionContext, type WebhookEvent } from ".
 import { storeDownloadedMedia } from "../messaging/messages/api";
 import { appendToOutbox } from "../messaging/outbox";
 import { ensureSchema } from "../messaging/schema";
-import { keepOutboxBounded, setEndpoints, upgradeWebhookSchema } from "../messaging/webhooks/deliveries";
+import {
+  keepOutboxBounded,
+  offerNewWork,
+  setEndpoints,
+  upgradeWebhookSchema,
+} from "../messaging/webhooks/deliveries";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { handlerFor, SESSION_SCHEMAS, TIMED_WORK } from "./api";
 import { statusOf } from "./lifecycle";
@@ -108,6 +113,7 @@ export class SessionMessaging {
   emit(event: WebhookEvent, data: object): void {
     appendToOutbox(this.sql, event, data, Date.now());
     keepOutboxBounded(this.sql, Date.now());
+    offerNewWork(this.sql);
     this.wakeSoon();
   }
 

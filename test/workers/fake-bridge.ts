@@ -1,5 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { asSession, BASE, call, rootSession, type Session } from "./helpers";
+import { PATIENCE_MS } from "./patience";
 
 /** The bootstrap token (vitest.workers.config.ts): it opens the bridge link as "local-bridge" only. */
 export const BRIDGE_TOKEN = "test-bridge-token";
@@ -29,7 +30,7 @@ export class Link {
   }
 
   /** Resolves with the first recorded frame matching `predicate`, waiting up to `timeoutMs`. */
-  async next(predicate: (frame: Frame) => boolean, timeoutMs = 3000): Promise<Frame> {
+  async next(predicate: (frame: Frame) => boolean, timeoutMs = PATIENCE_MS): Promise<Frame> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.frames.find(predicate);
@@ -42,7 +43,7 @@ export class Link {
     }
   }
 
-  async closedWith(timeoutMs = 3000): Promise<{ code: number; reason: string }> {
+  async closedWith(timeoutMs = PATIENCE_MS): Promise<{ code: number; reason: string }> {
     const deadline = Date.now() + timeoutMs;
     while (!this.closed) {
       if (Date.now() > deadline) throw new Error("socket did not close");

@@ -1,5 +1,5 @@
 import { failure, type Outcome, type SessionContext, success } from "../context";
-import { webhookWork } from "./engine";
+import { offerNewWork, webhookWork } from "./engine";
 import {
   addMissingColumns,
   findDelivery,
@@ -19,7 +19,7 @@ import type { DeliveryRecord } from "./types";
 export const WEBHOOK_SCHEMA: readonly string[] = WEBHOOK_TABLES;
 /** Run after WEBHOOK_SCHEMA when the object wakes: columns added since the tables first shipped. */
 export const upgradeWebhookSchema = (sql: SqlStorage): void => addMissingColumns(sql);
-export { setEndpoints } from "./engine";
+export { offerNewWork, setEndpoints } from "./engine";
 /** Called as events are emitted, so sessions without webhooks keep a bounded outbox too. */
 export { pruneSoon as keepOutboxBounded } from "./retention";
 export { webhookWork };
@@ -62,6 +62,7 @@ export const webhooksApi = {
       nextAt: now,
       now,
     });
+    offerNewWork(ctx.sql);
     await ctx.wake(now);
     const created = findDelivery(ctx.sql, id);
     return created ? success(recordOf(created)) : notFound;

@@ -148,16 +148,32 @@ function claim(ctx: SessionContext, run: RunBudget): { endpoint: EndpointRow; de
 }
 
 /**
- * Starts every claimable attempt, and claims again each time one ends (a freed slot, or events that
- * arrived meanwhile), until the run's budget is spent; resolves once its last attempt has ended.
+ * Each object's running pump, by its storage. An alarm run never overlaps the next one, so without
+ * this an event emitted while one receiver takes its time (up to ATTEMPT_TIMEOUT_MS) would wait for
+ * that attempt to end before any endpoint got it.
+ */
+const runningPumps = new WeakMap<SqlStorage, () => void>();
+
+/** New work (an emitted event, a redelivery): a running pump starts what it can of it now. */
+export function offerNewWork(sql: SqlStorage): void {
+  runningPumps.get(sql)?.();
+}
+
+/**
+ * Starts every claimable attempt, and claims again each time one ends (a freed slot) or new work is
+ * offered, until the run's budget is spent; resolves once its last attempt has ended.
  */
 function pump(ctx: SessionContext, slug: string, run: RunBudget): Promise<void> {
   return new Promise((resolve) => {
     let running = 0;
+    const finish = () => {
+      runningPumps.delete(ctx.sql);
+      resolve();
+    };
     const fill = () => {
       try {
         if (!withinBudget(ctx, run)) return;
-        fanOutAll(ctx); // events that arrived during the last attempt get deliveries now
+        fanOutAll(ctx); // events that arrived since the last claim get deliveries now
         for (const { endpoint, delivery } of claim(ctx, run)) {
           running++;
           run.attempts++;
@@ -174,9 +190,10 @@ function pump(ctx: SessionContext, slug: string, run: RunBudget): Promise<void> 
       } catch (error) {
         console.error(JSON.stringify({ msg: "webhook claim failed", error: String(error) }));
       } finally {
-        if (running === 0) resolve();
+        if (running === 0) finish();
       }
     };
+    runningPumps.set(ctx.sql, fill);
     fill();
   });
 }

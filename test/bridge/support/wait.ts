@@ -2,7 +2,7 @@
 export async function waitFor<T>(
   probe: () => T | false | undefined | null,
   what: string,
-  timeoutMs = 5_000,
+  timeoutMs = 20_000,
 ): Promise<T> {
   const start = Date.now();
   for (;;) {

@@ -81,11 +81,3 @@ export async function claimOne(link: Link): Promise<RunAssignment> {
   const frame = await link.next((f) => f.type === "run" && !seen.has((f.run as RunAssignment).runId));
   return frame.run as RunAssignment;
 }
-
-export async function expectEventually(probe: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -3,8 +3,9 @@
 // a run's page with its transcript. Every form: success, and bad input shown next to its field.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { claimOne, expectEventually, openRunnerLink } from "../control/runner-link";
+import { claimOne, openRunnerLink } from "../control/runner-link";
 import { asSession, call, createUser, type Session } from "../helpers";
+import { eventually } from "../patience";
 import { browse, fieldError, formError, submit, textOf } from "./helpers";
 
 type Json = Record<string, unknown>;
@@ -245,7 +246,7 @@ describe("a run's page", () => {
       logFrames: 1,
       eventFrames: 3,
     });
-    await expectEventually(async () => {
+    await eventually(async () => {
       const row = await env.DB.prepare("SELECT status FROM heartbeat_runs WHERE id = ?")
         .bind(run.runId)
         .first();

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { dialRunner } from "../control/runner-link";
 import { Link } from "../fake-bridge";
 import { asSession, call, count, createUser, type Session } from "../helpers";
+import { eventually } from "../patience";
 import { browse, fieldError, submit, textOf } from "./helpers";
 
 type Json = Record<string, unknown>;
@@ -213,14 +214,6 @@ async function runnerLink(): Promise<Link> {
   const res = await dialRunner(registered.body.token);
   if (!res.webSocket) throw new Error(`runner upgrade failed: ${res.status}`);
   return new Link(res.webSocket);
-}
-
-async function eventually(probe: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** An agent run about `issueId` that printed `output` and exited 0, through the runner link. */

@@ -2,8 +2,9 @@
 // with their inputs, tool results, the agent's text, the CLI's result) above the raw output.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { claimOne, expectEventually, openRunnerLink } from "../control/runner-link";
+import { claimOne, openRunnerLink } from "../control/runner-link";
 import { asSession, call, createUser } from "../helpers";
+import { eventually } from "../patience";
 import { browse, textOf } from "./helpers";
 
 describe("issue page run view", () => {
@@ -68,7 +69,7 @@ describe("issue page run view", () => {
       logFrames: 1,
       eventFrames: events.length,
     });
-    await expectEventually(async () => {
+    await eventually(async () => {
       const row = await env.DB.prepare("SELECT status FROM heartbeat_runs WHERE id = ?")
         .bind(run.runId)
         .first();

@@ -11,6 +11,7 @@ import type { Env } from "../../../workers/core/env";
 import { type ConnectedSession, connectedSession } from "../connected-session";
 import type { Link } from "../fake-bridge";
 import { asKey, call, createUser, generateKey } from "../helpers";
+import { PATIENCE_MS } from "../patience";
 
 type Envelope<T> = { status: boolean; message: string; data: T; error?: string };
 type Frame = Record<string, unknown> & { type: string };
@@ -33,7 +34,7 @@ const connected = () => connectedSession("Broadcaster", ME);
 const stub = (s: Connected) => env.SESSION.getByName(s.id);
 
 /** The next `send` the session asks its bridge for, after the ones already seen. */
-async function nextSend(link: Link, seen: Set<unknown>, timeoutMs = 3000): Promise<Frame> {
+async function nextSend(link: Link, seen: Set<unknown>, timeoutMs = PATIENCE_MS): Promise<Frame> {
   const frame = await link.next(
     (f) =>
       f.type === "command" && f.name === "wa" && !seen.has(f.id) && (f.args as { op?: string }).op === "send",

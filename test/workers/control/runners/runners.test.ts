@@ -5,11 +5,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BRIDGE_TOKEN } from "../../fake-bridge";
 import { call } from "../../helpers";
+import { eventually } from "../../patience";
 import { boardUser, seedAgent, seedCompany, seedIssue } from "../helpers";
 import {
   claimOne,
   dialRunner,
-  expectEventually,
   openRunnerLink,
   type RunAssignment,
   registerRunner,
@@ -125,7 +125,7 @@ describe("registering runners", () => {
     ]);
     const before = Date.now();
     const link = await openRunnerLink(runner.token);
-    await expectEventually(async () => (await listed())[0]?.connected === true);
+    await eventually(async () => (await listed())[0]?.connected === true);
     const hello = (await listed())[0];
     expect(hello).toMatchObject({
       version: "test",
@@ -139,9 +139,7 @@ describe("registering runners", () => {
       { adapterType: "gemini_local", command: "gemini", version: null },
     ];
     sayHello(link, clis);
-    await expectEventually(async () =>
-      JSON.stringify((await listed())[0]?.capabilities).includes("claude_local"),
-    );
+    await eventually(async () => JSON.stringify((await listed())[0]?.capabilities).includes("claude_local"));
     expect((await listed())[0]?.capabilities).toMatchObject({ clis });
 
     // As if its last heartbeat was written a minute ago: the next one moves last-seen forward.
@@ -149,11 +147,9 @@ describe("registering runners", () => {
     await env.DB.prepare("UPDATE runners SET last_seen_at = ? WHERE id = ?").bind(minuteAgo, runner.id).run();
     expect(Date.parse(String((await listed())[0]?.lastSeenAt))).toBe(minuteAgo);
     link.send({ type: "heartbeat", runIds: [] });
-    await expectEventually(
-      async () => Date.parse(String((await listed())[0]?.lastSeenAt)) > minuteAgo + 30_000,
-    );
+    await eventually(async () => Date.parse(String((await listed())[0]?.lastSeenAt)) > minuteAgo + 30_000);
     link.socket.close(1000, "bye");
-    await expectEventually(async () => (await listed())[0]?.connected === false);
+    await eventually(async () => (await listed())[0]?.connected === false);
   });
 });
 
@@ -202,7 +198,7 @@ describe("tenancy", () => {
         const run = await claimOne(tenant.link);
         handed[tenant.label]?.push(run);
         tenant.link.send({ type: "finish", runId: run.runId, exitCode: 0, timedOut: false, logFrames: 0 });
-        await expectEventually(async () => (await runRow(run.runId))?.status === "succeeded");
+        await eventually(async () => (await runRow(run.runId))?.status === "succeeded");
       }
       tenant.link.send({ type: "claim", slots: 4 });
     }
@@ -321,11 +317,11 @@ describe("attaching, detaching and revoking", () => {
     const revoked = await call("DELETE", `/api/runners/${runner.id}`, { headers: owner.headers });
     expect(revoked.status).toBe(204);
     expect((await link.closedWith()).code).toBe(4003);
-    await expectEventually(async () => (await runRow(run.runId))?.status === "failed");
+    await eventually(async () => (await runRow(run.runId))?.status === "failed");
     expect((await runRow(run.runId))?.error_reason).toBe("runner_revoked");
     // The run ends first, then gives back its issues (endRun): the release may lag by a moment.
     const issueOf = () => call<Json>("GET", `/api/issues/${issue.id}`, { headers: owner.headers });
-    await expectEventually(async () => (await issueOf()).body.status === "todo");
+    await eventually(async () => (await issueOf()).body.status === "todo");
     expect((await issueOf()).body).toMatchObject({ status: "todo", assigneeAgentId: null });
     expect((await dialRunner(runner.token)).status).toBe(401);
     const mine = await call<Json[]>("GET", "/api/runners", { headers: owner.headers });

@@ -7,8 +7,9 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SKILL_CONTENT_MAX_CHARS } from "../../../../bridge/src/protocol/runner";
 import { BASE, call } from "../../helpers";
+import { eventually } from "../../patience";
 import { type BoardUser, boardUser, seedCompany, seedIssue } from "../helpers";
-import { claimOne, expectEventually, runnerFor, sayHello } from "../runner-link";
+import { claimOne, runnerFor, sayHello } from "../runner-link";
 
 type Json = Record<string, unknown>;
 
@@ -156,7 +157,7 @@ describe("adapter types on the runner link", () => {
     const link = await runnerFor(board, company.id);
     link.send({ type: "claim", slots: 1 });
     const runId = String(invoked.body.id);
-    await expectEventually(async () => {
+    await eventually(async () => {
       const row = await env.DB.prepare("SELECT status, error_reason FROM heartbeat_runs WHERE id = ?")
         .bind(runId)
         .first<Json>();
@@ -210,7 +211,7 @@ describe("adapter types on the runner link", () => {
       },
       { adapterType: "claude_local", command: "claude", version: null },
     ]);
-    await expectEventually(async () => (await models(company.id, board.headers)).body.length === 3);
+    await eventually(async () => (await models(company.id, board.headers)).body.length === 3);
     // The catalogue's default first when a runner has it; labels from the catalogue where it knows them.
     expect((await models(company.id, board.headers)).body).toEqual([
       { id: "gpt-6.1-sol", label: "GPT-6.1-Sol", default: true },
@@ -227,7 +228,7 @@ describe("adapter types on the runner link", () => {
     expect(elsewhere.body[0]).toMatchObject({ id: "gpt-6.1-sol", default: true });
     expect((await models(other.id, board.headers)).status).toBe(404);
     link.socket.close(1000, "done");
-    await expectEventually(async () => (await models(company.id, board.headers)).body.length > 3);
+    await eventually(async () => (await models(company.id, board.headers)).body.length > 3);
     expect((await models(company.id, board.headers)).body[0]).toMatchObject({
       id: "gpt-6.1-sol",
       default: true,

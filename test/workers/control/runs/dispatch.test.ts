@@ -4,8 +4,9 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { call } from "../../helpers";
+import { eventually } from "../../patience";
 import { boardUser, seedAgent, seedCompany } from "../helpers";
-import { claimOne, expectEventually, openRunnerLink, registerRunner, runnerFor } from "../runner-link";
+import { claimOne, openRunnerLink, registerRunner, runnerFor } from "../runner-link";
 
 type Json = Record<string, unknown>;
 
@@ -70,9 +71,9 @@ describe("cancel", () => {
     expect(asked.body).toMatchObject({ status: "running", cancelRequestedAt: expect.any(String) });
     await link.next((f) => f.type === "cancel" && f.runId === run.runId);
     link.send({ type: "finish", runId: run.runId, exitCode: null, timedOut: false, logFrames: 0 });
-    await expectEventually(async () => (await runRow(run.runId))?.status === "cancelled");
+    await eventually(async () => (await runRow(run.runId))?.status === "cancelled");
     // The agent settles after the run row ends (endRun's last step), so it may lag it by a moment.
-    await expectEventually(async () => (await agentStatus(worker.id)) === "idle");
+    await eventually(async () => (await agentStatus(worker.id)) === "idle");
   });
 });
 
@@ -91,7 +92,7 @@ describe("one run at a time per agent", () => {
     expect(await agentStatus(solo.id)).toBe("running");
     const firstId = String((first.run as Json).runId);
     link.send({ type: "finish", runId: firstId, exitCode: 0, timedOut: false, logFrames: 0 });
-    await expectEventually(async () => (await runRow(firstId))?.status === "succeeded");
+    await eventually(async () => (await runRow(firstId))?.status === "succeeded");
     const second = await claimOne(link);
     expect(second.runId).not.toBe(firstId);
     expect((await runRow(second.runId))?.started_at).toBeGreaterThanOrEqual(
@@ -106,7 +107,7 @@ describe("one run at a time per agent", () => {
     await assign(board.headers, company.id, pair.id);
     const before = link.frames.filter((f) => f.type === "run").length;
     link.send({ type: "claim", slots: 2 });
-    await expectEventually(async () => link.frames.filter((f) => f.type === "run").length === before + 2);
+    await eventually(async () => link.frames.filter((f) => f.type === "run").length === before + 2);
   });
 
   it("rejects a maxConcurrentRuns that is not an integer from 1 to 16", async () => {
@@ -133,12 +134,12 @@ describe("agent status", () => {
     const failing = await claimOne(link);
     expect(await agentStatus(agent.id)).toBe("running");
     link.send({ type: "finish", runId: failing.runId, exitCode: 1, timedOut: false, logFrames: 0 });
-    await expectEventually(async () => (await agentStatus(agent.id)) === "error");
+    await eventually(async () => (await agentStatus(agent.id)) === "error");
     await invoke(board.headers, agent.id);
     const passing = await claimOne(link);
     expect(await agentStatus(agent.id)).toBe("running");
     link.send({ type: "finish", runId: passing.runId, exitCode: 0, timedOut: false, logFrames: 0 });
-    await expectEventually(async () => (await agentStatus(agent.id)) === "idle");
+    await eventually(async () => (await agentStatus(agent.id)) === "idle");
   });
 });
 
@@ -227,7 +228,7 @@ describe("waitingForRunner", () => {
     const runner = await registerRunner(board, company.id);
     expect(await detail()).toMatchObject({ waitingForRunner: true }); // registered, not connected
     await openRunnerLink(runner.token);
-    await expectEventually(async () => (await detail()).waitingForRunner === false);
+    await eventually(async () => (await detail()).waitingForRunner === false);
     const listed = await call<Json[]>("GET", `/api/companies/${company.id}/heartbeat-runs`, {
       headers: board.headers,
     });

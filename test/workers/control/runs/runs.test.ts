@@ -8,8 +8,9 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { BRIDGE_TOKEN } from "../../fake-bridge";
 import { call } from "../../helpers";
+import { eventually } from "../../patience";
 import { boardUser, seedAgent, seedCompany, seedIssue, seedTwoTenants } from "../helpers";
-import { claimOne, dialRunner, expectEventually, runnerFor } from "../runner-link";
+import { claimOne, dialRunner, runnerFor } from "../runner-link";
 
 type Json = Record<string, unknown>;
 
@@ -124,7 +125,7 @@ describe("the runner link", () => {
 
     link.send({ type: "log", runId: run.runId, seq: 0, stream: "stdout", text: "working\n" });
     link.send({ type: "finish", runId: run.runId, exitCode: 2, timedOut: false, logFrames: 1 });
-    await expectEventually(async () => (await runRow(run.runId))?.status === "failed");
+    await eventually(async () => (await runRow(run.runId))?.status === "failed");
     expect(await runRow(run.runId)).toMatchObject({
       exit_code: 2,
       error_reason: "exit code 2",
@@ -132,7 +133,7 @@ describe("the runner link", () => {
     });
     // The run ends first, then gives back its issues (endRun): the release may lag by a moment.
     const issueOf = () => call<Json>("GET", `/api/issues/${issue.id}`, { headers: board.headers });
-    await expectEventually(async () => (await issueOf()).body.status === "todo");
+    await eventually(async () => (await issueOf()).body.status === "todo");
     expect((await issueOf()).body).toMatchObject({ status: "todo", assigneeAgentId: null });
     expect((await call("GET", "/api/agents/me", { headers: runKey })).status).toBe(401);
     const log = await call<{ chunks: Json[] }>("GET", `/api/heartbeat-runs/${run.runId}/log`, {
@@ -161,7 +162,7 @@ describe("the runner link", () => {
       usage: { inputTokens: 5 },
       costCents: 3,
     });
-    await expectEventually(async () => (await runRow(ok.runId))?.status === "succeeded");
+    await eventually(async () => (await runRow(ok.runId))?.status === "succeeded");
     const detail = await call<Json>("GET", `/api/heartbeat-runs/${ok.runId}`, { headers: board.headers });
     expect(detail.body).toMatchObject({
       status: "succeeded",
@@ -179,7 +180,7 @@ describe("the runner link", () => {
     await mentionWake(board.headers, second.id, "Finisher");
     const lost = await claimOne(link);
     link.socket.close(1000, "bye");
-    await expectEventually(async () => (await runRow(lost.runId))?.status === "failed");
+    await eventually(async () => (await runRow(lost.runId))?.status === "failed");
     expect((await runRow(lost.runId))?.error_reason).toBe("runner_lost");
   });
 
@@ -195,7 +196,7 @@ describe("the runner link", () => {
     for (const [seq, text] of lines.entries())
       link.send({ type: "log", runId: run.runId, seq, stream: "stdout", text });
     link.send({ type: "finish", runId: run.runId, exitCode: 0, timedOut: false, logFrames: lines.length });
-    await expectEventually(async () => (await runRow(run.runId))?.status === "succeeded");
+    await eventually(async () => (await runRow(run.runId))?.status === "succeeded");
     expect((await runRow(run.runId))?.log_excerpt).toBe(lines.join(""));
   });
 
@@ -211,7 +212,7 @@ describe("the runner link", () => {
     link.send({ type: "finish", runId: run.runId, exitCode: 0, timedOut: false, logFrames: 2 });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await runRow(run.runId))?.status).toBe("running"); // waiting for frame 1
-    await expectEventually(async () => (await runRow(run.runId))?.status === "succeeded", 8_000);
+    await eventually(async () => (await runRow(run.runId))?.status === "succeeded", 8_000);
   }, 15_000);
 
   it("refuses at claim time a run whose agent was paused after it was queued", async () => {
@@ -223,7 +224,7 @@ describe("the runner link", () => {
     await env.DB.prepare("UPDATE agents SET status = 'paused' WHERE id = ?").bind(agent.id).run();
     const link = await runnerFor(board, company.id);
     link.send({ type: "claim", slots: 1 });
-    await expectEventually(async () => {
+    await eventually(async () => {
       const row = await env.DB.prepare("SELECT status, error_reason FROM heartbeat_runs WHERE agent_id = ?")
         .bind(agent.id)
         .first<Json>();
@@ -240,7 +241,7 @@ describe("the runner link", () => {
     await mentionWake(board.headers, issue.id, "Commandless");
     const link = await runnerFor(board, company.id);
     link.send({ type: "claim", slots: 1 });
-    await expectEventually(async () => {
+    await eventually(async () => {
       const row = await env.DB.prepare("SELECT status, error_reason FROM heartbeat_runs WHERE agent_id = ?")
         .bind(agent.id)
         .first<Json>();

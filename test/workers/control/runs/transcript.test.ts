@@ -5,8 +5,9 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { call } from "../../helpers";
+import { eventually } from "../../patience";
 import { type BoardUser, boardUser, seedCompany, seedIssue } from "../helpers";
-import { claimOne, expectEventually, runnerFor } from "../runner-link";
+import { claimOne, runnerFor } from "../runner-link";
 
 type Json = Record<string, unknown>;
 
@@ -78,7 +79,7 @@ describe("transcripts and sessions from the runner", () => {
     link.send({ type: "log", runId: run.runId, seq: 0, stream: "stdout", text: '{"type":"result"}\n' });
     for (const [seq, event] of [...EVENTS].reverse().entries())
       link.send({ type: "event", runId: run.runId, seq: EVENTS.length - 1 - seq, event });
-    await expectEventually(async () => (await runStatus(run.runId)) === "succeeded");
+    await eventually(async () => (await runStatus(run.runId)) === "succeeded");
 
     const events = await call<{ events: Json[] }>("GET", `/api/heartbeat-runs/${run.runId}/events`, {
       headers: board.headers,
@@ -110,7 +111,7 @@ describe("transcripts and sessions from the runner", () => {
       logFrames: 0,
       session: null,
     });
-    await expectEventually(async () => (await runStatus(next.runId)) === "failed");
+    await eventually(async () => (await runStatus(next.runId)) === "failed");
     await mention(board, issue.id, "Scribe");
     const third = (await claimOne(link)) as unknown as Json;
     expect(third.session).toBeNull();
@@ -133,7 +134,7 @@ describe("transcripts and sessions from the runner", () => {
       logFrames: 0,
       error: "timeout: still running after 3s, the process group was stopped",
     });
-    await expectEventually(async () => (await runStatus(run.runId)) === "timed_out");
+    await eventually(async () => (await runStatus(run.runId)) === "timed_out");
     const row = await env.DB.prepare("SELECT error_reason FROM heartbeat_runs WHERE id = ?")
       .bind(run.runId)
       .first<Json>();

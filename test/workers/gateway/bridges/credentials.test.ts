@@ -13,6 +13,7 @@ import {
   issueBridgeCredential,
 } from "../../fake-bridge";
 import { asKey, asSession, call, createUser, generateKey, rootSession } from "../../helpers";
+import { PATIENCE_MS } from "../../patience";
 
 type Bridge = {
   id: string;
@@ -223,7 +224,9 @@ describe("a bridge that restarts within the grace period", () => {
     before.fleet.socket.close(4000, "killed");
     held.link.socket.close(4000, "killed");
     await expect
-      .poll(async () => (await listBridges()).find((b) => b.id === before.id)?.connected, { timeout: 3000 })
+      .poll(async () => (await listBridges()).find((b) => b.id === before.id)?.connected, {
+        timeout: PATIENCE_MS,
+      })
       .toBe(false);
     // ...and the grace period never runs out in this test: only the fix can give the session back.
     await runInDurableObject(fleetStub(), (_, state) => state.storage.deleteAlarm());

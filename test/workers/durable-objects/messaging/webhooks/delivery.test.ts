@@ -15,6 +15,7 @@ import type { DeliveryRecord } from "../../../../../durable-objects/messaging/we
 import { legacySignature, standardSignature } from "../../../../../workers/webhooks/signing";
 import { relink } from "../../../fake-bridge";
 import { asKey, call, createUser, generateKey } from "../../../helpers";
+import { PATIENCE_MS } from "../../../patience";
 import {
   answers,
   bodyOf,
@@ -143,7 +144,7 @@ describe("webhook retries", () => {
     await incoming(s, "G-2");
     // Queued means both have a delivery row (the alarm fans events out); the receiver holds the
     // attempts, so the alarm is left to run by itself rather than awaited here.
-    await expect.poll(async () => (await log(s, hook.id)).length, { timeout: 4000 }).toBe(2);
+    await expect.poll(async () => (await log(s, hook.id)).length, { timeout: PATIENCE_MS }).toBe(2);
     bothQueued();
     await until(s, async () => {
       const records = await log(s, hook.id);
@@ -241,7 +242,7 @@ describe("webhook redelivery and targets", () => {
     // either; it must be set, or the retry would wait for the next event.
     await expect
       .poll(() => runInDurableObject(stub(s), (_instance, state) => state.storage.getAlarm()), {
-        timeout: 2000,
+        timeout: PATIENCE_MS,
       })
       .not.toBeNull();
   });

@@ -13,6 +13,7 @@ import { sessionObject } from "../../../../../durable-objects/session/contract";
 import { newWebhookSecret } from "../../../../../workers/webhooks/signing";
 import { type ConnectedSession, connect, ownedSession } from "../../../connected-session";
 import { emit } from "../../../fake-bridge";
+import { PATIENCE_MS } from "../../../patience";
 
 export type Envelope<T> = { status: boolean; data: T };
 export type Received = { url: string; headers: Headers; body: string };
@@ -99,7 +100,7 @@ export async function log(s: Connected, webhookId: string): Promise<DeliveryReco
 export async function until(
   s: { id: string },
   check: () => boolean | Promise<boolean>,
-  timeoutMs = 4000,
+  timeoutMs = PATIENCE_MS,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
