@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // expect.poll gives up after 1 s by default; a real stack on two busy cores needs longer.
+    expect: { poll: { timeout: 20_000 } },
   },
 });

@@ -186,7 +186,7 @@ describe("live dashboard pages", () => {
 
     await page.evaluate("window.__e2eSockets.allow()");
     await page.locator('#issue-live[data-live-state="open"]').waitFor();
-    await expect.poll(() => textOf(page, "#issue-live"), { timeout: 10_000, interval: 50 }).toContain(note);
+    await expect.poll(() => textOf(page, "#issue-live"), { timeout: 20_000, interval: 50 }).toContain(note);
     expect(await textOf(page, "#issue-status")).toContain("todo");
     expect(await notReloaded(page)).toBe(true);
     // It asked for what it missed rather than starting over.
@@ -222,7 +222,7 @@ describe("live dashboard pages", () => {
     await expect
       .poll(() => textOf(page, "#run-live"), { timeout: 60_000, interval: 100 })
       .toContain("finished alone");
-    await expect.poll(() => textOf(page, "#run-live"), { timeout: 5_000 }).toContain("succeeded");
+    await expect.poll(() => textOf(page, "#run-live"), { timeout: 20_000 }).toContain("succeeded");
     expect(await notReloaded(page)).toBe(true);
     await page.context().close();
   });

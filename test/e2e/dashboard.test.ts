@@ -93,7 +93,7 @@ describe("dashboard in a browser", () => {
 
     // The next QR replaces the first on the same page: no reload, no polling of /qr.
     await markDocument();
-    await expect.poll(() => qr.getAttribute("src"), { timeout: 10_000, interval: 200 }).not.toBe(firstQr);
+    await expect.poll(() => qr.getAttribute("src"), { timeout: 20_000, interval: 200 }).not.toBe(firstQr);
     expect(await documentIsUnchanged()).toBe(true);
 
     expect((await api.call("POST", `/api/sessions/${slug}/simulate/scan`)).status).toBe(200);
@@ -221,7 +221,7 @@ describe("dashboard in a browser", () => {
     expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Skip to content");
     await page.keyboard.press("Enter");
     // Following the in-page link is asynchronous in Chromium: the URL updates after the key event.
-    await expect.poll(() => new URL(page.url()).hash, { timeout: 5_000 }).toBe("#main");
+    await expect.poll(() => new URL(page.url()).hash, { timeout: 20_000 }).toBe("#main");
     expect(Object.fromEntries(problemsByPage)).toEqual({});
   });
 });

@@ -50,7 +50,7 @@ describe("log settings", () => {
     await getHealth(quiet.baseUrl, 5);
     await getHealth(verbose.baseUrl, 5);
     // The opted-in stack proves the lines reach this output; both had the same time to arrive.
-    await expect.poll(() => plain(verbose.output()), { timeout: 5_000 }).toMatch(REQUEST_LINE);
+    await expect.poll(() => plain(verbose.output()), { timeout: 20_000 }).toMatch(REQUEST_LINE);
     await sleep(200);
     expect(plain(quiet.output())).not.toMatch(REQUEST_LINE);
   });
