@@ -88,7 +88,7 @@ describe("deleting an agent", () => {
     expect(early.status).toBe(409);
     expect(fieldError(early.html, name)).toMatch(/terminate/i);
 
-    const open = await created<{ id: string }>(`/api/companies/${companyId}/issues`, {
+    const open = await created<{ id: string; identifier: string }>(`/api/companies/${companyId}/issues`, {
       title: "Still assigned",
       assigneeAgentId: agent.id,
     });
@@ -100,7 +100,9 @@ describe("deleting an agent", () => {
 
     const busy = await submit(owner, `/agents/${agent.id}/delete`);
     expect(busy.status).toBe(409);
-    expect(fieldError(busy.html, name)).toContain("open issues and routines");
+    expect(fieldError(busy.html, name)).toBe(
+      `Reassign, cancel or delete the agent's work first: open issues ${open.identifier}`,
+    );
     expect(await exists(`/api/agents/${agent.id}`)).toBe(true);
 
     expect((await api("PATCH", `/api/issues/${open.id}`, { status: "cancelled" })).status).toBe(200);
@@ -125,7 +127,9 @@ describe("deleting projects, goals and routines", () => {
 
     const refused = await submit(owner, `/projects/${project.id}/delete`);
     expect(refused.status).toBe(409);
-    expect(fieldError(refused.html, `delete-${project.id}`)).toContain("Routines still use this project");
+    expect(fieldError(refused.html, `delete-${project.id}`)).toBe(
+      'Routines still use this project, move or delete them first: "Nightly sweep"',
+    );
     expect(await exists(`/api/projects/${project.id}`)).toBe(true);
 
     const forged = await submit(viewer, `/routines/${routine.id}/delete`);

@@ -6,7 +6,7 @@ import type { Db } from "../../db/client";
 import { type AgentRow, agents, costEvents, goals, issues, projects, routines } from "../../db/schema";
 import { conflict } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter } from "../../http/openapi";
-import { activityInsert, controlContext, requireBoard } from "../shared";
+import { activityInsert, blockerPart, controlContext, requireBoard } from "../shared";
 import { AgentParamSchema } from "./schemas";
 import { commit, findAgent } from "./store";
 
@@ -20,13 +20,26 @@ export const agentDeleteRoutes = createRouter();
 async function assertNoOpenWork(db: Db, agent: AgentRow): Promise<void> {
   const [openIssues, ownRoutines] = await Promise.all([
     db
-      .select({ id: issues.id })
+      .select({ id: issues.id, identifier: issues.identifier })
       .from(issues)
       .where(and(eq(issues.assigneeAgentId, agent.id), notInArray(issues.status, ["done", "cancelled"]))),
-    db.select({ id: routines.id }).from(routines).where(eq(routines.assigneeAgentId, agent.id)),
+    db
+      .select({ id: routines.id, title: routines.title })
+      .from(routines)
+      .where(eq(routines.assigneeAgentId, agent.id)),
   ]);
-  if (openIssues.length > 0 || ownRoutines.length > 0)
-    throw conflict("Reassign, cancel or delete the agent's open issues and routines first", {
+  const blockers = [
+    ...blockerPart(
+      "open issues",
+      openIssues.map((row) => row.identifier),
+    ),
+    ...blockerPart(
+      "routines",
+      ownRoutines.map((row) => `"${row.title}"`),
+    ),
+  ];
+  if (blockers.length > 0)
+    throw conflict(`Reassign, cancel or delete the agent's work first: ${blockers.join("; ")}`, {
       openIssueIds: openIssues.map((row) => row.id),
       routineIds: ownRoutines.map((row) => row.id),
     });

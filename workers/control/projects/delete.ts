@@ -4,7 +4,7 @@ import { refOf } from "../../core/actor";
 import { goals, issues, projects, routines } from "../../db/schema";
 import { conflict } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter } from "../../http/openapi";
-import { activityInsert, controlContext, ensureVisible, requireBoard } from "../shared";
+import { activityInsert, controlContext, ensureVisible, namedFew, requireBoard } from "../shared";
 import { GoalParamSchema, ProjectParamSchema } from "./schemas";
 import { visibleProject } from "./store";
 
@@ -34,13 +34,16 @@ projectDeleteRoutes.openapi(
     const project = await visibleProject(db, actor, c.req.valid("param").projectId);
     requireBoard(actor, "delete projects");
     const used = await db
-      .select({ id: routines.id })
+      .select({ id: routines.id, title: routines.title })
       .from(routines)
       .where(eq(routines.projectId, project.id));
     if (used.length > 0)
-      throw conflict("Routines still use this project: move or delete them first", {
-        routineIds: used.map((row) => row.id),
-      });
+      throw conflict(
+        `Routines still use this project, move or delete them first: ${namedFew(used.map((row) => `"${row.title}"`))}`,
+        {
+          routineIds: used.map((row) => row.id),
+        },
+      );
     const now = Date.now();
     await db.batch([
       db.update(issues).set({ projectId: null, updatedAt: now }).where(eq(issues.projectId, project.id)),

@@ -51,14 +51,26 @@ describe("DELETE /agents/:id", () => {
     expect((await call("GET", `/api/agents/${agent.id}`, { headers: board.headers })).status).toBe(404);
   });
 
-  it("is 409 while open issues or routines are still assigned to it", async () => {
+  it("is 409 naming the open issues and routines still assigned to it", async () => {
     const board = await boardUser();
     const company = await seedCompany(board);
-    const agent = await seedAgent(company.id, { status: "terminated" });
+    const agent = await seedAgent(company.id);
     const open = await seedIssue(company, { status: "todo", assigneeAgentId: agent.id });
+    const project = await call<{ id: string }>("POST", `/api/companies/${company.id}/projects`, {
+      headers: board.headers,
+      body: { name: "Ops" },
+    });
+    const routine = await call<{ id: string }>("POST", `/api/companies/${company.id}/routines`, {
+      headers: board.headers,
+      body: { title: "Nightly sweep", assigneeAgentId: agent.id, projectId: project.body.id },
+    });
+    await env.DB.prepare("UPDATE agents SET status = 'terminated' WHERE id = ?").bind(agent.id).run();
     const res = await remove(board.headers, agent.id);
     expect(res.status).toBe(409);
-    expect(res.body.details).toMatchObject({ openIssueIds: [open.id] });
+    expect(res.body.error).toBe(
+      `Reassign, cancel or delete the agent's work first: open issues ${open.identifier}; routines "Nightly sweep"`,
+    );
+    expect(res.body.details).toMatchObject({ openIssueIds: [open.id], routineIds: [routine.body.id] });
     expect(await agentRow(agent.id)).not.toBeNull();
   });
 

@@ -48,6 +48,9 @@ describe("DELETE /projects/:id", () => {
     const busy = await remove(tenant.board.headers, `projects/${tenant.projectId}`);
     expect(busy.status).toBe(409);
     expect(busy.body.details).toMatchObject({ routineIds: [routine.id] });
+    expect(busy.body.error).toBe(
+      'Routines still use this project, move or delete them first: "Daily triage"',
+    );
     expect((await remove(tenant.board.headers, `routines/${routine.id}`)).status).toBe(204);
     expect((await remove(tenant.agent.headers, `projects/${tenant.projectId}`)).status).toBe(403);
     expect((await remove(tenant.board.headers, `projects/${tenant.projectId}`)).status).toBe(204);
