@@ -87,14 +87,33 @@ export function RunEntry({ run, log, events, names }: RunEntryProps) {
         </p>
       )}
       <Transcript events={events} />
-      {log === "" ? (
-        <p class="muted">No output yet.</p>
-      ) : (
-        <>
-          <h4>Output</h4>
-          <pre>{log}</pre>
-        </>
-      )}
+      <RunOutput log={log} folded={events.length > 0} />
     </article>
   );
+}
+
+/**
+ * The run's captured stdout/stderr. Once the conversation above tells the story, the CLI's raw stream
+ * (pages of JSON for Claude Code) is folded away: still one click from anyone debugging an adapter.
+ */
+function RunOutput({ log, folded }: { log: string; folded: boolean }) {
+  if (log === "") return <p class="muted">No output yet.</p>;
+  if (!folded)
+    return (
+      <>
+        <h4>Output</h4>
+        <pre>{log}</pre>
+      </>
+    );
+  return (
+    <details class="raw-output">
+      <summary>Raw output ({lines(log)})</summary>
+      <pre>{log}</pre>
+    </details>
+  );
+}
+
+function lines(log: string): string {
+  const count = log.split("\n").filter((line) => line !== "").length;
+  return count === 1 ? "1 line" : `${count} lines`;
 }

@@ -261,7 +261,9 @@ describe("a run's page", () => {
     expect(textOf(conversation)).toBe(
       'Agent: Reading the inbox. Tool call Bash: {"command":"ls"} Tool result: README.md',
     );
-    expect(runPage.html).toContain("<h4>Output</h4><pre>listed the files\n</pre>");
+    expect(runPage.html).toContain(
+      '<details class="raw-output"><summary>Raw output (1 line)</summary><pre>listed the files\n</pre></details>',
+    );
     // A run invoked by hand has no issue: its page listens for this run on the company's feed, and
     // re-reads itself only while that socket is down (every 30 s), never on a short timer.
     expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe(

@@ -83,8 +83,12 @@ describe("issue page run view", () => {
       'Tool call Bash: {"command":"echo once upon a time"} Tool result: once upon a time ' +
         "Agent: The story is told. Finished after 2 turns, $0.2500, 10 tokens in, 5 out: The story is told.",
     );
-    const output = page.html.match(/<h4>Output<\/h4><pre>([\s\S]*?)<\/pre>/)?.[1] ?? "";
-    expect(output).toBe("{&quot;type&quot;:&quot;result&quot;}\n");
+    // The raw stream is folded away under the conversation, not gone.
+    const raw = page.html.match(/<details class="raw-output">([\s\S]*?)<\/details>/)?.[1] ?? "";
+    expect(raw).toBe(
+      "<summary>Raw output (1 line)</summary><pre>{&quot;type&quot;:&quot;result&quot;}\n</pre>",
+    );
+    expect(page.html).not.toContain("<h4>Output</h4>");
     // The run's own page listens to its issue's feed, for this run's changes only.
     const runPage = await browse(owner, `/runs/${run.runId}`);
     expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe(

@@ -88,6 +88,8 @@ main:has(.board) { max-width: 1600px; }
 [data-session-watch][data-view="waiting"] .when-waiting { display: block; }
 pre, code.block { background: #0f1720; color: #e6edf3; padding: .75rem; border-radius: var(--radius); overflow-x: auto;
   white-space: pre-wrap; word-break: break-word; font-size: .85rem; }
+details.raw-output { margin-top: 1rem; }
+details.raw-output > summary { cursor: pointer; font-weight: 600; padding: .25rem 0; }
 .secret { font-family: ui-monospace, monospace; word-break: break-all; }
 .chart text { font-size: 12px; fill: var(--text); }
 .chart rect.bar { fill: var(--accent); }
