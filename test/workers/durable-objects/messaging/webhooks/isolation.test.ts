@@ -109,18 +109,7 @@ describe("per-event delivery", () => {
   it("sends an event that arrives while another webhook's attempt hangs at once, not after it", async () => {
     // One receiver that takes its time (up to the 15 s attempt timeout) must not hold back the
     // session's other webhooks: events arriving meanwhile are fanned out and sent straight away.
-    const slow = endpoint("hanging", ["message.received"]);
-    const fast = endpoint("prompt", ["message.received"]);
-    let answer: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    answers.set(slow.url, async () => {
-      await held;
-      return ok();
-    });
-    answers.set(fast.url, ok);
-    const s = await connected([slow, fast]);
+    const { s, answer } = await oneHangingOneFast("hanging", "prompt");
     await incoming(s, "H-1");
     // The real alarm is left to run (the test's alarm runs would overlap it, which the edge never does).
     await expect.poll(() => to("hanging").length).toBe(1);
@@ -132,18 +121,7 @@ describe("per-event delivery", () => {
   });
 
   it("redelivers at once while another webhook's attempt hangs", async () => {
-    const slow = endpoint("stalled", ["message.received"]);
-    const fast = endpoint("eager", ["message.received"]);
-    let answer: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    answers.set(slow.url, async () => {
-      await held;
-      return ok();
-    });
-    answers.set(fast.url, ok);
-    const s = await connected([slow, fast]);
+    const { s, answer } = await oneHangingOneFast("stalled", "eager");
     await incoming(s, "RH-1");
     await expect.poll(async () => (await log(s, "eager"))[0]?.status).toBe("delivered");
     expect(to("stalled").length).toBe(1);
@@ -181,3 +159,19 @@ describe("per-event delivery", () => {
     expect(bulkPeak).toBe(BULK_SLOTS);
   });
 });
+
+/** A session with two webhooks: `slow` answers only once `answer()` is called, `fast` at once. */
+async function oneHangingOneFast(slow: string, fast: string) {
+  const hanging = endpoint(slow, ["message.received"]);
+  const prompt = endpoint(fast, ["message.received"]);
+  let answer: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  answers.set(hanging.url, async () => {
+    await held;
+    return ok();
+  });
+  answers.set(prompt.url, ok);
+  return { s: await connected([hanging, prompt]), answer };
+}
