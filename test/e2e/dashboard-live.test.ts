@@ -1,7 +1,8 @@
 // Live pages in a real browser (Debian's Chromium through playwright-core) against the real local
 // stack (`npm start`): two people (the admin and a member of the company) with the same issue open see
 // each other's comment and status change within 2 s, without reloading; a page whose socket dropped
-// catches up on what changed meanwhile once it reconnects; a run woken for no issue is followed on its
+// catches up on what changed meanwhile once it reconnects, as does one whose first socket never said
+// hello or said it after a change the page was drawn without; a run woken for no issue is followed on its
 // page by push; the board moves a card when its issue changes; and the board's columns and card titles
 // fit a 1280 px window, while a phone still gets one column under another.
 import type { Page } from "playwright-core";
@@ -81,8 +82,13 @@ const SOCKET_CONTROL = `(() => {
       super(control.blocked ? wanted.replace("/events", "/events-refused-by-the-test") : wanted, protocols);
       control.urls.push(wanted);
       control.sockets.push(this);
+      if (control.dropFirstOnOpen) {
+        control.dropFirstOnOpen = false;
+        this.addEventListener("open", () => control.drop()); // before the page hears a frame
+      }
     }
   };
+  control.dropFirstOnOpen = sessionStorage.getItem("e2e-drop-first-on-open") === "1";
   window.__e2eSockets = control;
 })();`;
 
@@ -192,6 +198,50 @@ describe("live dashboard pages", () => {
     // It asked for what it missed rather than starting over.
     const urls = await page.evaluate<string[]>("window.__e2eSockets.urls");
     expect(urls.at(-1)).toMatch(/[?&]since=\d+/);
+    await page.context().close();
+  });
+
+  it("a page whose first socket dropped before its hello still catches up once connected", async () => {
+    const issue = await createIssue("Dropped at once");
+    const page = await signedInPage();
+    await page.evaluate('sessionStorage.setItem("e2e-drop-first-on-open", "1")');
+    await page.addInitScript(SOCKET_CONTROL);
+    await page.goto(`/issues/${issue.id}`);
+    await page.evaluate('document.documentElement.dataset.e2eMark = "still-here"');
+    await page.locator('#issue-live[data-live-state="closed"]').waitFor();
+    expect((await page.evaluate<string[]>("window.__e2eSockets.urls"))[0]).not.toMatch(/since=/);
+
+    const note = `Written before the page ever heard its feed ${Date.now()}`;
+    const commented = await api.call("POST", `/api/issues/${issue.id}/comments`, { body: note });
+    expect(commented.status).toBe(201);
+    expect(await textOf(page, "#issue-live")).not.toContain(note);
+
+    await page.evaluate("window.__e2eSockets.allow()");
+    await page.locator('#issue-live[data-live-state="open"]').waitFor();
+    await expect.poll(() => textOf(page, "#issue-live"), { interval: 50 }).toContain(note);
+    expect(await notReloaded(page)).toBe(true);
+    await page.context().close();
+  });
+
+  it("a change made after the page was drawn but before its socket's hello still reaches it", async () => {
+    const issue = await createIssue("Changed while on its way");
+    const page = await signedInPage();
+    const note = `Written while the page was on its way ${Date.now()}`;
+    let first = true;
+    // The page's socket reaches the feed only after the comment: the hello's seq already counts it.
+    await page.routeWebSocket(/\/api\/issues\/[^/]+\/events/, async (socket) => {
+      if (first) {
+        first = false;
+        const commented = await api.call("POST", `/api/issues/${issue.id}/comments`, { body: note });
+        expect(commented.status).toBe(201);
+      }
+      socket.connectToServer();
+    });
+    await page.goto(`/issues/${issue.id}`);
+    await page.evaluate('document.documentElement.dataset.e2eMark = "still-here"');
+    await page.locator('#issue-live[data-live-state="open"]').waitFor();
+    await expect.poll(() => textOf(page, "#issue-live"), { interval: 50 }).toContain(note);
+    expect(await notReloaded(page)).toBe(true);
     await page.context().close();
   });
 

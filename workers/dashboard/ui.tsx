@@ -316,8 +316,16 @@ export function DataTable({ headings, children }: { headings: readonly string[];
  * feed share one socket.
  */
 export function LiveRegion(props: { id: string; feed: string; class?: string; children?: Child }) {
+  // data-live-drawn: a change made between reading what the region shows and the socket's hello
+  // would otherwise never reach the page (the hello's seq already counts it).
   return (
-    <div id={props.id} data-live="30" data-live-feed={props.feed} class={props.class}>
+    <div
+      id={props.id}
+      data-live="30"
+      data-live-feed={props.feed}
+      data-live-drawn={String(Date.now())}
+      class={props.class}
+    >
       {props.children}
     </div>
   );

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { claimOne, openRunnerLink } from "../control/runner-link";
 import { asSession, call, createUser, type Session } from "../helpers";
 import { eventually } from "../patience";
-import { browse, fieldError, formError, submit, textOf } from "./helpers";
+import { browse, fieldError, formError, submit, textOf, undrawn } from "./helpers";
 
 type Json = Record<string, unknown>;
 interface Agent {
@@ -266,7 +266,7 @@ describe("a run's page", () => {
     );
     // A run invoked by hand has no issue: its page listens for this run on the company's feed, and
     // re-reads itself only while that socket is down (every 30 s), never on a short timer.
-    expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe(
+    expect(undrawn(runPage.html).match(/<div id="run-live"[^>]*>/)?.[0]).toBe(
       `<div id="run-live" data-live="30" data-live-feed="/api/companies/${companyId}/events?runId=${run.runId}">`,
     );
     expect((await browse(stranger, `/runs/${run.runId}`)).status).toBe(404);

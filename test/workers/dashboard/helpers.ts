@@ -59,6 +59,9 @@ export function textOf(html: string): string {
     .trim();
 }
 
+/** The page without its live regions' drawn-at times (data-live-drawn), which change on every render. */
+export const undrawn = (html: string): string => html.replace(/ data-live-drawn="\d+"/g, "");
+
 /** The message shown next to form field `name` (ui.tsx renders it as `#field-<name>-error`). */
 export function fieldError(html: string, name: string): string | null {
   const id = `field-${name.replace(/[^\w-]/g, "-")}-error`;

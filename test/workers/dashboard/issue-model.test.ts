@@ -7,7 +7,7 @@ import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { asSession, BASE, call, createUser, type Session } from "../helpers";
-import { browse, fieldError, type PageResponse, submit, textOf } from "./helpers";
+import { browse, fieldError, type PageResponse, submit, textOf, undrawn } from "./helpers";
 
 interface Issue {
   id: string;
@@ -314,7 +314,7 @@ describe("live sections", () => {
     const html = await response.text();
     const feed = `/api/issues/${issue.id}/events`;
     for (const id of ["issue-live", "issue-blockers-live", "issue-questions-live", "issue-attachments-live"])
-      expect(html).toContain(`<div id="${id}" data-live="30" data-live-feed="${feed}">`);
+      expect(undrawn(html)).toContain(`<div id="${id}" data-live="30" data-live-feed="${feed}">`);
     const questions = regionOf(html, "issue-questions-live");
     expect(textOf(questions)).toContain("Why?");
     expect(questions).toContain('aria-label="Answer the question"');

@@ -7,7 +7,7 @@ import { dialRunner } from "../control/runner-link";
 import { Link } from "../fake-bridge";
 import { asSession, call, count, createUser, type Session } from "../helpers";
 import { eventually } from "../patience";
-import { browse, fieldError, submit, textOf } from "./helpers";
+import { browse, fieldError, submit, textOf, undrawn } from "./helpers";
 
 type Json = Record<string, unknown>;
 interface Issue {
@@ -99,7 +99,7 @@ describe("issue board", () => {
     const page = await browse(owner, `/companies/${companyId}/issues`);
     expect(page.status).toBe(200);
     // Fed by the company's live socket; the slow poll is only for when it cannot connect.
-    expect(page.html).toContain(
+    expect(undrawn(page.html)).toContain(
       `<div id="issue-board" data-live="30" data-live-feed="/api/companies/${companyId}/events" class="board">`,
     );
     const live = boardOf(page.html);
@@ -257,7 +257,7 @@ describe("issue page", () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain(`<h1>${issue.identifier} Bake bread</h1>`);
     const live =
-      page.html.match(
+      undrawn(page.html).match(
         new RegExp(
           `<div id="issue-live" data-live="30" data-live-feed="/api/issues/${issue.id}/events">([\\s\\S]*?)<div class="grid">`,
         ),

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { claimOne, openRunnerLink } from "../control/runner-link";
 import { asSession, call, createUser } from "../helpers";
 import { eventually } from "../patience";
-import { browse, textOf } from "./helpers";
+import { browse, textOf, undrawn } from "./helpers";
 
 describe("issue page run view", () => {
   it("shows the conversation of a claude_local run, and keeps the raw output", async () => {
@@ -91,7 +91,7 @@ describe("issue page run view", () => {
     expect(page.html).not.toContain("<h4>Output</h4>");
     // The run's own page listens to its issue's feed, for this run's changes only.
     const runPage = await browse(owner, `/runs/${run.runId}`);
-    expect(runPage.html.match(/<div id="run-live"[^>]*>/)?.[0]).toBe(
+    expect(undrawn(runPage.html).match(/<div id="run-live"[^>]*>/)?.[0]).toBe(
       `<div id="run-live" data-live="30" data-live-feed="/api/issues/${issue.body.id}/events?runId=${run.runId}">`,
     );
   });

@@ -37,8 +37,11 @@ export type LiveChangeKind = LiveChange["kind"];
 
 /** Frames a live socket sends; the client sends only `ping` (answered `pong` without waking the object). */
 export type LiveFrame =
-  /** First on every socket: the feed's newest sequence number now (0 for a feed with no event yet). */
-  | { type: "hello"; seq: number }
+  /**
+   * First on every socket: the feed's newest sequence number now (0 for a feed with no event yet) and
+   * when that event happened (null without one), so a page drawn just before it knows to re-read.
+   */
+  | { type: "hello"; seq: number; at: number | null }
   /** The asked-for `since` is older than what the feed keeps (or newer than it has): re-read everything. */
   | { type: "reset"; seq: number }
   | ({ type: "event"; seq: number; at: number } & LiveChange);

@@ -44,8 +44,8 @@ export class LiveFeed {
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
     const tag = interestTag(interest);
     this.ctx.acceptWebSocket(server, tag === null ? [VIEWER_TAG] : [VIEWER_TAG, tag]);
-    const last = this.#lastSeq();
-    server.send(JSON.stringify({ type: "hello", seq: last } satisfies LiveFrame));
+    const { seq: last, at } = this.#newest();
+    server.send(JSON.stringify({ type: "hello", seq: last, at } satisfies LiveFrame));
     if (since !== null && since !== last)
       for (const text of this.#catchUp(since, last, interest)) server.send(text);
     return new Response(null, { status: 101, webSocket: client });
@@ -67,6 +67,15 @@ export class LiveFeed {
     if (rows[0]?.seq !== since + 1) return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
     if (interest === "all") return rows.map((row) => row.frame);
     return rows.filter((row) => wants(interest, JSON.parse(row.frame) as LiveChange)).map((row) => row.frame);
+  }
+
+  /** The newest event's number and time (0 and null for a feed with no event yet). */
+  #newest(): { seq: number; at: number | null } {
+    const row = this.#sql()
+      .exec<{ seq: number; frame: string }>("SELECT seq, frame FROM live_events ORDER BY seq DESC LIMIT 1")
+      .toArray()[0];
+    if (!row) return { seq: 0, at: null };
+    return { seq: row.seq, at: (JSON.parse(row.frame) as { at: number }).at };
   }
 
   #lastSeq(): number {

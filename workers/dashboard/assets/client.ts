@@ -76,6 +76,8 @@ export const DASHBOARD_JS = `(() => {
     }, 0);
   });
 
+  const DRAWN_MARGIN_MS = 2000;
+
   /** One socket for every region that names the same feed. */
   function watchLiveFeed(feed, regions) {
     const url = new URL(feed, location.href);
@@ -85,6 +87,10 @@ export const DASHBOARD_JS = `(() => {
       for (const region of regions) region.dataset.liveState = state;
     };
     let seq = null;
+    let connections = 0;
+    const drawn = Number(regions[0].dataset.liveDrawn) || 0;
+    // The page's data is read just before it is drawn, on another machine's clock than the feed's.
+    const changedSinceDrawn = (at) => typeof at === "number" && at >= drawn - DRAWN_MARGIN_MS;
     let delay = 500;
     let poll = null;
     let queued = null;
@@ -95,6 +101,7 @@ export const DASHBOARD_JS = `(() => {
       }, 100);
     };
     const connect = () => {
+      connections++;
       if (seq !== null) url.searchParams.set("since", String(seq));
       const socket = new WebSocket(url);
       let ping = null;
@@ -113,7 +120,9 @@ export const DASHBOARD_JS = `(() => {
           return; // "pong"
         }
         if (frame.type === "hello") {
-          if (seq !== null && frame.seq < seq) refresh(); // the feed started over
+          // The feed started over; an earlier socket closed before its hello, so nothing says what
+          // changed since the page was drawn; or its newest change came about when it was drawn.
+          if (seq === null ? connections > 1 || changedSinceDrawn(frame.at) : frame.seq < seq) refresh();
           if (seq === null || frame.seq < seq) seq = frame.seq;
         } else if (frame.type === "reset" || (frame.type === "event" && frame.seq > seq)) {
           seq = frame.seq;

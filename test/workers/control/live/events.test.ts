@@ -63,7 +63,7 @@ describe("live sockets: what they carry", () => {
     const issue = await seedIssue(company, { status: "todo" });
     const page = await listen(`/api/issues/${issue.id}/events`, owner.cookieHeaders);
     const board = await listen(`/api/companies/${company.id}/events`, owner.cookieHeaders);
-    expect(page.frames[0]).toEqual({ type: "hello", seq: 0 });
+    expect(page.frames[0]).toEqual({ type: "hello", seq: 0, at: null });
 
     const written = await comment(owner.headers, issue.id, "Looks good");
     const commented = await page.next((f) => f.kind === "comment.added");
@@ -137,7 +137,8 @@ describe("live sockets: what they carry", () => {
     // Up to date: hello only. Ahead of the feed (it was never that far): reset.
     const current = await listen(`${path}?since=${caughtUp.seq}`, owner.cookieHeaders);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(current.frames).toEqual([{ type: "hello", seq: caughtUp.seq }]);
+    // The hello says when the newest change happened: a page drawn just before it re-reads itself.
+    expect(current.frames).toEqual([{ type: "hello", seq: caughtUp.seq, at: caughtUp.at }]);
     const ahead = await listen(`${path}?since=999`, owner.cookieHeaders);
     expect(await ahead.next((f) => f.type === "reset")).toEqual({ type: "reset", seq: caughtUp.seq });
     for (const link of [again, current, ahead]) link.socket.close(1000, "done");
