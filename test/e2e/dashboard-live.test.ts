@@ -128,6 +128,14 @@ async function openLive(page: Page, path: string, regionId: string): Promise<voi
 const notReloaded = (page: Page) =>
   page.evaluate<boolean>('document.documentElement.dataset.e2eMark === "still-here"');
 
+/** The issue page's region comes to show `note` once its socket is open, by push (never a reload). */
+async function expectPushed(page: Page, note: string): Promise<void> {
+  await page.locator('#issue-live[data-live-state="open"]').waitFor();
+  await expect.poll(() => textOf(page, "#issue-live"), { interval: 50 }).toContain(note);
+  expect(await notReloaded(page)).toBe(true);
+  await page.context().close();
+}
+
 interface BoardLayout {
   scrollWidth: number;
   clientWidth: number;
@@ -217,10 +225,7 @@ describe("live dashboard pages", () => {
     expect(await textOf(page, "#issue-live")).not.toContain(note);
 
     await page.evaluate("window.__e2eSockets.allow()");
-    await page.locator('#issue-live[data-live-state="open"]').waitFor();
-    await expect.poll(() => textOf(page, "#issue-live"), { interval: 50 }).toContain(note);
-    expect(await notReloaded(page)).toBe(true);
-    await page.context().close();
+    await expectPushed(page, note);
   });
 
   it("a change made after the page was drawn but before its socket's hello still reaches it", async () => {
@@ -237,12 +242,8 @@ describe("live dashboard pages", () => {
       }
       socket.connectToServer();
     });
-    await page.goto(`/issues/${issue.id}`);
-    await page.evaluate('document.documentElement.dataset.e2eMark = "still-here"');
-    await page.locator('#issue-live[data-live-state="open"]').waitFor();
-    await expect.poll(() => textOf(page, "#issue-live"), { interval: 50 }).toContain(note);
-    expect(await notReloaded(page)).toBe(true);
-    await page.context().close();
+    await openLive(page, `/issues/${issue.id}`, "issue-live");
+    await expectPushed(page, note);
   });
 
   it("a run woken for no issue: its page follows the run to its end by push", async () => {
