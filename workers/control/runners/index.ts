@@ -11,6 +11,7 @@ export {
   apiBaseUrl,
   companiesWithConnectedRunner,
   coveredCompanyIds,
+  followNewCompany,
   RUNNER_SILENCE_MS,
   runnerConnected,
   runnerDisconnected,
