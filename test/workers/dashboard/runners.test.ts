@@ -1,5 +1,6 @@
 // The runners page in workerd: your runners, register (the token shown once, in that response only),
-// revoke; bad input next to its field; another user's runner cannot be revoked (404).
+// revoke; bad input next to its field; another user's runner cannot be revoked (404). And the invite
+// page naming the runners that run the company's agents before anyone joins (issue 25, H-a).
 import { beforeAll, describe, expect, it } from "vitest";
 import { dialRunner } from "../control/runner-link";
 import { asSession, call, createUser, type Session } from "../helpers";
@@ -71,5 +72,52 @@ describe("runners page", () => {
     expect(revoked.status).toBe(303);
     expect((await runners())[0]?.revokedAt).not.toBeNull();
     expect(textOf((await browse(owner, "/runners")).html)).toContain("revoked");
+  });
+});
+
+describe("the invite page names the runners that run the company's agents", () => {
+  it("an owner invite lists each serving runner by name and owner; joining adds none of the joiner's", async () => {
+    const inviter = await createUser("STAFF");
+    const invitee = await createUser("OWNER");
+    const made = await call<{ id: string }>("POST", "/api/companies", {
+      headers: asSession(inviter),
+      body: { name: `Invite Co ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    const joined = made.body.id;
+    const invite = async () => {
+      const res = await call<{ token: string }>("POST", `/api/companies/${joined}/member-invites`, {
+        headers: asSession(inviter),
+        body: { role: "owner" },
+      });
+      expect(res.status).toBe(201);
+      return res.body.token;
+    };
+    const bare = textOf((await browse(invitee, `/invites/${await invite()}`)).html);
+    expect(bare).toContain("No runner serves this company yet");
+
+    const registered = await call("POST", `/api/companies/${joined}/runners`, {
+      headers: asSession(inviter),
+      body: { name: "staff build box" },
+    });
+    expect(registered.status).toBe(201);
+    const own = await call("POST", "/api/runners", {
+      headers: asSession(invitee),
+      body: { name: "invitee laptop", allCompanies: true },
+    });
+    expect(own.status).toBe(201);
+    const token = await invite();
+    const page = await browse(invitee, `/invites/${token}`);
+    expect(page.status).toBe(200);
+    const text = textOf(page.html);
+    expect(text).toMatch(/staff build box\s*, registered by A STAFF \(not connected now\)/);
+    expect(text).not.toContain("invitee laptop");
+    expect(text).toContain("Joining does not put the company's agents on your runners");
+
+    const accepted = await submit(invitee, `/invites/${token}`);
+    expect(accepted.status).toBe(303);
+    const serving = await call<Runner[]>("GET", `/api/companies/${joined}/runners`, {
+      headers: asSession(invitee),
+    });
+    expect(serving.body.map((runner) => runner.name)).toEqual(["staff build box"]);
   });
 });

@@ -16,4 +16,5 @@ export {
   runnerConnected,
   runnerDisconnected,
   runnerSeen,
+  servingRunners,
 } from "./store";

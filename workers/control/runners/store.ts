@@ -3,7 +3,14 @@ import { sha256Hex } from "../../auth/crypto";
 import { runnerTokens } from "../../auth/prefixed-token";
 import type { Db } from "../../db/client";
 import { iso } from "../../db/client";
-import { companies, companyMemberships, type RunnerRow, runnerCompanies, runners } from "../../db/schema";
+import {
+  companies,
+  companyMemberships,
+  type RunnerRow,
+  runnerCompanies,
+  runners,
+  users,
+} from "../../db/schema";
 import { forbidden, notFound } from "../../http/errors";
 
 /**
@@ -84,6 +91,24 @@ export async function createdAndOwned(db: Db, userId: string): Promise<string[]>
     )
     .orderBy(asc(companies.createdAt));
   return rows.map((row) => row.id);
+}
+
+/**
+ * The runners that serve the company right now, by name and owner, oldest first: the machines its
+ * agents run on, which the invite page names before anyone joins.
+ */
+export async function servingRunners(db: Db, companyId: string, now = Date.now()) {
+  const rows = await db
+    .select({ runner: runners, ownerName: users.name })
+    .from(runners)
+    .innerJoin(users, eq(users.id, runners.ownerUserId))
+    .where(and(isNull(runners.revokedAt), servesCompany(companyId)))
+    .orderBy(asc(runners.createdAt));
+  return rows.map(({ runner, ownerName }) => ({
+    name: runner.name,
+    ownerName,
+    connected: isConnected(runner, now),
+  }));
 }
 
 /** The live (not revoked) runner a presented token belongs to. */
