@@ -8,6 +8,7 @@ import type { Link } from "../../fake-bridge";
 import { asKey, call, createUser, generateKey } from "../../helpers";
 import { eventually } from "../../patience";
 import { type BoardUser, boardUser, type SeededCompany, seedAgent, seedIssue } from "../helpers";
+import { HAND_WRITTEN } from "../packages/fixtures";
 import { claimOne, openRunnerLink, type RunAssignment } from "../runner-link";
 
 type Json = Record<string, unknown>;
@@ -141,6 +142,26 @@ describe("allCompanies covers the companies its owner created, not ones joined b
     const mine = await call<Json[]>("GET", "/api/runners", { headers: admin.headers });
     expect(mine.body[0]?.companyIds).toEqual([before.id, after.id]);
   });
+
+  it("a company imported from a package is listed for the importer's allCompanies runner only", async () => {
+    const admin = await boardUser();
+    const coOwner = await boardUser();
+    const source = await createCompany(admin);
+    await joinAsOwner(admin, source.id, coOwner);
+    const mine = await registerAllCompanies(admin);
+    const theirs = await registerAllCompanies(coOwner);
+    const imported = await call<{ companyId: string }>("POST", `/api/companies/${source.id}/imports/apply`, {
+      headers: admin.headers,
+      body: { source: { type: "inline", files: HAND_WRITTEN }, target: { mode: "new_company" } },
+    });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+    const listed = async (owner: BoardUser) =>
+      (await call<Json[]>("GET", "/api/runners", { headers: owner.headers })).body[0]?.companyIds;
+    expect(await listed(admin)).toEqual([source.id, imported.body.companyId]);
+    expect(await listed(coOwner)).toEqual([]);
+    expect(mine.runner.companyIds).toEqual([source.id]);
+    expect(theirs.runner.companyIds).toEqual([]);
+  });
 });
 
 describe("detaching", () => {
@@ -190,6 +211,8 @@ async function drained(link: Link, runnerId: string): Promise<void> {
   await eventually(async () => {
     const row = await env.DB.prepare("SELECT version FROM runners WHERE id = ?").bind(runnerId).first<Json>();
     return row?.version === version;
+  }).catch(() => {
+    throw new Error(`the dispatcher never handled a hello of runner ${runnerId}`);
   });
 }
 
@@ -222,7 +245,9 @@ describe("finish frames", () => {
     await drained(forger, String(foreign.body.runner.id));
     expect((await runRow(run.runId))?.status).toBe("running");
     link.send({ type: "log", runId: run.runId, seq: 0, stream: "stdout", text: "done\n" });
-    await eventually(async () => (await runRow(run.runId))?.status !== "running");
+    await eventually(async () => (await runRow(run.runId))?.status !== "running").catch(async () => {
+      throw new Error(`the run did not end after its log: ${JSON.stringify(await runRow(run.runId))}`);
+    });
     expect(await runRow(run.runId)).toMatchObject({ status: "succeeded", exit_code: 0, error_reason: null });
 
     link.socket.close(1000, "bye");
