@@ -47,7 +47,7 @@ function ServingRunners({ preview }: { preview: Preview }) {
         Joining does not put the company's agents on your runners, even one that serves every company you
         created.{" "}
         {preview.role === "owner"
-          ? "As an owner you may attach one of yours (its agents then run on that machine as its user), and detach any runner from the company."
+          ? "As an owner you may attach one of yours on the company's Runners tab (its agents then run on that machine as its user), and detach any runner from the company there."
           : ""}
       </p>
     </section>

@@ -121,3 +121,62 @@ describe("the invite page names the runners that run the company's agents", () =
     expect(serving.body.map((runner) => runner.name)).toEqual(["staff build box"]);
   });
 });
+
+describe("the company's runners tab", () => {
+  it("a joined owner attaches their runner on purpose; the other owner detaches it; a member sees no buttons", async () => {
+    const inviter = await createUser("STAFF");
+    const joiner = await createUser("OWNER");
+    const member = await createUser("OWNER");
+    const made = await call<{ id: string }>("POST", "/api/companies", {
+      headers: asSession(inviter),
+      body: { name: `Tab Co ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    const company = made.body.id;
+    for (const [who, role] of [
+      [joiner, "owner"],
+      [member, "member"],
+    ] as const) {
+      const invite = await call<{ token: string }>("POST", `/api/companies/${company}/member-invites`, {
+        headers: asSession(inviter),
+        body: { role },
+      });
+      const joined = await call("POST", `/api/member-invites/${invite.body.token}/accept`, {
+        headers: asSession(who),
+      });
+      expect(joined.status).toBe(200);
+    }
+    const laptop = await call<{ runner: { id: string } }>("POST", "/api/runners", {
+      headers: asSession(joiner),
+      body: { name: "joiner laptop", allCompanies: true },
+    });
+    const serving = async () =>
+      (
+        await call<Runner[]>("GET", `/api/companies/${company}/runners`, { headers: asSession(inviter) })
+      ).body.map((runner) => runner.name);
+    expect(await serving()).toEqual([]);
+
+    const page = await browse(joiner, `/companies/${company}/runners`);
+    expect(page.status).toBe(200);
+    expect(textOf(page.html)).toContain("No runner serves this company");
+    const attached = await submit(joiner, `/companies/${company}/runners/attach`, {
+      runnerId: laptop.body.runner.id,
+    });
+    expect(attached.status).toBe(303);
+    expect(await serving()).toEqual(["joiner laptop"]);
+
+    const forMember = await browse(member, `/companies/${company}/runners`);
+    expect(textOf(forMember.html)).toContain("joiner laptop");
+    expect(forMember.html).not.toContain("/detach");
+    const refused = await submit(member, `/companies/${company}/runners/${laptop.body.runner.id}/detach`);
+    expect(refused.status).toBe(403);
+    expect(await serving()).toEqual(["joiner laptop"]);
+
+    const forInviter = await browse(inviter, `/companies/${company}/runners`);
+    expect(forInviter.html).toContain(`/companies/${company}/runners/${laptop.body.runner.id}/detach`);
+    const detached = await submit(inviter, `/companies/${company}/runners/${laptop.body.runner.id}/detach`);
+    expect(detached.status).toBe(303);
+    expect(await serving()).toEqual([]);
+    const stillTheirs = await runners(joiner);
+    expect(stillTheirs[0]).toMatchObject({ name: "joiner laptop", revokedAt: null, companyIds: [] });
+  });
+});
