@@ -7,6 +7,7 @@ import {
   failLinkRuns,
   finishRun,
   LogAnnouncer,
+  linkHoldsRun,
   logsComplete,
   type RunnerLink,
   recordEvent,
@@ -145,12 +146,18 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     } else if (frame.type === "heartbeat") {
       await touchRuns(db, link.linkId, frame.runIds);
       await runnerSeen(db, link.runnerId);
+    } else if (!(await linkHoldsRun(db, link.linkId, frame.runId))) {
+      // Not this link's run (or it already ended): never held, so it cannot displace the finish of
+      // the runner that does hold it (which would leave that run to end as runner_lost).
+      return;
     } else if (await logsComplete(db, frame.runId, frame.logFrames, frame.eventFrames))
       await finishRun(this.env, db, link.linkId, frame);
     else this.#holdFinish(link.linkId, frame);
   }
 
   #holdFinish(linkId: string, frame: FinishFrame): void {
+    // The link holding the run sent its finish again: the newer one replaces it, with one timer.
+    clearTimeout(this.#heldFinishes.get(frame.runId)?.timer);
     const timer = setTimeout(
       () => void this.#queue(() => this.#releaseHeldFinish(frame.runId, true)),
       FINISH_GRACE_MS,

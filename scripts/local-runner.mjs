@@ -1,6 +1,13 @@
-// The local runner of `npm start`: registered for the local admin the first time (serving every
-// company the admin owns), its token kept in <state dir>/local-runner.json (mode 0600) and handed to
-// the runner on standard input, never in an environment variable (docs/security.md).
+// The local runner of `npm start`: registered for the local admin the first time with `allCompanies`,
+// which lists by id the companies the admin created and attaches each one the admin creates later;
+// never a company the admin joins by invite (that one runs someone else's agents on this machine, as
+// this user, next to .dev.vars and this token: the admin attaches it explicitly or not at all). Its
+// token is kept in <state dir>/local-runner.json (mode 0600) and handed to the runner on standard
+// input, never in an environment variable (docs/security.md).
+//
+// A state file from before this rule keeps working: its runner was registered with the old wildcard,
+// and migration 0015 (applied by `npm start` before this runs) listed for it, by id, the companies the
+// admin created, dropping any joined one.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -40,7 +47,8 @@ function readSaved(file) {
 
 /**
  * The local runner's token: the saved one (the state directory holds the database that knows it, so
- * they go together), else a new runner registered for the admin, serving every company the admin owns.
+ * they go together), else a new runner registered for the admin, serving the companies the admin
+ * created and creates later.
  * @param {{ baseUrl: string, stateDir: string, email: string, password: string }} options
  * @returns {Promise<string>}
  */

@@ -7,7 +7,7 @@
 // attach; `wrangler dev` always picks a free one), BRIDGE=0 (no WhatsApp bridge), RUNNER=0 (no local
 // agent runner), CRON=0 (no local cron trigger).
 //
-// Once the Worker answers, a local runner starts for the admin's companies (scripts/local-runner.mjs)
+// Once the Worker answers, a local runner starts for the companies the admin created (scripts/local-runner.mjs)
 // and the Worker's scheduled handler fires every minute, as Cloudflare's cron trigger does
 // (scripts/local-cron.mjs).
 //

@@ -17,6 +17,7 @@ import { approvalPages } from "./approval-pages";
 import { registerAssets } from "./assets";
 import { authPages } from "./auth-pages";
 import { companyPages } from "./company-pages";
+import { companyRunnerPage } from "./company-runner-page";
 import { companySettingsPage } from "./company-settings-page";
 import { costPage } from "./cost-page";
 import { deletePages } from "./delete-pages";
@@ -200,6 +201,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", companySettingsPage);
   dashboard.route("/", runnerPages);
   dashboard.route("/", memberPages);
+  dashboard.route("/", companyRunnerPage);
   dashboard.route("/", invitePage);
   dashboard.route("/", deletePages);
 

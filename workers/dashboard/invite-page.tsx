@@ -24,6 +24,37 @@ const UNUSABLE: Record<Exclude<Preview["state"], "pending">, string> = {
 };
 
 /**
+ * Whose machines run the company's agents, named before anyone joins: an owner invite must not
+ * quietly mean running someone else's code, and joining never adds the joiner's own runners.
+ */
+function ServingRunners({ preview }: { preview: Preview }) {
+  return (
+    <section aria-labelledby="invite-runners">
+      <h2 id="invite-runners">Where its agents run</h2>
+      {preview.runners.length === 0 ? (
+        <p>No runner serves this company yet: its agents wait until one is attached.</p>
+      ) : (
+        <ul>
+          {preview.runners.map((runner) => (
+            <li>
+              <strong>{runner.name}</strong>, registered by {runner.ownerName}
+              {runner.connected ? "" : " (not connected now)"}
+            </li>
+          ))}
+        </ul>
+      )}
+      <p class="muted">
+        Joining does not put the company's agents on your runners, even one that serves every company you
+        created.{" "}
+        {preview.role === "owner"
+          ? "As an owner you may attach one of yours on the company's Runners tab (its agents then run on that machine as its user), and detach any runner from the company there."
+          : ""}
+      </p>
+    </section>
+  );
+}
+
+/**
  * Joining takes a button press, not just the GET: a link preview or scanner opening the URL must not
  * use up a single-use invite.
  */
@@ -48,6 +79,7 @@ async function showInvite(
                 You are invited to join <strong>{preview.companyName}</strong> as a {preview.role}. The link
                 works once, until <Time value={preview.expiresAt} />.
               </p>
+              <ServingRunners preview={preview} />
               <Form action={`/invites/${token}`} csrf={c.var.csrf} label="Join the company">
                 <div>
                   <button type="submit">Join {preview.companyName}</button>

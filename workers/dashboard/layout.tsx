@@ -18,6 +18,7 @@ export type CompanyTab =
   | "activity"
   | "package"
   | "members"
+  | "runners"
   | "settings";
 
 export interface CompanyNav {
@@ -60,6 +61,7 @@ const COMPANY_TABS: ReadonlyArray<{ tab: CompanyTab; path: string; label: string
   { tab: "activity", path: "/activity", label: "Activity" },
   { tab: "package", path: "/package", label: "Import and export" },
   { tab: "members", path: "/members", label: "Members" },
+  { tab: "runners", path: "/runners", label: "Runners" },
   { tab: "settings", path: "/settings", label: "Settings" },
 ];
 

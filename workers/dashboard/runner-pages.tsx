@@ -59,11 +59,10 @@ function RunnersTable(props: { runners: Runner[]; companies: ReadonlyMap<string,
             {runner.name} <code class="muted">{runner.tokenPrefix}…</code>
           </td>
           <td>
-            {runner.allCompanies
-              ? "All your companies"
-              : runner.companyIds
-                  .map((id) => props.companies.get(id) ?? "a company you cannot see")
-                  .join(", ")}
+            {runner.companyIds
+              .map((id) => props.companies.get(id) ?? "a company you cannot see")
+              .join(", ") || "No company"}
+            {runner.allCompanies && <span class="muted"> (and each company you create)</span>}
           </td>
           <td>
             <StatusBadge status={runnerState(runner)} />
@@ -132,8 +131,8 @@ function RegisterForm({ companies, csrf, form }: { companies: Company[]; csrf: s
       <CheckboxField
         form={form}
         name="allCompanies"
-        label="Or: every company I own, including later ones"
-        hint="Instead of the companies ticked above."
+        label="Or: every company I created, and each one I create later"
+        hint="Instead of the companies ticked above. Never a company you joined by invite: attach a runner to one of those on purpose (PUT /api/companies/{companyId}/runners/{runnerId})."
       />
       <div>
         <button type="submit">Register runner</button>

@@ -105,6 +105,12 @@ export const companies = sqliteTable("companies", {
     .notNull()
     .default(true),
   archivedAt: integer("archived_at"),
+  /**
+   * Who created it (null: created before this was recorded by no known user, or that user is gone).
+   * A runner registered with `allCompanies` is attached to the companies its owner created, never to
+   * ones its owner joined by invite (docs/decisions.md).
+   */
+  createdByUserId: text("created_by_user_id").references(() => users.id, { onDelete: "set null" }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

@@ -4,6 +4,7 @@ import type { Db } from "../../db/client";
 import { iso, newId } from "../../db/client";
 import { type CompanyRow, companies, companyAssets, companyMemberships } from "../../db/schema";
 import { forbidden, unprocessable } from "../../http/errors";
+import { followNewCompany } from "../runners";
 import { activityInsert } from "../shared";
 import type { UpdateCompanyBody } from "./schemas";
 
@@ -106,6 +107,7 @@ export async function createCompany(
       spentMonthlyCents: 0,
       requireBoardApprovalForNewAgents: input.requireBoardApprovalForNewAgents ?? true,
       archivedAt: null,
+      createdByUserId: actor.userId,
       createdAt: now,
       updatedAt: now,
     };
@@ -115,6 +117,8 @@ export async function createCompany(
         db
           .insert(companyMemberships)
           .values({ companyId: row.id, userId: actor.userId, role: "owner", createdAt: now }),
+        // The creator's allCompanies runners serve what they create (never what they join).
+        followNewCompany(db, actor.userId, row.id, now),
         activityInsert(
           db,
           {

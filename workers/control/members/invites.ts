@@ -13,6 +13,7 @@ import {
   memberInvites,
 } from "../../db/schema";
 import { conflict, gone, notFound } from "../../http/errors";
+import { servingRunners } from "../runners";
 import { activityInsert } from "../shared";
 
 /**
@@ -123,7 +124,11 @@ export async function revokeInvite(
   return revoked;
 }
 
-/** What the invite page shows before joining: the company and role, and whether the link still works. */
+/**
+ * What the invite page shows before joining: the company and role, whether the link still works, and
+ * the runners that run the company's agents (whose machines, by name and owner). Joining never adds
+ * the joiner's runners: they serve the company only once attached to it.
+ */
 export async function previewInvite(db: Db, token: string) {
   const found = await db
     .select({ invite: memberInvites, companyName: companies.name })
@@ -139,6 +144,7 @@ export async function previewInvite(db: Db, token: string) {
     role: invite.role,
     state: inviteState(invite),
     expiresAt: iso(invite.expiresAt),
+    runners: await servingRunners(db, invite.companyId),
   };
 }
 

@@ -79,5 +79,18 @@ export const InvitePreviewSchema = z
     role: RoleSchema,
     state: z.enum(MEMBER_INVITE_STATES),
     expiresAt: Timestamp,
+    runners: z
+      .array(
+        z.object({
+          name: z.string(),
+          ownerName: z.string().openapi({ description: "The person who registered it" }),
+          connected: z.boolean(),
+        }),
+      )
+      .openapi({
+        description:
+          "The runners that run the company's agents now (oldest first). Joining does not add yours: " +
+          "a runner of yours serves the company only once you attach it.",
+      }),
   })
   .openapi("MemberInvitePreview");

@@ -7,6 +7,7 @@ import { type CompanyRow, companies, companyMemberships } from "../../db/schema"
 import { badRequest, conflict } from "../../http/errors";
 import { basePrefix, firstFreePrefix } from "../companies";
 import type { Statement } from "../issues";
+import { followNewCompany } from "../runners";
 import { activityInsert } from "../shared";
 import { type IncludeInput, type PackageModel, resolveInclude } from "./model";
 import { parsePackage } from "./parse";
@@ -100,7 +101,13 @@ async function entityStatements(ctx: RowContext, prepared: PreparedImport): Prom
   ];
 }
 
-function newCompanyRow(prepared: PreparedImport, name: string, prefix: string, now: number): CompanyRow {
+function newCompanyRow(
+  prepared: PreparedImport,
+  name: string,
+  prefix: string,
+  creator: ActorRef,
+  now: number,
+): CompanyRow {
   const { company } = prepared.model;
   return {
     id: newId(),
@@ -115,6 +122,7 @@ function newCompanyRow(prepared: PreparedImport, name: string, prefix: string, n
     spentMonthlyCents: 0,
     requireBoardApprovalForNewAgents: company.requireBoardApprovalForNewAgents,
     archivedAt: null,
+    createdByUserId: creator.type === "board" ? creator.userId : null,
     createdAt: now,
     updatedAt: now,
   };
@@ -138,6 +146,8 @@ async function companyStatements(
         .insert(companyMemberships)
         .values({ companyId: row.id, userId: member.userId, role: member.role, createdAt: row.createdAt }),
     ),
+    // Only the importing user created it: the source company's other owners' runners attach explicitly.
+    ...(row.createdByUserId ? [followNewCompany(db, row.createdByUserId, row.id, row.createdAt)] : []),
     activityInsert(
       db,
       {
@@ -199,7 +209,7 @@ export async function applyImport(
     const now = Date.now();
     const company =
       plan.company.action === "create"
-        ? newCompanyRow(prepared, plan.company.name, await freePrefix(db, plan.company.name), now)
+        ? newCompanyRow(prepared, plan.company.name, await freePrefix(db, plan.company.name), actor, now)
         : null;
     const companyId =
       company?.id ?? (prepared.target.mode === "existing_company" ? prepared.target.companyId : "");

@@ -11,8 +11,10 @@ export {
   apiBaseUrl,
   companiesWithConnectedRunner,
   coveredCompanyIds,
+  followNewCompany,
   RUNNER_SILENCE_MS,
   runnerConnected,
   runnerDisconnected,
   runnerSeen,
+  servingRunners,
 } from "./store";

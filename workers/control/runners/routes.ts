@@ -7,10 +7,10 @@ import { newId } from "../../db/client";
 import { type RunnerRow, runnerCompanies, runners } from "../../db/schema";
 import { conflict, notFound } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { CompanyParamSchema } from "../companies";
 import { activityInsert, companyForActor, controlContext, requireBoard } from "../shared";
 import { runDispatcher } from "../wakes";
 import {
+  CompanyParamSchema,
   CompanyRunnerParamSchema,
   CreateCompanyRunnerBodySchema,
   CreatedRunnerSchema,
@@ -18,7 +18,14 @@ import {
   RunnerParamSchema,
   RunnerSchema,
 } from "./schemas";
-import { listedCompanies, ownRunner, requireOwner, runnerResource, servesCompany } from "./store";
+import {
+  createdAndOwned,
+  listedCompanies,
+  ownRunner,
+  requireOwner,
+  runnerResource,
+  servesCompany,
+} from "./store";
 
 /**
  * Runners: the machines that run a company's agents, registered by its owners like self-hosted CI
@@ -67,7 +74,9 @@ async function register(
     createdAt: now,
     revokedAt: null,
   };
-  const listed = "companyIds" in coverage ? [...new Set(coverage.companyIds)] : [];
+  // allCompanies: the companies its owner created, listed by id like any others (never joined ones).
+  const listed =
+    "companyIds" in coverage ? [...new Set(coverage.companyIds)] : await createdAndOwned(db, actor.userId);
   await db.batch([
     db.insert(runners).values(row),
     ...listed.map((companyId) =>
@@ -111,10 +120,12 @@ runnerRoutes.openapi(
     method: "post",
     path: "/runners",
     tags,
-    summary: "Register a runner for several of your companies, or all of them",
+    summary: "Register a runner for several of your companies, or every company you created",
     description:
       "`companyIds`: companies you own (404 for one you cannot see, 403 for one you are only a member of). " +
-      "`allCompanies: true`: every company you own, including ones you create or come to own later.",
+      "`allCompanies: true`: every company you created and own, and each company you create later; never " +
+      "one you join by invite or are made owner of (attach the runner to it explicitly). Either way the " +
+      "answer lists the companies it serves by id.",
     security: controlAuth,
     request: jsonBody(CreateRunnerBodySchema),
     responses: createdResponses,
@@ -197,12 +208,15 @@ runnerRoutes.openapi(
     path: "/companies/{companyId}/runners/{runnerId}",
     tags,
     summary: "Let one of your runners serve this company too (you must own both)",
+    description:
+      "The only way a company you joined by invite gets served by your runners, `allCompanies` ones " +
+      "included: the company's agents then run on that machine as its user.",
     security: controlAuth,
     request: { params: CompanyRunnerParamSchema },
     responses: {
       200: json(RunnerSchema, "The runner"),
       ...controlErrors,
-      409: controlError("The runner is revoked, or already serves all your companies"),
+      409: controlError("The runner is revoked"),
     },
   }),
   async (c) => {
@@ -213,7 +227,6 @@ runnerRoutes.openapi(
     await requireOwner(db, actor.userId, company.id, "attach runners");
     const runner = await ownRunner(db, actor.userId, params.runnerId);
     if (runner.revokedAt !== null) throw conflict("The runner is revoked");
-    if (runner.allCompanies) throw conflict("The runner already serves every company you own");
     const now = Date.now();
     const added = await db
       .insert(runnerCompanies)
@@ -240,14 +253,14 @@ runnerRoutes.openapi(
     tags,
     summary: "Stop a runner serving this company (any owner of the company)",
     description:
-      "Takes effect at the runner's next claim; runs it already holds finish. A runner that serves all " +
-      "its owner's companies cannot be detached (409): its owner revokes it instead.",
+      "Any owner of the company may detach any runner serving it, whoever registered it (an " +
+      "`allCompanies` one too); the runner keeps serving its other companies. Its next claim no longer " +
+      "takes this company's runs; runs it already holds finish. Only the runner's owner can attach it again.",
     security: controlAuth,
     request: { params: CompanyRunnerParamSchema },
     responses: {
       204: { description: "Detached" },
       ...controlErrors,
-      409: controlError("The runner serves all its owner's companies"),
     },
   }),
   async (c) => {
@@ -259,8 +272,6 @@ runnerRoutes.openapi(
     const runner = await db.select().from(runners).where(eq(runners.id, params.runnerId)).get();
     const listed = runner ? await listedCompanies(db, [runner.id]) : new Map<string, string[]>();
     if (!runner) throw notFound("Runner not found");
-    if (runner.allCompanies && runner.ownerUserId !== actor.userId)
-      throw conflict("The runner serves every company its owner owns; its owner can revoke it");
     if (!listed.get(runner.id)?.includes(company.id)) throw notFound("Runner not found");
     const now = Date.now();
     await db.batch([

@@ -4,6 +4,7 @@ import { z } from "@hono/zod-openapi";
 
 const RunnerName = z.string().trim().min(1).max(100);
 
+export const CompanyParamSchema = z.object({ companyId: z.string() });
 export const RunnerParamSchema = z.object({ runnerId: z.uuid() });
 export const CompanyRunnerParamSchema = z.object({ companyId: z.string(), runnerId: z.uuid() });
 
@@ -19,7 +20,11 @@ export const CreateRunnerBodySchema = z
     allCompanies: z
       .boolean()
       .optional()
-      .openapi({ description: "Serve every company you own, now and later (instead of companyIds)" }),
+      .openapi({
+        description:
+          "Serve every company you created, and each one you create later (instead of companyIds); " +
+          "never a company you join by invite unless you attach the runner to it",
+      }),
   })
   .refine((body) => (body.allCompanies === true) !== (body.companyIds !== undefined), {
     message: "send either companyIds or allCompanies: true",
@@ -37,8 +42,12 @@ export const RunnerSchema = z
     name: z.string(),
     ownerUserId: z.string(),
     tokenPrefix: z.string().openapi({ description: "The first characters of its token" }),
-    allCompanies: z.boolean(),
-    companyIds: z.array(z.string()).openapi({ description: "Companies it lists (empty when allCompanies)" }),
+    allCompanies: z
+      .boolean()
+      .openapi({ description: "Each company its owner creates is added to companyIds" }),
+    companyIds: z
+      .array(z.string())
+      .openapi({ description: "The companies it serves (while its owner owns them)" }),
     connected: z.boolean().openapi({ description: "A link is open and the runner spoke in the last 90 s" }),
     capabilities: z.record(z.string(), z.unknown()).nullable(),
     version: z.string().nullable(),

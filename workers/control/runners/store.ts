@@ -3,7 +3,14 @@ import { sha256Hex } from "../../auth/crypto";
 import { runnerTokens } from "../../auth/prefixed-token";
 import type { Db } from "../../db/client";
 import { iso } from "../../db/client";
-import { companyMemberships, type RunnerRow, runnerCompanies, runners } from "../../db/schema";
+import {
+  companies,
+  companyMemberships,
+  type RunnerRow,
+  runnerCompanies,
+  runners,
+  users,
+} from "../../db/schema";
 import { forbidden, notFound } from "../../http/errors";
 
 /**
@@ -23,18 +30,86 @@ export const apiBaseUrl = (originOrApiUrl: string): string => {
 };
 
 /**
- * The ids of the companies a runner serves right now, as a subquery: those its owner is an owner of,
- * restricted to its list unless it serves all of them. Evaluated at every claim, so a runner stops
- * serving a company the moment its owner stops owning it or the company detaches it.
+ * A runner serves exactly the companies listed for it in runner_companies, and each only while its
+ * owner is an owner of it. `allCompanies` adds nothing here: it only makes the companies its owner
+ * creates get listed as they are created (followNewCompany), so a company its owner joins by invite is
+ * never served until its owner attaches the runner to it (docs/decisions.md, issue 25 H-a).
  */
-export function coveredCompanyIds(runner: Pick<RunnerRow, "id" | "ownerUserId" | "allCompanies">): SQL {
-  const listed = sql`${companyMemberships.companyId} IN (SELECT ${runnerCompanies.companyId} FROM ${runnerCompanies} WHERE ${runnerCompanies.runnerId} = ${runner.id})`;
-  return sql`(SELECT ${companyMemberships.companyId} FROM ${companyMemberships} WHERE ${companyMemberships.userId} = ${runner.ownerUserId} AND ${companyMemberships.role} = 'owner'${runner.allCompanies ? sql`` : sql` AND ${listed}`})`;
+const listedFor = (runnerId: SQL | string, companyId: SQL | string): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${runnerCompanies} WHERE ${runnerCompanies.runnerId} = ${runnerId} AND ${runnerCompanies.companyId} = ${companyId})`;
+
+const ownedBy = (userId: SQL | string, companyId: SQL | string): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${companyMemberships} WHERE ${companyMemberships.companyId} = ${companyId} AND ${companyMemberships.userId} = ${userId} AND ${companyMemberships.role} = 'owner')`;
+
+/**
+ * The ids of the companies a runner serves right now, as a subquery. Evaluated at every claim, so a
+ * runner stops serving a company the moment its owner stops owning it or an owner detaches it.
+ */
+export function coveredCompanyIds(runner: Pick<RunnerRow, "id" | "ownerUserId">): SQL {
+  return sql`(SELECT ${runnerCompanies.companyId} FROM ${runnerCompanies} WHERE ${runnerCompanies.runnerId} = ${runner.id} AND ${ownedBy(runner.ownerUserId, sql`${runnerCompanies.companyId}`)})`;
 }
 
 /** A condition on `runners`: the runner serves `companyId` right now (revocation aside). */
 export const servesCompany = (companyId: string): SQL =>
-  sql`(EXISTS (SELECT 1 FROM ${companyMemberships} WHERE ${companyMemberships.companyId} = ${companyId} AND ${companyMemberships.userId} = ${runners.ownerUserId} AND ${companyMemberships.role} = 'owner') AND (${runners.allCompanies} = 1 OR EXISTS (SELECT 1 FROM ${runnerCompanies} WHERE ${runnerCompanies.runnerId} = ${runners.id} AND ${runnerCompanies.companyId} = ${companyId})))`;
+  sql`(${listedFor(sql`${runners.id}`, companyId)} AND ${ownedBy(sql`${runners.ownerUserId}`, companyId)})`;
+
+/**
+ * The statement that lists a company its creator just created for each of the creator's live
+ * `allCompanies` runners; batched after the company's own insert.
+ */
+export function followNewCompany(db: Db, creatorUserId: string, companyId: string, now: number) {
+  return db.insert(runnerCompanies).select(
+    db
+      .select({
+        runnerId: runners.id,
+        companyId: sql<string>`${companyId}`.as("company_id"),
+        createdAt: sql<number>`${now}`.as("created_at"),
+      })
+      .from(runners)
+      .where(
+        and(
+          eq(runners.ownerUserId, creatorUserId),
+          eq(runners.allCompanies, true),
+          isNull(runners.revokedAt),
+        ),
+      ),
+  );
+}
+
+/** The companies `userId` created and owns now: what a runner registered with `allCompanies` serves. */
+export async function createdAndOwned(db: Db, userId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: companies.id })
+    .from(companies)
+    .innerJoin(companyMemberships, eq(companyMemberships.companyId, companies.id))
+    .where(
+      and(
+        eq(companies.createdByUserId, userId),
+        eq(companyMemberships.userId, userId),
+        eq(companyMemberships.role, "owner"),
+      ),
+    )
+    .orderBy(asc(companies.createdAt));
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The runners that serve the company right now, by name and owner, oldest first: the machines its
+ * agents run on, which the invite page names before anyone joins.
+ */
+export async function servingRunners(db: Db, companyId: string, now = Date.now()) {
+  const rows = await db
+    .select({ runner: runners, ownerName: users.name })
+    .from(runners)
+    .innerJoin(users, eq(users.id, runners.ownerUserId))
+    .where(and(isNull(runners.revokedAt), servesCompany(companyId)))
+    .orderBy(asc(runners.createdAt));
+  return rows.map(({ runner, ownerName }) => ({
+    name: runner.name,
+    ownerName,
+    connected: isConnected(runner, now),
+  }));
+}
 
 /** The live (not revoked) runner a presented token belongs to. */
 export async function runnerForToken(db: Db, token: string): Promise<RunnerRow | undefined> {
@@ -77,7 +152,7 @@ export async function companiesWithConnectedRunner(
         isNull(runners.revokedAt),
         sql`${runners.connectedAt} IS NOT NULL`,
         sql`${runners.lastSeenAt} > ${now - RUNNER_SILENCE_MS}`,
-        sql`(${runners.allCompanies} = 1 OR EXISTS (SELECT 1 FROM ${runnerCompanies} WHERE ${runnerCompanies.runnerId} = ${runners.id} AND ${runnerCompanies.companyId} = ${companyMemberships.companyId}))`,
+        listedFor(sql`${runners.id}`, sql`${companyMemberships.companyId}`),
       ),
     );
   return new Set(rows.map((row) => row.companyId));
@@ -105,7 +180,7 @@ export async function ownRunner(db: Db, userId: string, runnerId: string): Promi
   return row;
 }
 
-/** The companies each runner lists (an all-companies runner lists none: it follows its owner). */
+/** The companies each runner lists, in the order they were attached. */
 export async function listedCompanies(db: Db, runnerIds: readonly string[]): Promise<Map<string, string[]>> {
   const listed = new Map<string, string[]>(runnerIds.map((id) => [id, []]));
   if (runnerIds.length === 0) return listed;

@@ -5,7 +5,7 @@
  * This index is what the rest of the code may import from here.
  */
 export { claimNextRun, type RunnerLink } from "./claim";
-export { failLinkRuns, finishRun, logsComplete, recordLog, touchRuns } from "./lifecycle";
+export { failLinkRuns, finishRun, linkHoldsRun, logsComplete, recordLog, touchRuns } from "./lifecycle";
 export { LogAnnouncer } from "./live";
 export { runnerCron } from "./timers";
 export { recordEvent } from "./transcript";

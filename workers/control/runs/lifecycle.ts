@@ -74,6 +74,25 @@ const excerptFromChunks = (runId: string) => sql`(
   )
 )`;
 
+/**
+ * Whether this link holds the run and it is still running: only then may a frame of the link end it.
+ * A finish for anyone else's run id (another tenant's runner guessing or replaying one) is ignored.
+ */
+export async function linkHoldsRun(db: Db, linkId: string, runId: string): Promise<boolean> {
+  const row = await db
+    .select({ id: heartbeatRuns.id })
+    .from(heartbeatRuns)
+    .where(
+      and(
+        eq(heartbeatRuns.id, runId),
+        eq(heartbeatRuns.runnerLinkId, linkId),
+        eq(heartbeatRuns.status, "running"),
+      ),
+    )
+    .get();
+  return row !== undefined;
+}
+
 /** Whether every log and event frame the runner says it sent for the run has been stored. */
 export async function logsComplete(
   db: Db,

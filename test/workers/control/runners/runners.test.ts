@@ -255,7 +255,13 @@ describe("attaching, detaching and revoking", () => {
       body: { name: "all of mine", allCompanies: true },
     });
     expect(everything.status).toBe(201);
-    const later = await seedCompany(owner);
+    // Created through the API, as a person does: the runner follows the companies its owner creates.
+    const made = await call<{ id: string; name: string; issuePrefix: string }>("POST", "/api/companies", {
+      headers: owner.headers,
+      body: { name: `Later ${crypto.randomUUID().slice(0, 8)}` },
+    });
+    expect(made.status).toBe(201);
+    const later = made.body;
     const agent = await seedAgent(later.id, { name: "Later", adapterConfig: { command: "true" } });
     const wide = await openRunnerLink(everything.body.token);
     const issue = await seedIssue(later, { status: "todo" });
