@@ -76,8 +76,9 @@ async function showInvite(
           {preview.state === "pending" ? (
             <>
               <p>
-                You are invited to join <strong>{preview.companyName}</strong> as a {preview.role}. The link
-                works once, until <Time value={preview.expiresAt} />.
+                You are invited to join <strong>{preview.companyName}</strong> as{" "}
+                {roleWithArticle(preview.role)}. The link works once, until <Time value={preview.expiresAt} />
+                .
               </p>
               <ServingRunners preview={preview} />
               <Form action={`/invites/${token}`} csrf={c.var.csrf} label="Join the company">
@@ -108,7 +109,7 @@ invitePage.post("/invites/:token", async (c) => {
     return redirectWithFlash(
       c,
       `/companies/${result.data.companyId}`,
-      `You joined ${result.data.companyName} as a ${result.data.role}`,
+      `You joined ${result.data.companyName} as ${roleWithArticle(result.data.role)}`,
     );
   const preview = await c.var.api.read<Preview>(apiInvitePath(token));
   if (result.status === 409 && preview.ok && preview.data.state === "pending")
@@ -119,3 +120,8 @@ invitePage.post("/invites/:token", async (c) => {
     );
   return showInvite(c, token, result.error, failureStatus(result));
 });
+
+/** "an owner", "an admin", "a member", "a viewer": the role as a sentence reads it. */
+function roleWithArticle(role: string): string {
+  return /^[aeiou]/.test(role) ? `an ${role}` : `a ${role}`;
+}
