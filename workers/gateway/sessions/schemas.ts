@@ -180,6 +180,6 @@ export const AccessGrantSchema = z
 /** The error responses every route on one session documents. */
 export const sessionErrorResponses = {
   ...gatewayErrors,
-  403: errorResponse("Forbidden - Cannot access this session"),
-  404: errorResponse("Session not found"),
+  403: errorResponse("The session is shared with you, but your role does not allow this"),
+  404: errorResponse("Session not found (also when it exists but you have no access to it)"),
 };

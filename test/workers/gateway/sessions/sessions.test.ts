@@ -99,11 +99,11 @@ describe("sessions: tenancy and sharing", () => {
     expect(await list(await generateKey(root))).toEqual(expect.arrayContaining([a.id, b.id]));
   });
 
-  it("answers 403 on every route of another user's session and changes nothing", async () => {
+  it("answers 404, as for a missing session, on every route of another user's session and changes nothing", async () => {
     const alice = await owner();
     const mallory = await owner();
     const s = await createSession(alice.key);
-    const forbidden = { status: false, message: "Forbidden - Cannot access this session" };
+    const missing = { status: false, message: "Session not found", error: "Session not found" };
     const attempts = [
       call("GET", `/api/sessions/${s.sessionId}`, { headers: asKey(mallory.key) }),
       call("GET", `/api/sessions/${s.sessionId}/qr`, { headers: asKey(mallory.key) }),
@@ -123,8 +123,8 @@ describe("sessions: tenancy and sharing", () => {
       call("GET", `/api/sessions/${s.sessionId}/access`, { headers: asKey(mallory.key) }),
     ];
     for (const res of await Promise.all(attempts)) {
-      expect(res.status).toBe(403);
-      expect(res.body).toMatchObject(forbidden);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(missing);
     }
     const row = await env.DB.prepare("SELECT config, state FROM sessions WHERE id = ?").bind(s.id).first();
     expect(row).toEqual({ config: "{}", state: "stopped" });
