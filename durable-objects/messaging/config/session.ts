@@ -17,6 +17,11 @@ export type BotConfigValues = Required<BotConfigInput>;
 export interface SessionConfigCopy {
   /** The public session id (slug): webhooks and bot replies name the session by it. */
   slug: string;
+  /**
+   * The owner's user id: what the owner set up runs without asking D1 who may operate the session.
+   * Absent from copies pushed before it was added (then D1 is asked).
+   */
+  ownerId?: string;
   settings: SessionSettings;
   bot: BotConfigValues;
 }
@@ -75,15 +80,16 @@ function botFromRow(row: BotRow | null): BotConfigValues {
 /** Builds the copy from D1 (used once per object, or after the copy was lost). */
 export async function loadConfigFromD1(db: D1Database, sessionId: string): Promise<SessionConfigCopy> {
   const session = await db
-    .prepare("SELECT session_id, config FROM sessions WHERE id = ?")
+    .prepare("SELECT session_id, user_id, config FROM sessions WHERE id = ?")
     .bind(sessionId)
-    .first<{ session_id: string; config: string }>();
+    .first<{ session_id: string; user_id: string; config: string }>();
   const bot = await db
     .prepare("SELECT * FROM bot_configs WHERE session_id = ?")
     .bind(sessionId)
     .first<BotRow>();
   return {
     slug: session?.session_id ?? sessionId,
+    ...(session ? { ownerId: session.user_id } : {}),
     settings: {
       ...DEFAULT_SETTINGS,
       ...(session ? (JSON.parse(session.config) as Partial<SessionSettings>) : {}),
