@@ -245,10 +245,12 @@ describe("session detail", () => {
       enableSticker: false,
       enablePing: true,
       maxStickerDuration: 15,
-      removeBgApiKey: "****1234",
+      removeBgApiKey: "****",
+      removeBgApiKeySet: true,
     });
     expect(after.html).not.toContain("rb-key-1234");
-    expect(textOf(after.html)).toContain("A key is saved (****1234)");
+    expect(after.html).not.toContain("****1234");
+    expect(textOf(after.html)).toContain("A key is saved (encrypted; not shown)");
 
     const rows = await count("bot_configs");
     const badPrefix = await submit(viewer, `/sessions/${session.slug}/bot-config`, {

@@ -50,14 +50,17 @@ export const BotConfigSchema = z
     removeBgApiKey: z
       .string()
       .nullable()
-      .openapi({ description: "Write-only credential: responses show only its last 4 characters" }),
+      .openapi({
+        description: "Write-only credential, encrypted at rest: `****` when one is set, else null",
+      }),
+    removeBgApiKeySet: z.boolean().openapi({ description: "A remove.bg API key is saved" }),
     createdAt: z.string().nullable(),
     updatedAt: z.string().nullable(),
   })
   .openapi("BotConfig");
 
-/** A credential is never echoed back: only enough of it to recognise which one is set. */
-const maskSecret = (secret: string | null) => (secret ? `****${secret.slice(-4)}` : null);
+/** A credential is never echoed back, not even in part: only whether one is set. */
+const maskSecret = (secret: string | null) => (secret ? "****" : null);
 
 export function toBotConfigResource(session: SessionRow, row: BotConfigRow | null | undefined) {
   const noJids: string[] = [];
@@ -70,6 +73,7 @@ export function toBotConfigResource(session: SessionRow, row: BotConfigRow | nul
       botBlockedJids: noJids,
       autoReplyAllowedJids: noJids,
       autoReplyBlockedJids: noJids,
+      removeBgApiKeySet: false,
       createdAt: null,
       updatedAt: null,
     };
@@ -80,6 +84,7 @@ export function toBotConfigResource(session: SessionRow, row: BotConfigRow | nul
     sessionId: session.sessionId,
     ...fields,
     removeBgApiKey: maskSecret(removeBgApiKey),
+    removeBgApiKeySet: removeBgApiKey !== null,
     createdAt: iso(createdAt),
     updatedAt: iso(updatedAt),
   };

@@ -196,7 +196,12 @@ describe("sessions: settings, bot-config, qr, delete", () => {
       },
     );
     expect(first.status).toBe(200);
-    expect(first.body.data).toMatchObject({ botMode: "SPECIFIC", enabled: true, removeBgApiKey: "****1234" });
+    expect(first.body.data).toMatchObject({
+      botMode: "SPECIFIC",
+      enabled: true,
+      removeBgApiKey: "****",
+      removeBgApiKeySet: true,
+    });
     const second = await call<Envelope<Record<string, unknown>>>(
       "POST",
       `/api/sessions/${s.sessionId}/bot-config`,
@@ -209,9 +214,10 @@ describe("sessions: settings, bot-config, qr, delete", () => {
       enabled: false,
       botMode: "SPECIFIC",
       botAllowedJids: ["628123456789@s.whatsapp.net", "201234567890123@lid"],
-      removeBgApiKey: "****1234",
+      removeBgApiKey: "****",
+      removeBgApiKeySet: true,
     });
-    expect(JSON.stringify(second.body)).not.toContain("rbg-secret-1234");
+    expect(JSON.stringify(second.body)).not.toContain("rbg-secret");
 
     for (const body of [
       { botAllowedJids: ["628"] },
