@@ -47,12 +47,9 @@ export const BotConfigSchema = z
     id: z.string().nullable(),
     sessionId: z.string(),
     ...BotConfigFields,
-    removeBgApiKey: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "Write-only credential, encrypted at rest: `****` when one is set, else null",
-      }),
+    removeBgApiKey: z.string().nullable().openapi({
+      description: "Write-only credential, encrypted at rest: `****` when one is set, else null",
+    }),
     removeBgApiKeySet: z.boolean().openapi({ description: "A remove.bg API key is saved" }),
     createdAt: z.string().nullable(),
     updatedAt: z.string().nullable(),
