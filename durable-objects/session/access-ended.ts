@@ -1,4 +1,5 @@
 import { disableAutoRepliesBy } from "../messaging/bot/auto-replies";
+import { cancelBroadcastsBy } from "../messaging/broadcasts/store";
 import { type Outcome, type SessionContext, success } from "../messaging/context";
 import { cancelScheduledBy } from "../messaging/scheduler/store";
 
@@ -16,6 +17,7 @@ export interface AccessEnded {
 export interface Stopped {
   scheduledCancelled: number;
   autoRepliesDisabled: number;
+  broadcastsCancelled: number;
 }
 
 export const accessApi = {
@@ -24,6 +26,7 @@ export const accessApi = {
     return success({
       scheduledCancelled: cancelScheduledBy(ctx.sql, input.userIds, input.reason, now),
       autoRepliesDisabled: disableAutoRepliesBy(ctx.sql, input.userIds, input.reason, now),
+      broadcastsCancelled: cancelBroadcastsBy(ctx.sql, input.userIds, input.reason, now),
     });
   },
 };

@@ -3,7 +3,12 @@ import {
   AUTO_REPLIES_SCHEMA,
   autoRepliesApi,
 } from "../messaging/bot/auto-replies";
-import { BROADCASTS_SCHEMA, broadcastsApi, broadcastWork } from "../messaging/broadcasts/broadcasts";
+import {
+  BROADCAST_ADDED_COLUMNS,
+  BROADCASTS_SCHEMA,
+  broadcastsApi,
+  broadcastWork,
+} from "../messaging/broadcasts/broadcasts";
 import { chatsApi } from "../messaging/chats/api";
 import { CONFIG_SCHEMA } from "../messaging/config/session";
 import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts/store";
@@ -71,6 +76,7 @@ export const SESSION_SCHEMAS: readonly string[] = [
 export const SESSION_ADDED_COLUMNS: readonly AddedColumn[] = [
   ...SCHEDULER_ADDED_COLUMNS,
   ...AUTO_REPLIES_ADDED_COLUMNS,
+  ...BROADCAST_ADDED_COLUMNS,
 ];
 
 /** Work the alarm runs: whatever is due, then the alarm is set for the earliest next time. */

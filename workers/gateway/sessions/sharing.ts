@@ -160,9 +160,9 @@ sessionSharingRoutes.openapi(
     summary: "Stop sharing the session with an e-mail",
     description:
       "The webhooks that person created on this session are disabled (`access revoked`): they no longer " +
-      "receive the owner's messages. Their pending scheduled messages are CANCELLED and their auto-replies " +
-      "turned off, each with the reason (`lastError`, `disabledReason`); the same happens when an " +
-      "operator is made a viewer.",
+      "receive the owner's messages. Their pending scheduled messages are CANCELLED, their auto-replies " +
+      "turned off and their running broadcasts cancelled, each with the reason (`lastError`, " +
+      "`disabledReason`, `cancelReason`); the same happens when an operator is made a viewer.",
     security: authenticated,
     request: { params: SessionIdParamsSchema, ...jsonBody(RevokeBodySchema) },
     responses: { 200: json(gatewayOk(z.null()), "Revoked"), ...errors },
@@ -205,9 +205,9 @@ async function stopWorkOf(
       userIds: holders.map((holder) => holder.id),
       reason,
     });
-    const { scheduledCancelled: scheduled, autoRepliesDisabled: rules } = stopped;
-    if (scheduled === 0 && rules === 0) return "";
-    return `; ${scheduled} scheduled message(s) cancelled, ${rules} auto-reply(ies) turned off`;
+    const { scheduledCancelled: scheduled, autoRepliesDisabled: rules, broadcastsCancelled: jobs } = stopped;
+    if (scheduled + rules + jobs === 0) return "";
+    return `; ${scheduled} scheduled message(s) cancelled, ${rules} auto-reply(ies) turned off, ${jobs} broadcast(s) cancelled`;
   } catch (error) {
     console.error(JSON.stringify({ msg: "revoked share's work not stopped now", error: String(error) }));
     return "";

@@ -225,3 +225,64 @@ describe("auto-replies of an operator whose access ended", () => {
     expect(after?.disabledReason).toContain("no longer has operator access");
   });
 });
+
+type Broadcast = { id: string; status: string; sent: number; cancelReason: string | null; createdBy: string };
+
+const person = (n: number) => `62813${String(n).padStart(7, "0")}@s.whatsapp.net`;
+
+/** Bob's broadcast to three people; its first message goes out at once (answered as sent). */
+async function bobsBroadcast(s: ConnectedSession, bob: Setup["bob"], seen: Set<unknown>): Promise<string> {
+  const started = await call<Envelope<{ broadcastId: string }>>("POST", `/api/messages/${s.slug}/broadcast`, {
+    headers: asKey(bob.key),
+    body: { recipients: [person(1), person(2), person(3)], message: "Bob's offer" },
+  });
+  expect(started.status, JSON.stringify(started.body)).toBe(200);
+  expect(await botSays(s, seen)).toBe("Bob's offer");
+  return started.body.data.broadcastId;
+}
+
+/** Makes the broadcast's next step due now and runs the alarm, as if the gap had passed. */
+async function stepNow(s: ConnectedSession): Promise<void> {
+  const stub = env.SESSION.getByName(s.id);
+  await runInDurableObject(stub, (_, state) => {
+    state.storage.sql.exec("UPDATE broadcasts SET next_at = 0, lease_until = NULL WHERE status = 'running'");
+  });
+  await runDurableObjectAlarm(stub);
+}
+
+async function broadcast(s: ConnectedSession, id: string): Promise<Broadcast> {
+  const res = await call<Envelope<Broadcast>>("GET", `/api/messages/${s.slug}/broadcast/history/${id}`, {
+    headers: asKey(s.key),
+  });
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+describe("broadcasts of an operator whose access ended", () => {
+  it("are cancelled with the reason at revocation: nothing more is sent", async () => {
+    const { s, bob } = await shared();
+    const seen = new Set<unknown>();
+    const id = await bobsBroadcast(s, bob, seen);
+    expect((await revoke(s, bob.email)).status).toBe(200);
+    await stepNow(s);
+    expect(sentTexts(s)).toEqual(["Bob's offer"]);
+    expect(await broadcast(s, id)).toMatchObject({
+      status: "cancelled",
+      sent: 1,
+      createdBy: bob.userId,
+      cancelReason: `cancelled: ${bob.email}'s access was revoked`,
+    });
+  });
+
+  it("stop at the next send when the access ended by another path", async () => {
+    const { s, bob } = await shared();
+    const seen = new Set<unknown>();
+    const id = await bobsBroadcast(s, bob, seen);
+    await dropShareBehindTheApi(s);
+    await stepNow(s);
+    expect(sentTexts(s)).toEqual(["Bob's offer"]);
+    const after = await broadcast(s, id);
+    expect(after).toMatchObject({ status: "cancelled", sent: 1 });
+    expect(after.cancelReason).toContain("no longer has operator access");
+  });
+});
