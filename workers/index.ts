@@ -7,6 +7,7 @@ import { fireDueSchedules } from "./control/routines";
 import { runnerCron } from "./control/runs";
 import type { Env } from "./core/env";
 import { database } from "./db/client";
+import { sealLegacyRemoveBgKeys } from "./gateway/sessions";
 import { sealLegacyWebhookSecrets } from "./gateway/webhooks";
 
 export { CompanyFeed } from "../durable-objects/company-feed";
@@ -30,5 +31,7 @@ export default {
       await recomputeAllSpend(db, controller.scheduledTime);
     // Webhook secrets stored in plaintext before migration 0010, a batch a minute until none is left.
     await sealLegacyWebhookSecrets(env);
+    // Bot remove.bg keys stored in plaintext before they were sealed, likewise.
+    await sealLegacyRemoveBgKeys(env);
   },
 } satisfies ExportedHandler<Env>;

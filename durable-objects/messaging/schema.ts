@@ -31,3 +31,22 @@ export const MESSAGING_SCHEMA = [
 export function ensureSchema(sql: SqlStorage, statements: readonly string[]): void {
   for (const statement of statements) sql.exec(statement);
 }
+
+/** A column added to a messaging table after the table first shipped. */
+export interface AddedColumn {
+  table: string;
+  column: string;
+  definition: string;
+}
+
+/**
+ * SQLite has no ADD COLUMN IF NOT EXISTS: each column is added when the object finds it missing, so
+ * objects created before it keep their rows (and see NULL, or the definition's default, in it).
+ */
+export function addMissingColumns(sql: SqlStorage, added: readonly AddedColumn[]): void {
+  for (const { table, column, definition } of added) {
+    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray();
+    if (!columns.some((c) => c.name === column))
+      sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+  }
+}

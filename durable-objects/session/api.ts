@@ -1,5 +1,14 @@
-import { AUTO_REPLIES_SCHEMA, autoRepliesApi } from "../messaging/bot/auto-replies";
-import { BROADCASTS_SCHEMA, broadcastsApi, broadcastWork } from "../messaging/broadcasts/broadcasts";
+import {
+  AUTO_REPLIES_ADDED_COLUMNS,
+  AUTO_REPLIES_SCHEMA,
+  autoRepliesApi,
+} from "../messaging/bot/auto-replies";
+import {
+  BROADCAST_ADDED_COLUMNS,
+  BROADCASTS_SCHEMA,
+  broadcastsApi,
+  broadcastWork,
+} from "../messaging/broadcasts/broadcasts";
 import { chatsApi } from "../messaging/chats/api";
 import { CONFIG_SCHEMA } from "../messaging/config/session";
 import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts/store";
@@ -8,9 +17,15 @@ import { GROUPS_SCHEMA, groupsApi } from "../messaging/groups/store";
 import { LABELS_SCHEMA, labelsApi } from "../messaging/labels/store";
 import { messagesApi } from "../messaging/messages/api";
 import { profileApi } from "../messaging/profile/api";
-import { SCHEDULER_SCHEMA, scheduledWork, schedulerApi } from "../messaging/scheduler/scheduler";
-import { MESSAGING_SCHEMA } from "../messaging/schema";
+import {
+  SCHEDULER_ADDED_COLUMNS,
+  SCHEDULER_SCHEMA,
+  scheduledWork,
+  schedulerApi,
+} from "../messaging/scheduler/scheduler";
+import { type AddedColumn, MESSAGING_SCHEMA } from "../messaging/schema";
 import { WEBHOOK_SCHEMA, webhooksApi, webhookWork } from "../messaging/webhooks/deliveries";
+import { accessApi } from "./access-ended";
 
 /**
  * Everything the Worker can ask a SessionDO about messaging, as one table of named handlers. The
@@ -28,6 +43,7 @@ export const sessionApi = {
   ...schedulerApi,
   ...broadcastsApi,
   ...webhooksApi,
+  ...accessApi,
 };
 
 export type SessionApi = typeof sessionApi;
@@ -54,6 +70,13 @@ export const SESSION_SCHEMAS: readonly string[] = [
   ...SCHEDULER_SCHEMA,
   ...BROADCASTS_SCHEMA,
   ...WEBHOOK_SCHEMA,
+];
+
+/** Columns added to those tables since they first shipped (added when an object finds them missing). */
+export const SESSION_ADDED_COLUMNS: readonly AddedColumn[] = [
+  ...SCHEDULER_ADDED_COLUMNS,
+  ...AUTO_REPLIES_ADDED_COLUMNS,
+  ...BROADCAST_ADDED_COLUMNS,
 ];
 
 /** Work the alarm runs: whatever is due, then the alarm is set for the earliest next time. */

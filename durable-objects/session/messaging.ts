@@ -11,7 +11,7 @@ import {
 import { failure, type Outcome, type SessionContext, type WebhookEvent } from "../messaging/context";
 import { storeDownloadedMedia } from "../messaging/messages/api";
 import { appendToOutbox } from "../messaging/outbox";
-import { ensureSchema } from "../messaging/schema";
+import { addMissingColumns, ensureSchema } from "../messaging/schema";
 import {
   keepOutboxBounded,
   offerNewWork,
@@ -19,7 +19,7 @@ import {
   upgradeWebhookSchema,
 } from "../messaging/webhooks/deliveries";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
-import { handlerFor, SESSION_SCHEMAS, TIMED_WORK } from "./api";
+import { handlerFor, SESSION_ADDED_COLUMNS, SESSION_SCHEMAS, TIMED_WORK } from "./api";
 import { statusOf } from "./lifecycle";
 import { applyNetworkEvent, type FollowUp } from "./network-events";
 import type { SessionRecord } from "./storage";
@@ -48,6 +48,7 @@ export class SessionMessaging {
   constructor(private readonly host: MessagingHost) {
     this.sql = host.state.storage.sql;
     ensureSchema(this.sql, SESSION_SCHEMAS);
+    addMissingColumns(this.sql, SESSION_ADDED_COLUMNS);
     upgradeWebhookSchema(this.sql);
   }
 

@@ -268,13 +268,13 @@ describe("auto-replies API", () => {
     expect((await post({ keyword: "k", response: "r", matchType: "FUZZY" })).status).toBe(400);
   });
 
-  it("404 for an unknown session, 403 for someone else's, 401 without credentials", async () => {
+  it("404 for an unknown session and for someone else's, 401 without credentials", async () => {
     expect((await api.call("GET", "/api/autoreplies/no-such-session")).status).toBe(404);
     const body = { keyword: "k", response: "r" };
     expect((await api.call("POST", "/api/autoreplies/no-such-session", body)).status).toBe(404);
     const stranger = await ownerClient(stack.baseUrl, api, "stranger");
-    expect((await stranger.call("GET", `/api/autoreplies/${SID}`)).status).toBe(403);
-    expect((await stranger.call("POST", `/api/autoreplies/${SID}`, body)).status).toBe(403);
+    expect((await stranger.call("GET", `/api/autoreplies/${SID}`)).status).toBe(404);
+    expect((await stranger.call("POST", `/api/autoreplies/${SID}`, body)).status).toBe(404);
     expect((await fetch(`${stack.baseUrl}/api/autoreplies/${SID}`)).status).toBe(401);
   });
 });

@@ -214,12 +214,12 @@ describe("POST /messages/{sessionId}/{jid}/send", () => {
     expect(res.status).toBe(400);
   });
 
-  it("unknown session 404, someone else's session 403, a stopped session 503", async () => {
+  it("unknown session and someone else's session 404, a stopped session 503", async () => {
     expect((await send(personJid(), { message: { text: "x" } }, "no-such-session")).status).toBe(404);
     const other = await ownerClient(stack.baseUrl, api);
     const res = await send(personJid(), { message: { text: "x" } }, SID, other);
-    expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ status: false, message: "Forbidden - Cannot access this session" });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ status: false, message: "Session not found" });
     expect((await api.call("POST", "/api/sessions", { name: "idle", sessionId: "idle" })).status).toBe(200);
     const down = await send(personJid(), { message: { text: "x" } }, "idle");
     expect(down.status).toBe(503);

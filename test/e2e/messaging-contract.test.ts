@@ -1,5 +1,5 @@
 // The contract every messaging endpoint keeps, checked endpoint by endpoint on the real stack:
-// an unknown session is 404, another user's session is 403, a malformed JID or body is 400, and a
+// an unknown session is 404, another user's session is 404 too (ids are not probeable), a malformed JID or body is 400, and a
 // session whose WhatsApp is down answers 503 "Session not ready" for anything that needs the network,
 // while stored data (history, chats, contacts, groups, labels, schedules…) stays readable.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -336,7 +336,7 @@ describe("every messaging endpoint", () => {
     "%s",
     async (_name, endpoint) => {
       expect(await hit(admin, endpoint, "no-such-session"), "unknown session").toBe(404);
-      expect(await hit(stranger, endpoint, LIVE), "another user's session").toBe(403);
+      expect(await hit(stranger, endpoint, LIVE), "another user's session").toBe(404);
       if (endpoint.badBody !== undefined)
         expect(await hit(admin, endpoint, LIVE, endpoint.badBody), "bad body").toBe(400);
       const path = endpoint.path(LIVE);

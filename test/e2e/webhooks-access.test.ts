@@ -1,4 +1,4 @@
-// Who may touch which webhook, and what a webhook may be: another user's session answers 403, another
+// Who may touch which webhook, and what a webhook may be: another user's session answers 404, another
 // user's webhook 404, and neither changes anything; invalid bodies and private targets answer 400.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, ownerClient } from "../support/api.ts";
@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 describe("access", () => {
-  it("another user's session id answers 403, another user's webhook id 404, and nothing changes", async () => {
+  it("another user's session id and another user's webhook id answer 404, and nothing changes", async () => {
     const sid = uniqueId("wh-mine");
     await connectedSession(api, sid);
     const path = `/${sid}/mine`;
@@ -66,7 +66,7 @@ describe("access", () => {
     ];
     for (const [method, route, body] of forbidden) {
       const response = await other.call(method, route, body);
-      expect({ method, route, status: response.status }).toEqual({ method, route, status: 403 });
+      expect({ method, route, status: response.status }).toEqual({ method, route, status: 404 });
       expect(response.body).toMatchObject({ status: false });
     }
     for (const [method, route, body] of attempts(theirs)) {

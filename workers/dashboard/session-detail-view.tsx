@@ -163,10 +163,11 @@ function botConfigForm(config: BotConfig): FormState {
   });
 }
 
-function BotConfigForm(props: { slug: string; csrf: string; form: FormState; savedKey: string | null }) {
+function BotConfigForm(props: { slug: string; csrf: string; form: FormState; keySaved: boolean }) {
   const { form } = props;
-  const keyHint = props.savedKey
-    ? `A key is saved (${props.savedKey}). Leave empty to keep it.`
+  // The key is never shown again, not even in part: only that one is saved.
+  const keyHint = props.keySaved
+    ? "A key is saved (encrypted; not shown). Leave empty to keep it."
     : "None saved. Needed for the background-removal sticker option.";
   return (
     <Form action={`${sessionPath(props.slug)}/bot-config`} csrf={props.csrf} form={form}>
@@ -203,7 +204,7 @@ function BotConfigForm(props: { slug: string; csrf: string; form: FormState; sav
         autocomplete="off"
         hint={keyHint}
       />
-      {props.savedKey && (
+      {props.keySaved && (
         <CheckboxField form={form} name="clearRemoveBgApiKey" label="Remove the saved remove.bg key" />
       )}
       <div>
@@ -292,7 +293,7 @@ export async function showSessionDetail(
                 slug={slug}
                 csrf={csrf}
                 form={extras.botConfig ?? botConfigForm(botConfig)}
-                savedKey={botConfig.removeBgApiKey}
+                keySaved={botConfig.removeBgApiKeySet}
               />
             </section>
           </div>

@@ -92,6 +92,14 @@ const AutoReplySchema = z
     mediaUrl: z.string().nullable(),
     mediaType: z.enum(AUTO_REPLY_MEDIA_TYPES).nullable(),
     enabled: z.boolean(),
+    disabledReason: z.string().nullable().openapi({
+      description:
+        "Why the service turned the rule off (its creator lost operator access); cleared when turned on",
+    }),
+    createdBy: z.string().nullable().openapi({
+      description:
+        "The user who created or last changed the rule: it answers only while they may operate the session",
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -137,7 +145,10 @@ autoRepliesRoutes.openapi(
   }),
   async (c) => {
     const session = await accessibleSession(c, c.req.valid("param").sessionId);
-    const rule = await callSession(c.env, session, "autoReply.create", c.req.valid("json"));
+    const rule = await callSession(c.env, session, "autoReply.create", {
+      ...c.req.valid("json"),
+      createdBy: c.get("principal").user.id,
+    });
     return c.json(ok("Auto-reply created", rule), 200);
   },
 );
@@ -158,6 +169,7 @@ autoRepliesRoutes.openapi(
     const rule = await callSession(c.env, session, "autoReply.update", {
       ...c.req.valid("json"),
       id: replyId,
+      by: c.get("principal").user.id,
     });
     return c.json(ok("Auto-reply updated", rule), 200);
   },

@@ -40,7 +40,11 @@ export async function startBroadcast(
       { invalid },
     );
   }
-  return callSession(c.env, session, "broadcast.start", { recipients: [...new Set(recipients)], message });
+  return callSession(c.env, session, "broadcast.start", {
+    recipients: [...new Set(recipients)],
+    message,
+    createdBy: c.get("principal").user.id,
+  });
 }
 
 const BroadcastBodySchema = z
@@ -79,6 +83,12 @@ const BroadcastSummarySchema = z
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
     nextAt: z.string().nullable().openapi({ description: "When the next send is due (running only)" }),
+    createdBy: z.string().nullable().openapi({
+      description: "The user who started it: it sends only while they may operate the session",
+    }),
+    cancelReason: z.string().nullable().openapi({
+      description: "Why the service cancelled it (the user who started it lost operator access)",
+    }),
   })
   .openapi("Broadcast");
 

@@ -25,13 +25,23 @@ const ScheduledMessageSchema = z
     sendAt: z.string().openapi({ description: "UTC instant of the (next) send" }),
     timezone: z.string(),
     cronExpression: z.string().nullable(),
-    status: z.enum(["PENDING", "SENT", "FAILED"]),
+    status: z.enum(["PENDING", "SENT", "FAILED", "CANCELLED"]).openapi({
+      description:
+        "CANCELLED: whoever scheduled it lost operator access to the session (`lastError` says so)",
+    }),
     attempts: z.number().int(),
-    lastError: z.string().nullable(),
+    lastError: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why the last attempt failed, or why it was cancelled" }),
     nextAttemptAt: z.string().nullable(),
     sentAt: z.string().nullable(),
     messageId: z.string().nullable(),
     recurringId: z.string().nullable().openapi({ description: "On one run of a recurring message: its id" }),
+    createdBy: z.string().nullable().openapi({
+      description:
+        "The user who created it or last changed it: it is sent only while they may operate the session",
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -108,7 +118,8 @@ const ScheduleParamsSchema = SessionParamSchema.extend({
 
 const ListQuerySchema = z.object({
   tab: z.enum(["pending", "history"]).default("pending").openapi({
-    description: "pending: PENDING by sendAt, soonest first; history: SENT and FAILED, newest first",
+    description:
+      "pending: PENDING by sendAt, soonest first; history: SENT, FAILED and CANCELLED, newest first",
   }),
 });
 
@@ -152,7 +163,10 @@ schedulerRoutes.openapi(
   }),
   async (c) => {
     const session = await accessibleSession(c, c.req.valid("param").sessionId);
-    const data = await callSession(c.env, session, "scheduler.create", c.req.valid("json"));
+    const data = await callSession(c.env, session, "scheduler.create", {
+      ...c.req.valid("json"),
+      createdBy: c.get("principal").user.id,
+    });
     return c.json(ok("Message scheduled", data), 200);
   },
 );
@@ -197,7 +211,11 @@ schedulerRoutes.openapi(
   async (c) => {
     const { sessionId, id } = c.req.valid("param");
     const session = await accessibleSession(c, sessionId);
-    const data = await callSession(c.env, session, "scheduler.update", { id, patch: c.req.valid("json") });
+    const data = await callSession(c.env, session, "scheduler.update", {
+      id,
+      patch: c.req.valid("json"),
+      by: c.get("principal").user.id,
+    });
     return c.json(ok("Scheduled message updated", data), 200);
   },
 );

@@ -1,8 +1,10 @@
 import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
+import { CREATOR_WITHOUT_ACCESS_RULE, mayStillOperate } from "../access";
 import { failure, type Outcome, type SessionContext, success } from "../context";
 import { contentFromUrl } from "../media/from-url";
+import type { AddedColumn } from "../schema";
 import { BOT_MEMORY_SCHEMA } from "./memory";
-import { type MatchType, regexProblem, type TriggerType } from "./rules";
+import { firstMatch, type MatchType, regexProblem, type TriggerType } from "./rules";
 
 /**
  * Keyword auto-reply rules, kept in the SessionDO next to the messages they answer, so matching an
@@ -25,6 +27,16 @@ export const AUTO_REPLIES_SCHEMA: readonly string[] = [
   ...BOT_MEMORY_SCHEMA,
 ];
 
+/**
+ * `created_by`: the user on whose access the rule answers (who created it, or last changed it); NULL
+ * on rules from before it was recorded. `disabled_reason`: why the service turned the rule off (its
+ * creator's access ended), until someone turns it on again.
+ */
+export const AUTO_REPLIES_ADDED_COLUMNS: readonly AddedColumn[] = [
+  { table: "auto_replies", column: "created_by", definition: "TEXT" },
+  { table: "auto_replies", column: "disabled_reason", definition: "TEXT" },
+];
+
 /** What the rule answers with: text, media by URL (text as its caption), or both. */
 interface StoredResponse {
   text?: string;
@@ -39,6 +51,8 @@ type AutoReplyRow = {
   trigger_type: TriggerType;
   response: string;
   enabled: number;
+  created_by: string | null;
+  disabled_reason: string | null;
   created_at: number;
   updated_at: number;
 };
@@ -54,6 +68,10 @@ export interface AutoReply {
   mediaUrl: string | null;
   mediaType: AutoReplyMediaType | null;
   enabled: boolean;
+  /** Why the service turned the rule off (its creator's access ended); null otherwise. */
+  disabledReason: string | null;
+  /** The user on whose access the rule answers (who created or last changed it); null on older rules. */
+  createdBy: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -69,8 +87,9 @@ export interface AutoReplyFields {
   enabled: boolean;
 }
 
-export type AutoReplyCreate = Partial<AutoReplyFields> & { keyword: string };
-export type AutoReplyUpdate = Partial<AutoReplyFields> & { id: string };
+/** `createdBy` / `by`: the caller; the rule answers only while they may operate the session. */
+export type AutoReplyCreate = Partial<AutoReplyFields> & { keyword: string; createdBy: string };
+export type AutoReplyUpdate = Partial<AutoReplyFields> & { id: string; by: string };
 
 function toAutoReply(row: AutoReplyRow): AutoReply {
   const response = JSON.parse(row.response) as StoredResponse;
@@ -84,6 +103,8 @@ function toAutoReply(row: AutoReplyRow): AutoReply {
     mediaUrl: response.mediaUrl ?? null,
     mediaType: response.mediaType ?? null,
     enabled: row.enabled === 1,
+    disabledReason: row.disabled_reason,
+    createdBy: row.created_by,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };
@@ -155,14 +176,16 @@ export const autoRepliesApi = {
     const id = newRuleId();
     const now = ctx.now();
     ctx.sql.exec(
-      `INSERT INTO auto_replies (id, keyword, match_type, trigger_type, response, enabled, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO auto_replies (id, keyword, match_type, trigger_type, response, enabled, created_by,
+         created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
       rule.keyword,
       rule.matchType,
       rule.triggerType,
       storedResponse(rule),
       rule.enabled ? 1 : 0,
+      input.createdBy,
       now,
       now,
     );
@@ -170,7 +193,10 @@ export const autoRepliesApi = {
     return row ? success(toAutoReply(row)) : failure(500, "The rule vanished after insert");
   },
 
-  /** Omitted fields keep their value; null clears `response` or the media. */
+  /**
+   * Omitted fields keep their value; null clears `response` or the media. The rule now answers on the
+   * access of whoever changed it; turning it on clears the reason it was turned off.
+   */
   "autoReply.update": (ctx: SessionContext, input: AutoReplyUpdate): Outcome<AutoReply> => {
     const row = findRow(ctx.sql, input.id);
     if (!row) return notFound;
@@ -190,12 +216,14 @@ export const autoRepliesApi = {
     if (problem) return failure(400, problem);
     ctx.sql.exec(
       `UPDATE auto_replies SET keyword = ?, match_type = ?, trigger_type = ?, response = ?, enabled = ?,
-         updated_at = ? WHERE id = ?`,
+         created_by = ?, disabled_reason = ?, updated_at = ? WHERE id = ?`,
       rule.keyword,
       rule.matchType,
       rule.triggerType,
       storedResponse(rule),
       rule.enabled ? 1 : 0,
+      input.by,
+      rule.enabled ? null : row.disabled_reason,
       Math.max(ctx.now(), row.updated_at),
       row.id,
     );
@@ -210,12 +238,66 @@ export const autoRepliesApi = {
   },
 };
 
+/** Turns off every enabled rule answering on these users' access (theirs ended); returns how many. */
+export function disableAutoRepliesBy(
+  sql: SqlStorage,
+  userIds: readonly string[],
+  reason: string,
+  now: number,
+): number {
+  if (userIds.length === 0) return 0;
+  return sql
+    .exec(
+      `UPDATE auto_replies SET enabled = 0, disabled_reason = ?, updated_at = MAX(updated_at, ?)
+       WHERE enabled = 1 AND created_by IN (${userIds.map(() => "?").join(", ")}) RETURNING id`,
+      reason,
+      now,
+      ...userIds,
+    )
+    .toArray().length;
+}
+
+/** Turns one rule off, saying why. */
+export function disableAutoReply(sql: SqlStorage, id: string, reason: string, now: number): void {
+  sql.exec(
+    "UPDATE auto_replies SET enabled = 0, disabled_reason = ?, updated_at = MAX(updated_at, ?) WHERE id = ?",
+    reason,
+    now,
+    id,
+  );
+}
+
 /** Enabled rules, oldest first: when several match a message, the first one written answers. */
 export function enabledRules(sql: SqlStorage): AutoReply[] {
   return sql
     .exec<AutoReplyRow>("SELECT * FROM auto_replies WHERE enabled = 1 ORDER BY created_at, id")
     .toArray()
     .map(toAutoReply);
+}
+
+/**
+ * The auto-reply that answers `text` in `chat`: the first enabled match whose creator may still operate
+ * the session. A match whose creator lost access is turned off, with the reason, and the next one is
+ * tried. When D1 cannot say, nothing answers: a reply on the owner's number needs someone's access.
+ */
+export async function answeringRule(
+  ctx: SessionContext,
+  chat: string,
+  text: string,
+): Promise<AutoReply | null> {
+  for (;;) {
+    const rule = firstMatch(enabledRules(ctx.sql), chat, text);
+    if (!rule) return null;
+    let allowed: boolean;
+    try {
+      allowed = await mayStillOperate(ctx, rule.createdBy);
+    } catch (error) {
+      console.error(JSON.stringify({ msg: "auto-reply skipped: access not checked", error: String(error) }));
+      return null;
+    }
+    if (allowed) return rule;
+    disableAutoReply(ctx.sql, rule.id, CREATOR_WITHOUT_ACCESS_RULE, ctx.now());
+  }
 }
 
 /** What to send for a matched rule; a document is named after the last segment of its URL. */

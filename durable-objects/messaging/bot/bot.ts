@@ -3,14 +3,13 @@ import type { BotConfigValues } from "../config/session";
 import { otherAddress } from "../contacts/store";
 import type { SessionContext } from "../context";
 import type { MessageResource } from "../messages/view";
-import { enabledRules, replyContent } from "./auto-replies";
+import { answeringRule, replyContent } from "./auto-replies";
 import { isBotEcho } from "./memory";
 import { botReply, botSend } from "./reply";
 import {
   bareJid,
   type CommandName,
   commandEnabled,
-  firstMatch,
   formatUptime,
   mayRunCommand,
   menuText,
@@ -101,7 +100,7 @@ export async function reactToLiveMessage(ctx: SessionContext, message: MessageRe
     return;
   }
   if (text === null || !triggersAutoReply(bot, author)) return;
-  const rule = firstMatch(enabledRules(ctx.sql), message.remoteJid, text);
+  const rule = await answeringRule(ctx, message.remoteJid, text);
   const content = rule ? replyContent(rule) : null;
   // A macro typed on the phone is replaced in spirit, not answered: quoting it would look odd.
   if (content) await botSend(ctx, message, content, !message.fromMe);

@@ -1,3 +1,4 @@
+import { CREATOR_WITHOUT_ACCESS, mayStillOperate } from "../access";
 import {
   type FailureStatus,
   failure,
@@ -11,6 +12,7 @@ import { broadcastGap, pickGap } from "./gap";
 import { deterministicMessageId } from "./ids";
 import {
   activeBroadcast,
+  BROADCAST_ADDED_COLUMNS,
   BROADCAST_TABLES,
   type BroadcastRow,
   type BroadcastStatus,
@@ -38,6 +40,7 @@ import {
  */
 
 export const BROADCASTS_SCHEMA: readonly string[] = BROADCAST_TABLES;
+export { BROADCAST_ADDED_COLUMNS };
 
 /** Attempts that reached the bridge without an answer (503) or failed inside it (500). */
 export const RECIPIENT_ATTEMPTS = 10;
@@ -66,6 +69,10 @@ export interface BroadcastSummary {
   finishedAt: string | null;
   /** When the next send is due, while running. */
   nextAt: string | null;
+  /** The user on whose access it sends; null on older jobs. */
+  createdBy: string | null;
+  /** Why the service cancelled it (its creator lost operator access); null otherwise. */
+  cancelReason: string | null;
 }
 
 export interface BroadcastRecipient {
@@ -96,6 +103,8 @@ function summaryOf(sql: SqlStorage, row: BroadcastRow): BroadcastSummary {
     finishedAt: iso(row.finished_at),
     nextAt:
       row.status === "running" ? new Date(Math.max(row.next_at, row.lease_until ?? 0)).toISOString() : null,
+    createdBy: row.created_by,
+    cancelReason: row.cancel_reason,
   };
 }
 
@@ -111,10 +120,10 @@ const recipientOf = (row: RecipientRow): BroadcastRecipient => ({
 const notFound = failure(404, "Broadcast not found");
 
 export const broadcastsApi = {
-  /** Recipients arrive validated and de-duplicated by the Worker. */
+  /** Recipients arrive validated and de-duplicated by the Worker; it sends on `createdBy`'s access. */
   "broadcast.start": async (
     ctx: SessionContext,
-    input: { recipients: string[]; message: string },
+    input: { recipients: string[]; message: string; createdBy: string },
   ): Promise<Outcome<{ broadcastId: string; total: number }>> => {
     if (!ctx.isConnected()) return failure(503, "Session not ready: WhatsApp is not connected");
     const id = crypto.randomUUID();
@@ -126,7 +135,14 @@ export const broadcastsApi = {
     );
     const now = ctx.now();
     // A queued job starts when those before it finish; the first send of a lone job goes at once.
-    insertBroadcast(ctx.sql, { id, message: input.message, recipients, nextAt: now, now });
+    insertBroadcast(ctx.sql, {
+      id,
+      message: input.message,
+      recipients,
+      createdBy: input.createdBy,
+      nextAt: now,
+      now,
+    });
     pruneHistory(ctx.sql);
     await ctx.wake(now);
     return success({ broadcastId: id, total: recipients.length });
@@ -221,6 +237,29 @@ async function attempt(
 }
 
 /**
+ * Every send re-checks the job's creator's access: one that ended by any path cancels the job, with
+ * the reason. When D1 cannot say, the step is tried again later (nothing is sent meanwhile).
+ */
+async function creatorMayStillSend(ctx: SessionContext, job: BroadcastRow): Promise<boolean> {
+  let allowed: boolean;
+  try {
+    allowed = await mayStillOperate(ctx, job.created_by);
+  } catch (error) {
+    console.error(
+      JSON.stringify({ msg: "broadcast step deferred: access not checked", error: String(error) }),
+    );
+    patchBroadcast(ctx.sql, job.id, { lease_until: null, next_at: ctx.now() + RETRY_MS });
+    return false;
+  }
+  // Other calls ran while D1 answered: the job may have been cancelled meanwhile.
+  const running = findBroadcast(ctx.sql, job.id)?.status === "running";
+  if (allowed && running) return true;
+  if (running) cancelBroadcast(ctx.sql, job.id, ctx.now(), CREATOR_WITHOUT_ACCESS);
+  patchBroadcast(ctx.sql, job.id, { lease_until: null });
+  return false;
+}
+
+/**
  * One step of the active job: send its next pending recipient, record the outcome, and set when the
  * next step is due. Never consumes a recipient while the session is down.
  */
@@ -240,6 +279,7 @@ export async function broadcastStep(ctx: SessionContext): Promise<void> {
     return;
   }
   patchBroadcast(ctx.sql, job.id, { lease_until: now + LEASE_MS, waiting_since: null });
+  if (!(await creatorMayStillSend(ctx, job))) return;
   const outcome = await attempt(ctx, job, recipient);
   const after = ctx.now();
   const { recipient: result, retry } = judge(recipient, outcome, after);

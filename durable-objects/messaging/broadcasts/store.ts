@@ -1,3 +1,5 @@
+import type { AddedColumn } from "../schema";
+
 /**
  * Broadcast jobs in the SessionDO's SQLite: one row per broadcast, one per recipient. The counters on
  * the job row are recomputed from the recipients after every step, so they can never drift.
@@ -19,6 +21,15 @@ export const BROADCAST_TABLES = [
   "CREATE INDEX IF NOT EXISTS broadcast_recipients_by_status ON broadcast_recipients (broadcast_id, status, idx)",
 ] as const;
 
+/**
+ * `created_by`: the user on whose access the job sends (NULL on jobs from before it was recorded);
+ * `cancel_reason`: why the service cancelled it (its creator's access ended).
+ */
+export const BROADCAST_ADDED_COLUMNS: readonly AddedColumn[] = [
+  { table: "broadcasts", column: "created_by", definition: "TEXT" },
+  { table: "broadcasts", column: "cancel_reason", definition: "TEXT" },
+];
+
 export type BroadcastStatus = "running" | "completed" | "cancelled";
 export type RecipientStatus = "pending" | "sent" | "failed" | "cancelled";
 
@@ -34,6 +45,8 @@ export type BroadcastRow = {
   next_at: number;
   lease_until: number | null;
   waiting_since: number | null;
+  created_by: string | null;
+  cancel_reason: string | null;
 };
 
 export type RecipientRow = {
@@ -56,16 +69,18 @@ export function insertBroadcast(
     id: string;
     message: string;
     recipients: { jid: string; messageId: string }[];
+    createdBy: string;
     nextAt: number;
     now: number;
   },
 ): void {
   sql.exec(
-    `INSERT INTO broadcasts (id, message, total, status, created_at, next_at)
-     VALUES (?, ?, ?, 'running', ?, ?)`,
+    `INSERT INTO broadcasts (id, message, total, status, created_by, created_at, next_at)
+     VALUES (?, ?, ?, 'running', ?, ?, ?)`,
     job.id,
     job.message,
     job.recipients.length,
+    job.createdBy,
     job.now,
     job.nextAt,
   );
@@ -195,7 +210,13 @@ export function recount(sql: SqlStorage, broadcastId: string): void {
 }
 
 /** Stops a job: recipients not yet sent are marked `cancelled` and will never be sent. */
-export function cancelBroadcast(sql: SqlStorage, id: string, now: number): void {
+export function cancelBroadcast(
+  sql: SqlStorage,
+  id: string,
+  now: number,
+  reason: string | null = null,
+): void {
+  sql.exec("UPDATE broadcasts SET cancel_reason = ? WHERE id = ?", reason, id);
   sql.exec(
     "UPDATE broadcast_recipients SET status = 'cancelled' WHERE broadcast_id = ? AND status = 'pending'",
     id,
@@ -206,6 +227,24 @@ export function cancelBroadcast(sql: SqlStorage, id: string, now: number): void 
     id,
   );
   recount(sql, id);
+}
+
+/** Cancels every running job sending on these users' access (theirs ended); returns how many. */
+export function cancelBroadcastsBy(
+  sql: SqlStorage,
+  userIds: readonly string[],
+  reason: string,
+  now: number,
+): number {
+  if (userIds.length === 0) return 0;
+  const running = sql
+    .exec<{ id: string }>(
+      `SELECT id FROM broadcasts WHERE status = 'running' AND created_by IN (${userIds.map(() => "?").join(", ")})`,
+      ...userIds,
+    )
+    .toArray();
+  for (const { id } of running) cancelBroadcast(sql, id, now, reason);
+  return running.length;
 }
 
 /** Gives up on every recipient not yet sent, with the reason. */

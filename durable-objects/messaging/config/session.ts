@@ -12,11 +12,23 @@ export interface SessionSettings {
   alwaysOnline: boolean;
 }
 
-export type BotConfigValues = Required<BotConfigInput>;
+/**
+ * The bot's values the object needs. Not the remove.bg key: a credential the bot does not use stays
+ * sealed in D1 (workers/gateway/sessions/remove-bg-key.ts) and is never copied here.
+ */
+export type BotConfigValues = Required<Omit<BotConfigInput, "removeBgApiKey">>;
+
+/** Copies pushed before the key was left out held it in plaintext. */
+const NEVER_COPIED = "removeBgApiKey";
 
 export interface SessionConfigCopy {
   /** The public session id (slug): webhooks and bot replies name the session by it. */
   slug: string;
+  /**
+   * The owner's user id: what the owner set up runs without asking D1 who may operate the session.
+   * Absent from copies pushed before it was added (then D1 is asked).
+   */
+  ownerId?: string;
   settings: SessionSettings;
   bot: BotConfigValues;
 }
@@ -34,7 +46,14 @@ export const CONFIG_SCHEMA = [SCHEMA];
 
 export function readConfigCopy(sql: SqlStorage): SessionConfigCopy | null {
   const row = sql.exec<{ value: string }>("SELECT value FROM config WHERE k = 1").toArray()[0];
-  return row ? (JSON.parse(row.value) as SessionConfigCopy) : null;
+  if (!row) return null;
+  const copy = JSON.parse(row.value) as SessionConfigCopy;
+  if (NEVER_COPIED in copy.bot) {
+    // An old copy: the key goes from memory and from storage now, not at the next push.
+    delete (copy.bot as Partial<Record<string, unknown>>)[NEVER_COPIED];
+    writeConfigCopy(sql, copy);
+  }
+  return copy;
 }
 
 export function writeConfigCopy(sql: SqlStorage, copy: SessionConfigCopy): void {
@@ -60,11 +79,12 @@ const JSON_COLUMNS = new Set([
 const camel = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 function botFromRow(row: BotRow | null): BotConfigValues {
-  const bot: Record<string, unknown> = { ...BOT_CONFIG_DEFAULTS };
+  const { [NEVER_COPIED]: _credential, ...defaults } = BOT_CONFIG_DEFAULTS;
+  const bot: Record<string, unknown> = { ...defaults };
   if (!row) return bot as BotConfigValues;
   for (const [column, value] of Object.entries(row)) {
     const key = camel(column);
-    if (!(key in BOT_CONFIG_DEFAULTS)) continue;
+    if (!(key in defaults)) continue;
     if (BOOLEAN_COLUMNS.has(column)) bot[key] = value === 1;
     else if (JSON_COLUMNS.has(column)) bot[key] = JSON.parse(String(value));
     else bot[key] = value;
@@ -75,15 +95,16 @@ function botFromRow(row: BotRow | null): BotConfigValues {
 /** Builds the copy from D1 (used once per object, or after the copy was lost). */
 export async function loadConfigFromD1(db: D1Database, sessionId: string): Promise<SessionConfigCopy> {
   const session = await db
-    .prepare("SELECT session_id, config FROM sessions WHERE id = ?")
+    .prepare("SELECT session_id, user_id, config FROM sessions WHERE id = ?")
     .bind(sessionId)
-    .first<{ session_id: string; config: string }>();
+    .first<{ session_id: string; user_id: string; config: string }>();
   const bot = await db
     .prepare("SELECT * FROM bot_configs WHERE session_id = ?")
     .bind(sessionId)
     .first<BotRow>();
   return {
     slug: session?.session_id ?? sessionId,
+    ...(session ? { ownerId: session.user_id } : {}),
     settings: {
       ...DEFAULT_SETTINGS,
       ...(session ? (JSON.parse(session.config) as Partial<SessionSettings>) : {}),

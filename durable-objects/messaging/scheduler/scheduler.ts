@@ -1,4 +1,5 @@
 import type { Env } from "../../../workers/core/env";
+import { CREATOR_WITHOUT_ACCESS, mayStillOperate } from "../access";
 import { deterministicMessageId } from "../broadcasts/ids";
 import { failure, type Outcome, type SessionContext, success, type TimedWork } from "../context";
 import { sendMessage } from "../messages/send";
@@ -15,6 +16,7 @@ import {
   patchScheduled,
   pruneScheduledHistory,
   rescheduleRow,
+  SCHEDULER_ADDED_COLUMNS,
   SCHEDULER_TABLES,
   type ScheduledMessage,
   type ScheduledRow,
@@ -31,6 +33,7 @@ import { nextTick } from "./time";
  */
 
 export const SCHEDULER_SCHEMA: readonly string[] = SCHEDULER_TABLES;
+export { SCHEDULER_ADDED_COLUMNS };
 
 export const DEFAULT_RETRY_LIMIT = 10;
 export const DEFAULT_RETRY_MS = 60_000;
@@ -75,9 +78,10 @@ export const schedulerApi = {
   "scheduler.get": (ctx: SessionContext, input: { id: string }): Promise<Outcome<ScheduledMessage>> =>
     view(ctx, findScheduled(ctx.sql, input.id)),
 
+  /** `createdBy`: the caller; the message is sent only while they may operate the session. */
   "scheduler.create": async (
     ctx: SessionContext,
-    input: ScheduleInput & { jid: string; sendAt: string },
+    input: ScheduleInput & { jid: string; sendAt: string; createdBy: string },
   ): Promise<Outcome<ScheduledMessage>> => {
     const fields: ScheduleFields = {
       jid: input.jid,
@@ -92,15 +96,15 @@ export const schedulerApi = {
     const resolved = resolveSchedule(fields, input.sendAt, null, now);
     if (!resolved.ok) return failure(400, resolved.error);
     const id = crypto.randomUUID();
-    insertScheduled(ctx.sql, id, resolved.schedule, now);
+    insertScheduled(ctx.sql, id, resolved.schedule, input.createdBy, now);
     await ctx.wake(resolved.schedule.sendAt);
     return view(ctx, findScheduled(ctx.sql, id));
   },
 
-  /** Fields left out keep their value; null clears an optional one. */
+  /** Fields left out keep their value; null clears an optional one. `by` (the caller) now owns the send. */
   "scheduler.update": async (
     ctx: SessionContext,
-    input: { id: string; patch: ScheduleInput },
+    input: { id: string; patch: ScheduleInput; by: string },
   ): Promise<Outcome<ScheduledMessage>> => {
     const row = editable(ctx, findScheduled(ctx.sql, input.id));
     if (!row.ok) return row;
@@ -115,7 +119,7 @@ export const schedulerApi = {
     const now = ctx.now();
     const resolved = resolveSchedule(fields, sendAt, row.data.send_at, now);
     if (!resolved.ok) return failure(400, resolved.error);
-    rescheduleRow(ctx.sql, row.data.id, resolved.schedule, now);
+    rescheduleRow(ctx.sql, row.data.id, resolved.schedule, input.by, now);
     await ctx.wake(resolved.schedule.sendAt);
     return view(ctx, findScheduled(ctx.sql, row.data.id));
   },
@@ -184,8 +188,38 @@ async function attempt(ctx: SessionContext, row: ScheduledRow, messageId: string
   }
 }
 
-/** One attempt at a due row: sent, refused (FAILED), or retried later with the same message id. */
+/** A row whose creator lost access is cancelled, recurring or not: none of its ticks is sent. */
+function cancelForCreator(ctx: SessionContext, row: ScheduledRow): void {
+  patchScheduled(
+    ctx.sql,
+    row.id,
+    { status: "CANCELLED", last_error: CREATOR_WITHOUT_ACCESS, lease_until: null },
+    ctx.now(),
+  );
+}
+
+/**
+ * One attempt at a due row: sent, refused (FAILED), or retried later with the same message id. First
+ * its creator's access is read again, so a share that ended by any path stops the send here.
+ */
 export async function fire(ctx: SessionContext, due: ScheduledRow): Promise<void> {
+  let allowed: boolean;
+  try {
+    allowed = await mayStillOperate(ctx, due.created_by);
+  } catch (error) {
+    // D1 unreachable: not a reason to send, nor to cancel; the row is tried again later.
+    const reason = `could not check who may send it: ${error instanceof Error ? error.message : String(error)}`;
+    patchScheduled(
+      ctx.sql,
+      due.id,
+      { last_error: reason, next_at: ctx.now() + retryDelay(ctx.env) },
+      ctx.now(),
+    );
+    return;
+  }
+  // Other calls ran while D1 answered: the row may have been deleted, cancelled or changed.
+  if (findScheduled(ctx.sql, due.id)?.updated_at !== due.updated_at) return;
+  if (!allowed) return cancelForCreator(ctx, due);
   const messageId = due.message_id ?? (await deterministicMessageId(`${due.id}:${due.send_at}`));
   patchScheduled(ctx.sql, due.id, { lease_until: ctx.now() + LEASE_MS, message_id: messageId }, ctx.now());
   const row = { ...due, message_id: messageId };

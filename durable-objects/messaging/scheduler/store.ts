@@ -1,3 +1,4 @@
+import type { AddedColumn } from "../schema";
 import type { MediaKind, ResolvedSchedule, ScheduleFields } from "./content";
 
 /**
@@ -16,7 +17,16 @@ export const SCHEDULER_TABLES = [
   "CREATE INDEX IF NOT EXISTS scheduled_by_send_at ON scheduled (send_at)",
 ] as const;
 
-export type ScheduledStatus = "PENDING" | "SENT" | "FAILED";
+/**
+ * `created_by`: the user on whose access the message is sent (who created it, or last changed it);
+ * NULL on rows from before it was recorded. A row whose creator lost operator access is CANCELLED
+ * with the reason in `last_error` (scheduler.ts, messaging/access.ts).
+ */
+export const SCHEDULER_ADDED_COLUMNS: readonly AddedColumn[] = [
+  { table: "scheduled", column: "created_by", definition: "TEXT" },
+];
+
+export type ScheduledStatus = "PENDING" | "SENT" | "FAILED" | "CANCELLED";
 
 export type ScheduledRow = {
   id: string;
@@ -36,6 +46,7 @@ export type ScheduledRow = {
   sent_at: number | null;
   message_id: string | null;
   parent_id: string | null;
+  created_by: string | null;
   created_at: number;
   updated_at: number;
 };
@@ -65,6 +76,8 @@ export interface ScheduledMessage {
   messageId: string | null;
   /** For one run of a recurring message: the recurring message's id. */
   recurringId: string | null;
+  /** The user on whose access it is sent (who created or last changed it); null on older rows. */
+  createdBy: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -90,6 +103,7 @@ export function toScheduledMessage(row: ScheduledRow, slug: string): ScheduledMe
     sentAt: iso(row.sent_at),
     messageId: row.message_id,
     recurringId: row.parent_id,
+    createdBy: row.created_by,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };
@@ -109,11 +123,17 @@ export function findScheduled(sql: SqlStorage, id: string): ScheduledRow | null 
   return sql.exec<ScheduledRow>("SELECT * FROM scheduled WHERE id = ?", id).toArray()[0] ?? null;
 }
 
-export function insertScheduled(sql: SqlStorage, id: string, schedule: ResolvedSchedule, now: number): void {
+export function insertScheduled(
+  sql: SqlStorage,
+  id: string,
+  schedule: ResolvedSchedule,
+  createdBy: string,
+  now: number,
+): void {
   sql.exec(
     `INSERT INTO scheduled (id, jid, content, media_url, media_type, file_name, send_at, timezone, cron,
-       status, next_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
+       status, next_at, created_by, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?)`,
     id,
     schedule.jid,
     schedule.content,
@@ -124,16 +144,27 @@ export function insertScheduled(sql: SqlStorage, id: string, schedule: ResolvedS
     schedule.timezone,
     schedule.cronExpression,
     schedule.sendAt,
+    createdBy,
     now,
     now,
   );
 }
 
-/** A new schedule for a pending row: its attempts start over, at the (possibly new) sendAt. */
-export function rescheduleRow(sql: SqlStorage, id: string, schedule: ResolvedSchedule, now: number): void {
+/**
+ * A new schedule for a pending row: its attempts start over, at the (possibly new) sendAt, and it is
+ * now sent on the access of whoever changed it.
+ */
+export function rescheduleRow(
+  sql: SqlStorage,
+  id: string,
+  schedule: ResolvedSchedule,
+  changedBy: string,
+  now: number,
+): void {
   sql.exec(
     `UPDATE scheduled SET jid = ?, content = ?, media_url = ?, media_type = ?, file_name = ?, send_at = ?,
-       timezone = ?, cron = ?, attempts = 0, last_error = NULL, next_at = ?, message_id = NULL, updated_at = ?
+       timezone = ?, cron = ?, attempts = 0, last_error = NULL, next_at = ?, message_id = NULL,
+       created_by = ?, updated_at = ?
      WHERE id = ?`,
     schedule.jid,
     schedule.content,
@@ -144,9 +175,32 @@ export function rescheduleRow(sql: SqlStorage, id: string, schedule: ResolvedSch
     schedule.timezone,
     schedule.cronExpression,
     schedule.sendAt,
+    changedBy,
     now,
     id,
   );
+}
+
+/**
+ * Cancels every PENDING row sent on these users' access (theirs ended); returns how many. A row being
+ * sent right now is cancelled too: its attempt finishes, but nothing after it is sent.
+ */
+export function cancelScheduledBy(
+  sql: SqlStorage,
+  userIds: readonly string[],
+  reason: string,
+  now: number,
+): number {
+  if (userIds.length === 0) return 0;
+  return sql
+    .exec(
+      `UPDATE scheduled SET status = 'CANCELLED', last_error = ?, lease_until = NULL, updated_at = ?
+       WHERE status = 'PENDING' AND created_by IN (${userIds.map(() => "?").join(", ")}) RETURNING id`,
+      reason,
+      now,
+      ...userIds,
+    )
+    .toArray().length;
 }
 
 export function listScheduled(sql: SqlStorage, tab: "pending" | "history"): ScheduledRow[] {

@@ -108,19 +108,19 @@ describe("sessions list and create", () => {
     expect(await count("sessions")).toBe(before);
   });
 
-  it("shows another user's session as the API's 403 error page and changes nothing", async () => {
+  it("shows another user's session as the API's 404 error page, as a missing one, and changes nothing", async () => {
     const alice = await owner();
     const mallory = await owner();
     const session = await newSession(alice);
     for (const path of [`/sessions/${session.slug}`, `/sessions/${session.slug}/pair`]) {
       const page = await browse(mallory, path);
-      expect(page.status).toBe(403);
-      expect(textOf(page.html)).toContain("Not allowed");
+      expect(page.status).toBe(404);
+      expect(textOf(page.html)).toContain("Session not found");
     }
     const start = await submit(mallory, `/sessions/${session.slug}/start`);
-    expect(start.status).toBe(403);
+    expect(start.status).toBe(404);
     const deleting = await submit(mallory, `/sessions/${session.slug}/delete`);
-    expect(deleting.status).toBe(403);
+    expect(deleting.status).toBe(404);
     expect((await apiSession(alice, session.slug)).body.data.state).toBe("stopped");
     expect((await browse(mallory, "/sessions/no-such-session")).status).toBe(404);
   });
@@ -245,10 +245,12 @@ describe("session detail", () => {
       enableSticker: false,
       enablePing: true,
       maxStickerDuration: 15,
-      removeBgApiKey: "****1234",
+      removeBgApiKey: "****",
+      removeBgApiKeySet: true,
     });
     expect(after.html).not.toContain("rb-key-1234");
-    expect(textOf(after.html)).toContain("A key is saved (****1234)");
+    expect(after.html).not.toContain("****1234");
+    expect(textOf(after.html)).toContain("A key is saved (encrypted; not shown)");
 
     const rows = await count("bot_configs");
     const badPrefix = await submit(viewer, `/sessions/${session.slug}/bot-config`, {

@@ -342,6 +342,6 @@ describe("POST /api/messages/{sessionId}/broadcast", () => {
     });
     expect(res.status).toBe(503);
     const other = await call("GET", `/api/messages/${s.slug}/broadcast/history`, { headers: asKey(key) });
-    expect(other.status).toBe(403);
+    expect(other.status).toBe(404);
   });
 });

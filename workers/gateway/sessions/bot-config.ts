@@ -5,6 +5,7 @@ import { botConfigs } from "../../db/schema";
 import { ok } from "../../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../../http/openapi";
 import { pushSessionConfig } from "./call";
+import { sealRemoveBgKey } from "./remove-bg-key";
 import {
   BotConfigSchema,
   SessionIdParamsSchema,
@@ -50,7 +51,8 @@ botConfigRoutes.openapi(
     tags,
     summary: "Set any subset of the bot configuration; omitted fields keep their value",
     description:
-      "`removeBgApiKey` is write-only: responses show `****` and its last 4 characters; null clears it.",
+      "`removeBgApiKey` is write-only and encrypted at rest: responses show only `removeBgApiKeySet` " +
+      "(and `****` in `removeBgApiKey`); null clears it.",
     security: authenticated,
     request: { params: SessionIdParamsSchema, ...jsonBody(BotConfigBodySchema) },
     responses: { 200: json(gatewayOk(BotConfigSchema), "The updated configuration"), ...errors },
@@ -63,7 +65,19 @@ botConfigRoutes.openapi(
       c.req.valid("param").id,
       c.req.method === "GET" ? "read" : "operate",
     );
-    const patch = c.req.valid("json");
+    const { removeBgApiKey, ...fields } = c.req.valid("json");
+    // Sealed before it is stored; the plaintext goes nowhere else (not to the session's object either).
+    const patch = {
+      ...fields,
+      ...(removeBgApiKey === undefined
+        ? {}
+        : {
+            removeBgApiKey:
+              removeBgApiKey === null
+                ? null
+                : await sealRemoveBgKey(c.env.SECRETS_MASTER_KEY, session.id, removeBgApiKey),
+          }),
+    };
     const now = Date.now();
     // One upsert: the first write fills defaults, later writes change only what was sent.
     const [row] = await db

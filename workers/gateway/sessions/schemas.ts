@@ -47,17 +47,17 @@ export const BotConfigSchema = z
     id: z.string().nullable(),
     sessionId: z.string(),
     ...BotConfigFields,
-    removeBgApiKey: z
-      .string()
-      .nullable()
-      .openapi({ description: "Write-only credential: responses show only its last 4 characters" }),
+    removeBgApiKey: z.string().nullable().openapi({
+      description: "Write-only credential, encrypted at rest: `****` when one is set, else null",
+    }),
+    removeBgApiKeySet: z.boolean().openapi({ description: "A remove.bg API key is saved" }),
     createdAt: z.string().nullable(),
     updatedAt: z.string().nullable(),
   })
   .openapi("BotConfig");
 
-/** A credential is never echoed back: only enough of it to recognise which one is set. */
-const maskSecret = (secret: string | null) => (secret ? `****${secret.slice(-4)}` : null);
+/** A credential is never echoed back, not even in part: only whether one is set. */
+const maskSecret = (secret: string | null) => (secret ? "****" : null);
 
 export function toBotConfigResource(session: SessionRow, row: BotConfigRow | null | undefined) {
   const noJids: string[] = [];
@@ -70,6 +70,7 @@ export function toBotConfigResource(session: SessionRow, row: BotConfigRow | nul
       botBlockedJids: noJids,
       autoReplyAllowedJids: noJids,
       autoReplyBlockedJids: noJids,
+      removeBgApiKeySet: false,
       createdAt: null,
       updatedAt: null,
     };
@@ -80,6 +81,7 @@ export function toBotConfigResource(session: SessionRow, row: BotConfigRow | nul
     sessionId: session.sessionId,
     ...fields,
     removeBgApiKey: maskSecret(removeBgApiKey),
+    removeBgApiKeySet: removeBgApiKey !== null,
     createdAt: iso(createdAt),
     updatedAt: iso(updatedAt),
   };
@@ -180,6 +182,6 @@ export const AccessGrantSchema = z
 /** The error responses every route on one session documents. */
 export const sessionErrorResponses = {
   ...gatewayErrors,
-  403: errorResponse("Forbidden - Cannot access this session"),
-  404: errorResponse("Session not found"),
+  403: errorResponse("The session is shared with you, but your role does not allow this"),
+  404: errorResponse("Session not found (also when it exists but you have no access to it)"),
 };

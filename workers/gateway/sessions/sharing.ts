@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { normaliseEmail } from "../../auth/user-store";
+import type { Env } from "../../core/env";
 import { type Db, database, iso } from "../../db/client";
 import { type SessionRow, SHARE_ROLES, sessionAccess, users, webhooks } from "../../db/schema";
 import { ok } from "../../http/envelope";
@@ -14,6 +15,7 @@ import {
   json,
   jsonBody,
 } from "../../http/openapi";
+import { callSession } from "./call";
 import { AccessGrantSchema, SessionIdParamsSchema } from "./schemas";
 import { loadAccessibleSession } from "./store";
 import { pushWebhooks } from "./webhook-endpoints";
@@ -141,7 +143,11 @@ sessionSharingRoutes.openapi(
         target: [sessionAccess.sessionId, sessionAccess.email],
         set: { role: body.role },
       });
-    const message = existing ? "Role changed" : "Access granted";
+    const lowered =
+      existing?.role === "operator" && body.role === "viewer"
+        ? await stopWorkOf(c.env, session, email, `cancelled: ${email} was made a viewer of this session`)
+        : "";
+    const message = existing ? `Role changed${lowered}` : "Access granted";
     return c.json(ok(message, toShareResource(session, share)), existing ? 200 : 201);
   },
 );
@@ -154,7 +160,9 @@ sessionSharingRoutes.openapi(
     summary: "Stop sharing the session with an e-mail",
     description:
       "The webhooks that person created on this session are disabled (`access revoked`): they no longer " +
-      "receive the owner's messages.",
+      "receive the owner's messages. Their pending scheduled messages are CANCELLED, their auto-replies " +
+      "turned off and their running broadcasts cancelled, each with the reason (`lastError`, " +
+      "`disabledReason`, `cancelReason`); the same happens when an operator is made a viewer.",
     security: authenticated,
     request: { params: SessionIdParamsSchema, ...jsonBody(RevokeBodySchema) },
     responses: { 200: json(gatewayOk(z.null()), "Revoked"), ...errors },
@@ -171,11 +179,40 @@ sessionSharingRoutes.openapi(
           .returning({ email: sessionAccess.email })
       : [];
     if (removed.length === 0) throw notFound("Share not found", "The session is not shared with this e-mail");
-    if (await disableWebhooksOf(db, session.id, normaliseEmail(email ?? "")))
-      await pushWebhooks(c.env, session.id);
-    return c.json(ok("Access revoked", null), 200);
+    const revoked = normaliseEmail(email ?? "");
+    if (await disableWebhooksOf(db, session.id, revoked)) await pushWebhooks(c.env, session.id);
+    const stopped = await stopWorkOf(c.env, session, revoked, `cancelled: ${revoked}'s access was revoked`);
+    return c.json(ok(`Access revoked${stopped}`, null), 200);
   },
 );
+
+/**
+ * What the people holding `email` set up on the session stops with their access: pending scheduled
+ * messages are cancelled and auto-replies turned off, with `reason`. Returns a note for the answer
+ * ("" when nothing stopped). If the object cannot be reached, the share is gone anyway and each send
+ * re-checks its creator's access (durable-objects/messaging/access.ts), so nothing is sent either way.
+ */
+async function stopWorkOf(
+  env: Env,
+  session: Pick<SessionRow, "id">,
+  email: string,
+  reason: string,
+): Promise<string> {
+  const holders = await database(env.DB).select({ id: users.id }).from(users).where(eq(users.email, email));
+  if (holders.length === 0) return "";
+  try {
+    const stopped = await callSession(env, session, "access.ended", {
+      userIds: holders.map((holder) => holder.id),
+      reason,
+    });
+    const { scheduledCancelled: scheduled, autoRepliesDisabled: rules, broadcastsCancelled: jobs } = stopped;
+    if (scheduled + rules + jobs === 0) return "";
+    return `; ${scheduled} scheduled message(s) cancelled, ${rules} auto-reply(ies) turned off, ${jobs} broadcast(s) cancelled`;
+  } catch (error) {
+    console.error(JSON.stringify({ msg: "revoked share's work not stopped now", error: String(error) }));
+    return "";
+  }
+}
 
 async function emailOf(db: Db, userId: string): Promise<string | undefined> {
   const user = await db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });

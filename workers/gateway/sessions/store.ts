@@ -79,8 +79,10 @@ const REFUSALS: Record<SessionNeed, string> = {
 };
 
 /**
- * Loads a session the caller may use as `need` says: 404 when it does not exist, 403 when it is
- * someone else's or the caller's share does not allow it.
+ * Loads a session the caller may use as `need` says. 404 when it does not exist and, with the very
+ * same answer, when the caller has no access to it at all: otherwise the difference would tell anyone
+ * which session ids exist. 403 only for a caller the session is shared with whose role does not allow
+ * this request (a viewer writing, an operator sharing): they already know the session exists.
  */
 export async function loadAccessibleSession(
   db: Db,
@@ -91,7 +93,8 @@ export async function loadAccessibleSession(
   const session = await findSession(db, idOrSlug);
   if (!session) throw notFound(SESSION_NOT_FOUND);
   const access = await accessOf(db, user, session);
-  if (!allows(access, need)) throw forbidden(REFUSALS[access === null ? "read" : need], FORBIDDEN_SESSION);
+  if (access === null) throw notFound(SESSION_NOT_FOUND);
+  if (!allows(access, need)) throw forbidden(REFUSALS[need], FORBIDDEN_SESSION);
   return session;
 }
 

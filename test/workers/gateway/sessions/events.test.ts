@@ -44,7 +44,7 @@ describe("session events socket", () => {
     const session = await ownedSession("cookie-watched");
     const mallory = await createUser("OWNER");
     const malloryKey = await generateKey(mallory);
-    expect((await watch(session.slug, asKey(malloryKey))).status).toBe(403); // the gateway's answer for a session that is not yours
+    expect((await watch(session.slug, asKey(malloryKey))).status).toBe(404); // as for a session that does not exist
     expect((await watch("no-such-session", asKey(session.key))).status).toBe(404);
     expect((await watch(session.slug, {})).status).toBe(401);
     const plain = await SELF.fetch(`${BASE}/api/sessions/${session.slug}/events`, {
@@ -56,6 +56,6 @@ describe("session events socket", () => {
 
     const web = await login(mallory.email, mallory.password);
     const sameSite = await watch(session.slug, { ...asSession(web), Origin: BASE });
-    expect(sameSite.status).toBe(403); // a cookie is a caller like any other: still not her session
+    expect(sameSite.status).toBe(404); // a cookie is a caller like any other: still not her session
   });
 });

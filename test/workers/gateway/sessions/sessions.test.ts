@@ -99,11 +99,11 @@ describe("sessions: tenancy and sharing", () => {
     expect(await list(await generateKey(root))).toEqual(expect.arrayContaining([a.id, b.id]));
   });
 
-  it("answers 403 on every route of another user's session and changes nothing", async () => {
+  it("answers 404, as for a missing session, on every route of another user's session and changes nothing", async () => {
     const alice = await owner();
     const mallory = await owner();
     const s = await createSession(alice.key);
-    const forbidden = { status: false, message: "Forbidden - Cannot access this session" };
+    const missing = { status: false, message: "Session not found", error: "Session not found" };
     const attempts = [
       call("GET", `/api/sessions/${s.sessionId}`, { headers: asKey(mallory.key) }),
       call("GET", `/api/sessions/${s.sessionId}/qr`, { headers: asKey(mallory.key) }),
@@ -123,8 +123,8 @@ describe("sessions: tenancy and sharing", () => {
       call("GET", `/api/sessions/${s.sessionId}/access`, { headers: asKey(mallory.key) }),
     ];
     for (const res of await Promise.all(attempts)) {
-      expect(res.status).toBe(403);
-      expect(res.body).toMatchObject(forbidden);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(missing);
     }
     const row = await env.DB.prepare("SELECT config, state FROM sessions WHERE id = ?").bind(s.id).first();
     expect(row).toEqual({ config: "{}", state: "stopped" });
@@ -196,7 +196,12 @@ describe("sessions: settings, bot-config, qr, delete", () => {
       },
     );
     expect(first.status).toBe(200);
-    expect(first.body.data).toMatchObject({ botMode: "SPECIFIC", enabled: true, removeBgApiKey: "****1234" });
+    expect(first.body.data).toMatchObject({
+      botMode: "SPECIFIC",
+      enabled: true,
+      removeBgApiKey: "****",
+      removeBgApiKeySet: true,
+    });
     const second = await call<Envelope<Record<string, unknown>>>(
       "POST",
       `/api/sessions/${s.sessionId}/bot-config`,
@@ -209,9 +214,10 @@ describe("sessions: settings, bot-config, qr, delete", () => {
       enabled: false,
       botMode: "SPECIFIC",
       botAllowedJids: ["628123456789@s.whatsapp.net", "201234567890123@lid"],
-      removeBgApiKey: "****1234",
+      removeBgApiKey: "****",
+      removeBgApiKeySet: true,
     });
-    expect(JSON.stringify(second.body)).not.toContain("rbg-secret-1234");
+    expect(JSON.stringify(second.body)).not.toContain("rbg-secret");
 
     for (const body of [
       { botAllowedJids: ["628"] },
