@@ -24,6 +24,7 @@ async function main(): Promise<void> {
         log,
         history: config.history,
         ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+        ...(config.waRootKey ? { rootKey: config.waRootKey } : {}),
         ...(config.waVersion ? { version: config.waVersion } : {}),
       });
   const fleet = new FleetLink({ ...config, network, log });

@@ -21,7 +21,13 @@ beforeAll(async () => {
   receiver = await startReceiver();
   const [major, minor, patch] = DEFAULT_CONNECTION_CONFIG.version;
   whatsapp = await FakeWhatsApp.start({ minimumVersion: [major, minor, patch + 1] });
-  stack = await startStack({ env: { SIMULATOR: "0", WA_WEBSOCKET_URL: whatsapp.url } });
+  stack = await startStack({
+    env: {
+      SIMULATOR: "0",
+      WA_WEBSOCKET_URL: whatsapp.url,
+      WA_CERT_ROOT_KEY: whatsapp.rootKey.toString("hex"),
+    },
+  });
   api = await adminClient(stack.baseUrl);
 }, 120_000);
 
