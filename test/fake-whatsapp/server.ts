@@ -97,6 +97,8 @@ export class FakeWhatsApp {
   private readonly connections = new Set<ClientConnection>();
   /** WebSocket connections accepted so far: a client that gave up does not come back. */
   connectionsAccepted = 0;
+  /** The chain the next handshakes present (`options.certificates`; a test may switch it). */
+  certificates: CertificateChainKind;
   private readonly staticKey = Curve.generateKeyPair();
   /** This server's certificate root, which no client trusts unless told (the bridge: `rootKey`). */
   private readonly root = Curve.generateKeyPair();
@@ -109,6 +111,7 @@ export class FakeWhatsApp {
     private readonly options: FakeWhatsAppOptions,
   ) {
     this.log = options.log ?? (() => {});
+    this.certificates = options.certificates ?? "proper";
     this.messaging = new Messaging({
       companions: () => this.devices.values(),
       deliver: (jid, node) => this.deliver(jid, node),
@@ -118,7 +121,7 @@ export class FakeWhatsApp {
       this.connectionsAccepted++;
       const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log, {
         root: this.root,
-        kind: options.certificates ?? "proper",
+        kind: this.certificates,
       });
       this.connections.add(connection);
     });
