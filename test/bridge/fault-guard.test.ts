@@ -31,13 +31,10 @@ describe("fault guard", () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
         seen.push(currentSession());
       }),
-      asSession(
-        "s2",
-        () =>
-          new Promise<void>((resolve) =>
-            setTimeout(() => resolve(seen.push(currentSession()) && undefined), 1),
-          ),
-      ),
+      asSession("s2", async () => {
+        await Promise.resolve();
+        seen.push(currentSession());
+      }),
     ]);
     expect(seen.sort()).toEqual(["s1", "s2"]);
     expect(currentSession()).toBeNull();
