@@ -66,26 +66,34 @@ export function certificateChainProblem(
   serverStatic: Uint8Array,
   root: Uint8Array,
 ): string | null {
-  let decoded: proto.CertChain;
+  // Never throws: it runs inside Baileys' frame dispatch, where a throw would stall the handshake.
   try {
-    decoded = proto.CertChain.decode(chain);
+    return chainProblem(proto.CertChain.decode(chain), serverStatic, root);
   } catch {
     return "the certificate chain does not decode";
   }
-  const { intermediate, leaf } = decoded;
+}
+
+function chainProblem(
+  { intermediate, leaf }: proto.CertChain,
+  serverStatic: Uint8Array,
+  root: Uint8Array,
+): string | null {
   if (!intermediate?.details || !intermediate.signature) return "no intermediate certificate";
   if (!leaf?.details || !leaf.signature) return "no leaf certificate";
   if (!signedBy(root, intermediate.details, intermediate.signature)) {
     return "the intermediate certificate is not signed by WhatsApp's root key";
   }
   const issuer = proto.CertChain.NoiseCertificate.Details.decode(intermediate.details);
-  if ((issuer.issuerSerial ?? -1) !== ROOT_SERIAL) return "the intermediate certificate names another issuer";
+  // An absent serial is 0, as whatsmeow reads it (proto3 `optional`: protobufjs gives null).
+  if ((issuer.issuerSerial ?? 0) !== ROOT_SERIAL) return "the intermediate certificate names another issuer";
   if (!signedBy(issuer.key, leaf.details, leaf.signature)) {
     return "the leaf certificate is not signed by the intermediate certificate's key";
   }
   const certified = proto.CertChain.NoiseCertificate.Details.decode(leaf.details);
-  if ((certified.issuerSerial ?? -1) !== (issuer.serial ?? -2))
+  if ((certified.issuerSerial ?? 0) !== (issuer.serial ?? 0)) {
     return "the leaf certificate names another issuer";
+  }
   if (!certified.key || !Buffer.from(certified.key).equals(Buffer.from(serverStatic))) {
     return "the leaf certificate is for another key than the server's";
   }
