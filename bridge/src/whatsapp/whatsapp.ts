@@ -2,7 +2,7 @@
  * The real WhatsApp network: the seam (`seam.ts`) implemented over Baileys. This is the ONLY file that
  * imports `@whiskeysockets/baileys` (and pino, which Baileys needs as its logger), together with the
  * modules only it imports: mapping.ts (Baileys' shapes to ours), events.ts, receipts.ts, operations.ts
- * (`perform`) and their helpers. Everything else in the bridge, and every test but a few, runs without it.
+ * (`perform`), server-certificate.ts (the handshake check Baileys gets wrong) and their helpers. Everything else in the bridge, and every test but a few, runs without it.
  */
 
 import type { Agent } from "node:https";
