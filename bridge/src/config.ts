@@ -22,6 +22,15 @@ const EnvSchema = z.object({
     .trim()
     .pipe(z.url({ protocol: /^wss?$/, error: "WA_WEBSOCKET_URL must be a ws or wss URL" }))
     .optional(),
+  /**
+   * The root key a non-WhatsApp endpoint's certificate chain leads to (64 hex digits): the fake
+   * WhatsApp in tests. Only with WA_WEBSOCKET_URL: WhatsApp's own root stays pinned otherwise.
+   */
+  WA_CERT_ROOT_KEY: z
+    .string()
+    .trim()
+    .regex(/^[0-9a-fA-F]{64}$/, "WA_CERT_ROOT_KEY must be 64 hex digits (a 32-byte public key)")
+    .optional(),
   /** The WhatsApp Web version to announce (`2.3000.1043857760`), when WhatsApp refuses the bundled one. */
   WA_VERSION: z
     .string()
@@ -46,6 +55,8 @@ export interface BridgeConfig {
   simulatorQrIntervalMs?: number;
   /** Overrides WhatsApp's WebSocket endpoint (tests against the fake WhatsApp, self-hosted proxies). */
   waWebSocketUrl?: string;
+  /** Another root for the server's certificate chain (with `waWebSocketUrl` only); absent: WhatsApp's. */
+  waRootKey?: Buffer;
   /** [major, minor, patch] for Baileys' `version`; absent: the version Baileys bundles. */
   waVersion?: [number, number, number];
   /** How much of the history sent on pairing is kept (WA_HISTORY_DAYS, WA_HISTORY_MESSAGES). */
@@ -65,6 +76,11 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
       `invalid bridge configuration: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
     );
   }
+  if (parsed.data.WA_CERT_ROOT_KEY && !parsed.data.WA_WEBSOCKET_URL) {
+    throw new Error(
+      "invalid bridge configuration: WA_CERT_ROOT_KEY applies only with WA_WEBSOCKET_URL (WhatsApp's own root key is pinned)",
+    );
+  }
   const {
     EDGE_URL,
     BRIDGE_TOKEN,
@@ -73,6 +89,7 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     SIMULATOR,
     SIMULATOR_QR_INTERVAL_MS,
     WA_WEBSOCKET_URL,
+    WA_CERT_ROOT_KEY,
     WA_VERSION,
     WA_HISTORY_DAYS,
     WA_HISTORY_MESSAGES,
@@ -85,6 +102,7 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     simulator: SIMULATOR === "1",
     simulatorQrIntervalMs: SIMULATOR_QR_INTERVAL_MS,
     ...(WA_WEBSOCKET_URL ? { waWebSocketUrl: WA_WEBSOCKET_URL } : {}),
+    ...(WA_CERT_ROOT_KEY ? { waRootKey: Buffer.from(WA_CERT_ROOT_KEY, "hex") } : {}),
     ...(WA_VERSION ? { waVersion: versionOf(WA_VERSION) } : {}),
     history: { days: WA_HISTORY_DAYS, messagesPerChat: WA_HISTORY_MESSAGES },
   };

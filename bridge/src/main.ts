@@ -7,6 +7,7 @@
 import { loadConfig } from "./config.ts";
 import type { WhatsAppNetwork } from "./protocol/seam.ts";
 import { FleetLink } from "./sessions/fleet-link.ts";
+import { installFaultGuard } from "./shared/fault-guard.ts";
 import { errorMessage, jsonLog } from "./shared/log.ts";
 import { simulatorNetwork } from "./simulator/simulator.ts";
 
@@ -17,6 +18,8 @@ const log = jsonLog();
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // A stray rejection or exception in one session's work must not take every session down with it.
+  installFaultGuard({ log, secrets: [config.token] });
   // Baileys loads only when it is used: the simulator starts fast and never touches it.
   const network: WhatsAppNetwork = config.simulator
     ? simulatorNetwork({ qrIntervalMs: config.simulatorQrIntervalMs })
@@ -24,6 +27,7 @@ async function main(): Promise<void> {
         log,
         history: config.history,
         ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+        ...(config.waRootKey ? { rootKey: config.waRootKey } : {}),
         ...(config.waVersion ? { version: config.waVersion } : {}),
       });
   const fleet = new FleetLink({ ...config, network, log });

@@ -62,6 +62,16 @@ describe("config", () => {
     );
   });
 
+  it("takes another certificate root only together with another WhatsApp endpoint", () => {
+    const root = "ab".repeat(32);
+    const fake = { ...base, WA_WEBSOCKET_URL: "ws://127.0.0.1:9/ws/chat" };
+    expect(loadConfig({ ...fake, WA_CERT_ROOT_KEY: root }).waRootKey).toEqual(Buffer.from(root, "hex"));
+    expect(loadConfig(fake).waRootKey).toBeUndefined();
+    // Against WhatsApp itself the pinned root cannot be swapped by one variable.
+    expect(() => loadConfig({ ...base, WA_CERT_ROOT_KEY: root })).toThrow(/only with WA_WEBSOCKET_URL/);
+    expect(() => loadConfig({ ...fake, WA_CERT_ROOT_KEY: "abcd" })).toThrow(/64 hex digits/);
+  });
+
   it("refuses a missing token, a bad URL and a bad capacity without echoing the token", () => {
     expect(() => loadConfig({ EDGE_URL: "http://x" })).toThrow(/BRIDGE_TOKEN is required/);
     expect(() => loadConfig({ ...base, EDGE_URL: "ftp://x" })).toThrow(/EDGE_URL/);

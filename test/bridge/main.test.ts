@@ -84,6 +84,60 @@ describe("bridge main", () => {
     expect(output.stdout).not.toContain("secret-key-material");
   }, 30_000);
 
+  it("a session's stray rejection or exception is logged as that session's, and every session stays up", async () => {
+    edge = await startFakeEdge("main-test-token");
+    const fake = edge;
+    const { proc, output } = run({
+      EDGE_URL: fake.url,
+      BRIDGE_TOKEN: "main-test-token",
+      BRIDGE_ID: "child-bridge",
+      SIMULATOR: "1",
+    });
+    await waitFor(() => fake.fleet.frames.some((frame) => frame.type === "hello"), "hello", 15_000);
+    for (const [session, number] of [
+      ["f1", "491511230001"],
+      ["f2", "491511230002"],
+    ] as const) {
+      fake.session(session).auth = {
+        creds: { registered: true, me: { id: `${number}@s.whatsapp.net` } },
+        keys: {},
+      };
+      fake.sendFleet({ type: "assign", session });
+    }
+    await waitFor(
+      () => ["f1", "f2"].every((id) => fake.session(id).stored.some((event) => event.kind === "connected")),
+      "both sessions connected",
+    );
+
+    // The simulated WhatsApp of f1 fails as a library bug does: nobody is there to catch it.
+    expect(await fake.command("f1", "sim", { action: "fault", kind: "rejection" })).toMatchObject({
+      ok: true,
+    });
+    expect(await fake.command("f1", "sim", { action: "fault", kind: "exception" })).toMatchObject({
+      ok: true,
+    });
+    const faults = await waitFor(() => {
+      const logged = output.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { msg: string; session?: string | null; error?: string })
+        .filter((line) => /^(unhandled rejection|uncaught exception)/.test(line.msg));
+      return logged.length === 2 && logged;
+    }, "both faults logged");
+    expect(faults).toEqual([
+      expect.objectContaining({ session: "f1", error: "simulated unhandled rejection" }),
+      expect.objectContaining({ session: "f1", error: "simulated uncaught exception" }),
+    ]);
+
+    // The process is up and both sessions still answer, over the same links.
+    expect(proc.exitCode).toBeNull();
+    expect(await fake.command("f2", "sim", { action: "stats" })).toMatchObject({ ok: true });
+    expect(await fake.command("f1", "sim", { action: "stats" })).toMatchObject({ ok: true });
+    expect(fake.fleet.closes).toEqual([]);
+    expect([fake.session("f1").closes, fake.session("f2").closes]).toEqual([[], []]);
+    expect(output.stdout).not.toContain("main-test-token");
+  }, 30_000);
+
   it("exits 1 with a clear message when the configuration is invalid", async () => {
     const { output, exited } = run({ EDGE_URL: "http://127.0.0.1:1" });
     expect((await exited).code).toBe(1);

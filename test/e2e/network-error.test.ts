@@ -1,6 +1,7 @@
 // `npm start` with real Baileys (no SIMULATOR) when WhatsApp will not have the bridge. First the
 // protocol-level fake WhatsApp (test/fake-whatsapp/) refuses the bundled WhatsApp Web version (405, as
 // WhatsApp does once a version is too old): the session fails, naming WA_VERSION, with no retry loop.
+// Then it presents a forged certificate chain: the session fails naming the certificate, unretried.
 // Then the fake is gone and WA_WEBSOCKET_URL is a closed local port, what a machine with no network
 // sees as a refused connection: starting a session reports network_error with the socket's reason in
 // the API and in the connection.update webhook, never "QR expired", and keeps retrying.
@@ -21,7 +22,13 @@ beforeAll(async () => {
   receiver = await startReceiver();
   const [major, minor, patch] = DEFAULT_CONNECTION_CONFIG.version;
   whatsapp = await FakeWhatsApp.start({ minimumVersion: [major, minor, patch + 1] });
-  stack = await startStack({ env: { SIMULATOR: "0", WA_WEBSOCKET_URL: whatsapp.url } });
+  stack = await startStack({
+    env: {
+      SIMULATOR: "0",
+      WA_WEBSOCKET_URL: whatsapp.url,
+      WA_CERT_ROOT_KEY: whatsapp.rootKey.toString("hex"),
+    },
+  });
   api = await adminClient(stack.baseUrl);
 }, 120_000);
 
@@ -55,6 +62,26 @@ describe("WhatsApp refuses the client version", () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(whatsapp.clientVersions.length).toBe(attempts);
     expect((await sessionDetail(api, sid)).state).toBe("failed");
+  }, 120_000);
+});
+
+describe("a server whose certificate does not lead to WhatsApp's root", () => {
+  it("fails the session with the reason in the API, before any login, without retrying", async () => {
+    // The fake now presents a chain whose leaf is signed by a stranger's key (a forged server).
+    whatsapp.certificates = "leaf-not-from-intermediate";
+    const versionsBefore = whatsapp.clientVersions.length;
+    const sid = await startedSession("forged-cert");
+    const failed = await sessionInState(api, sid, "failed", 60_000);
+    expect(failed.status).toBe("Disconnected");
+    expect(failed.lastDisconnect).toMatch(
+      /server certificate was refused: the leaf certificate is not signed by the intermediate.*not retried/,
+    );
+    expect((await api.call("GET", `/api/sessions/${sid}/qr`)).status).not.toBe(200);
+    const attempts = whatsapp.connectionsAccepted;
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(whatsapp.connectionsAccepted).toBe(attempts);
+    // No client finish (the login or registration payload) ever reached the forged server.
+    expect(whatsapp.clientVersions.length).toBe(versionsBefore);
   }, 120_000);
 });
 

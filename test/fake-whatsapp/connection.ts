@@ -5,6 +5,7 @@
 import { type BinaryNode, decodeBinaryNode, encodeBinaryNode, type KeyPair } from "@whiskeysockets/baileys";
 import type { WebSocket } from "ws";
 import {
+  type CertificateChainKind,
   type ClientFinish,
   certificateChain,
   FrameReader,
@@ -47,9 +48,10 @@ export class ClientConnection {
     serverStatic: KeyPair,
     private readonly handlers: ConnectionHandlers,
     private readonly log: (line: string) => void,
+    certificates: { root: KeyPair; kind: CertificateChainKind },
   ) {
     this.handshake = new ServerHandshake(serverStatic);
-    this.certificates = certificateChain(serverStatic);
+    this.certificates = certificateChain(serverStatic, certificates.root, certificates.kind);
     ws.on("message", (data: Buffer) => {
       this.queue = this.queue.then(() => this.receive(data)).catch((error: unknown) => this.fail(error));
     });

@@ -40,14 +40,32 @@ export class Transport {
 }
 
 /**
- * A certificate chain shaped like WhatsApp's: an intermediate "signed by the root" (serial 0, the one
- * Baileys checks) carrying the key that signs the leaf, whose key is the server's static Noise key.
- * Our root is our own: WhatsApp's root private key is not ours to have (see README: Baileys 7.0.0-rc14
- * accepts it anyway because its `Curve.verify` ignores the verification result).
+ * Which certificate chain the server presents: `proper` (as WhatsApp's, but from the fake's own root),
+ * or one a client must refuse: `intermediate-not-from-root` (the intermediate is signed by a stranger's
+ * key, not the root), `leaf-not-from-intermediate` (the leaf is signed by a key other than the one the
+ * intermediate certifies), `leaf-for-another-key` (a properly signed chain for a different server key:
+ * what replaying a genuine chain with your own Noise key looks like).
  */
-export function certificateChain(serverStatic: KeyPair, root: KeyPair = Curve.generateKeyPair()): Uint8Array {
+export type CertificateChainKind =
+  | "proper"
+  | "intermediate-not-from-root"
+  | "leaf-not-from-intermediate"
+  | "leaf-for-another-key";
+
+/**
+ * A certificate chain shaped like WhatsApp's: an intermediate signed by the root (issuer serial 0)
+ * carrying the key that signs the leaf, whose key is the server's static Noise key.
+ * Our root is our own: WhatsApp's root private key is not ours to have (see README: Baileys 7.0.0-rc14
+ * accepts any root because its `Curve.verify` ignores the verification result; the bridge checks it).
+ */
+export function certificateChain(
+  serverStatic: KeyPair,
+  root: KeyPair = Curve.generateKeyPair(),
+  kind: CertificateChainKind = "proper",
+): Uint8Array {
   const now = Math.floor(Date.now() / 1000);
   const intermediateKey = Curve.generateKeyPair();
+  const stranger = Curve.generateKeyPair();
   const intermediateDetails = proto.CertChain.NoiseCertificate.Details.encode({
     serial: 1,
     issuerSerial: 0,
@@ -58,13 +76,18 @@ export function certificateChain(serverStatic: KeyPair, root: KeyPair = Curve.ge
   const leafDetails = proto.CertChain.NoiseCertificate.Details.encode({
     serial: 2,
     issuerSerial: 1,
-    key: serverStatic.public,
+    key: kind === "leaf-for-another-key" ? stranger.public : serverStatic.public,
     notBefore: now - 3600,
     notAfter: now + 30 * 86400,
   }).finish();
+  const intermediateSigner = kind === "intermediate-not-from-root" ? stranger : root;
+  const leafSigner = kind === "leaf-not-from-intermediate" ? stranger : intermediateKey;
   return proto.CertChain.encode({
-    intermediate: { details: intermediateDetails, signature: Curve.sign(root.private, intermediateDetails) },
-    leaf: { details: leafDetails, signature: Curve.sign(intermediateKey.private, leafDetails) },
+    intermediate: {
+      details: intermediateDetails,
+      signature: Curve.sign(intermediateSigner.private, intermediateDetails),
+    },
+    leaf: { details: leafDetails, signature: Curve.sign(leafSigner.private, leafDetails) },
   }).finish();
 }
 

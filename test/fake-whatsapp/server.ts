@@ -15,7 +15,7 @@ import {
 import { WebSocketServer } from "ws";
 import { ClientConnection } from "./connection.ts";
 import { Messaging } from "./messages.ts";
-import type { ClientFinish } from "./noise.ts";
+import type { CertificateChainKind, ClientFinish } from "./noise.ts";
 
 export const SERVER_JID = "s.whatsapp.net";
 
@@ -62,6 +62,8 @@ export interface FakeWhatsAppOptions {
   refsPerPairing?: number;
   /** Clients announcing an older WhatsApp Web version are refused with `failure 405`, as WhatsApp does. */
   minimumVersion?: readonly [number, number, number];
+  /** The certificate chain every handshake presents (noise.ts); `proper` by default. */
+  certificates?: CertificateChainKind;
 }
 
 type Version = readonly [number, number, number];
@@ -93,7 +95,13 @@ export class FakeWhatsApp {
   readonly iqHandlers = new Map<string, (device: LinkedDevice, iq: BinaryNode) => BinaryNode[] | undefined>();
   private readonly registrations = new Map<string, Registration>();
   private readonly connections = new Set<ClientConnection>();
+  /** WebSocket connections accepted so far: a client that gave up does not come back. */
+  connectionsAccepted = 0;
+  /** The chain the next handshakes present (`options.certificates`; a test may switch it). */
+  certificates: CertificateChainKind;
   private readonly staticKey = Curve.generateKeyPair();
+  /** This server's certificate root, which no client trusts unless told (the bridge: `rootKey`). */
+  private readonly root = Curve.generateKeyPair();
   private readonly log: (line: string) => void;
   /** Device lists, key fetches, group metadata and message routing (messages.ts). */
   readonly messaging: Messaging;
@@ -103,13 +111,18 @@ export class FakeWhatsApp {
     private readonly options: FakeWhatsAppOptions,
   ) {
     this.log = options.log ?? (() => {});
+    this.certificates = options.certificates ?? "proper";
     this.messaging = new Messaging({
       companions: () => this.devices.values(),
       deliver: (jid, node) => this.deliver(jid, node),
       log: this.log,
     });
     wss.on("connection", (ws) => {
-      const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log);
+      this.connectionsAccepted++;
+      const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log, {
+        root: this.root,
+        kind: this.certificates,
+      });
       this.connections.add(connection);
     });
   }
@@ -124,6 +137,11 @@ export class FakeWhatsApp {
   get url(): string {
     const { port } = this.wss.address() as AddressInfo;
     return `ws://127.0.0.1:${port}/ws/chat`;
+  }
+
+  /** The public key of the root that signs this server's certificate chain (32 bytes). */
+  get rootKey(): Buffer {
+    return Buffer.from(this.root.public);
   }
 
   /** The companion waiting to be paired under this QR ref (what a phone looks up when it scans). */

@@ -35,7 +35,13 @@ export async function startFakeWhatsAppStack(): Promise<FakeWhatsAppStack> {
   const certificate = path.join(mkdtempSync(path.join(tmpdir(), "fake-wa-ca-")), "media.pem");
   writeFileSync(certificate, media.certificate);
   const stack = await startStack({
-    env: { SIMULATOR: "0", WA_WEBSOCKET_URL: whatsapp.url, NODE_EXTRA_CA_CERTS: certificate },
+    env: {
+      SIMULATOR: "0",
+      WA_WEBSOCKET_URL: whatsapp.url,
+      // The fake's certificate chain leads to its own root, not WhatsApp's (which stays pinned otherwise).
+      WA_CERT_ROOT_KEY: whatsapp.rootKey.toString("hex"),
+      NODE_EXTRA_CA_CERTS: certificate,
+    },
   });
   const api = await adminClient(stack.baseUrl);
   return {

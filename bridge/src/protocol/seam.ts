@@ -25,6 +25,11 @@ export interface CloseInfo {
    * finished): the network's fault, not the QR's or the account's.
    */
   networkError?: boolean;
+  /**
+   * The server's certificate chain did not lead to WhatsApp's root key (a forged server, an
+   * interception): the bridge hung up before saying anything of the account.
+   */
+  certificateRefused?: boolean;
 }
 
 /**

@@ -9,6 +9,7 @@
  * running and releases the issues), then exits 0.
  */
 import { readFileSync } from "node:fs";
+import { installFaultGuard } from "../shared/fault-guard.ts";
 import { errorMessage, jsonLog } from "../shared/log.ts";
 import { AgentRunner } from "./agent-runner.ts";
 import { type GroupReport, isCleanProcess, launchClean } from "./clean-launch.ts";
@@ -39,6 +40,8 @@ const report = (message: GroupReport) => {
 
 async function runRunner(token: string): Promise<void> {
   const config = loadRunnerConfig(process.env);
+  // One stray rejection must not end every agent run this runner holds (the bridge's guard, same code).
+  installFaultGuard({ log, secrets: [token] });
   const runner = new AgentRunner({
     ...config,
     token,

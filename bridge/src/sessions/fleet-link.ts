@@ -14,6 +14,7 @@ import {
 } from "../protocol/link.ts";
 import type { WhatsAppNetwork } from "../protocol/seam.ts";
 import type { Backoff } from "../shared/backoff.ts";
+import { asSession } from "../shared/fault-guard.ts";
 import { errorMessage, type Log } from "../shared/log.ts";
 import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/reconnecting-socket.ts";
 import { SessionRunner } from "./session-runner.ts";
@@ -142,6 +143,11 @@ export class FleetLink {
       return;
     }
     this.options.log("info", "session assigned", { session });
+    // Everything the runner starts carries the session's name, so a stray fault is logged as its own.
+    asSession(session, () => this.startRunner(session));
+  }
+
+  private startRunner(session: string): void {
     const runner = new SessionRunner({
       sessionId: session,
       bridgeId: this.options.bridgeId,

@@ -23,6 +23,13 @@ export interface PolicyContext {
 
 export function decideReconnect(close: CloseInfo, context: PolicyContext): ReconnectDecision {
   if (close.loggedOut) return { next: "logged_out", reason: "logged out" };
+  // Whoever answered is not WhatsApp (or sits between us): retrying would only talk to it again.
+  if (close.certificateRefused) {
+    return {
+      next: "failed",
+      reason: `${close.reason}; not retried: the network path to WhatsApp may be intercepted`.slice(0, 512),
+    };
+  }
   // Before the QR check: with no network Baileys closes with the same 408 as "the QRs ran out".
   if (close.networkError)
     return { next: "network_error", delay: "backoff", reason: `WhatsApp unreachable: ${close.reason}` };

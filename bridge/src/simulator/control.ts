@@ -86,6 +86,8 @@ const ControlSchema = z.discriminatedUnion("action", [
   }),
   z.object({ action: z.literal("call"), from: PersonJidSchema, isVideo: z.boolean().optional() }),
   z.object({ action: z.literal("state") }),
+  /** A library bug, played: a promise rejected with nobody to catch it, or an exception from a timer. */
+  z.object({ action: z.literal("fault"), kind: z.enum(["rejection", "exception"]) }),
   z.object({ action: z.literal("stats") }),
 ]);
 type Control = z.infer<typeof ControlSchema>;
@@ -187,6 +189,14 @@ function state({ world, account, me }: SimContext): Json {
   };
 }
 
+/** Fails outside any caller's reach, as a bug in a socket library does (the bridge's fault guard). */
+function simulateFault(kind: "rejection" | "exception"): void {
+  setTimeout(() => {
+    if (kind === "exception") throw new Error("simulated uncaught exception");
+    void Promise.reject(new Error("simulated unhandled rejection"));
+  }, 0);
+}
+
 /** Runs one control action; `connected` is whether the account's socket is open right now. */
 export function runControl(context: SimContext, connected: boolean, args: Record<string, unknown>): Json {
   const parsed = ControlSchema.safeParse(args);
@@ -204,6 +214,9 @@ export function runControl(context: SimContext, connected: boolean, args: Record
       return state(context);
     case "stats":
       return { numberChecks: account.numberChecks, inbox: account.inbox.length };
+    case "fault":
+      simulateFault(control.kind);
+      return null;
   }
   // Everything else happens on the network, which this account sees only while connected.
   if (!connected) throw new OperationError(503, "WhatsApp is not connected");

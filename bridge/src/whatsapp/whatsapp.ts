@@ -2,7 +2,7 @@
  * The real WhatsApp network: the seam (`seam.ts`) implemented over Baileys. This is the ONLY file that
  * imports `@whiskeysockets/baileys` (and pino, which Baileys needs as its logger), together with the
  * modules only it imports: mapping.ts (Baileys' shapes to ours), events.ts, receipts.ts, operations.ts
- * (`perform`) and their helpers. Everything else in the bridge, and every test but a few, runs without it.
+ * (`perform`), server-certificate.ts (the handshake check Baileys gets wrong) and their helpers. Everything else in the bridge, and every test but a few, runs without it.
  */
 
 import type { Agent } from "node:https";
@@ -13,7 +13,6 @@ import {
   DisconnectReason,
   initAuthCreds,
   makeCacheableSignalKeyStore,
-  makeWASocket,
   proto,
   type SignalDataSet,
   type SignalDataTypeMap,
@@ -30,6 +29,7 @@ import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
 import { performOperation } from "./operations.ts";
 import { inOrderWithPhoneNumbers } from "./receipts.ts";
+import { makeCheckedSocket, ServerCertificateRefused, WHATSAPP_ROOT_KEY } from "./server-certificate.ts";
 
 export type {
   AuthUpdate,
@@ -55,6 +55,11 @@ export interface BaileysNetworkOptions {
   mediaAgent?: Agent;
   /** Where translation failures go (one odd message is skipped, not fatal). */
   log?: Log;
+  /**
+   * The root key the server's certificate chain must lead to: WhatsApp's own (pinned) unless given.
+   * Only for a server that is not WhatsApp (the fake WhatsApp in tests: its own root).
+   */
+  rootKey?: Uint8Array;
 }
 
 // Baileys logs a lot at info level; the bridge logs what matters itself, one JSON line per event.
@@ -194,21 +199,25 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         return stored.message ?? undefined;
       }
 
-      const sock = makeWASocket({
-        auth: { creds, keys },
-        logger: silentLogger,
-        browser: Browsers.ubuntu("Switchboard"),
-        // Phone notifications keep working, and a gateway has no use for years of history.
-        markOnlineOnConnect: false,
-        syncFullHistory: false,
-        getMessage,
-        cachedGroupMetadata: (jid) => groups.forSend(jid, (group) => sock.groupMetadata(group)),
-        // The bundled version unless configured: fetching the latest needs the internet on every start.
-        ...(options.version ? { version: options.version } : {}),
-        ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
-        ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
-        ...(options.mediaAgent ? { fetchAgent: options.mediaAgent } : {}),
-      });
+      const checked = makeCheckedSocket(
+        {
+          auth: { creds, keys },
+          logger: silentLogger,
+          browser: Browsers.ubuntu("Switchboard"),
+          // Phone notifications keep working, and a gateway has no use for years of history.
+          markOnlineOnConnect: false,
+          syncFullHistory: false,
+          getMessage,
+          cachedGroupMetadata: (jid) => groups.forSend(jid, (group) => sock.groupMetadata(group)),
+          // The bundled version unless configured: fetching the latest needs the internet on every start.
+          ...(options.version ? { version: options.version } : {}),
+          ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
+          ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+          ...(options.mediaAgent ? { fetchAgent: options.mediaAgent } : {}),
+        },
+        options.rootKey ?? WHATSAPP_ROOT_KEY,
+      );
+      const sock = checked.sock;
 
       /** An update about a group we hold no metadata for: fetch it whole, so the edge can store it. */
       function fetchUnknownGroup(jid: string): void {
@@ -262,6 +271,11 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
 
       sock.ev.on("connection.update", (update) => {
         if (silenced) return;
+        // Fail closed: should a Baileys upgrade skip our look at the server's hello, nothing proceeds.
+        if ((update.qr || update.connection === "open") && !checked.verified) {
+          sock.end(new ServerCertificateRefused("it was never checked")).catch(() => {});
+          return;
+        }
         if (update.qr) {
           heardFromWhatsApp = true;
           qrShown = true;
@@ -286,6 +300,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
             qrExpired: code === DisconnectReason.timedOut && !creds.registered && qrShown && !networkError,
             loggedOut: code === DisconnectReason.loggedOut,
             networkError,
+            certificateRefused: error instanceof ServerCertificateRefused,
           });
         }
       });

@@ -30,7 +30,7 @@ function stored<K extends SessionEvent["kind"]>(edge: FakeEdge, sessionId: strin
 async function bridgeOnFakeWhatsApp(edge: FakeEdge, whatsapp: FakeWhatsApp) {
   const bridge = await startBridge(
     edge,
-    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000 }),
+    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000, rootKey: whatsapp.rootKey }),
   );
   cleanup.push(() => bridge.fleet.shutdown());
   return bridge;

@@ -56,6 +56,7 @@ async function linkedBridge({ media = false } = {}) {
     baileysNetwork({
       waWebSocketUrl: whatsapp.url,
       connectTimeoutMs: 5_000,
+      rootKey: whatsapp.rootKey,
       ...(mediaAgent ? { mediaAgent } : {}),
     }),
   );
@@ -76,7 +77,7 @@ async function restartBridge(
   await old.fleet.shutdown();
   const bridge = await startBridge(
     edge,
-    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000 }),
+    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000, rootKey: whatsapp.rootKey }),
   );
   cleanup.push(() => bridge.fleet.shutdown());
   edge.session(SESSION).epoch = 2;

@@ -22,7 +22,10 @@ afterEach(async () => {
   cleanup = [];
 });
 
-function open(url: string, options: { connectTimeoutMs?: number; version?: [number, number, number] } = {}) {
+function open(
+  url: string,
+  options: { connectTimeoutMs?: number; version?: [number, number, number]; rootKey?: Uint8Array } = {},
+) {
   const closes: CloseInfo[] = [];
   const qrs: string[] = [];
   const handlers: SocketHandlers = {
@@ -84,7 +87,7 @@ describe("network failures and refused versions", () => {
     const server = await FakeWhatsApp.start({ minimumVersion: newer });
     cleanup.push(() => server.close());
 
-    const refused = open(server.url);
+    const refused = open(server.url, { rootKey: server.rootKey });
     const close = await waitFor(() => refused.closes[0], "the refusal", 10_000);
     expect(server.clientVersions[0]).toEqual([...bundled]);
     expect(close).toMatchObject({ code: 405, networkError: false, qrExpired: false });
@@ -93,7 +96,7 @@ describe("network failures and refused versions", () => {
       reason: expect.stringContaining("set WA_VERSION"),
     });
 
-    const configured = open(server.url, { version: newer });
+    const configured = open(server.url, { version: newer, rootKey: server.rootKey });
     await waitFor(() => configured.qrs[0], "a QR with the configured version", 10_000);
     expect(server.clientVersions.at(-1)).toEqual(newer);
   }, 30_000);

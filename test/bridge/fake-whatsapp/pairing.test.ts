@@ -134,7 +134,8 @@ describe("fake WhatsApp with real Baileys", () => {
 
   it("canary: Baileys 7.0.0-rc14 accepts any 64-byte signature, so it cannot tell our certificate from WhatsApp's", () => {
     // If this starts failing, Baileys checks the Noise certificate chain against WhatsApp's root key,
-    // and the fake (whose root is its own) can no longer complete the handshake: see README.
+    // and the fake (whose root is its own) can no longer complete the handshake with a bare
+    // makeWASocket: see README. The bridge checks the chain itself (server-certificate.test.ts).
     expect(Curve.verify(WA_CERT_DETAILS.PUBLIC_KEY, Buffer.from("anything"), randomBytes(64))).toBe(true);
   });
 });

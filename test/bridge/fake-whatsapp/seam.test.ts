@@ -46,6 +46,7 @@ async function world(history?: HistoryLimit) {
     baileysNetwork({
       waWebSocketUrl: whatsapp.url,
       connectTimeoutMs: 5_000,
+      rootKey: whatsapp.rootKey,
       ...(history ? { history } : {}),
     }),
   );
