@@ -10,7 +10,8 @@
  * The run's skills (the platform's and the agent's company skills) are <run dir>/.claude/skills/<slug>/
  * SKILL.md: Claude Code loads the skills of an --add-dir directory (since 2.1.32) and lists them to
  * the model with its Skill tool, so nothing is written into the project or the shared ~/.claude.
- * Cost, tokens and the session id come from the CLI's own stream (claude-stream.ts); an agent's own
+ * Cost, tokens and the session id come from the CLI's own stream (claude-stream.ts: the run's own
+ * figures, not the session's running total a resumed session carries on); an agent's own
  * adapterConfig.pricing prices the run's tokens instead of Claude's reported cost (as for the other
  * CLIs: one meaning for the field everywhere, for a negotiated rate or a gateway that bills its own). The CLI's
  * non-essential traffic (telemetry, auto-update, error reports) is off unless adapterConfig.env turns
@@ -95,7 +96,8 @@ async function launch(context: LaunchContext): Promise<Launch> {
       { path: promptFile, content: await agentInstructions(context, config.instructionsFilePath) },
       ...skills,
     ],
-    ...(config.pricing ? { meter: meterFor("anthropic", config.model ?? null, config.pricing) } : {}),
+    meter: meterFor("anthropic", config.model ?? null, config.pricing),
+    resumed: context.resume !== null,
   };
 }
 
@@ -127,6 +129,7 @@ export const claudeLocalAdapter: Adapter = {
   },
   resumes: true,
   launch,
-  parser: (launch) => claudeStreamParser(launch.meter),
+  parser: (launch) =>
+    claudeStreamParser(launch.meter ?? meterFor("anthropic", null), launch.resumed === true),
   verdict,
 };

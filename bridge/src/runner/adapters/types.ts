@@ -59,6 +59,11 @@ export interface Launch {
   links?: ReadonlyArray<{ path: string; target: string }>;
   /** For CLIs that report tokens but no cost: how the parser prices them (pricing.ts). */
   meter?: Meter;
+  /**
+   * The launch resumes a CLI session: a figure the CLI reports as the session's running total is not
+   * the run's own.
+   */
+  resumed?: boolean;
 }
 
 export interface StreamSummary {
