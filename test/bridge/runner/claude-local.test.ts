@@ -158,7 +158,7 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
     const usage = { input_tokens: 100_000, output_tokens: 2_000 };
     // The first run makes two model calls (a tool call, then its answer); each later run one.
     fake = await startFakeAnthropic(
-      (request, index) =>
+      (_request, index) =>
         index === 0 ? { toolUse: { name: "Bash", input: { command: "echo one" } } } : { text: "Done." },
       { usage },
     );
