@@ -82,7 +82,7 @@ async function takeOldestQueued(
   return taken;
 }
 
-/** A run taken for an agent that may no longer run (paused, over budget since it was queued). */
+/** A run taken for an agent that may no longer run (paused, its or its company's budget spent since it was queued). */
 async function refuse(env: Env, db: Db, run: HeartbeatRunRow, reason: string, now: number): Promise<void> {
   await db
     .update(heartbeatRuns)
@@ -142,8 +142,19 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
     const now = Date.now();
     const run = await takeOldestQueued(db, runner, link.linkId, now);
     if (!run) return null;
-    const agent = await db.select().from(agents).where(eq(agents.id, run.agentId)).get();
-    const refusal = agent ? wakeRefusal(agent) : "agent_missing";
+    const [agent, company] = await Promise.all([
+      db.select().from(agents).where(eq(agents.id, run.agentId)).get(),
+      db
+        .select({
+          budgetMonthlyCents: companies.budgetMonthlyCents,
+          spentMonthlyCents: companies.spentMonthlyCents,
+        })
+        .from(companies)
+        .where(eq(companies.id, run.companyId))
+        .get(),
+    ]);
+    // Budgets are checked again here, when the run would start: spend changes between wake and start.
+    const refusal = agent ? wakeRefusal(agent, company) : "agent_missing";
     if (!agent || refusal) {
       await refuse(env, db, run, refusal ?? "agent_missing", now);
       continue;

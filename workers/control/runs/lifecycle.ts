@@ -193,7 +193,9 @@ export async function finishRun(env: Env, db: Db, linkId: string, frame: FinishF
 
 function endingOf(run: HeartbeatRunRow, frame: FinishFrame): Ending {
   const exitCode = frame.exitCode;
-  if (run.cancelRequestedAt !== null) return { status: "cancelled", errorReason: "cancelled", exitCode };
+  // The stop's reason was stored with the request (budget_exceeded), else someone cancelled it.
+  if (run.cancelRequestedAt !== null)
+    return { status: "cancelled", errorReason: run.errorReason ?? "cancelled", exitCode };
   if (frame.timedOut) return { status: "timed_out", errorReason: frame.error ?? "timeout", exitCode };
   if (frame.error) return { status: "failed", errorReason: frame.error, exitCode };
   if (exitCode !== 0) return { status: "failed", errorReason: `exit code ${exitCode}`, exitCode };
@@ -237,6 +239,7 @@ async function chargeRun(
     },
     { type: "agent", agentId: run.agentId, companyId: run.companyId },
     now,
+    run.id,
   );
 }
 
