@@ -200,6 +200,23 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
     expect(charged).toBe(usdToCents(4 * perCall));
   });
 
+  it("the run's budget reaches the CLI: it stops itself at the cap mid-run and the run fails with budget_exceeded", async () => {
+    // A model that would go on calling tools until --max-turns (8): $0.33 a call.
+    fake = await startFakeAnthropic(() => ({ toolUse: { name: "Bash", input: { command: "echo again" } } }), {
+      usage: { input_tokens: 100_000, output_tokens: 2_000 },
+    });
+    const { outcome, stdout } = await execute(
+      assignment(freshCwd(), { budgetCents: 50 }, { model: "claude-sonnet-4-5", maxTurns: 8 }),
+    );
+    // The second call crossed 50 cents: the CLI stopped there, not at the eighth turn.
+    expect(fake.requests).toHaveLength(2);
+    expect(resultLine(stdout)).toMatchObject({ subtype: "error_max_budget_usd" });
+    expect(outcome.error).toMatch(
+      /^budget_exceeded: claude stopped at the run's budget \(Reached maximum budget \(\$0\.5\)\)/,
+    );
+    expect(outcome.costCents).toBe(66);
+  });
+
   it("acceptEdits with allowedTools reaches the CLI: an allowed tool runs, another is refused in its words", async () => {
     const outside = path.join(root, "outside-the-cwd.txt");
     fake = await startFakeAnthropic((request) => {

@@ -17,7 +17,7 @@ import {
   runners,
 } from "../../db/schema";
 import { coveredCompanyIds } from "../runners";
-import { wakeRefusal } from "../wakes";
+import { type Budgeted, wakeRefusal } from "../wakes";
 import { runEnvironment } from "./environment";
 import { endRun } from "./lifecycle";
 import { announceRun } from "./live";
@@ -91,6 +91,17 @@ async function refuse(env: Env, db: Db, run: HeartbeatRunRow, reason: string, no
   await announceRun(env, { ...run, status: "cancelled" }, "run.ended");
 }
 
+/**
+ * What is left of the budgets a run spends from (agent, company): the smallest remainder, or null
+ * when none is set. Only ever called for a run the budgets allow (so at least 1).
+ */
+function budgetLeft(budgets: ReadonlyArray<Budgeted | undefined>): number | null {
+  const left = budgets
+    .filter((budget): budget is Budgeted => budget !== undefined && budget.budgetMonthlyCents > 0)
+    .map((budget) => budget.budgetMonthlyCents - budget.spentMonthlyCents);
+  return left.length === 0 ? null : Math.max(1, Math.min(...left));
+}
+
 /** A key valid only while this run runs: revoked when it finishes, whatever the outcome. */
 async function mintRunKey(db: Db, run: HeartbeatRunRow, now: number): Promise<string> {
   const generated = await generateAgentKey(run.agentId);
@@ -161,6 +172,8 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
     }
     try {
       const assigned = await assignment(env, db, run, agent, link.apiUrl, now);
+      const budgetCents = budgetLeft([agent, company]);
+      if (budgetCents !== null) assigned.budgetCents = budgetCents;
       await announceRun(env, run, "run.started");
       return assigned;
     } catch (error) {

@@ -197,6 +197,10 @@ function endingOf(run: HeartbeatRunRow, frame: FinishFrame): Ending {
   if (run.cancelRequestedAt !== null)
     return { status: "cancelled", errorReason: run.errorReason ?? "cancelled", exitCode };
   if (frame.timedOut) return { status: "timed_out", errorReason: frame.error ?? "timeout", exitCode };
+  // The CLI stopped itself at the run's budget (RunAssignment.budgetCents): the same end as a stop
+  // the edge asked for when a budget was reached.
+  if (frame.error?.startsWith("budget_exceeded"))
+    return { status: "cancelled", errorReason: "budget_exceeded", exitCode };
   if (frame.error) return { status: "failed", errorReason: frame.error, exitCode };
   if (exitCode !== 0) return { status: "failed", errorReason: `exit code ${exitCode}`, exitCode };
   return { status: "succeeded", exitCode: 0 };

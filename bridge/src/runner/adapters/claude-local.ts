@@ -4,7 +4,8 @@
  *   claude --print --output-format stream-json --verbose [--resume <session>] [--model <m>]
  *          --append-system-prompt-file <run dir>/system-prompt.md [--add-dir <run dir>]
  *          --dangerously-skip-permissions | --permission-mode <mode> [--allowedTools <a,b>]
- *          [--max-turns <n>] [extraArgs…]            (the prompt on standard input)
+ *          [--max-turns <n>] [--max-budget-usd <run's budget>] [extraArgs…]
+ *                                                    (the prompt on standard input)
  *
  * The appended system prompt is the agent's instructions file plus the platform's heartbeat protocol.
  * The run's skills (the platform's and the agent's company skills) are <run dir>/.claude/skills/<slug>/
@@ -88,6 +89,9 @@ async function launch(context: LaunchContext): Promise<Launch> {
       ...(skills.length > 0 ? ["--add-dir", context.runDir] : []),
       ...permissionArgs(config),
       ...(config.maxTurns ? ["--max-turns", String(config.maxTurns)] : []),
+      // The CLI stops itself once the run's own calls cost this much (it counts only this run's
+      // spend, also after a resume): the budget is enforced during the run, not only after it.
+      ...(context.run.budgetCents ? ["--max-budget-usd", (context.run.budgetCents / 100).toFixed(2)] : []),
       ...config.extraArgs,
     ],
     env: QUIET_ENV,
@@ -109,6 +113,11 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
         "claude refuses permissionMode bypassPermissions (--dangerously-skip-permissions) as root: run " +
         "the runner with RUNNER_RUN_AS=<user>, or choose another adapterConfig.permissionMode (with " +
         "allowedTools); on a sandboxed machine adapterConfig.env IS_SANDBOX=1 allows it",
+    };
+  if (summary.budgetExceeded)
+    return {
+      ok: false,
+      reason: `budget_exceeded: claude stopped at the run's budget (${summary.resultError ?? "maximum budget reached"})`,
     };
   const error = summary.resultError;
   if (error && REJECTED_SESSION.some((pattern) => pattern.test(error)))

@@ -171,6 +171,7 @@ export function claudeStreamParser(meter: Meter, resumed: boolean): StreamParser
     const errors = Array.isArray(line.errors) ? line.errors.filter((e) => typeof e === "string") : [];
     const ok = line.is_error !== true;
     if (!ok) summary.resultError = errors.join("; ") || str(line.result) || str(line.subtype) || "error";
+    if (line.subtype === "error_max_budget_usd") summary.budgetExceeded = true;
     return [
       {
         type: "result",

@@ -79,6 +79,8 @@ export interface StreamSummary {
   sawResult: boolean;
   /** The CLI reported failure in its own words. */
   resultError?: string;
+  /** The CLI stopped itself because the run reached the budget it was given (RunAssignment.budgetCents). */
+  budgetExceeded?: boolean;
   /** The first line that was not the stream the adapter expects, for the failure message. */
   garbage?: string;
 }

@@ -152,3 +152,40 @@ describe("agent budget", () => {
     await stoppedOverBudget(link, run.runId, owner.headers);
   });
 });
+
+describe("the run's own cap", () => {
+  it("a run carries what is left of its agent's and company's budgets; a CLI that stops itself there ends budget_exceeded", async () => {
+    const owner = await boardUser();
+    const company = await seedCompany(owner);
+    await setCompanyBudget(owner, company.id, 500);
+    const agent = await seedAgent(company.id, {
+      budgetMonthlyCents: 200,
+      adapterConfig: { command: "sleep" },
+    });
+    const other = await seedAgent(company.id, { adapterConfig: { command: "sleep" } });
+    await reportCost(company.id, owner.headers, { agentId: agent.id, costCents: 120 });
+    await reportCost(company.id, owner.headers, { agentId: other.id, costCents: 350 });
+    await invoke(owner.headers, agent.id);
+    const link = await runnerFor(owner, company.id);
+    // Agent: 200 - 120 = 80 left; company: 500 - 470 = 30 left: the smaller.
+    const run = (await claimOne(link)) as Awaited<ReturnType<typeof claimOne>> & { budgetCents?: number };
+    expect(run.budgetCents).toBe(30);
+    link.send({
+      type: "finish",
+      runId: run.runId,
+      exitCode: 1,
+      timedOut: false,
+      logFrames: 0,
+      error: "budget_exceeded: claude stopped at the run's budget (Reached maximum budget ($0.3))",
+      costCents: 33,
+    });
+    await eventually(async () => (await runRow(run.runId))?.status === "cancelled");
+    expect(await runRow(run.runId)).toEqual({ status: "cancelled", error_reason: "budget_exceeded" });
+
+    // Its 33 cents spent the company's budget; without one, a run carries no cap.
+    await setCompanyBudget(owner, company.id, 0);
+    expect((await invoke(owner.headers, other.id)).status).toBe(202);
+    const free = (await claimOne(link)) as Awaited<ReturnType<typeof claimOne>> & { budgetCents?: number };
+    expect(free.budgetCents).toBeUndefined();
+  });
+});
