@@ -168,7 +168,7 @@ describe("the run's own cap", () => {
     await invoke(owner.headers, agent.id);
     const link = await runnerFor(owner, company.id);
     // Agent: 200 - 120 = 80 left; company: 500 - 470 = 30 left: the smaller.
-    const run = (await claimOne(link)) as Awaited<ReturnType<typeof claimOne>> & { budgetCents?: number };
+    const run = await claimOne(link);
     expect(run.budgetCents).toBe(30);
     link.send({
       type: "finish",
@@ -185,7 +185,7 @@ describe("the run's own cap", () => {
     // Its 33 cents spent the company's budget; without one, a run carries no cap.
     await setCompanyBudget(owner, company.id, 0);
     expect((await invoke(owner.headers, other.id)).status).toBe(202);
-    const free = (await claimOne(link)) as Awaited<ReturnType<typeof claimOne>> & { budgetCents?: number };
+    const free = await claimOne(link);
     expect(free.budgetCents).toBeUndefined();
   });
 });
