@@ -16,8 +16,9 @@ export type CostEventInput = Omit<CostEventRow, "id" | "createdByUserId" | "crea
  * Records one cost event: the insert, the agent's and company's monthly spend recomputed and the
  * activity row in one batch; then the budget stop if the agent or its company has reached its
  * budget: the agent paused and its queued runs cancelled (agent budget), the company's queued runs
- * cancelled (company budget), and the running runs either covers asked to stop (stop.ts). Shared by POST /cost-events and the runner's finish report, so a run's cost
- * counts against the budget the moment it is known.
+ * cancelled (company budget), and the running runs either covers asked to stop (stop.ts). Shared by
+ * POST /cost-events and the runner's finish report, so a run's cost counts against the budget the
+ * moment it is known.
  */
 export async function recordCostEvent(
   env: Env,
