@@ -84,7 +84,8 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
     eventFrames: z.number().int().min(0).optional(),
     /**
      * Why the run failed, readably: the command could not start (the CLI is not installed, a bad
-     * cwd …), its configuration is wrong, the CLI reported an error or printed no result.
+     * cwd …), its configuration is wrong, the CLI reported an error or printed no result. Starting
+     * with `budget_exceeded`: the CLI stopped itself at the run's budgetCents.
      */
     error: z.string().max(2000).optional(),
     /** From the CLI's own output (its result event), or the last `PLATFORM_USAGE {json}` line. */
@@ -152,6 +153,12 @@ export const RunAssignmentSchema = z.object({
   session: RunSessionSchema.nullable().optional(),
   /** Skills for adapters whose CLI takes them (the platform's first); bounded as above. */
   skills: z.array(RunSkillSchema).max(SKILLS_MAX).optional(),
+  /**
+   * The most this run may spend, in cents: what was left of its agent's and its company's monthly
+   * budgets when it started (the smaller). Absent: neither has a budget. A CLI that can stop itself at
+   * a cost (Claude Code's --max-budget-usd) is given it; the run then fails with `budget_exceeded`.
+   */
+  budgetCents: z.number().int().min(1).optional(),
 });
 export type RunAssignment = z.infer<typeof RunAssignmentSchema>;
 

@@ -86,6 +86,8 @@ export class AgentProcess {
   private child: GroupChild | null = null;
   private stopped = false;
   private timedOut = false;
+  /** Stopped because the run reached its budget (StreamSummary.budgetExceeded). */
+  private overBudget = false;
   private readonly adapter: Adapter;
   private readonly deadline: number;
 
@@ -187,6 +189,7 @@ export class AgentProcess {
     if (this.stopped) return { exitCode: null, verdict: { ok: false }, summary: parser.summary() };
     const lines = new LineSplitter((line) => {
       for (const event of parser.line(line)) this.options.onEvent?.(event);
+      this.stopOverBudget(parser.summary());
     });
     let stderrTail = "";
     this.child = new GroupChild(
@@ -234,6 +237,16 @@ export class AgentProcess {
     };
   }
 
+  /** The CLI's cost reached the run's budget mid-run: its process group is stopped (once). */
+  private stopOverBudget(summary: StreamSummary): void {
+    if (!summary.budgetExceeded || this.overBudget) return;
+    this.overBudget = true;
+    this.note(
+      `budget_exceeded: the run spent ${summary.costCents ?? 0} cents of its ${this.run.budgetCents ?? 0}: stopping\n`,
+    );
+    this.child?.stop();
+  }
+
   private startTimer(): NodeJS.Timeout {
     return setTimeout(
       () => {
@@ -272,6 +285,11 @@ export class AgentProcess {
   private failure(verdict: Verdict): string | undefined {
     if (this.timedOut)
       return `timeout: still running after ${this.run.timeoutSec}s, the process group was stopped`;
+    // The CLI's own words when it stopped itself at the budget (its verdict), else the runner's.
+    if (this.overBudget)
+      return !verdict.ok && verdict.reason?.startsWith("budget_exceeded")
+        ? verdict.reason
+        : `budget_exceeded: the run reached its budget of ${this.run.budgetCents ?? 0} cents, the process group was stopped`;
     if (this.stopped || verdict.ok) return undefined;
     return verdict.reason;
   }

@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment } from "../../../bridge/src/protocol/runner.ts";
+import type { RunAssignment, RunSession } from "../../../bridge/src/protocol/runner.ts";
+import { costUsd, pricesFor, usdToCents } from "../../../bridge/src/runner/adapters/pricing.ts";
 import { agentCli } from "../../support/agent-clis.ts";
 import {
   type FakeAnthropic,
@@ -151,6 +152,69 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
     const elsewhere = await execute(assignment(freshCwd(), { session }));
     expect(elsewhere.system).toContain(`was made in ${cwd}`);
     expect(elsewhere.outcome.session?.id).not.toBe(session.id);
+  });
+
+  it("each resumed run is charged its own calls, not the session's running total: the runs add up to what the model billed", async () => {
+    const usage = { input_tokens: 100_000, output_tokens: 2_000 };
+    // The first run makes two model calls (a tool call, then its answer); each later run one.
+    fake = await startFakeAnthropic(
+      (_request, index) =>
+        index === 0 ? { toolUse: { name: "Bash", input: { command: "echo one" } } } : { text: "Done." },
+      { usage },
+    );
+    const cwd = freshCwd();
+    const runs: Array<{ costCents?: number; usage?: Record<string, unknown>; sessionTotal: number }> = [];
+    const calls: number[] = [];
+    let session: RunSession | null = null;
+    for (const prompt of ["First wake.", "Second wake.", "Third wake."]) {
+      const before = fake.requests.length;
+      const run = await execute(assignment(cwd, { prompt, session }, { model: "claude-sonnet-4-5" }));
+      expect(run.outcome.error, run.stderr).toBeUndefined();
+      session = run.outcome.session ?? null;
+      calls.push(fake.requests.length - before);
+      runs.push({ ...run.outcome, sessionTotal: resultLine(run.stdout).total_cost_usd as number });
+    }
+    expect(calls).toEqual([2, 1, 1]);
+    // What the fake billed per call at Claude's list price for the model ($3 in, $15 out per million).
+    const perCall = costUsd(
+      { input: usage.input_tokens, cached: 0, output: usage.output_tokens },
+      pricesFor("anthropic", "claude-sonnet-4-5"),
+    );
+    expect(perCall).toBeCloseTo(0.33, 10);
+    runs.forEach((run, index) => {
+      const own = (calls[index] ?? 0) * perCall;
+      expect(run.usage).toMatchObject({
+        inputTokens: (calls[index] ?? 0) * usage.input_tokens,
+        outputTokens: (calls[index] ?? 0) * usage.output_tokens,
+      });
+      expect(run.usage?.costUsd as number).toBeCloseTo(own, 9);
+      expect(run.costCents).toBe(usdToCents(own));
+    });
+    // The CLI's total_cost_usd is the session's running total: the third run's is all four calls.
+    expect(runs.map((run) => run.sessionTotal)).toEqual([
+      expect.closeTo(2 * perCall, 9),
+      expect.closeTo(3 * perCall, 9),
+      expect.closeTo(4 * perCall, 9),
+    ]);
+    const charged = runs.reduce((sum, run) => sum + (run.costCents ?? 0), 0);
+    expect(charged).toBe(usdToCents(4 * perCall));
+  });
+
+  it("the run's budget reaches the CLI: it stops itself at the cap mid-run and the run fails with budget_exceeded", async () => {
+    // A model that would go on calling tools until --max-turns (8): $0.33 a call.
+    fake = await startFakeAnthropic(() => ({ toolUse: { name: "Bash", input: { command: "echo again" } } }), {
+      usage: { input_tokens: 100_000, output_tokens: 2_000 },
+    });
+    const { outcome, stdout } = await execute(
+      assignment(freshCwd(), { budgetCents: 50 }, { model: "claude-sonnet-4-5", maxTurns: 8 }),
+    );
+    // The second call crossed 50 cents: the CLI stopped there, not at the eighth turn.
+    expect(fake.requests).toHaveLength(2);
+    expect(resultLine(stdout)).toMatchObject({ subtype: "error_max_budget_usd" });
+    expect(outcome.error).toMatch(
+      /^budget_exceeded: claude stopped at the run's budget \(Reached maximum budget \(\$0\.5\)\)/,
+    );
+    expect(outcome.costCents).toBe(66);
   });
 
   it("acceptEdits with allowedTools reaches the CLI: an allowed tool runs, another is refused in its words", async () => {

@@ -191,6 +191,29 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
     expect(elsewhere.outcome.session?.id).not.toBe(session.id);
   });
 
+  it("a run whose steps reach its budget is stopped mid-run with budget_exceeded", async () => {
+    // A model that would call tools forever: each step costs 22 cents at the agent's prices
+    // (100k input at $2, 2k output at $8 per million); the run may spend 30.
+    fake = await startFakeOpenAI(
+      () => ({ call: { name: "bash", arguments: { command: "echo again", description: "Loops" } } }),
+      { usage: { input_tokens: 100_000, output_tokens: 2_000 } },
+    );
+    const began = Date.now();
+    const { outcome, system } = await execute(
+      assignment(freshCwd(), { budgetCents: 30, timeoutSec: 50 }, { pricing: { input: 2, output: 8 } }),
+    );
+    expect(outcome.timedOut).toBe(false);
+    expect(outcome.error).toBe(
+      "budget_exceeded: the run reached its budget of 30 cents, the process group was stopped",
+    );
+    expect(system).toContain("budget_exceeded: the run spent 44 cents of its 30: stopping");
+    expect(outcome.costCents).toBe(44);
+    // Stopped after its second step, long before the timeout (a third request may already be on its way).
+    expect(fake.requests.length).toBeGreaterThanOrEqual(2);
+    expect(fake.requests.length).toBeLessThanOrEqual(3);
+    expect(Date.now() - began).toBeLessThan(45_000);
+  });
+
   it("an API error the CLI reports fails the run with its words", async () => {
     fake = await startFakeOpenAI(() => ({
       error: { status: 400, message: "FAKE-REFUSAL: prompt too long" },

@@ -15,6 +15,7 @@ export type RunAssignment = {
   env: Record<string, string>;
   adapterConfig?: Record<string, unknown>;
   skills?: RunSkill[];
+  budgetCents?: number;
 };
 
 type RunnerHello = Extract<RunnerFrame, { type: "hello" }>;

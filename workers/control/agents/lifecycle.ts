@@ -181,8 +181,8 @@ agentLifecycleRoutes.openapi(
     summary: "Trigger a heartbeat now (board, the agent itself, a manager above it)",
     description:
       "Queues a heartbeat run (source on_demand, reason manual_invoke): 202 with the run. An agent " +
-      "that cannot run (paused, terminated, pending_approval, over budget) gets the run recorded as " +
-      "cancelled and the call answers 409 with the reason and the run in details.",
+      "that cannot run (paused, terminated, pending_approval, over its or its company's budget) gets " +
+      "the run recorded as cancelled and the call answers 409 with the reason and the run in details.",
     security: controlAuth,
     request: { params: AgentParamSchema },
     responses: {

@@ -5,6 +5,8 @@ import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type CostEventRow, costEvents } from "../../db/schema";
 import { activityInsert } from "../shared";
+import { budgetSpent, cancelQueuedCompanyRuns } from "../wakes";
+import { stopRunsOverBudget } from "./stop";
 import { pauseOverBudget, recomputeSpend } from "./store";
 
 /** A cost event whose ids have been checked to belong to `companyId` (see checkCostRefs). */
@@ -12,9 +14,11 @@ export type CostEventInput = Omit<CostEventRow, "id" | "createdByUserId" | "crea
 
 /**
  * Records one cost event: the insert, the agent's and company's monthly spend recomputed and the
- * activity row in one batch; then the budget stop (pause + queued runs cancelled) if the agent has
- * reached its budget. Shared by POST /cost-events and the runner's finish report, so a run's cost
- * counts against the budget the moment it is known.
+ * activity row in one batch; then the budget stop if the agent or its company has reached its
+ * budget: the agent paused and its queued runs cancelled (agent budget), the company's queued runs
+ * cancelled (company budget), and the running runs either covers asked to stop (stop.ts). Shared by
+ * POST /cost-events and the runner's finish report, so a run's cost counts against the budget the
+ * moment it is known.
  */
 export async function recordCostEvent(
   env: Env,
@@ -22,6 +26,8 @@ export async function recordCostEvent(
   input: CostEventInput,
   actor: ActorRef,
   now = Date.now(),
+  /** The run whose finish this event charges: it is over, so it is not one to stop. */
+  finishing: string | null = null,
 ): Promise<CostEventRow> {
   const author = authorColumns(actor);
   const row: CostEventRow = {
@@ -32,7 +38,7 @@ export async function recordCostEvent(
     createdAt: now,
   };
   const [agentSpend, companySpend] = recomputeSpend(db, row.companyId, row.agentId, now);
-  const [, [agent]] = await db.batch([
+  const [, [agent], [company]] = await db.batch([
     db.insert(costEvents).values(row),
     agentSpend,
     companySpend,
@@ -51,5 +57,8 @@ export async function recordCostEvent(
   ]);
   if (agent && (await pauseOverBudget(db, agent, actor, row.id, now)))
     await agentCredentialsChanged(env, agent.id);
+  if (company && budgetSpent(company))
+    await cancelQueuedCompanyRuns(db, row.companyId, "company_over_budget", now).run();
+  await stopRunsOverBudget(env, db, row, { agent, company, finishing }, actor, now);
   return row;
 }

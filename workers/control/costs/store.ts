@@ -102,7 +102,10 @@ export function recomputeSpend(db: Db, companyId: string, agentId: string, now: 
       .update(companies)
       .set({ spentMonthlyCents: monthSpend(db, eq(costEvents.companyId, companyId), now) })
       .where(eq(companies.id, companyId))
-      .returning({ spentMonthlyCents: companies.spentMonthlyCents }),
+      .returning({
+        spentMonthlyCents: companies.spentMonthlyCents,
+        budgetMonthlyCents: companies.budgetMonthlyCents,
+      }),
   ] as const;
 }
 

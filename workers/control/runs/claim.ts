@@ -17,7 +17,7 @@ import {
   runners,
 } from "../../db/schema";
 import { coveredCompanyIds } from "../runners";
-import { wakeRefusal } from "../wakes";
+import { type Budgeted, wakeRefusal } from "../wakes";
 import { runEnvironment } from "./environment";
 import { endRun } from "./lifecycle";
 import { announceRun } from "./live";
@@ -82,13 +82,24 @@ async function takeOldestQueued(
   return taken;
 }
 
-/** A run taken for an agent that may no longer run (paused, over budget since it was queued). */
+/** A run taken for an agent that may no longer run (paused, its or its company's budget spent since it was queued). */
 async function refuse(env: Env, db: Db, run: HeartbeatRunRow, reason: string, now: number): Promise<void> {
   await db
     .update(heartbeatRuns)
     .set({ status: "cancelled", errorReason: reason, finishedAt: now })
     .where(eq(heartbeatRuns.id, run.id));
   await announceRun(env, { ...run, status: "cancelled" }, "run.ended");
+}
+
+/**
+ * What is left of the budgets a run spends from (agent, company): the smallest remainder, or null
+ * when none is set. Only ever called for a run the budgets allow (so at least 1).
+ */
+function budgetLeft(budgets: ReadonlyArray<Budgeted | undefined>): number | null {
+  const left = budgets
+    .filter((budget): budget is Budgeted => budget !== undefined && budget.budgetMonthlyCents > 0)
+    .map((budget) => budget.budgetMonthlyCents - budget.spentMonthlyCents);
+  return left.length === 0 ? null : Math.max(1, Math.min(...left));
 }
 
 /** A key valid only while this run runs: revoked when it finishes, whatever the outcome. */
@@ -142,14 +153,27 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
     const now = Date.now();
     const run = await takeOldestQueued(db, runner, link.linkId, now);
     if (!run) return null;
-    const agent = await db.select().from(agents).where(eq(agents.id, run.agentId)).get();
-    const refusal = agent ? wakeRefusal(agent) : "agent_missing";
+    const [agent, company] = await Promise.all([
+      db.select().from(agents).where(eq(agents.id, run.agentId)).get(),
+      db
+        .select({
+          budgetMonthlyCents: companies.budgetMonthlyCents,
+          spentMonthlyCents: companies.spentMonthlyCents,
+        })
+        .from(companies)
+        .where(eq(companies.id, run.companyId))
+        .get(),
+    ]);
+    // Budgets are checked again here, when the run would start: spend changes between wake and start.
+    const refusal = agent ? wakeRefusal(agent, company) : "agent_missing";
     if (!agent || refusal) {
       await refuse(env, db, run, refusal ?? "agent_missing", now);
       continue;
     }
     try {
       const assigned = await assignment(env, db, run, agent, link.apiUrl, now);
+      const budgetCents = budgetLeft([agent, company]);
+      if (budgetCents !== null) assigned.budgetCents = budgetCents;
       await announceRun(env, run, "run.started");
       return assigned;
     } catch (error) {

@@ -212,8 +212,14 @@ export async function finishRun(env: Env, db: Db, linkId: string, frame: FinishF
 
 function endingOf(run: HeartbeatRunRow, frame: FinishFrame): Ending {
   const exitCode = frame.exitCode;
-  if (run.cancelRequestedAt !== null) return { status: "cancelled", errorReason: "cancelled", exitCode };
+  // The stop's reason was stored with the request (budget_exceeded), else someone cancelled it.
+  if (run.cancelRequestedAt !== null)
+    return { status: "cancelled", errorReason: run.errorReason ?? "cancelled", exitCode };
   if (frame.timedOut) return { status: "timed_out", errorReason: frame.error ?? "timeout", exitCode };
+  // The CLI stopped itself at the run's budget (RunAssignment.budgetCents): the same end as a stop
+  // the edge asked for when a budget was reached.
+  if (frame.error?.startsWith("budget_exceeded"))
+    return { status: "cancelled", errorReason: "budget_exceeded", exitCode };
   if (frame.error) return { status: "failed", errorReason: frame.error, exitCode };
   if (exitCode !== 0) return { status: "failed", errorReason: `exit code ${exitCode}`, exitCode };
   return { status: "succeeded", exitCode: 0 };
@@ -256,6 +262,7 @@ async function chargeRun(
     },
     { type: "agent", agentId: run.agentId, companyId: run.companyId },
     now,
+    run.id,
   );
 }
 

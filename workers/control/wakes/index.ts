@@ -8,4 +8,14 @@ export { assignmentWake } from "./assignment";
 export { commentedAssignee, commentedWake } from "./commented";
 export { mentionCandidates, mentionWakes } from "./mentions";
 export { issuesClosed, type RunDispatcherObject, runDispatcher, runsQueued } from "./nudge";
-export { cancelQueuedRuns, heartbeatSettings, runResource, wakeInsert, wakeRefusal, wakeRun } from "./wake";
+export {
+  type Budgeted,
+  budgetSpent,
+  cancelQueuedCompanyRuns,
+  cancelQueuedRuns,
+  heartbeatSettings,
+  runResource,
+  wakeInsert,
+  wakeRefusal,
+  wakeRun,
+} from "./wake";

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { ActorRef } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
-import { type AgentRow, type HeartbeatRunRow, heartbeatRuns } from "../../db/schema";
+import { type AgentRow, companies, type HeartbeatRunRow, heartbeatRuns } from "../../db/schema";
 
 export interface WakeRequest {
   /** on_demand | mention | comment | assignment | approval | routine | timer */
@@ -18,16 +18,23 @@ export interface WakeRequest {
   routineRunId?: string | null;
 }
 
+/** A monthly budget and what was spent of it this month (budget 0 means "no limit"). */
+export type Budgeted = Pick<AgentRow, "budgetMonthlyCents" | "spentMonthlyCents">;
+
+export const budgetSpent = (row: Budgeted): boolean =>
+  row.budgetMonthlyCents > 0 && row.spentMonthlyCents >= row.budgetMonthlyCents;
+
 /**
- * Why an agent cannot be woken, or null when it can. A wake consumes budget, so an agent whose
- * monthly budget is spent is not woken (budget 0 means "no limit").
+ * Why an agent cannot be woken or started, or null when it can. A run consumes budget, so an agent
+ * whose monthly budget is spent, or whose company's is, does not run. `company`: its budget, where
+ * the caller has it (the claim always does: spend may have changed since the wake).
  */
-export function wakeRefusal(agent: AgentRow): string | null {
+export function wakeRefusal(agent: AgentRow, company?: Budgeted): string | null {
   if (agent.status === "pending_approval") return "agent_pending_approval";
   if (agent.status === "terminated") return "agent_terminated";
   if (agent.status === "paused") return "agent_paused";
-  if (agent.budgetMonthlyCents > 0 && agent.spentMonthlyCents >= agent.budgetMonthlyCents)
-    return "agent_over_budget";
+  if (budgetSpent(agent)) return "agent_over_budget";
+  if (company && budgetSpent(company)) return "company_over_budget";
   return null;
 }
 
@@ -82,6 +89,20 @@ export function wakeRun(agent: AgentRow, wake: WakeRequest, now = Date.now()): H
 }
 
 /**
+ * A queued wake of a company whose monthly budget is spent is stored cancelled (company_over_budget),
+ * whichever code path woke it: decided in the INSERT itself, from the company row as it is then.
+ */
+function companyBudgetGate(run: HeartbeatRunRow) {
+  const spent = sql`EXISTS (SELECT 1 FROM ${companies} WHERE ${companies.id} = ${run.companyId}
+    AND ${companies.budgetMonthlyCents} > 0 AND ${companies.spentMonthlyCents} >= ${companies.budgetMonthlyCents})`;
+  return {
+    status: sql<HeartbeatRunRow["status"]>`CASE WHEN ${spent} THEN 'cancelled' ELSE 'queued' END`,
+    errorReason: sql<string | null>`CASE WHEN ${spent} THEN 'company_over_budget' ELSE NULL END`,
+    finishedAt: sql<number | null>`CASE WHEN ${spent} THEN ${run.createdAt} ELSE NULL END`,
+  };
+}
+
+/**
  * The run's INSERT, unexecuted (for the caller's batch). A queued wake for an agent and issue that
  * already has a queued run coalesces into it (its coalesced_count goes up) instead of queueing a
  * second run for the same work; the unique partial index heartbeat_runs_one_queued_uq is the guard.
@@ -89,7 +110,7 @@ export function wakeRun(agent: AgentRow, wake: WakeRequest, now = Date.now()): H
 export const wakeInsert = (db: Db, run: HeartbeatRunRow) =>
   db
     .insert(heartbeatRuns)
-    .values(run)
+    .values(run.status === "queued" ? { ...run, ...companyBudgetGate(run) } : run)
     .onConflictDoUpdate({
       target: [heartbeatRuns.agentId, heartbeatRuns.issueId],
       targetWhere: sql`status = 'queued'`,
@@ -131,3 +152,10 @@ export const cancelQueuedRuns = (db: Db, agentId: string, reason: string, now: n
     .update(heartbeatRuns)
     .set({ status: "cancelled", errorReason: reason, finishedAt: now })
     .where(and(eq(heartbeatRuns.agentId, agentId), eq(heartbeatRuns.status, "queued")));
+
+/** Queued runs of a company that may not start any more, cancelled with the reason (unexecuted). */
+export const cancelQueuedCompanyRuns = (db: Db, companyId: string, reason: string, now: number) =>
+  db
+    .update(heartbeatRuns)
+    .set({ status: "cancelled", errorReason: reason, finishedAt: now })
+    .where(and(eq(heartbeatRuns.companyId, companyId), eq(heartbeatRuns.status, "queued")));

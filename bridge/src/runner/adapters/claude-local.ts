@@ -4,13 +4,15 @@
  *   claude --print --output-format stream-json --verbose [--resume <session>] [--model <m>]
  *          --append-system-prompt-file <run dir>/system-prompt.md [--add-dir <run dir>]
  *          --dangerously-skip-permissions | --permission-mode <mode> [--allowedTools <a,b>]
- *          [--max-turns <n>] [extraArgs…]            (the prompt on standard input)
+ *          [--max-turns <n>] [--max-budget-usd <run's budget>] [extraArgs…]
+ *                                                    (the prompt on standard input)
  *
  * The appended system prompt is the agent's instructions file plus the platform's heartbeat protocol.
  * The run's skills (the platform's and the agent's company skills) are <run dir>/.claude/skills/<slug>/
  * SKILL.md: Claude Code loads the skills of an --add-dir directory (since 2.1.32) and lists them to
  * the model with its Skill tool, so nothing is written into the project or the shared ~/.claude.
- * Cost, tokens and the session id come from the CLI's own stream (claude-stream.ts); an agent's own
+ * Cost, tokens and the session id come from the CLI's own stream (claude-stream.ts: the run's own
+ * figures, not the session's running total a resumed session carries on); an agent's own
  * adapterConfig.pricing prices the run's tokens instead of Claude's reported cost (as for the other
  * CLIs: one meaning for the field everywhere, for a negotiated rate or a gateway that bills its own). The CLI's
  * non-essential traffic (telemetry, auto-update, error reports) is off unless adapterConfig.env turns
@@ -87,6 +89,9 @@ async function launch(context: LaunchContext): Promise<Launch> {
       ...(skills.length > 0 ? ["--add-dir", context.runDir] : []),
       ...permissionArgs(config),
       ...(config.maxTurns ? ["--max-turns", String(config.maxTurns)] : []),
+      // The CLI stops itself once the run's own calls cost this much (it counts only this run's
+      // spend, also after a resume): the budget is enforced during the run, not only after it.
+      ...(context.run.budgetCents ? ["--max-budget-usd", (context.run.budgetCents / 100).toFixed(2)] : []),
       ...config.extraArgs,
     ],
     env: QUIET_ENV,
@@ -95,7 +100,8 @@ async function launch(context: LaunchContext): Promise<Launch> {
       { path: promptFile, content: await agentInstructions(context, config.instructionsFilePath) },
       ...skills,
     ],
-    ...(config.pricing ? { meter: meterFor("anthropic", config.model ?? null, config.pricing) } : {}),
+    meter: meterFor("anthropic", config.model ?? null, config.pricing),
+    resumed: context.resume !== null,
   };
 }
 
@@ -107,6 +113,11 @@ function verdict(end: ProcessEnd, summary: StreamSummary): Verdict {
         "claude refuses permissionMode bypassPermissions (--dangerously-skip-permissions) as root: run " +
         "the runner with RUNNER_RUN_AS=<user>, or choose another adapterConfig.permissionMode (with " +
         "allowedTools); on a sandboxed machine adapterConfig.env IS_SANDBOX=1 allows it",
+    };
+  if (summary.budgetExceeded)
+    return {
+      ok: false,
+      reason: `budget_exceeded: claude stopped at the run's budget (${summary.resultError ?? "maximum budget reached"})`,
     };
   const error = summary.resultError;
   if (error && REJECTED_SESSION.some((pattern) => pattern.test(error)))
@@ -127,6 +138,7 @@ export const claudeLocalAdapter: Adapter = {
   },
   resumes: true,
   launch,
-  parser: (launch) => claudeStreamParser(launch.meter),
+  parser: (launch) =>
+    claudeStreamParser(launch.meter ?? meterFor("anthropic", null), launch.resumed === true),
   verdict,
 };

@@ -118,6 +118,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
     stdin: context.run.prompt,
     files: [{ path: instructionsPath, content: instructions }, ...skills],
     meter: meterOf(config),
+    ...(context.run.budgetCents ? { budgetCents: context.run.budgetCents } : {}),
   };
 }
 
@@ -157,6 +158,6 @@ export const opencodeLocalAdapter: Adapter = {
   },
   resumes: true,
   launch,
-  parser: (launch) => opencodeStreamParser(launch.meter ?? meterFor("opencode", null)),
+  parser: (launch) => opencodeStreamParser(launch.meter ?? meterFor("opencode", null), launch.budgetCents),
   verdict,
 };

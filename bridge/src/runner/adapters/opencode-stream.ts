@@ -75,7 +75,11 @@ const errorMessage = (error: unknown): string => {
   return str(data.message) ?? str(error.name) ?? "error";
 };
 
-export function opencodeStreamParser(meter: Meter): StreamParser {
+/**
+ * `budgetCents`: the run's budget; a step after which the model goes on and the run's cost has reached
+ * it marks the summary budgetExceeded, and the runner stops the process group.
+ */
+export function opencodeStreamParser(meter: Meter, budgetCents?: number): StreamParser {
   const summary: StreamSummary = { sawResult: false };
   const totals: Totals = { input: 0, cached: 0, output: 0, costUsd: 0 };
   let steps = 0;
@@ -101,7 +105,10 @@ export function opencodeStreamParser(meter: Meter): StreamParser {
     summary.usage = usage;
     summary.costCents = costCents;
     // The model goes on after its tool calls: only the step that ends the turn is the run's result.
-    if (part.reason === "tool-calls") return [];
+    if (part.reason === "tool-calls") {
+      if (budgetCents !== undefined && costCents >= budgetCents) summary.budgetExceeded = true;
+      return [];
+    }
     return [
       {
         type: "result",

@@ -59,6 +59,13 @@ export interface Launch {
   links?: ReadonlyArray<{ path: string; target: string }>;
   /** For CLIs that report tokens but no cost: how the parser prices them (pricing.ts). */
   meter?: Meter;
+  /** The run's budget in cents (RunAssignment.budgetCents), for a parser that sees cost mid-run. */
+  budgetCents?: number;
+  /**
+   * The launch resumes a CLI session: a figure the CLI reports as the session's running total is not
+   * the run's own.
+   */
+  resumed?: boolean;
 }
 
 export interface StreamSummary {
@@ -74,6 +81,12 @@ export interface StreamSummary {
   sawResult: boolean;
   /** The CLI reported failure in its own words. */
   resultError?: string;
+  /**
+   * The run reached the budget it was given (RunAssignment.budgetCents): the CLI stopped itself
+   * (Claude Code), or a parser that sees the cost grow mid-run says so and the runner stops the
+   * process group (OpenCode, per step).
+   */
+  budgetExceeded?: boolean;
   /** The first line that was not the stream the adapter expects, for the failure message. */
   garbage?: string;
 }
