@@ -2,7 +2,8 @@ import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
 import { failure, type Outcome, type SessionContext, success } from "../context";
 import { contentFromUrl } from "../media/from-url";
 import { BOT_MEMORY_SCHEMA } from "./memory";
-import { type MatchType, regexProblem, type TriggerType } from "./rules";
+import { regexProblem } from "./regex";
+import type { MatchType, TriggerType } from "./rules";
 
 /**
  * Keyword auto-reply rules, kept in the SessionDO next to the messages they answer, so matching an

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  REGEX_INPUT_LIMIT,
+  REGEX_MAX_LENGTH,
+  regexProblem,
+} from "../../../../../durable-objects/messaging/bot/regex";
+import {
   type AccessMode,
   bareJid,
   commandEnabled,
@@ -9,10 +14,7 @@ import {
   mayRunCommand,
   menuText,
   parseCommand,
-  REGEX_INPUT_LIMIT,
-  REGEX_MAX_LENGTH,
   type RuleMatch,
-  regexProblem,
   ruleMatches,
   triggerApplies,
   triggersAutoReply,
@@ -200,15 +202,15 @@ describe("rule matching", () => {
     expect(triggerApplies("PRIVATE", ALICE)).toBe(true);
     expect(triggerApplies("PRIVATE", GROUP)).toBe(false);
   });
-  it("the first applicable matching rule wins", () => {
+  it("the first applicable matching rule wins", async () => {
     const rules = [
       { ...rule("hi", "CONTAINS", "GROUP"), n: 1 },
       { ...rule("hi", "CONTAINS"), n: 2 },
       { ...rule("hi", "EXACT"), n: 3 },
     ];
-    expect(firstMatch(rules, ALICE, "hi")?.n).toBe(2);
-    expect(firstMatch(rules, GROUP, "hi")?.n).toBe(1);
-    expect(firstMatch(rules, ALICE, "bye")).toBeNull();
+    expect((await firstMatch(rules, ALICE, "hi")).rule?.n).toBe(2);
+    expect((await firstMatch(rules, GROUP, "hi")).rule?.n).toBe(1);
+    expect((await firstMatch(rules, ALICE, "bye")).rule).toBeNull();
   });
 });
 
