@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { AUTO_REPLY_MEDIA_TYPES } from "../../durable-objects/messaging/bot/auto-replies";
-import { MATCH_TYPES, REGEX_MAX_LENGTH, TRIGGER_TYPES } from "../../durable-objects/messaging/bot/rules";
+import { REGEX_MAX_LENGTH, REGEX_MAX_PROGRAM_SIZE } from "../../durable-objects/messaging/bot/regex";
+import { MATCH_TYPES, TRIGGER_TYPES } from "../../durable-objects/messaging/bot/rules";
 import { ok } from "../http/envelope";
 import {
   authenticated,
@@ -35,7 +36,9 @@ const fields = {
     .min(1)
     .max(1000)
     .openapi({
-      description: `The text to look for; a REGEX keyword is at most ${REGEX_MAX_LENGTH} characters`,
+      description:
+        `The text to look for; a REGEX keyword is at most ${REGEX_MAX_LENGTH} characters and may ` +
+        `compile to at most ${REGEX_MAX_PROGRAM_SIZE} RE2 instructions (counted repeats multiply them)`,
     }),
   response: z
     .string()
@@ -46,7 +49,8 @@ const fields = {
   matchType: z.enum(MATCH_TYPES).openapi({
     description:
       "How `keyword` is compared with the lowercased message: whole text, substring, prefix, or a " +
-      "case-insensitive regular expression (nested quantifiers and backreferences are refused)",
+      "case-insensitive regular expression (RE2: no lookaround or backreferences; each message's " +
+      "rules share a time budget, past which the rest are skipped)",
   }),
   triggerType: z
     .enum(TRIGGER_TYPES)

@@ -4,7 +4,8 @@ import { failure, type Outcome, type SessionContext, success } from "../context"
 import { contentFromUrl } from "../media/from-url";
 import type { AddedColumn } from "../schema";
 import { BOT_MEMORY_SCHEMA } from "./memory";
-import { firstMatch, type MatchType, regexProblem, type TriggerType } from "./rules";
+import { regexProblem } from "./regex";
+import { AUTO_REPLY_BUDGET_MS, firstMatch, type MatchType, type RuleSearch, type TriggerType } from "./rules";
 
 /**
  * Keyword auto-reply rules, kept in the SessionDO next to the messages they answer, so matching an
@@ -277,26 +278,28 @@ export function enabledRules(sql: SqlStorage): AutoReply[] {
 
 /**
  * The auto-reply that answers `text` in `chat`: the first enabled match whose creator may still operate
- * the session. A match whose creator lost access is turned off, with the reason, and the next one is
- * tried. When D1 cannot say, nothing answers: a reply on the owner's number needs someone's access.
+ * the session, all within one message's matching budget. A match whose creator lost access is turned
+ * off, with the reason, and the search goes on with what is left of the budget. When D1 cannot say,
+ * nothing answers: a reply on the owner's number needs someone's access.
  */
 export async function answeringRule(
   ctx: SessionContext,
   chat: string,
   text: string,
-): Promise<AutoReply | null> {
+): Promise<RuleSearch<AutoReply>> {
+  const deadline = Date.now() + AUTO_REPLY_BUDGET_MS;
   for (;;) {
-    const rule = firstMatch(enabledRules(ctx.sql), chat, text);
-    if (!rule) return null;
+    const search = await firstMatch(enabledRules(ctx.sql), chat, text, Math.max(0, deadline - Date.now()));
+    if (!search.rule) return search;
     let allowed: boolean;
     try {
-      allowed = await mayStillOperate(ctx, rule.createdBy);
+      allowed = await mayStillOperate(ctx, search.rule.createdBy);
     } catch (error) {
       console.error(JSON.stringify({ msg: "auto-reply skipped: access not checked", error: String(error) }));
-      return null;
+      return { rule: null, tried: search.tried, skipped: 0 };
     }
-    if (allowed) return rule;
-    disableAutoReply(ctx.sql, rule.id, CREATOR_WITHOUT_ACCESS_RULE, ctx.now());
+    if (allowed) return search;
+    disableAutoReply(ctx.sql, search.rule.id, CREATOR_WITHOUT_ACCESS_RULE, ctx.now());
   }
 }
 

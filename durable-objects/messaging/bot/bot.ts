@@ -7,6 +7,7 @@ import { answeringRule, replyContent } from "./auto-replies";
 import { isBotEcho } from "./memory";
 import { botReply, botSend } from "./reply";
 import {
+  AUTO_REPLY_BUDGET_MS,
   bareJid,
   type CommandName,
   commandEnabled,
@@ -75,6 +76,24 @@ async function runCommand(
   }
 }
 
+/** The auto-reply for `text`; rules the matching budget left unexamined are logged, not silent. */
+async function matchingRule(ctx: SessionContext, message: MessageResource, text: string) {
+  const search = await answeringRule(ctx, message.remoteJid, text);
+  if (search.skipped > 0)
+    console.warn(
+      JSON.stringify({
+        msg: "auto-reply rules skipped: the message's matching budget is spent",
+        session: ctx.sessionId,
+        chat: message.remoteJid,
+        message: message.id,
+        budgetMs: AUTO_REPLY_BUDGET_MS,
+        tried: search.tried,
+        skipped: search.skipped,
+      }),
+    );
+  return search.rule;
+}
+
 /**
  * Bot commands and keyword auto-replies for one live message (received, or sent from the phone).
  * A command the sender may run and the config enables is answered and goes no further; anything else
@@ -100,7 +119,7 @@ export async function reactToLiveMessage(ctx: SessionContext, message: MessageRe
     return;
   }
   if (text === null || !triggersAutoReply(bot, author)) return;
-  const rule = await answeringRule(ctx, message.remoteJid, text);
+  const rule = await matchingRule(ctx, message, text);
   const content = rule ? replyContent(rule) : null;
   // A macro typed on the phone is replaced in spirit, not answered: quoting it would look odd.
   if (content) await botSend(ctx, message, content, !message.fromMe);

@@ -1,9 +1,10 @@
-import { RE2JS } from "re2js";
+import { regexFinds } from "./regex";
 
 /**
- * The bot's decisions as pure functions: who may run commands, who triggers auto-replies, what a
- * command is, whether a rule matches, and whether a regex is safe to store. No I/O, so each rule is
- * unit-tested on its own (test/workers/durable-objects/messaging/bot/rules.test.ts) and bot.ts only wires them to the session.
+ * The bot's decisions as functions of their inputs: who may run commands, who triggers auto-replies,
+ * what a command is, whether a rule matches (REGEX keywords: regex.ts). No I/O, so each rule is
+ * unit-tested on its own (test/workers/durable-objects/messaging/bot/rules.test.ts) and bot.ts only
+ * wires them to the session.
  */
 
 export const ACCESS_MODES = ["OWNER", "SPECIFIC", "BLACKLIST", "ALL"] as const;
@@ -14,10 +15,6 @@ export type MatchType = (typeof MATCH_TYPES)[number];
 
 export const TRIGGER_TYPES = ["ALL", "GROUP", "PRIVATE"] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
-
-export const REGEX_MAX_LENGTH = 200;
-/** Regexes only ever see this much of a message (RE2 is linear in it). */
-export const REGEX_INPUT_LIMIT = 2048;
 
 /** Who wrote a message, as the access rules need it. */
 export interface Author {
@@ -187,7 +184,7 @@ export function triggerApplies(triggerType: TriggerType, chat: string): boolean 
 
 /**
  * Matching is on lowercased text. A REGEX keyword is kept as written (lowercasing would turn `\D`
- * into `\d`) and runs case-insensitively instead, on RE2 (compileRegex).
+ * into `\d`) and runs case-insensitively instead, on RE2 (regex.ts).
  */
 export function ruleMatches(rule: RuleMatch, text: string): boolean {
   const lower = text.toLowerCase();
@@ -199,55 +196,47 @@ export function ruleMatches(rule: RuleMatch, text: string): boolean {
     case "STARTS_WITH":
       return lower.trimStart().startsWith(rule.keyword.toLowerCase().trimStart());
     case "REGEX":
-      try {
-        return compileRegex(rule.keyword).matcher(text.slice(0, REGEX_INPUT_LIMIT)).find();
-      } catch {
-        return false;
-      }
+      return regexFinds(rule.keyword, text);
   }
 }
 
-/** The first rule (in the given order) that applies to this chat and matches the text. */
-export function firstMatch<R extends RuleMatch>(rules: readonly R[], chat: string, text: string): R | null {
-  return rules.find((rule) => triggerApplies(rule.triggerType, chat) && ruleMatches(rule, text)) ?? null;
+/**
+ * Real time one message's rules may take in all. Each REGEX rule is bounded (regex.ts: about 0.1 s at
+ * worst), but 500 of them are not; past this the remaining rules are skipped and the caller logs it.
+ * Real rule sets take a few milliseconds.
+ */
+export const AUTO_REPLY_BUDGET_MS = 1000;
+
+export interface RuleSearch<R> {
+  /** The first rule (in the given order) that applies to this chat and matches, if any was found. */
+  rule: R | null;
+  /** Rules looked at, and rules left unexamined because the budget was spent. */
+  tried: number;
+  skipped: number;
 }
 
-// ── Regular expressions ─────────────────────────────────────────────────────────────────────────
+/** One turn of the event loop: other requests of this isolate run, and workerd's clock moves on. */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
- * A REGEX keyword compiled for RE2 semantics (re2js: linear time in the text, whatever the pattern),
- * case-insensitive. JavaScript's backtracking RegExp let `\w*\w*\w*\w*!` hold the Worker for 25 s
- * on one 170-character message; with RE2 no pattern can.
+ * The first applicable matching rule, within AUTO_REPLY_BUDGET_MS. workerd runs one JS thread per
+ * isolate, so before each REGEX rule this yields a turn (nothing else waits longer than one rule) and
+ * then checks the clock, which in workerd only moves between turns.
  */
-export function compileRegex(pattern: string): RE2JS {
-  return RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
-}
-
-/** RE2 refuses what it cannot run in linear time; the message names the feature. */
-function unsupportedFeature(pattern: string, message: string): string | null {
-  if (/`\(\?[=!]/.test(message) || /\(\?[=!]/.test(pattern)) return "lookahead ((?=…) and (?!…))";
-  if (/\(\?<[=!]/.test(pattern)) return "lookbehind ((?<=…) and (?<!…))";
-  if (/invalid escape sequence: `\\[1-9]/.test(message) || /\\k</.test(pattern))
-    return "backreferences (\\1, \\k<name>)";
-  if (/invalid nested repetition operator: `[*+?}][+]/.test(message))
-    return "possessive quantifiers (a++, a*+)";
-  return null;
-}
-
-/**
- * Why a keyword cannot be stored as a REGEX, or null when it can: too long, not valid, or a feature
- * RE2 does not have (lookaround, backreferences, possessive quantifiers), named in the message.
- */
-export function regexProblem(pattern: string): string | null {
-  if (pattern.length > REGEX_MAX_LENGTH) return `A REGEX keyword is at most ${REGEX_MAX_LENGTH} characters`;
-  try {
-    compileRegex(pattern);
-    return null;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const feature = unsupportedFeature(pattern, message);
-    return feature
-      ? `REGEX rules run on RE2, which has no ${feature}: rewrite the pattern without it`
-      : `Invalid regular expression: ${message}`;
+export async function firstMatch<R extends RuleMatch>(
+  rules: readonly R[],
+  chat: string,
+  text: string,
+  budgetMs = AUTO_REPLY_BUDGET_MS,
+): Promise<RuleSearch<R>> {
+  const deadline = Date.now() + budgetMs;
+  for (const [index, rule] of rules.entries()) {
+    if (!triggerApplies(rule.triggerType, chat)) continue;
+    if (rule.matchType === "REGEX") {
+      await nextTurn();
+      if (Date.now() > deadline) return { rule: null, tried: index, skipped: rules.length - index };
+    }
+    if (ruleMatches(rule, text)) return { rule, tried: index + 1, skipped: 0 };
   }
+  return { rule: null, tried: rules.length, skipped: 0 };
 }

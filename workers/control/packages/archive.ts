@@ -1,10 +1,12 @@
 /**
  * Company packages as `.tar.gz` archives: a ustar writer for exports and a streaming reader for
- * imports. Only regular UTF-8 text files travel; the reader enforces every limit while it inflates, so
- * a zip bomb is refused after reading one header, never after expanding it. Workers runtime only
+ * imports. Only regular UTF-8 text files travel; the reader enforces every limit while it inflates
+ * (through the budgeted inflater, workers/http/inflate.ts), so a zip bomb is refused after reading one
+ * header, or once its inflated bytes pass the cap, never after expanding it. Workers runtime only
  * (CompressionStream / DecompressionStream, no Node APIs).
  */
 import { badRequest } from "../../http/errors";
+import { BudgetedInflater } from "../../http/inflate";
 
 /** path (posix, relative) → UTF-8 text. */
 export type PackageFiles = Record<string, string>;
@@ -20,6 +22,10 @@ const BLOCK = 512;
 const MAX_PATH_CHARS = 300;
 /** Headers, directories and pax records on top of file contents; bounds the inflated stream. */
 const TAR_OVERHEAD_BYTES = 8 * 1024 * 1024;
+/** All inflated bytes an archive may have: past this it is refused, whatever its headers say. */
+export const MAX_INFLATED_BYTES = PACKAGE_LIMITS.maxTotalBytes + TAR_OVERHEAD_BYTES;
+/** A package at the limits inflates in well under a second; a stream still going after this is refused. */
+export const MAX_INFLATE_MS = 10_000;
 /** Pax extended headers carry a few short records; anything bigger is not a package. */
 const MAX_PAX_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
@@ -121,17 +127,13 @@ export async function packTarGz(files: PackageFiles, rootPath: string): Promise<
 // ---------------------------------------------------------------------------------------------
 // Reader
 
-/** Pulls exact byte counts out of the inflating stream, refusing it past `maxBytes`. */
+/** Pulls exact byte counts out of the inflating stream (which refuses itself past its budget). */
 class InflatedBytes {
   private chunks: Uint8Array[] = [];
   private buffered = 0;
-  private inflated = 0;
   private done = false;
 
-  constructor(
-    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
-    private readonly maxBytes: number,
-  ) {}
+  constructor(private readonly inflater: BudgetedInflater) {}
 
   /** `n` bytes, or null at a clean end of stream; a stream ending mid-block is a truncated archive. */
   async take(n: number): Promise<Uint8Array | null> {
@@ -142,26 +144,17 @@ class InflatedBytes {
   }
 
   cancel(): void {
-    this.reader.cancel().catch(() => undefined);
+    this.inflater.cancel();
   }
 
   private async pull(): Promise<void> {
-    let result: ReadableStreamReadResult<Uint8Array>;
-    try {
-      result = await this.reader.read();
-    } catch {
-      throw badRequest("Package archive is not valid gzip data");
-    }
-    if (result.done) {
+    const chunk = await this.inflater.read();
+    if (chunk === null) {
       this.done = true;
       return;
     }
-    this.inflated += result.value.byteLength;
-    if (this.inflated > this.maxBytes) {
-      throw badRequest(`Package archive inflates to more than ${this.maxBytes} bytes`);
-    }
-    this.chunks.push(result.value);
-    this.buffered += result.value.byteLength;
+    this.chunks.push(chunk);
+    this.buffered += chunk.byteLength;
   }
 
   private shift(n: number): Uint8Array {
@@ -324,8 +317,13 @@ export async function unpackTarGz(bytes: Uint8Array): Promise<PackageFiles> {
     throw badRequest(`Package archive is larger than ${PACKAGE_LIMITS.maxArchiveBytes} bytes`);
   }
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw badRequest("Package archive is not gzip-compressed");
-  const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const input = new InflatedBytes(inflated.getReader(), PACKAGE_LIMITS.maxTotalBytes + TAR_OVERHEAD_BYTES);
+  const input = new InflatedBytes(
+    new BudgetedInflater(bytes, {
+      maxBytes: MAX_INFLATED_BYTES,
+      maxMs: MAX_INFLATE_MS,
+      label: "Package archive",
+    }),
+  );
   try {
     const files = stripCommonTopDir(await new TarReader(input).readAll());
     if (files.size === 0) throw badRequest("Package archive contains no files");

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
+  REGEX_INPUT_LIMIT,
+  REGEX_MAX_LENGTH,
+  REGEX_MAX_PROGRAM_SIZE,
+  regexProblem,
+} from "../../../../../durable-objects/messaging/bot/regex";
+import {
   type AccessMode,
   bareJid,
   commandEnabled,
@@ -9,10 +15,7 @@ import {
   mayRunCommand,
   menuText,
   parseCommand,
-  REGEX_INPUT_LIMIT,
-  REGEX_MAX_LENGTH,
   type RuleMatch,
-  regexProblem,
   ruleMatches,
   triggerApplies,
   triggersAutoReply,
@@ -200,15 +203,23 @@ describe("rule matching", () => {
     expect(triggerApplies("PRIVATE", ALICE)).toBe(true);
     expect(triggerApplies("PRIVATE", GROUP)).toBe(false);
   });
-  it("the first applicable matching rule wins", () => {
+  it("the first applicable matching rule wins", async () => {
     const rules = [
       { ...rule("hi", "CONTAINS", "GROUP"), n: 1 },
       { ...rule("hi", "CONTAINS"), n: 2 },
       { ...rule("hi", "EXACT"), n: 3 },
     ];
-    expect(firstMatch(rules, ALICE, "hi")?.n).toBe(2);
-    expect(firstMatch(rules, GROUP, "hi")?.n).toBe(1);
-    expect(firstMatch(rules, ALICE, "bye")).toBeNull();
+    expect((await firstMatch(rules, ALICE, "hi")).rule?.n).toBe(2);
+    expect((await firstMatch(rules, GROUP, "hi")).rule?.n).toBe(1);
+    expect((await firstMatch(rules, ALICE, "bye")).rule).toBeNull();
+  });
+  it("skips the rules left once the budget is spent, counting what it tried and skipped", async () => {
+    const rules = [rule("nope", "CONTAINS"), rule("^hi$", "REGEX"), rule("hi", "CONTAINS")];
+    expect(await firstMatch(rules, ALICE, "hi")).toEqual({ rule: rules[1], tried: 2, skipped: 0 });
+    // A budget already spent: plain rules still run, the first REGEX rule ends the search.
+    expect(await firstMatch(rules, ALICE, "hi", -1)).toEqual({ rule: null, tried: 1, skipped: 2 });
+    const plain = [rule("nope", "CONTAINS"), rule("hi", "CONTAINS")];
+    expect((await firstMatch(plain, ALICE, "hi", -1)).rule).toBe(plain[1]);
   });
 });
 
@@ -254,6 +265,19 @@ describe("regex guard", () => {
     expect(regexProblem("(?<=a)b")).toMatch(/no lookbehind/);
     expect(regexProblem("(a)\\1")).toMatch(/no backreferences/);
     expect(regexProblem("a++")).toMatch(/no possessive quantifiers/);
+  });
+  it("refuses patterns compiling past the size limit, naming it; real rules are far below", () => {
+    expect(regexProblem("\\w{1,499}!")).toBeNull(); // 1000 instructions: the most allowed
+    expect(regexProblem("\\w{1,500}!")).toBe(
+      `A REGEX keyword may compile to at most ${REGEX_MAX_PROGRAM_SIZE} RE2 instructions; this one compiles to 1002 (counted repeats such as \\w{1,1000} multiply them): simplify it`,
+    );
+    // Refused from its counted repeats alone, before compiling (which takes ~0.4 s in workerd).
+    expect(regexProblem(`${"\\w{1,1000}".repeat(18)}!`)).toMatch(/compiles to at least 18000 \(/);
+    expect(regexProblem("[{1000}]{1,3}")).toBeNull(); // braces inside a class are not a repeat
+    // A stored rule over the limit (saved before it existed) never matches instead of running.
+    const regex = (keyword: string): RuleMatch => ({ keyword, matchType: "REGEX", triggerType: "ALL" });
+    expect(ruleMatches(regex("\\w{1,1000}"), "abc")).toBe(false);
+    expect(ruleMatches(regex("\\w{1,499}"), "abc")).toBe(true);
   });
   it("refuses patterns over the length limit", () => {
     expect(regexProblem("a".repeat(REGEX_MAX_LENGTH))).toBeNull();

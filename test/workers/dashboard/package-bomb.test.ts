@@ -1,0 +1,71 @@
+// Issue 25 H-b, the dashboard's way in: a viewer's 1 MiB .tar.gz upload (~1 GiB of zeros) held the
+// Worker for 10 s, because the page unpacks an uploaded archive itself before asking the API for a
+// preview. It shares the API's budgeted inflater now: the page answers 400 with the limit next to the
+// file field, nothing is written, and /api/health answers within 1 s meanwhile.
+import { SELF } from "cloudflare:test";
+import { beforeAll, expect, it } from "vitest";
+import { MAX_INFLATED_BYTES } from "../../../workers/control/packages/archive";
+import { gzipBomb } from "../control/packages/bombs";
+import { asSession, BASE, call, count, createUser, type Session } from "../helpers";
+import { slowestHealthWhile } from "../responsiveness";
+import { fieldError, type PageResponse } from "./helpers";
+
+let owner: Session;
+let viewer: Session;
+let companyId: string;
+
+beforeAll(async () => {
+  owner = await createUser("OWNER");
+  viewer = await createUser("OWNER");
+  const created = await call<{ id: string }>("POST", "/api/companies", {
+    headers: asSession(owner),
+    body: { name: `Bomb Co ${crypto.randomUUID().slice(0, 6)}`, requireBoardApprovalForNewAgents: false },
+  });
+  companyId = created.body.id;
+  const invite = await call<{ token: string }>("POST", `/api/companies/${companyId}/member-invites`, {
+    headers: asSession(owner),
+    body: { role: "viewer" },
+  });
+  const joined = await call("POST", `/api/member-invites/${invite.body.token}/accept`, {
+    headers: asSession(viewer),
+  });
+  expect(joined.status).toBeLessThan(300);
+});
+
+async function upload(session: Session, file: File): Promise<PageResponse> {
+  const form = new FormData();
+  form.set("_csrf", session.csrf);
+  form.set("targetMode", "new_company");
+  form.set("packageFile", file);
+  const response = await SELF.fetch(`${BASE}/companies/${companyId}/package/import`, {
+    method: "POST",
+    headers: { cookie: session.cookie },
+    body: form,
+    redirect: "manual",
+  });
+  return {
+    status: response.status,
+    location: response.headers.get("location"),
+    headers: response.headers,
+    html: await response.text(),
+  };
+}
+
+it("an upload of 960 MiB zeros in 1 MiB: 400 naming the limit by the file field, health within 1 s", async () => {
+  // Under the page's 1 MiB form limit with the multipart framing around it.
+  const bomb = gzipBomb({ name: "pkg/", type: "5", size: 960 * 1024 * 1024 }, 960);
+  expect(bomb.length).toBeLessThan(1024 * 1024 - 4096);
+  const file = new File([bomb], "bomb.tar.gz", { type: "application/gzip" });
+  const before = await count("companies");
+  // The viewer (who sees no import form, so no field) as the review did it, then an owner.
+  for (const session of [viewer, owner]) {
+    const { slowestMs, result } = await slowestHealthWhile(upload(session, file));
+    expect(slowestMs).toBeLessThan(1000);
+    expect(result.status).toBe(400);
+    if (session === owner)
+      expect(fieldError(result.html, "packageFile")).toBe(
+        `Package archive inflates to more than ${MAX_INFLATED_BYTES} bytes`,
+      );
+  }
+  expect(await count("companies")).toBe(before);
+});
