@@ -45,6 +45,8 @@ interface PackageView {
   exportForm?: FormState;
   importForm?: FormState;
   exported?: PackageExport;
+  /** A refusal of the whole request (a viewer's forged post), shown above the page. */
+  alert?: string;
   status?: ContentfulStatusCode;
 }
 
@@ -60,6 +62,11 @@ async function showPackagePage(c: BoardContext, companyId: string, view: Package
       company: companyNav(company, "package"),
       children: (
         <div class="grid">
+          {view.alert && (
+            <p class="alert" role="alert">
+              {view.alert}
+            </p>
+          )}
           <section class="panel" aria-labelledby="package-export">
             <h2 id="package-export">Export</h2>
             <ExportForm company={company} csrf={csrf} form={view.exportForm ?? blankForm(EXPORT_DEFAULTS)} />
@@ -201,8 +208,19 @@ async function previewImport(c: BoardContext, company: Company, source: Source, 
   return { result, body };
 }
 
+/**
+ * A viewer imports nothing: refused before the upload is read, so a viewer cannot even make the page
+ * unpack an archive (the API would refuse the import itself; issue 25 H-b).
+ */
+async function refusedToViewer(c: BoardContext, companyId: string) {
+  if (mayChange(await loadMyRole(c, companyId))) return null;
+  return showPackagePage(c, companyId, { alert: READ_ONLY_NOTE, status: 403 });
+}
+
 packagePages.post("/companies/:companyId/package/import", async (c) => {
   const company = await loadCompany(c, c.req.param("companyId"));
+  const refused = await refusedToViewer(c, company.id);
+  if (refused) return refused;
   const values = c.var.form;
   const resolved = await sourceFrom(c, values);
   if (!resolved.ok)
@@ -278,6 +296,8 @@ async function renderPreview(
  */
 packagePages.post("/companies/:companyId/package/apply", async (c) => {
   const company = await loadCompany(c, c.req.param("companyId"));
+  const refused = await refusedToViewer(c, company.id);
+  if (refused) return refused;
   const values = c.var.form;
   let source: Source;
   try {
