@@ -8,6 +8,7 @@ import {
   finishRun,
   LogAnnouncer,
   logsComplete,
+  OutputRedactor,
   type RunnerLink,
   recordEvent,
   recordLog,
@@ -38,10 +39,13 @@ const runnerTag = (runnerId: string) => `runner:${runnerId}`;
 export class RunDispatcher extends DurableObject<Env> implements RunDispatcherObject {
   /** Tells issue pages their runs' output grew, a few times a second at most. */
   readonly #logAnnouncer: LogAnnouncer;
+  /** Scrubs runs' output of their company's secrets before it is stored (and holds split values). */
+  readonly #redactor: OutputRedactor;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#logAnnouncer = new LogAnnouncer(env, (work) => ctx.waitUntil(work));
+    this.#redactor = new OutputRedactor(env, ctx.storage);
     // Runners share the bridges' socket code, which pings and drops links that never answer.
     answerHeartbeats(ctx);
   }
@@ -99,7 +103,10 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
         // already closing
       }
       if (link)
-        await this.#queue(() => failLinkRuns(this.env, database(this.env.DB), link.linkId, "runner_revoked"));
+        await this.#queue(async () => {
+          await failLinkRuns(this.env, database(this.env.DB), link.linkId, "runner_revoked");
+          await this.#redactor.dropLink(link.linkId);
+        });
     }
   }
 
@@ -131,11 +138,11 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
         ws.send(JSON.stringify({ type: "run", run } satisfies DispatcherFrame));
       }
     } else if (frame.type === "log") {
-      const grown = await recordLog(db, link.linkId, frame);
+      const grown = await recordLog(db, link.linkId, frame, this.#redactor);
       if (grown) this.#logAnnouncer.wrote(grown);
       await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "event") {
-      const grown = await recordEvent(db, link.linkId, frame);
+      const grown = await recordEvent(db, link.linkId, frame, this.#redactor);
       if (grown) this.#logAnnouncer.wrote(grown);
       await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "workspaces") {
@@ -146,7 +153,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
       await touchRuns(db, link.linkId, frame.runIds);
       await runnerSeen(db, link.runnerId);
     } else if (await logsComplete(db, frame.runId, frame.logFrames, frame.eventFrames))
-      await finishRun(this.env, db, link.linkId, frame);
+      await finishRun(this.env, db, link.linkId, frame, this.#redactor);
     else this.#holdFinish(link.linkId, frame);
   }
 
@@ -166,7 +173,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     if (!force && !(await logsComplete(db, runId, held.frame.logFrames, held.frame.eventFrames))) return;
     clearTimeout(held.timer);
     this.#heldFinishes.delete(runId);
-    await finishRun(this.env, db, held.linkId, held.frame);
+    await finishRun(this.env, db, held.linkId, held.frame, this.#redactor);
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
@@ -176,6 +183,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     await this.#queue(async () => {
       const db = database(this.env.DB);
       await failLinkRuns(this.env, db, link.linkId);
+      await this.#redactor.dropLink(link.linkId);
       if (others.length === 0) await runnerDisconnected(db, link.runnerId);
     });
   }
