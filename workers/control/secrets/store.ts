@@ -92,9 +92,15 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 const invalid = (variable: string, why: string) => new Error(`adapterConfig.env.${variable}: ${why}`);
 
-const rotatedAway = (secretId: string, version: number, latest: number) =>
-  `version ${version} of secret ${secretId} was rotated away (the current one is ${latest}); ` +
-  'bind "latest" or the current version';
+/** Why a reference's pinned version cannot be handed out (only the current one can), or null. */
+function staleVersion(ref: SecretRef, latest: number): string | null {
+  if (ref.version === "latest" || ref.version === latest) return null;
+  if (ref.version > latest) return `version ${ref.version} of secret ${ref.secretId} does not exist`;
+  return (
+    `version ${ref.version} of secret ${ref.secretId} was rotated away (the current one is ${latest}); ` +
+    'bind "latest" or the current version'
+  );
+}
 
 /** One env entry: a plain string, or a reference `{type: "secret_ref", secretId, version?}`. */
 function parseEntry(variable: string, value: unknown): string | SecretRef {
@@ -159,8 +165,8 @@ async function decryptRefs(
     if (latestVersion === undefined)
       throw invalid(ref.variable, `secret ${ref.secretId} does not exist in this company`);
     // Rotating a secret retires its old value: a reference pinned to it gets nothing, never the old value.
-    if (ref.version !== "latest" && ref.version !== latestVersion)
-      throw invalid(ref.variable, rotatedAway(ref.secretId, ref.version, latestVersion));
+    const stale = staleVersion(ref, latestVersion);
+    if (stale) throw invalid(ref.variable, stale);
     return { ...ref, version: latestVersion };
   });
   const versions = await db
@@ -234,8 +240,8 @@ export async function bindingProblem(db: Db, companyId: string, adapterEnv: unkn
     const current = latest.get(ref.secretId);
     if (current === undefined)
       return `adapterConfig.env.${ref.variable}: secret ${ref.secretId} does not exist in this company`;
-    if (ref.version !== "latest" && ref.version !== current)
-      return `adapterConfig.env.${ref.variable}: ${rotatedAway(ref.secretId, ref.version, current)}`;
+    const stale = staleVersion(ref, current);
+    if (stale) return `adapterConfig.env.${ref.variable}: ${stale}`;
   }
   return null;
 }
