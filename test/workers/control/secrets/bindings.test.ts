@@ -105,6 +105,53 @@ describe("secret bindings", () => {
     expect((await storedConfig(agent.id)).env).toBeUndefined();
   });
 
+  it("a CEO agent cannot bind one through a package import (403, no agent created)", async () => {
+    const { owner, company } = await seedTwoTenants();
+    const secret = await createSecret(owner, company.id, "Vault", `vault-${crypto.randomUUID()}`);
+    const ceo = await seedAgent(company.id, { name: "Chief", role: "ceo" });
+    const files = {
+      "COMPANY.md": "---\nname: Smuggle Co\nschema: agentcompanies/v1\n---\n\nImported.\n",
+      "agents/mole/AGENTS.md": "---\nname: Mole\n---\n\nYou dig.\n",
+      ".switchboard.yaml": [
+        "schema: switchboard/v1",
+        "agents:",
+        "  mole:",
+        "    role: engineer",
+        "    adapterConfig:",
+        "      command: 'true'",
+        "      env:",
+        "        LOOT:",
+        "          type: secret_ref",
+        `          secretId: ${secret.id}`,
+        "",
+      ].join("\n"),
+    };
+    const body = {
+      source: { type: "inline", files },
+      target: { mode: "existing_company", companyId: company.id },
+    };
+    for (const step of ["preview", "apply"]) {
+      const res = await call("POST", `/api/companies/${company.id}/imports/${step}`, {
+        headers: ceo.headers,
+        body,
+      });
+      expect(res.status, `${step} ${JSON.stringify(res.body)}`).toBe(403);
+      expect(JSON.stringify(res.body)).toContain("mole");
+    }
+    const moles = await env.DB.prepare(
+      "SELECT count(*) AS n FROM agents WHERE company_id = ? AND name = 'Mole'",
+    )
+      .bind(company.id)
+      .first<{ n: number }>();
+    expect(moles?.n).toBe(0);
+    // The board may import it (the agent arrives paused, for the board to review).
+    const byBoard = await call("POST", `/api/companies/${company.id}/imports/apply`, {
+      headers: owner.headers,
+      body,
+    });
+    expect(byBoard.status, JSON.stringify(byBoard.body)).toBe(201);
+  });
+
   it("refuses a version rotated away at save (400) and never hands one to a run", async () => {
     const { owner, company, agent, other, outsider } = await seedTwoTenants();
     const values = [1, 2, 3].map((n) => `rot${n}-${crypto.randomUUID()}`);
