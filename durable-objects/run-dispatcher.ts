@@ -9,6 +9,7 @@ import {
   LogAnnouncer,
   linkHoldsRun,
   logsComplete,
+  OutputRedactor,
   type RunnerLink,
   recordEvent,
   recordLog,
@@ -39,10 +40,13 @@ const runnerTag = (runnerId: string) => `runner:${runnerId}`;
 export class RunDispatcher extends DurableObject<Env> implements RunDispatcherObject {
   /** Tells issue pages their runs' output grew, a few times a second at most. */
   readonly #logAnnouncer: LogAnnouncer;
+  /** Scrubs runs' output of their company's secrets before it is stored (and holds split values). */
+  readonly #redactor: OutputRedactor;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#logAnnouncer = new LogAnnouncer(env, (work) => ctx.waitUntil(work));
+    this.#redactor = new OutputRedactor(env, ctx.storage);
     // Runners share the bridges' socket code, which pings and drops links that never answer.
     answerHeartbeats(ctx);
   }
@@ -100,7 +104,10 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
         // already closing
       }
       if (link)
-        await this.#queue(() => failLinkRuns(this.env, database(this.env.DB), link.linkId, "runner_revoked"));
+        await this.#queue(async () => {
+          await failLinkRuns(this.env, database(this.env.DB), link.linkId, "runner_revoked");
+          await this.#redactor.dropLink(link.linkId);
+        });
     }
   }
 
@@ -132,11 +139,11 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
         ws.send(JSON.stringify({ type: "run", run } satisfies DispatcherFrame));
       }
     } else if (frame.type === "log") {
-      const grown = await recordLog(db, link.linkId, frame);
+      const grown = await recordLog(db, link.linkId, frame, this.#redactor);
       if (grown) this.#logAnnouncer.wrote(grown);
       await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "event") {
-      const grown = await recordEvent(db, link.linkId, frame);
+      const grown = await recordEvent(db, link.linkId, frame, this.#redactor);
       if (grown) this.#logAnnouncer.wrote(grown);
       await this.#releaseHeldFinish(frame.runId, false);
     } else if (frame.type === "workspaces") {
@@ -151,7 +158,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
       // the runner that does hold it (which would leave that run to end as runner_lost).
       return;
     } else if (await logsComplete(db, frame.runId, frame.logFrames, frame.eventFrames))
-      await finishRun(this.env, db, link.linkId, frame);
+      await finishRun(this.env, db, link.linkId, frame, this.#redactor);
     else this.#holdFinish(link.linkId, frame);
   }
 
@@ -173,7 +180,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     if (!force && !(await logsComplete(db, runId, held.frame.logFrames, held.frame.eventFrames))) return;
     clearTimeout(held.timer);
     this.#heldFinishes.delete(runId);
-    await finishRun(this.env, db, held.linkId, held.frame);
+    await finishRun(this.env, db, held.linkId, held.frame, this.#redactor);
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
@@ -183,6 +190,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     await this.#queue(async () => {
       const db = database(this.env.DB);
       await failLinkRuns(this.env, db, link.linkId);
+      await this.#redactor.dropLink(link.linkId);
       if (others.length === 0) await runnerDisconnected(db, link.runnerId);
     });
   }

@@ -189,7 +189,8 @@ async function showSecret(c: BoardContext, companyId: string, secretId: string, 
                 <h2 id="secret-rotate">Rotate</h2>
                 <p class="muted">
                   A new value becomes version {secret.latestVersion + 1}; runs already started keep the
-                  version they were given.
+                  version they were given, later runs get only the new one. Old values are still scrubbed from
+                  run output.
                 </p>
                 <Form
                   action={`${base}/rotate`}

@@ -232,11 +232,14 @@ const ADAPTER_CONFIG_FIELDS = `adapterConfig (all optional, except command for p
   env                   object of VARIABLE → value. A value is a plain string, or a reference to a
                         company secret, resolved only inside the run:
                           {"type": "secret_ref", "secretId": "<id>", "version": "latest" | <n>}
-                        version defaults to "latest". List secrets (metadata only) with
-                        GET /api/companies/{companyId}/secrets; board users create them.
-                        A reference to an unknown secret fails the run with a message naming the
-                        variable. Never put a credential in a plain string: config reads redact
-                        keys that look like secrets, but the run log does not.
+                        version defaults to "latest"; a number must be the current version
+                        (rotated-away versions are never handed out). List secrets (metadata
+                        only) with GET /api/companies/{companyId}/secrets; board users create
+                        them and bind them: an agent (the CEO included) that adds or changes a
+                        secret_ref gets 403. A reference to an unknown secret fails the run with
+                        a message naming the variable. Run output is scrubbed of the company's
+                        secret values, but never put a credential in a plain string: config
+                        reads redact keys that look like secrets, the run log does not.
 
 runtimeConfig.heartbeat:
   enabled               true: wake on a timer every intervalSec (default false)

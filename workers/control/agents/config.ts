@@ -21,6 +21,7 @@ import {
   CompanyParamSchema,
   ConfigRevisionSchema,
 } from "./schemas";
+import { ensureSecretBindingsAllowed } from "./secret-bindings";
 import {
   agentResource,
   agentWithCompany,
@@ -119,7 +120,8 @@ agentConfigRoutes.openapi(
       "Restore the configuration from before a revision (board, the CEO, a manager above it, the agent)",
     description:
       `Restores ${CONFIG_KEYS.join(", ")} to the revision's beforeConfig and records a new revision ` +
-      "(source rollback, rolledBackFromRevisionId). Nothing is written when that is already the config.",
+      "(source rollback, rolledBackFromRevisionId). Nothing is written when that is already the config. " +
+      "Secret references it would add or change: agents get 403, a version rotated away is a 400.",
     security: controlAuth,
     request: { params: AgentParamSchema.extend({ revisionId: z.string().min(1).max(64) }) },
     responses: {
@@ -141,6 +143,13 @@ agentConfigRoutes.openapi(
     authorize(actor, agent, byId, ["self", "ceo", "ancestor"], "roll back this agent's config");
     ensureNotTerminated(agent);
     const restored = configBefore(revision, agent);
+    await ensureSecretBindingsAllowed(
+      db,
+      actor,
+      agent.companyId,
+      agent.adapterConfig,
+      restored.adapterConfig,
+    );
     const changedKeys = changedConfigKeys(configOf(agent), restored);
     if (changedKeys.length === 0) return c.json(agentResource(agent), 200);
     const now = Date.now();

@@ -14,6 +14,7 @@ import { conflict, unprocessable } from "../../http/errors";
 import { redactSecrets } from "../shared";
 import { withRuntimeDefaults } from "./config-store";
 import type { AgentCreateInput } from "./schemas";
+import { ensureSecretBindingsAllowed } from "./secret-bindings";
 import { canonicalKeys } from "./skill-store";
 import { type AgentsById, ensureSingleCeo, ensureWithinTeam, nameTaken, validateManager } from "./store";
 
@@ -64,6 +65,7 @@ export async function buildAgentRow(
   ensureSingleCeo(byId, input.role, null);
   if (reportsTo !== null) validateManager(byId, reportsTo, null);
   const sourceIssueIds = await sourceIssues(db, companyId, input);
+  await ensureSecretBindingsAllowed(db, actor, companyId, null, input.adapterConfig ?? {});
   return {
     id: newId(),
     companyId,

@@ -16,6 +16,7 @@ import {
   withRuntimeDefaults,
 } from "./config-store";
 import { AgentParamSchema, type AgentPatchInput, AgentPatchSchema, AgentSchema } from "./schemas";
+import { ensureSecretBindingsAllowed } from "./secret-bindings";
 import { canonicalKeys } from "./skill-store";
 import {
   type AgentsById,
@@ -104,7 +105,9 @@ agentUpdateRoutes.openapi(
     description:
       "Only the fields sent change; adapterConfig and runtimeConfig are replaced as a whole, except " +
       "that redacted placeholders keep the stored secret. An agent cannot change its own reportsTo, " +
-      "role or budget (403). A change to adapterType, adapterConfig, runtimeConfig or desiredSkills " +
+      "role or budget (403). Only board users add or change secret references in adapterConfig.env " +
+      "(an agent caller gets 403); a reference to another company's secret or to a version rotated " +
+      "away is a 400. A change to adapterType, adapterConfig, runtimeConfig or desiredSkills " +
       "writes a config revision (source patch).",
     security: controlAuth,
     request: { params: AgentParamSchema, ...jsonBody(AgentPatchSchema) },
@@ -124,6 +127,8 @@ agentUpdateRoutes.openapi(
     const changed = new Set<string>(PATCHABLE.filter((key) => !sameJson(agent[key], next[key])));
     if (changed.size === 0) return c.json(agentResource(agent), 200);
     checkChanges(actor, byId, agent, next, changed);
+    if (changed.has("adapterConfig"))
+      await ensureSecretBindingsAllowed(db, actor, agent.companyId, agent.adapterConfig, next.adapterConfig);
     const now = Date.now();
     next.updatedAt = now;
     const ref = refOf(actor);

@@ -6,6 +6,7 @@ import type { Db } from "../../db/client";
 import type { CompanyRow } from "../../db/schema";
 import { badRequest, forbidden } from "../../http/errors";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
+import { secretBindings } from "../secrets";
 import { companyForActor, controlContext } from "../shared";
 import { packTarGz } from "./archive";
 import { exportModel } from "./export";
@@ -192,7 +193,21 @@ async function preparedFor(c: Context<AppEnv>, companyId: string, body: z.infer<
     body.target.mode === "new_company"
       ? { mode: "new_company" as const, newCompanyName: body.target.newCompanyName ?? "" }
       : body.target;
-  return { actor, db, prepared: await prepareImport(c.env, db, { ...body, target }) };
+  const prepared = await prepareImport(c.env, db, { ...body, target });
+  if (actor.type === "agent") refuseSecretBindings(prepared.model.agents);
+  return { actor, db, prepared };
+}
+
+/** Agents never bind company secrets (../agents/secret-bindings.ts), through a package neither. */
+function refuseSecretBindings(
+  agents: ReadonlyArray<{ slug: string; adapterConfig: Record<string, unknown> }>,
+) {
+  const binding = agents.filter((agent) => secretBindings(agent.adapterConfig.env).size > 0);
+  if (binding.length > 0)
+    throw forbidden(
+      "Only board users bind company secrets to agents: the package's agents " +
+        `${binding.map((agent) => agent.slug).join(", ")} have secret references in adapterConfig.env`,
+    );
 }
 
 packageRoutes.openapi(

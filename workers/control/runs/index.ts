@@ -7,6 +7,7 @@
 export { claimNextRun, type RunnerLink } from "./claim";
 export { failLinkRuns, finishRun, linkHoldsRun, logsComplete, recordLog, touchRuns } from "./lifecycle";
 export { LogAnnouncer } from "./live";
+export { OutputRedactor } from "./redaction";
 export { runnerCron } from "./timers";
 export { recordEvent } from "./transcript";
 export { closedIssueIds } from "./workspace";

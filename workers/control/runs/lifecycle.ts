@@ -15,6 +15,7 @@ import { recordCostEvent } from "../costs";
 import { issueObject } from "../issues";
 import { RUNNER_SILENCE_MS } from "../runners";
 import { type AnnouncedRun, announcedColumns, announceRun } from "./live";
+import type { OutputRedactor } from "./redaction";
 import { recordSession } from "./sessions";
 import { eventsComplete } from "./transcript";
 
@@ -25,7 +26,7 @@ import { eventsComplete } from "./transcript";
  */
 
 /** The last this many characters of output are kept on the run row for quick reading. */
-const EXCERPT_CHARS = 16 * 1024;
+export const EXCERPT_CHARS = 16 * 1024;
 /** A run's stored log stops growing here (the excerpt still follows the tail). */
 const LOG_MAX_CHUNKS = 2_000;
 
@@ -33,10 +34,16 @@ type FinishFrame = Extract<RunnerFrame, { type: "finish" }>;
 type LogFrame = Extract<RunnerFrame, { type: "log" }>;
 
 /**
- * Appends output; the excerpt on the run row keeps the tail. Ignored for runs this link does not
- * hold. Answers the run whose log grew (null when nothing was stored), for the issue page's feed.
+ * Appends output, scrubbed of the company's secrets (redaction.ts); the excerpt on the run row keeps
+ * the tail. Ignored for runs this link does not hold. Answers the run whose log grew (null when
+ * nothing was stored), for the issue page's feed.
  */
-export async function recordLog(db: Db, linkId: string, frame: LogFrame): Promise<AnnouncedRun | null> {
+export async function recordLog(
+  db: Db,
+  linkId: string,
+  frame: LogFrame,
+  redactor: OutputRedactor,
+): Promise<AnnouncedRun | null> {
   const run = await db
     .select(announcedColumns)
     .from(heartbeatRuns)
@@ -48,19 +55,29 @@ export async function recordLog(db: Db, linkId: string, frame: LogFrame): Promis
     await db.update(heartbeatRuns).set({ heartbeatAt: now }).where(eq(heartbeatRuns.id, frame.runId));
     return null;
   }
+  const text = await redactor.output(db, linkId, run, frame);
+  await storeChunk(db, { runId: run.id, seq: frame.seq, stream: frame.stream, text }, now);
+  return run;
+}
+
+/** One stored chunk of output, and the excerpt rebuilt with it. */
+function storeChunk(
+  db: Db,
+  chunk: { runId: string; seq: number; stream: LogFrame["stream"]; text: string },
+  now: number,
+) {
   // Frames may arrive out of order: the excerpt is rebuilt from the newest chunks in seq order,
   // so it is right once every frame has landed, whatever order they came in.
-  await db.batch([
+  return db.batch([
     db
       .insert(heartbeatRunLogChunks)
-      .values({ runId: frame.runId, seq: frame.seq, stream: frame.stream, text: frame.text, createdAt: now })
+      .values({ ...chunk, createdAt: now })
       .onConflictDoNothing(),
     db
       .update(heartbeatRuns)
-      .set({ logExcerpt: excerptFromChunks(frame.runId), heartbeatAt: now })
-      .where(eq(heartbeatRuns.id, frame.runId)),
+      .set({ logExcerpt: excerptFromChunks(chunk.runId), heartbeatAt: now })
+      .where(eq(heartbeatRuns.id, chunk.runId)),
   ]);
-  return run;
 }
 
 /** Chunks that can fill the excerpt (each frame carries at most 16 KiB, usually far less). */
@@ -186,14 +203,21 @@ async function releaseHeldIssues(env: Env, db: Db, runId: string, reason: string
  * The runner's report: exit 0 succeeds, anything else fails; a run someone cancelled ends cancelled,
  * and one that ran out of time timed_out, whatever its exit code.
  */
-export async function finishRun(env: Env, db: Db, linkId: string, frame: FinishFrame): Promise<void> {
+export async function finishRun(
+  env: Env,
+  db: Db,
+  linkId: string,
+  reported: FinishFrame,
+  redactor: OutputRedactor,
+): Promise<void> {
   const run = await db
     .select()
     .from(heartbeatRuns)
-    .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerLinkId, linkId)))
+    .where(and(eq(heartbeatRuns.id, reported.runId), eq(heartbeatRuns.runnerLinkId, linkId)))
     .get();
   if (run?.status !== "running") return;
   const now = Date.now();
+  const frame = await settleOutput(db, linkId, run, reported, redactor, now);
   await db
     .update(heartbeatRuns)
     .set({ usage: frame.usage ?? null, costCents: frame.costCents ?? 0, heartbeatAt: now })
@@ -208,6 +232,29 @@ export async function finishRun(env: Env, db: Db, linkId: string, frame: FinishF
   }
   if (frame.costCents) await chargeRun(env, db, run, frame, now);
   await endRun(env, db, run, endingOf(run, frame));
+}
+
+/**
+ * The end of a run's output: what its streams held back is stored after its last frame, and the
+ * finish's own text (the error, usage) is scrubbed like the output it often quotes.
+ */
+async function settleOutput(
+  db: Db,
+  linkId: string,
+  run: HeartbeatRunRow,
+  frame: FinishFrame,
+  redactor: OutputRedactor,
+  now: number,
+): Promise<FinishFrame> {
+  const scrubber = await redactor.scrubber(db, run);
+  const tails = await redactor.release(linkId, run.id);
+  for (const [index, tail] of tails.entries())
+    await storeChunk(db, { runId: run.id, seq: frame.logFrames + index, ...tail }, now);
+  return {
+    ...frame,
+    ...(frame.error !== undefined ? { error: scrubber.scrub(frame.error) } : {}),
+    ...(frame.usage !== undefined ? { usage: scrubber.scrubJson(frame.usage) } : {}),
+  };
 }
 
 function endingOf(run: HeartbeatRunRow, frame: FinishFrame): Ending {

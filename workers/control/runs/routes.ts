@@ -4,12 +4,19 @@ import { TranscriptEventSchema } from "../../../bridge/src/protocol/transcript";
 import { heartbeatRunLogChunks, heartbeatRuns, RUN_STATUSES } from "../../db/schema";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
 import { RunSchema } from "../agents";
+import { companyScrubber, type Scrubber, scrubChunks } from "../secrets";
 import { companyForActor, controlContext, ensureVisible } from "../shared";
 import { runResource } from "../wakes";
+import { EXCERPT_CHARS } from "./lifecycle";
 import { runResources } from "./resources";
 import { runEvents } from "./transcript";
 
-/** Heartbeat runs: what woke an agent, what its process did, how it ended. */
+/**
+ * Heartbeat runs: what woke an agent, what its process did, how it ended. Output is scrubbed of the
+ * company's secrets as it arrives; everything read here (log, excerpt, transcript, error) is
+ * scrubbed again with the company's current secrets, so output stored before a secret existed, or
+ * before scrubbing did, is never served raw.
+ */
 export const runRoutes = createRouter();
 const tags = ["Heartbeat runs"];
 
@@ -47,6 +54,18 @@ const RunEventSchema = z
   });
 const RunEventsSchema = z.object({ runId: z.string(), events: z.array(RunEventSchema) });
 
+/** A run's error as shown: a runner's error often quotes the process's output. */
+const scrubbedError = <T extends { errorReason: string | null }>(scrubber: Scrubber, run: T): T => ({
+  ...run,
+  errorReason: run.errorReason === null ? null : scrubber.scrub(run.errorReason),
+});
+
+/** The stored excerpt is the log's tail: when it was cut, it may begin with the rest of a secret. */
+function scrubbedExcerpt(scrubber: Scrubber, excerpt: string | null): string | null {
+  if (excerpt === null) return null;
+  return excerpt.length >= EXCERPT_CHARS ? scrubber.scrubCutStart(excerpt) : scrubber.scrub(excerpt);
+}
+
 function statusFilter(raw: string | undefined) {
   if (!raw) return undefined;
   const wanted = raw.split(",").map((status) => status.trim());
@@ -83,7 +102,11 @@ runRoutes.openapi(
       )
       .orderBy(desc(heartbeatRuns.createdAt))
       .limit(query.limit);
-    return c.json(await runResources(db, rows), 200);
+    const scrubber = await companyScrubber(c.env, db, company.id);
+    return c.json(
+      (await runResources(db, rows)).map((run) => scrubbedError(scrubber, run)),
+      200,
+    );
   },
 );
 
@@ -106,7 +129,14 @@ runRoutes.openapi(
       .get();
     const run = await ensureVisible(db, actor, row, "Run");
     const [resource] = await runResources(db, [run]);
-    return c.json({ ...(resource ?? runResource(run)), logExcerpt: run.logExcerpt }, 200);
+    const scrubber = await companyScrubber(c.env, db, run.companyId);
+    return c.json(
+      {
+        ...scrubbedError(scrubber, resource ?? runResource(run)),
+        logExcerpt: scrubbedExcerpt(scrubber, run.logExcerpt),
+      },
+      200,
+    );
   },
 );
 
@@ -124,8 +154,9 @@ runRoutes.openapi(
     const { actor, db } = controlContext(c);
     const runId = c.req.valid("param").runId;
     const row = await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, runId)).get();
-    await ensureVisible(db, actor, row, "Run");
-    const chunks = await db
+    const run = await ensureVisible(db, actor, row, "Run");
+    const scrubber = await companyScrubber(c.env, db, run.companyId);
+    const stored = await db
       .select()
       .from(heartbeatRunLogChunks)
       .where(eq(heartbeatRunLogChunks.runId, runId))
@@ -133,7 +164,7 @@ runRoutes.openapi(
     return c.json(
       {
         runId,
-        chunks: chunks.map((chunk) => ({
+        chunks: scrubChunks(scrubber, stored).map((chunk) => ({
           seq: chunk.seq,
           stream: chunk.stream,
           text: chunk.text,
@@ -163,7 +194,8 @@ runRoutes.openapi(
     const { actor, db } = controlContext(c);
     const runId = c.req.valid("param").runId;
     const row = await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, runId)).get();
-    await ensureVisible(db, actor, row, "Run");
-    return c.json({ runId, events: await runEvents(db, runId) }, 200);
+    const run = await ensureVisible(db, actor, row, "Run");
+    const scrubber = await companyScrubber(c.env, db, run.companyId);
+    return c.json({ runId, events: scrubber.scrubJson(await runEvents(db, runId)) }, 200);
   },
 );

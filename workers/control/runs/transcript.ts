@@ -4,10 +4,11 @@ import type { TranscriptEvent } from "../../../bridge/src/protocol/transcript";
 import type { Db } from "../../db/client";
 import { heartbeatRunEvents, heartbeatRuns, type JsonObject } from "../../db/schema";
 import { type AnnouncedRun, announcedColumns } from "./live";
+import type { OutputRedactor } from "./redaction";
 
 /**
  * A run's transcript: the structured events its runner's adapter read from the CLI's output, stored
- * in order beside the raw log (which stays whole). Bounded per run like the log.
+ * in order beside the raw log (which stays whole, secrets scrubbed from both). Bounded per run like the log.
  */
 
 type EventFrame = Extract<RunnerFrame, { type: "event" }>;
@@ -18,7 +19,12 @@ const EVENTS_MAX = 2_000;
  * Stores one event; ignored for runs this link does not hold, or past the bound. Answers the run
  * whose transcript grew (null when nothing was stored), for the issue page's feed.
  */
-export async function recordEvent(db: Db, linkId: string, frame: EventFrame): Promise<AnnouncedRun | null> {
+export async function recordEvent(
+  db: Db,
+  linkId: string,
+  frame: EventFrame,
+  redactor: OutputRedactor,
+): Promise<AnnouncedRun | null> {
   if (frame.seq >= EVENTS_MAX) return null;
   const run = await db
     .select(announcedColumns)
@@ -26,7 +32,8 @@ export async function recordEvent(db: Db, linkId: string, frame: EventFrame): Pr
     .where(and(eq(heartbeatRuns.id, frame.runId), eq(heartbeatRuns.runnerLinkId, linkId)))
     .get();
   if (!run) return null;
-  const { type, ...data } = frame.event;
+  // Events are whole (the adapter parsed them from complete lines): each string is scrubbed as it is.
+  const { type, ...data } = (await redactor.scrubber(db, run)).scrubJson(frame.event);
   await db
     .insert(heartbeatRunEvents)
     .values({ runId: run.id, seq: frame.seq, type, data: data as JsonObject, createdAt: Date.now() })

@@ -5,4 +5,5 @@
  */
 
 export type { SecretSchema } from "./schemas";
-export { resolveSecretEnv } from "./store";
+export { type Scrubber, scrubChunks, scrubStep } from "./scrub";
+export { bindingProblem, companyScrubber, resolveSecretEnv, secretBindings } from "./store";

@@ -126,9 +126,10 @@ secretRoutes.openapi(
     tags,
     summary: "Change a secret's value, name or description (board only)",
     description:
-      "A value different from the latest one becomes version latestVersion + 1; earlier versions are " +
-      "kept, so runs pinned to a version keep working. Sending the current value again adds no " +
-      "version. The key cannot change (agents' configs may name it). Agents get 403.",
+      "A value different from the latest one becomes version latestVersion + 1. Earlier versions are " +
+      "kept (for the record, and so run output is still scrubbed of them) but never handed out again: " +
+      "a run whose config pins an older version fails with a configuration error. Sending the current " +
+      "value again adds no version. The key cannot change (agents' configs may name it). Agents get 403.",
     security: controlAuth,
     request: { params: SecretParamSchema, ...jsonBody(UpdateSecretBodySchema) },
     responses: {

@@ -5,12 +5,14 @@ import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import { iso } from "../../db/client";
 import { type CompanySecretRow, companySecrets, companySecretVersions } from "../../db/schema";
+import { type Redactable, Scrubber } from "./scrub";
 
 /**
  * Company secrets: values sealed with AES-256-GCM under SECRETS_MASTER_KEY (the secret id is the
  * additional data, so a ciphertext moved to another secret does not open), plus their SHA-256 so
  * "did the value change?" needs no decryption. Values leave this module only through
- * resolveSecretEnv, into a run's environment; never into a response, the activity log or a log line.
+ * resolveSecretEnv, into a run's environment, and companyScrubber, which removes them from run
+ * output; never into a response, the activity log or a log line.
  */
 
 /** Keys as the spec allows them: `[a-z0-9_.-]`. */
@@ -79,7 +81,7 @@ export async function valueChanged(db: Db, row: CompanySecretRow, value: string)
   return latest?.valueSha256 !== digest;
 }
 
-interface SecretRef {
+export interface SecretRef {
   variable: string;
   secretId: string;
   version: "latest" | number;
@@ -89,6 +91,16 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 const invalid = (variable: string, why: string) => new Error(`adapterConfig.env.${variable}: ${why}`);
+
+/** Why a reference's pinned version cannot be handed out (only the current one can), or null. */
+function staleVersion(ref: SecretRef, latest: number): string | null {
+  if (ref.version === "latest" || ref.version === latest) return null;
+  if (ref.version > latest) return `version ${ref.version} of secret ${ref.secretId} does not exist`;
+  return (
+    `version ${ref.version} of secret ${ref.secretId} was rotated away (the current one is ${latest}); ` +
+    'bind "latest" or the current version'
+  );
+}
 
 /** One env entry: a plain string, or a reference `{type: "secret_ref", secretId, version?}`. */
 function parseEntry(variable: string, value: unknown): string | SecretRef {
@@ -152,7 +164,10 @@ async function decryptRefs(
     const latestVersion = latest.get(ref.secretId);
     if (latestVersion === undefined)
       throw invalid(ref.variable, `secret ${ref.secretId} does not exist in this company`);
-    return { ...ref, version: ref.version === "latest" ? latestVersion : ref.version };
+    // Rotating a secret retires its old value: a reference pinned to it gets nothing, never the old value.
+    const stale = staleVersion(ref, latestVersion);
+    if (stale) throw invalid(ref.variable, stale);
+    return { ...ref, version: latestVersion };
   });
   const versions = await db
     .select()
@@ -181,4 +196,79 @@ async function decryptRefs(
     }
   }
   return out;
+}
+
+/**
+ * The secret references of an adapterConfig.env, as `VARIABLE → secretId@version`, to compare what
+ * two configurations bind. Entries that are not references (or not well-formed ones) are skipped:
+ * resolveSecretEnv reports those when a run starts.
+ */
+export function secretBindings(adapterEnv: unknown): Map<string, string> {
+  const bindings = new Map<string, string>();
+  if (!isPlainObject(adapterEnv)) return bindings;
+  for (const [variable, value] of Object.entries(adapterEnv)) {
+    if (!isPlainObject(value) || value.type !== "secret_ref") continue;
+    bindings.set(variable, `${String(value.secretId)}@${String(value.version ?? "latest")}`);
+  }
+  return bindings;
+}
+
+/**
+ * Checks the secret references of an adapterConfig.env as it is saved: each well-formed, of a
+ * secret of `companyId`, and not pinned to a version rotated away. Answers why not, or null.
+ */
+export async function bindingProblem(db: Db, companyId: string, adapterEnv: unknown): Promise<string | null> {
+  if (!isPlainObject(adapterEnv)) return null;
+  const refs: SecretRef[] = [];
+  try {
+    for (const [variable, value] of Object.entries(adapterEnv)) {
+      if (!isPlainObject(value)) continue;
+      const entry = parseEntry(variable, value);
+      if (typeof entry !== "string") refs.push(entry);
+    }
+  } catch (error) {
+    return (error as Error).message;
+  }
+  if (refs.length === 0) return null;
+  const ids = [...new Set(refs.map((ref) => ref.secretId))];
+  const secrets = await db
+    .select({ id: companySecrets.id, latestVersion: companySecrets.latestVersion })
+    .from(companySecrets)
+    .where(and(eq(companySecrets.companyId, companyId), inArray(companySecrets.id, ids)));
+  const latest = new Map(secrets.map((row) => [row.id, row.latestVersion]));
+  for (const ref of refs) {
+    const current = latest.get(ref.secretId);
+    if (current === undefined)
+      return `adapterConfig.env.${ref.variable}: secret ${ref.secretId} does not exist in this company`;
+    const stale = staleVersion(ref, current);
+    if (stale) return `adapterConfig.env.${ref.variable}: ${stale}`;
+  }
+  return null;
+}
+
+/**
+ * A scrubber for the output of `companyId`'s runs: every version of every secret of the company
+ * (rotated-away values leak as badly as current ones), labelled by the secret's key. A version that
+ * does not decrypt (another master key) cannot be in any run's environment either, and is skipped.
+ */
+export async function companyScrubber(env: Env, db: Db, companyId: string): Promise<Scrubber> {
+  const rows = await db
+    .select({
+      secretId: companySecretVersions.secretId,
+      ciphertext: companySecretVersions.ciphertext,
+      key: companySecrets.key,
+    })
+    .from(companySecretVersions)
+    .innerJoin(companySecrets, eq(companySecrets.id, companySecretVersions.secretId))
+    .where(eq(companySecrets.companyId, companyId));
+  const secrets = await Promise.all(
+    rows.map(async (row): Promise<Redactable | null> => {
+      try {
+        return { label: row.key, value: await open(env.SECRETS_MASTER_KEY, row.ciphertext, row.secretId) };
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return new Scrubber(secrets.filter((secret): secret is Redactable => secret !== null));
 }

@@ -172,7 +172,7 @@ describe("secrets API", () => {
 });
 
 describe("resolveSecretEnv", () => {
-  it("resolves plain strings and secret references (latest or pinned)", async () => {
+  it("resolves plain strings and secret references (latest, or pinned to the current version)", async () => {
     const { owner, company } = await seedTwoTenants();
     const secret = await createSecret(company.id, owner.headers, { name: "Api", value: "first" });
     await call("PATCH", `/api/secrets/${secret.id}`, { headers: owner.headers, body: { value: "second" } });
@@ -180,26 +180,35 @@ describe("resolveSecretEnv", () => {
       PLAIN: "hello",
       LATEST: { type: "secret_ref", secretId: secret.id },
       EXPLICIT_LATEST: { type: "secret_ref", secretId: secret.id, version: "latest" },
-      PINNED: { type: "secret_ref", secretId: secret.id, version: 1 },
+      PINNED: { type: "secret_ref", secretId: secret.id, version: 2 },
     });
     expect(resolved).toEqual({
       PLAIN: "hello",
       LATEST: "second",
       EXPLICIT_LATEST: "second",
-      PINNED: "first",
+      PINNED: "second",
     });
     expect(await resolveSecretEnv(env, database(env.DB), company.id, undefined)).toEqual({});
   });
 
-  it("throws an error naming the variable for unknown, foreign or malformed references", async () => {
+  it("throws an error naming the variable for unknown, foreign, rotated-away or malformed references", async () => {
     const { owner, company, outsider, other } = await seedTwoTenants();
     const foreign = await createSecret(other.id, outsider.headers, { name: "Theirs", value: "nope" });
     const mine = await createSecret(company.id, owner.headers, { name: "Mine", value: "v" });
+    const rotated = await createSecret(company.id, owner.headers, { name: "Rotated", value: "before" });
+    await call("PATCH", `/api/secrets/${rotated.id}`, { headers: owner.headers, body: { value: "after" } });
     const db = database(env.DB);
     const cases: Array<[unknown, RegExp]> = [
       [{ FOREIGN: { type: "secret_ref", secretId: foreign.id } }, /FOREIGN.*does not exist/],
       [{ MISSING: { type: "secret_ref", secretId: crypto.randomUUID() } }, /MISSING.*does not exist/],
-      [{ OLD: { type: "secret_ref", secretId: mine.id, version: 7 } }, /OLD.*version 7/],
+      [
+        { FUTURE: { type: "secret_ref", secretId: mine.id, version: 7 } },
+        /FUTURE.*version 7.*does not exist/,
+      ],
+      [
+        { ROTATED: { type: "secret_ref", secretId: rotated.id, version: 1 } },
+        /ROTATED.*version 1.*rotated away/,
+      ],
       [{ BAD_VERSION: { type: "secret_ref", secretId: mine.id, version: 0 } }, /BAD_VERSION/],
       [{ NUMBER: 42 }, /NUMBER/],
       [{ WRONG_TYPE: { type: "vault", secretId: mine.id } }, /WRONG_TYPE/],
