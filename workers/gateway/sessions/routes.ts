@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { type SessionSnapshot, sessionObject } from "../../../durable-objects/session/contract";
+import { noteLiveSocket, ownerTag } from "../../auth/live-sockets";
 import type { AppEnv } from "../../core/env";
 import { database } from "../../db/client";
 import { sessions } from "../../db/schema";
@@ -225,10 +226,13 @@ sessionRoutes.openapi(
       c.req.valid("param").id,
       needFor(c.req.method),
     );
+    // Noted before it opens, so that a revoked share, key or account closes it (auth/live-sockets.ts).
+    const owner = { kind: "user", id: c.get("principal").user.id } as const;
+    await noteLiveSocket(c.env, owner, { binding: "SESSION", name: session.id, companyId: null });
+    const watch = new URL(`https://session/watch/${encodeURIComponent(session.id)}`);
+    watch.searchParams.set("who", ownerTag(owner));
     const upgraded = await stubFor(c, session.id).fetch(
-      new Request(`https://session/watch/${encodeURIComponent(session.id)}`, {
-        headers: { Upgrade: "websocket" },
-      }),
+      new Request(watch, { headers: { Upgrade: "websocket" } }),
     );
     return upgraded;
   },

@@ -1,6 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray } from "drizzle-orm";
+import { liveHost, ownerTag, SHARE_ENDED } from "../../auth/live-sockets";
 import { normaliseEmail } from "../../auth/user-store";
+import type { Env } from "../../core/env";
 import { type Db, database, iso } from "../../db/client";
 import { type SessionRow, SHARE_ROLES, sessionAccess, users, webhooks } from "../../db/schema";
 import { ok } from "../../http/envelope";
@@ -171,6 +173,7 @@ sessionSharingRoutes.openapi(
           .returning({ email: sessionAccess.email })
       : [];
     if (removed.length === 0) throw notFound("Share not found", "The session is not shared with this e-mail");
+    await cutViewersOf(c.env, db, session.id, normaliseEmail(email ?? ""));
     if (await disableWebhooksOf(db, session.id, normaliseEmail(email ?? "")))
       await pushWebhooks(c.env, session.id);
     return c.json(ok("Access revoked", null), 200);
@@ -180,6 +183,19 @@ sessionSharingRoutes.openapi(
 async function emailOf(db: Db, userId: string): Promise<string | undefined> {
   const user = await db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });
   return user?.email;
+}
+
+/**
+ * Closes the session's live sockets (the pairing page: QR, status) of whoever has `email`, before the
+ * revocation answers: their share ended, so the view they were sent at connect must stop here too.
+ */
+async function cutViewersOf(env: Env, db: Db, sessionId: string, email: string): Promise<void> {
+  const holders = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  const session = liveHost(env, { binding: "SESSION", name: sessionId });
+  const { code, reason } = SHARE_ENDED;
+  await Promise.all(
+    holders.map((holder) => session.cutSockets(ownerTag({ kind: "user", id: holder.id }), code, reason)),
+  );
 }
 
 /** The session's webhooks created by whoever has `email`: disabled, so the revoked share ends there too. */

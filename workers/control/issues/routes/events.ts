@@ -1,4 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { type LiveOwner, noteLiveSocket, ownerTag } from "../../../auth/live-sockets";
+import type { Actor } from "../../../core/actor";
 import { controlAuth, controlError, controlErrors, createRouter } from "../../../http/openapi";
 import { refuseCrossSiteUpgrade, relayUpgrade } from "../../../http/upgrade";
 import { CompanyParamSchema } from "../../companies";
@@ -36,6 +38,10 @@ const LiveQuerySchema = z.object({
 const interestIn = (query: { runId?: string }, otherwise: LiveInterest): LiveInterest =>
   query.runId === undefined ? otherwise : { runId: query.runId };
 
+/** Whose socket it is, for closing it when that access ends (auth/live-sockets.ts). */
+const ownerOf = (actor: Actor): LiveOwner =>
+  actor.type === "agent" ? { kind: "agent", id: actor.agentId } : { kind: "user", id: actor.userId };
+
 const FRAMES =
   'Upgrade to a WebSocket. The server sends `{type:"hello", seq}` (the newest event number), then with ' +
   "`?since=N` every event after N, then each new event as it commits: " +
@@ -66,8 +72,16 @@ issueEventRoutes.openapi(
     const { actor, db } = controlContext(c);
     const location = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
     const query = c.req.valid("query");
+    const owner = ownerOf(actor);
+    await noteLiveSocket(c.env, owner, {
+      binding: "ISSUE",
+      name: location.id,
+      companyId: location.companyId,
+    });
     return relayUpgrade(
-      issueObject(c.env, location.id).fetch(watchRequest(query.since, interestIn(query, "all"))),
+      issueObject(c.env, location.id).fetch(
+        watchRequest(query.since, interestIn(query, "all"), ownerTag(owner)),
+      ),
     );
   },
 );
@@ -88,8 +102,12 @@ issueEventRoutes.openapi(
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
     const query = c.req.valid("query");
+    const owner = ownerOf(actor);
+    await noteLiveSocket(c.env, owner, { binding: "COMPANY_FEED", name: company.id, companyId: company.id });
     return relayUpgrade(
-      companyFeed(c.env, company.id).fetch(watchRequest(query.since, interestIn(query, "board"))),
+      companyFeed(c.env, company.id).fetch(
+        watchRequest(query.since, interestIn(query, "board"), ownerTag(owner)),
+      ),
     );
   },
 );
