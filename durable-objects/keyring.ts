@@ -12,6 +12,12 @@ import { PrincipalCache } from "../workers/auth/principal-cache";
 import type { Env } from "../workers/core/env";
 
 /**
+ * Objects remembered per owner. A dashboard page re-notes its object each time it reconnects, so only
+ * an owner with more pages open at once than this could keep a socket past a revocation.
+ */
+const LIVE_HOSTS_KEPT = 1_000;
+
+/**
  * A read-through cache of key principals (users' API keys, agents' keys and web-session cookies), so
  * authenticating a key costs an in-memory lookup instead of a D1 query (D1 is the source of truth; this object holds
  * nothing durable).
@@ -68,6 +74,14 @@ export class Keyring extends DurableObject<Env> implements KeyringObject {
       host.name,
       host.companyId,
       Date.now(),
+    );
+    // Rows are dropped when a cut takes them, not when their socket closes: keep each owner's newest.
+    this.#liveHosts().exec(
+      `DELETE FROM live_hosts WHERE owner = ? AND rowid NOT IN
+         (SELECT rowid FROM live_hosts WHERE owner = ? ORDER BY noted_at DESC LIMIT ?)`,
+      ownerTag,
+      ownerTag,
+      LIVE_HOSTS_KEPT,
     );
   }
 

@@ -51,6 +51,28 @@ export async function noteLiveSocket(env: Env, owner: LiveOwner, host: LiveHost)
   await keyringShard(env, await keyringTagFor(owner.id)).noteLiveHost(ownerTag(owner), host);
 }
 
+/** Why a socket closes: the code and reason its client is told. */
+export interface LiveCut {
+  code: number;
+  reason: string;
+}
+
+/**
+ * Closes a socket that just opened when its owner's access no longer holds: `recheck` reads the
+ * credential and the membership or share again (from the Keyring and D1) and answers why not, or null.
+ * A revocation that commits between the upgrade's check and the socket's opening finds no socket to
+ * cut; this finds it instead, since the socket's note was written before it opened and this runs after.
+ */
+export async function confirmLiveSocket(
+  env: Env,
+  owner: LiveOwner,
+  host: LiveHost,
+  recheck: () => Promise<LiveCut | null>,
+): Promise<void> {
+  const cut = await recheck();
+  if (cut !== null) await liveHost(env, host).cutSockets(ownerTag(owner), cut.code, cut.reason);
+}
+
 /** The socket host of a recorded (or otherwise known) object. */
 export const liveHost = (
   env: Env,
@@ -65,7 +87,7 @@ export const liveHost = (
 export async function cutLiveSockets(
   env: Env,
   owner: LiveOwner,
-  close: { code: number; reason: string },
+  close: LiveCut,
   companyId: string | null = null,
 ): Promise<void> {
   const tag = ownerTag(owner);

@@ -2,7 +2,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { type SessionSnapshot, sessionObject } from "../../../durable-objects/session/contract";
-import { noteLiveSocket, ownerTag } from "../../auth/live-sockets";
 import type { AppEnv } from "../../core/env";
 import { database } from "../../db/client";
 import { sessions } from "../../db/schema";
@@ -41,6 +40,7 @@ import {
   loadAccessibleSession,
   type SessionNeed,
 } from "./store";
+import { openSessionWatch } from "./watch";
 import { webhookSummaries } from "./webhook-summaries";
 
 export const sessionRoutes = createRouter();
@@ -226,15 +226,7 @@ sessionRoutes.openapi(
       c.req.valid("param").id,
       needFor(c.req.method),
     );
-    // Noted before it opens, so that a revoked share, key or account closes it (auth/live-sockets.ts).
-    const owner = { kind: "user", id: c.get("principal").user.id } as const;
-    await noteLiveSocket(c.env, owner, { binding: "SESSION", name: session.id, companyId: null });
-    const watch = new URL(`https://session/watch/${encodeURIComponent(session.id)}`);
-    watch.searchParams.set("who", ownerTag(owner));
-    const upgraded = await stubFor(c, session.id).fetch(
-      new Request(watch, { headers: { Upgrade: "websocket" } }),
-    );
-    return upgraded;
+    return openSessionWatch(c, session);
   },
 );
 
