@@ -205,7 +205,9 @@ sessionRoutes.openapi(
     description:
       'Upgrade to a WebSocket. The server sends `{type:"session", state, status, qrImage, me}` at once ' +
       "and after every change: each new QR, connected (with `me`), disconnected. Messages from the client are " +
-      "ignored. Authenticated like every route (the cookie from a browser); a cross-site `Origin` is 403.",
+      "ignored. Authenticated like every route (the cookie from a browser); a cross-site `Origin` is 403. " +
+      "The server closes the socket when the caller's access ends: 4401 when their credential changed, " +
+      "4403 when their share was revoked.",
     security: authenticated,
     request: { params: SessionIdParamsSchema },
     responses: {

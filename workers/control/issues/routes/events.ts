@@ -87,7 +87,9 @@ const FRAMES =
   "`?since=N` every event after N, then each new event as it commits: " +
   '`{type:"event", seq, at, kind, companyId, issueId, …}`. When N is older than the last ' +
   `${LIVE_EVENTS_KEPT} events (or newer than the feed), \`{type:"reset", seq}\` says to re-read instead. ` +
-  "The client may send `ping` (answered `pong`); anything else is ignored. A cross-site `Origin` is 403.";
+  "The client may send `ping` (answered `pong`); anything else is ignored. A cross-site `Origin` is 403. " +
+  "The server closes the socket when the caller's access ends: 4401 when their credential changed (key " +
+  "revoked, sign-out, account changed), 4403 when their membership ended.";
 
 const upgradeResponses = {
   101: { description: "Switching protocols; frames follow" },
