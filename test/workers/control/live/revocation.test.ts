@@ -2,12 +2,13 @@
 // key, revoking a user's API key and signing out close the affected board and issue sockets within a
 // second, and they carry nothing of the next change; a role downgrade keeps the feed (every role reads
 // all it carries).
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Link } from "../../fake-bridge";
-import { call } from "../../helpers";
+import { Link } from "../../fake-bridge";
+import { BASE, call } from "../../helpers";
 import { boardUser, seedAgent, seedCompany, seedIssue } from "../helpers";
 import { joinAs } from "../members/fixtures";
-import { events, listen, signedInOwner } from "./sockets";
+import { events, listen, open, signedInOwner } from "./sockets";
 
 /** The bound the issue sets: a revoked holder's socket is closed this soon after the revocation answered. */
 const CUT_WITHIN_MS = 1_000;
@@ -113,6 +114,23 @@ describe("live sockets end with access (issue 25 M-a)", () => {
     await expectCut(byCookie, 4401, /credentials/i);
     await rename(owner.headers, issue.id, "Quiet merger");
     await expectOnlyWitnessHears(witness, [byKey, byCookie], "Quiet merger");
+    witness.socket.close(1000, "done");
+  });
+
+  it("a socket whose upgrade passed on a remembered membership is closed once it opens (4403)", async () => {
+    const { company, issue, witness } = await team();
+    const member = await joinAs(company, "member");
+    // A read makes this isolate remember the membership for a second (MEMBERSHIP_TTL_MS) ...
+    expect((await call("GET", `/api/issues/${issue.id}`, { headers: member.headers })).status).toBe(200);
+    // ... and the membership ends behind its back (as in another isolate): the upgrade may pass on it.
+    await env.DB.prepare("DELETE FROM company_memberships WHERE company_id = ? AND user_id = ?")
+      .bind(company.id, member.userId)
+      .run();
+    const res = await open(`/api/issues/${issue.id}/events`, { ...member.headers, Origin: BASE });
+    if (res.status === 101) {
+      const late = new Link(res.webSocket as WebSocket);
+      await expectCut(late, 4403, /membership/i);
+    } else expect(res.status).toBe(404); // the remembered answer had already expired
     witness.socket.close(1000, "done");
   });
 
