@@ -4,7 +4,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { emit, FakeBridge, Link, QR_IMAGE } from "../../fake-bridge";
-import { asKey, BASE, call } from "../../helpers";
+import { asKey, asSession, BASE, call, createUser, generateKey, rootSession } from "../../helpers";
 import { newSession, type Owner, owner } from "../webhooks/helpers";
 
 const CUT_WITHIN_MS = 1_000;
@@ -61,5 +61,24 @@ describe("a revoked share's pairing socket (issue 25 M-a)", () => {
     expect(bobs.frames.some((f) => f.qrImage === QR_IMAGE)).toBe(false);
     expect(carols.closed).toBeNull();
     for (const link of [alices, carols, bridge.fleet]) link.socket.close(1000, "done");
+  });
+
+  it("a SUPERADMIN demoted to STAFF loses the pairing socket of a session not theirs (4401)", async () => {
+    const alice = await owner();
+    const session = await newSession(alice.key);
+    const admin = await createUser("SUPERADMIN");
+    const adminKey = await generateKey(admin);
+    const watching = await watch(session.sessionId, adminKey);
+    const demoted = await call("PATCH", `/api/users/${admin.userId}`, {
+      headers: asSession(await rootSession()),
+      body: { role: "STAFF" },
+    });
+    expect(demoted.status, JSON.stringify(demoted.body)).toBe(200);
+    const closed = await watching.closedWith(CUT_WITHIN_MS);
+    expect(closed.code).toBe(4401);
+    const again = await SELF.fetch(`${BASE}/api/sessions/${session.sessionId}/events`, {
+      headers: { Upgrade: "websocket", ...asKey(adminKey) },
+    });
+    expect(again.status).toBe(403);
   });
 });
