@@ -43,7 +43,7 @@ export const ownerTag = (owner: LiveOwner): string => `who:${owner.kind}:${owner
 /** The owner's tag as a watch request's `who` parameter carries it, or null when absent or malformed. */
 export function ownerTagOf(url: string): string | null {
   const who = new URL(url).searchParams.get("who");
-  return who !== null && /^who:(user|agent):[\w-]{1,64}$/.test(who) ? who : null;
+  return who !== null && /^who:(user|agent):\S{1,200}$/.test(who) ? who : null;
 }
 
 /** Records where the owner's socket is about to open; call before forwarding the upgrade. */
