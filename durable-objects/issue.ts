@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { type LiveSocketHost, ownerTagOf } from "../workers/auth/live-sockets";
 import type {
   AppliedOutcome,
   IssueLocation,
@@ -44,7 +45,7 @@ interface CachedDetail {
  * And it is the issue's live feed: every committed mutation is announced to the issue page's sockets
  * (and, for changes the board shows, relayed to the company's CompanyFeed) in commit order.
  */
-export class IssueDO extends DurableObject<Env> implements IssueObject {
+export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSocketHost {
   #tail: Promise<unknown> = Promise.resolve();
   #detail: CachedDetail | undefined;
   #refreshing: Promise<unknown> | undefined;
@@ -66,7 +67,12 @@ export class IssueDO extends DurableObject<Env> implements IssueObject {
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
       return new Response("Expected a WebSocket upgrade", { status: 426 });
-    return this.#feed.accept(sinceOf(request.url), interestOf(request.url));
+    return this.#feed.accept(sinceOf(request.url), interestOf(request.url), ownerTagOf(request.url));
+  }
+
+  /** Closes one owner's sockets on this issue: their access ended (workers/auth/live-sockets.ts). */
+  async cutSockets(ownerTag: string, code: number, reason: string): Promise<number> {
+    return this.#feed.cut(ownerTag, code, reason);
   }
 
   async publish(change: LiveChange): Promise<void> {

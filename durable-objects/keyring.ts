@@ -3,12 +3,19 @@ import { loadAgentKey, loadUserKey, loadWebSession } from "../workers/auth/key-l
 import type {
   AgentIdentity,
   KeyringObject,
+  LiveHost,
   ResolvedAgentKey,
   ResolvedKey,
   WebSessionIdentity,
 } from "../workers/auth/keyring";
 import { PrincipalCache } from "../workers/auth/principal-cache";
 import type { Env } from "../workers/core/env";
+
+/**
+ * Objects remembered per owner. A dashboard page re-notes its object each time it reconnects, so only
+ * an owner with more pages open at once than this could keep a socket past a revocation.
+ */
+const LIVE_HOSTS_KEPT = 1_000;
 
 /**
  * A read-through cache of key principals (users' API keys, agents' keys and web-session cookies), so
@@ -20,6 +27,9 @@ import type { Env } from "../workers/core/env";
  * an agent's role or status; deletion) invalidates that one shard right after it commits: revocation
  * is immediate, not eventually consistent. (Isolates may answer reads with an agent key or a user API
  * key for up to a second from their own last answer: see workers/auth/recent-reads.ts.)
+ *
+ * It also keeps, durably, where each of its owners' live sockets are (`live_hosts`), so a revocation
+ * can close them: see workers/auth/live-sockets.ts.
  */
 export class Keyring extends DurableObject<Env> implements KeyringObject {
   private readonly users = new PrincipalCache<Omit<ResolvedKey, "touch">>();
@@ -53,5 +63,55 @@ export class Keyring extends DurableObject<Env> implements KeyringObject {
   /** Forgets an agent's keys; call after any committed change to its keys, role or status. */
   async invalidateAgent(agentId: string): Promise<void> {
     this.agents.invalidate(agentId);
+  }
+
+  async noteLiveHost(ownerTag: string, host: LiveHost): Promise<void> {
+    this.#liveHosts().exec(
+      `INSERT INTO live_hosts (owner, binding, name, company_id, noted_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (owner, binding, name) DO UPDATE SET noted_at = excluded.noted_at`,
+      ownerTag,
+      host.binding,
+      host.name,
+      host.companyId,
+      Date.now(),
+    );
+    // Rows are dropped when a cut takes them, not when their socket closes: keep each owner's newest.
+    this.#liveHosts().exec(
+      `DELETE FROM live_hosts WHERE owner = ? AND rowid NOT IN
+         (SELECT rowid FROM live_hosts WHERE owner = ? ORDER BY noted_at DESC LIMIT ?)`,
+      ownerTag,
+      ownerTag,
+      LIVE_HOSTS_KEPT,
+    );
+  }
+
+  async takeLiveHosts(ownerTag: string, companyId: string | null): Promise<LiveHost[]> {
+    const where = "owner = ? AND (? IS NULL OR company_id = ?)";
+    const sql = this.#liveHosts();
+    const hosts = sql
+      .exec<{ binding: LiveHost["binding"]; name: string; company_id: string | null }>(
+        `SELECT binding, name, company_id FROM live_hosts WHERE ${where}`,
+        ownerTag,
+        companyId,
+        companyId,
+      )
+      .toArray()
+      .map((row) => ({ binding: row.binding, name: row.name, companyId: row.company_id }));
+    sql.exec(`DELETE FROM live_hosts WHERE ${where}`, ownerTag, companyId, companyId);
+    return hosts;
+  }
+
+  #liveHostsReady = false;
+
+  #liveHosts(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    if (!this.#liveHostsReady) {
+      sql.exec(
+        `CREATE TABLE IF NOT EXISTS live_hosts (owner TEXT NOT NULL, binding TEXT NOT NULL, name TEXT NOT NULL,
+           company_id TEXT, noted_at INTEGER NOT NULL, PRIMARY KEY (owner, binding, name))`,
+      );
+      this.#liveHostsReady = true;
+    }
+    return sql;
   }
 }

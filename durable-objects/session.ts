@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { LiveSocketHost } from "../workers/auth/live-sockets";
 import type { Env } from "../workers/core/env";
 import type { SessionConfigCopy } from "./messaging/config/session";
 import type { Outcome } from "./messaging/context";
@@ -6,6 +7,7 @@ import type { StoredMedia } from "./messaging/media/store";
 import type { WebhookEndpoint } from "./messaging/webhooks/types";
 import type { SessionObject, SessionSnapshot } from "./session/contract";
 import { SessionRuntime } from "./session/runtime";
+import { cutViewers } from "./session/viewers";
 
 /**
  * One messaging session (named by its internal id): the Durable Object shell around
@@ -14,7 +16,7 @@ import { SessionRuntime } from "./session/runtime";
  * WebSocket and alarm handlers are the bridge's and dashboard viewers' sockets and the messaging
  * timers. See docs/sessions.md for the lifecycle and the protocol.
  */
-export class SessionDO extends DurableObject<Env> implements SessionObject {
+export class SessionDO extends DurableObject<Env> implements SessionObject, LiveSocketHost {
   readonly #session: SessionRuntime;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -92,6 +94,11 @@ export class SessionDO extends DurableObject<Env> implements SessionObject {
 
   revokeLease(sessionId: string): Promise<void> {
     return this.#session.revokeLease(sessionId);
+  }
+
+  /** Closes one owner's viewer sockets: their share, key or account ended (workers/auth/live-sockets.ts). */
+  async cutSockets(ownerTag: string, code: number, reason: string): Promise<number> {
+    return cutViewers(this.ctx, ownerTag, code, reason);
   }
 
   override fetch(request: Request): Promise<Response> {

@@ -9,6 +9,7 @@ import {
   type SessionToBridge,
 } from "../../bridge/src/protocol/link";
 import type { NetworkEvent } from "../../bridge/src/protocol/messaging";
+import { ownerTagOf } from "../../workers/auth/live-sockets";
 import type { Env } from "../../workers/core/env";
 import { fleetObject } from "../fleet/contract";
 import type { SessionConfigCopy } from "../messaging/config/session";
@@ -247,7 +248,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     this.bind(decodeURIComponent(url.pathname.split("/").pop() ?? ""));
-    if (url.pathname.startsWith("/watch/")) return this.viewers.accept();
+    if (url.pathname.startsWith("/watch/")) return this.viewers.accept(ownerTagOf(request.url));
     const bridge = url.searchParams.get("bridge") ?? "";
     const record = this.storage.read();
     if (!record.leaseBridge || record.leaseBridge !== bridge) {

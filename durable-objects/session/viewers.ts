@@ -1,5 +1,12 @@
+import { closeSockets } from "../../workers/auth/live-sockets";
 import type { SessionState } from "../../workers/db/schema";
-import { broadcastToViewers, closeAllViewers, VIEWER_TAG, type ViewerAttachment } from "./bridge-links";
+import {
+  broadcastToViewers,
+  closeAllViewers,
+  isViewer,
+  VIEWER_TAG,
+  type ViewerAttachment,
+} from "./bridge-links";
 import { statusOf } from "./lifecycle";
 import type { SessionRecord } from "./storage";
 
@@ -24,10 +31,13 @@ export class SessionViewers {
     private readonly read: () => SessionRecord,
   ) {}
 
-  /** A socket that receives the session's view now and after every change. */
-  accept(): Response {
+  /**
+   * A socket that receives the session's view now and after every change, tagged with its owner's
+   * tag (workers/auth/live-sockets.ts) so that ending their access closes it.
+   */
+  accept(owner: string | null): Response {
     const { 0: client, 1: server } = new WebSocketPair();
-    this.ctx.acceptWebSocket(server, [VIEWER_TAG]);
+    this.ctx.acceptWebSocket(server, owner === null ? [VIEWER_TAG] : [VIEWER_TAG, owner]);
     server.serializeAttachment({ viewer: true } satisfies ViewerAttachment);
     server.send(JSON.stringify(this.view()));
     return new Response(null, { status: 101, webSocket: client });
@@ -49,4 +59,9 @@ export class SessionViewers {
     const { state, qrImage, me } = this.read();
     return { type: "session", state, status: statusOf(state), qrImage, me };
   }
+}
+
+/** Closes one owner's viewer sockets (never a bridge link, whatever its tags): their access ended. */
+export function cutViewers(ctx: DurableObjectState, ownerTag: string, code: number, reason: string): number {
+  return closeSockets(ctx.getWebSockets(ownerTag).filter(isViewer), code, reason);
 }

@@ -14,6 +14,7 @@ import {
 import { keyringTagFor } from "./api-key-format";
 import { sha256Hex } from "./crypto";
 import { keyringShard } from "./keyring";
+import { CREDENTIALS_CHANGED, cutLiveSockets } from "./live-sockets";
 
 export interface AgentKeyLookup {
   actor: AgentActor;
@@ -64,4 +65,6 @@ export async function actorFromAgentKey(
 export async function agentCredentialsChanged(env: Env, agentId: string): Promise<void> {
   forgetAgentIdentities(agentId);
   await keyringShard(env, await keyringTagFor(agentId)).invalidateAgent(agentId);
+  // Sockets were checked when they opened: close them; a key that still works may reconnect.
+  await cutLiveSockets(env, { kind: "agent", id: agentId }, CREDENTIALS_CHANGED);
 }

@@ -7,6 +7,7 @@ import { apiKeys } from "../db/schema";
 import { generateApiKey, isWellFormedApiKey, keyringTagFor, keyringTagOf } from "./api-key-format";
 import { sha256Hex } from "./crypto";
 import { keyringShard } from "./keyring";
+import { CREDENTIALS_CHANGED, cutLiveSockets } from "./live-sockets";
 import { userKeyReads } from "./user-key-reads";
 
 export interface KeyLookup {
@@ -59,6 +60,8 @@ export async function principalFromApiKey(
 export async function credentialsChanged(env: Env, userId: string): Promise<void> {
   userKeyReads.forgetOwner(userId);
   await keyringShard(env, await keyringTagFor(userId)).invalidate(userId);
+  // Sockets were checked when they opened: close them, and the pages that may reconnect do.
+  await cutLiveSockets(env, { kind: "user", id: userId }, CREDENTIALS_CHANGED);
 }
 
 export async function hasApiKey(db: Db, userId: string): Promise<boolean> {

@@ -30,6 +30,14 @@ export interface WebSessionIdentity {
   expiresAt: number;
 }
 
+/** A Durable Object that holds live sockets (auth/live-sockets.ts): its namespace binding and name. */
+export interface LiveHost {
+  binding: "ISSUE" | "COMPANY_FEED" | "SESSION";
+  name: string;
+  /** The company whose data its sockets carry; null for a messaging session (no company). */
+  companyId: string | null;
+}
+
 /**
  * What the Worker asks of a Keyring shard (the Keyring Durable Object implements it): the principal
  * a key, agent key or web-session token proves, from memory when it can, and forgetting an owner's
@@ -46,6 +54,13 @@ export interface KeyringObject extends Rpc.DurableObjectBranded {
   invalidate(userId: string): Promise<void>;
   /** Forgets an agent's keys; call after any committed change to its keys, role or status. */
   invalidateAgent(agentId: string): Promise<void>;
+  /** Records that a socket of `ownerTag` opens in `host` (auth/live-sockets.ts). */
+  noteLiveHost(ownerTag: string, host: LiveHost): Promise<void>;
+  /**
+   * The objects holding sockets of `ownerTag` (only those of `companyId` when given), forgotten as
+   * they are answered: the caller is about to close those sockets.
+   */
+  takeLiveHosts(ownerTag: string, companyId: string | null): Promise<LiveHost[]>;
 }
 
 /** The Keyring shard named by a key's tag (user keys and agent keys share the 256 shards). */

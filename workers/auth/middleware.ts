@@ -8,6 +8,7 @@ import { forbidden, unauthorized } from "../http/errors";
 import { apiFamilyOf } from "../http/family";
 import { actorFromAgentKey } from "./agent-key-store";
 import { principalFromApiKey } from "./api-key-store";
+import type { LiveOwner } from "./live-sockets";
 import { isValidCsrfToken, principalFromSessionToken, SESSION_COOKIE } from "./session-store";
 
 export const API_KEY_HEADER = "X-API-Key";
@@ -71,6 +72,21 @@ async function authenticateAgent(c: Context<AppEnv>, token: string): Promise<voi
   if (!found) throw unauthorized("Missing, invalid or revoked agent key");
   if (found.touch) c.executionCtx.waitUntil(found.touch.catch(() => undefined));
   c.set("actor", found.actor);
+}
+
+/**
+ * Who the request's credential proves now, asked of the Keyring again (an upgrade never takes an
+ * isolate's recent answer): an opened live socket is confirmed with it (auth/live-sockets.ts). An
+ * agent's owner carries its company, which its key fixes.
+ */
+export async function currentOwner(c: Context<AppEnv>): Promise<(LiveOwner & { companyId?: string }) | null> {
+  const bearer = c.req.header(API_KEY_HEADER) === undefined ? bearerToken(c) : undefined;
+  if (bearer !== undefined && apiFamilyOf(c.req.path) === "control") {
+    const found = await actorFromAgentKey(c.env, database(c.env.DB), bearer, { forRead: isPlainRead(c) });
+    return found ? { kind: "agent", id: found.actor.agentId, companyId: found.actor.companyId } : null;
+  }
+  const principal = await resolvePrincipal(c);
+  return principal ? { kind: "user", id: principal.user.id } : null;
 }
 
 export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -15,9 +15,17 @@ export interface CompanyFeedObject extends Rpc.DurableObjectBranded {
 export const companyFeed = (env: Env, companyId: string): DurableObjectStub<CompanyFeedObject> =>
   namespaceOf<CompanyFeedObject>(env.COMPANY_FEED).getByName(companyId);
 
-/** The upgrade request a feed's object answers (the Worker checked the caller and the Origin). */
-export function watchRequest(since: number | undefined, interest: LiveInterest = "all"): Request {
+/**
+ * The upgrade request a feed's object answers (the Worker checked the caller and the Origin, and noted
+ * the socket with `noteLiveSocket`); `owner` is the caller's `ownerTag`, so a revocation can close it.
+ */
+export function watchRequest(
+  since: number | undefined,
+  interest: LiveInterest = "all",
+  owner: string | null = null,
+): Request {
   const url = new URL("https://live/watch");
+  if (owner !== null) url.searchParams.set("who", owner);
   if (since !== undefined) url.searchParams.set("since", String(since));
   const only = interestParam(interest);
   if (only !== null) url.searchParams.set("only", only);

@@ -1,3 +1,4 @@
+import { closeSockets } from "../../auth/live-sockets";
 import { type LiveChange, type LiveFrame, type LiveInterest, wants } from "./events";
 
 /** Tag of the dashboard's sockets on an object that may hold other sockets too. */
@@ -35,20 +36,29 @@ export class LiveFeed {
   }
 
   /**
-   * A socket for a request the Worker already authorised: `hello` with the newest seq, then, when
-   * `since` is given, every kept event after it that the socket is interested in, or `reset` when the
-   * gap cannot be filled. Numbers stay the feed's, so a filtered socket sees gaps between them.
+   * A socket for a request the Worker already authorised, tagged with its `owner` (so a revocation can
+   * close it): `hello` with the newest seq, then, when `since` is given, every kept event after it
+   * that the socket is interested in, or `reset` when the gap cannot be filled. Numbers stay the
+   * feed's, so a filtered socket sees gaps between them.
    */
-  accept(since: number | null, interest: LiveInterest = "all"): Response {
+  accept(since: number | null, interest: LiveInterest = "all", owner: string | null = null): Response {
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
-    const tag = interestTag(interest);
-    this.ctx.acceptWebSocket(server, tag === null ? [VIEWER_TAG] : [VIEWER_TAG, tag]);
+    const tags = [VIEWER_TAG, interestTag(interest), owner].filter((tag) => tag !== null);
+    this.ctx.acceptWebSocket(server, tags);
     const { seq: last, at } = this.#newest();
     server.send(JSON.stringify({ type: "hello", seq: last, at } satisfies LiveFrame));
     if (since !== null && since !== last)
       for (const text of this.#catchUp(since, last, interest)) server.send(text);
     return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /**
+   * Closes the sockets of one owner (the tag `ownerTag` of auth/live-sockets.ts the Worker named in
+   * the watch request): their access ended.
+   */
+  cut(ownerTag: string, code: number, reason: string): number {
+    return closeSockets(this.ctx.getWebSockets(ownerTag), code, reason);
   }
 
   /** Whether a socket belongs to a feed (objects with other sockets route their handlers by this). */

@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { cutLiveSockets, MEMBERSHIP_ENDED } from "../../auth/live-sockets";
 import { refOf } from "../../core/actor";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { CompanyParamSchema } from "../companies";
@@ -102,6 +103,8 @@ memberRoutes.openapi(
     if (params.userId !== actor.userId) await requireOwner(db, actor, company.id, "remove other members");
     const target = memberOrNotFound(await findMember(db, company.id, params.userId));
     await removeMember(db, refOf(actor), company.id, target);
+    // Their open board, issue and run pages stop here too, before this answers.
+    await cutLiveSockets(c.env, { kind: "user", id: target.userId }, MEMBERSHIP_ENDED, company.id);
     return c.body(null, 204);
   },
 );

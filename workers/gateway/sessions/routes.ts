@@ -40,6 +40,7 @@ import {
   loadAccessibleSession,
   type SessionNeed,
 } from "./store";
+import { openSessionWatch } from "./watch";
 import { webhookSummaries } from "./webhook-summaries";
 
 export const sessionRoutes = createRouter();
@@ -204,7 +205,9 @@ sessionRoutes.openapi(
     description:
       'Upgrade to a WebSocket. The server sends `{type:"session", state, status, qrImage, me}` at once ' +
       "and after every change: each new QR, connected (with `me`), disconnected. Messages from the client are " +
-      "ignored. Authenticated like every route (the cookie from a browser); a cross-site `Origin` is 403.",
+      "ignored. Authenticated like every route (the cookie from a browser); a cross-site `Origin` is 403. " +
+      "The server closes the socket when the caller's access ends: 4401 when their credential changed, " +
+      "4403 when their share was revoked.",
     security: authenticated,
     request: { params: SessionIdParamsSchema },
     responses: {
@@ -225,12 +228,7 @@ sessionRoutes.openapi(
       c.req.valid("param").id,
       needFor(c.req.method),
     );
-    const upgraded = await stubFor(c, session.id).fetch(
-      new Request(`https://session/watch/${encodeURIComponent(session.id)}`, {
-        headers: { Upgrade: "websocket" },
-      }),
-    );
-    return upgraded;
+    return openSessionWatch(c, session);
   },
 );
 

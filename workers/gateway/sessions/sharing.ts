@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray } from "drizzle-orm";
+import { liveHost, ownerTag, SHARE_ENDED } from "../../auth/live-sockets";
 import { normaliseEmail } from "../../auth/user-store";
 import type { Env } from "../../core/env";
 import { type Db, database, iso } from "../../db/client";
@@ -180,6 +181,7 @@ sessionSharingRoutes.openapi(
       : [];
     if (removed.length === 0) throw notFound("Share not found", "The session is not shared with this e-mail");
     const revoked = normaliseEmail(email ?? "");
+    await cutViewersOf(c.env, db, session.id, revoked);
     if (await disableWebhooksOf(db, session.id, revoked)) await pushWebhooks(c.env, session.id);
     const stopped = await stopWorkOf(c.env, session, revoked, `cancelled: ${revoked}'s access was revoked`);
     return c.json(ok(`Access revoked${stopped}`, null), 200);
@@ -217,6 +219,19 @@ async function stopWorkOf(
 async function emailOf(db: Db, userId: string): Promise<string | undefined> {
   const user = await db.query.users.findFirst({ where: eq(users.id, userId), columns: { email: true } });
   return user?.email;
+}
+
+/**
+ * Closes the session's live sockets (the pairing page: QR, status) of whoever has `email`, before the
+ * revocation answers: their share ended, so the view they were sent at connect must stop here too.
+ */
+async function cutViewersOf(env: Env, db: Db, sessionId: string, email: string): Promise<void> {
+  const holders = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  const session = liveHost(env, { binding: "SESSION", name: sessionId });
+  const { code, reason } = SHARE_ENDED;
+  await Promise.all(
+    holders.map((holder) => session.cutSockets(ownerTag({ kind: "user", id: holder.id }), code, reason)),
+  );
 }
 
 /** The session's webhooks created by whoever has `email`: disabled, so the revoked share ends there too. */
