@@ -10,7 +10,7 @@ import { controlAuth, controlError, controlErrors, createRouter, json } from "..
 import { activityInsert, controlContext } from "../shared";
 import { type KeyMinter, type KeyRow, keysWithMinters, minterOf } from "./key-minters";
 import { AgentKeySchema, AgentParamSchema, CreatedAgentKeySchema } from "./schemas";
-import { agentWithCompany, authorize, commit } from "./store";
+import { agentWithCompany, authorize, commit, requireOwnerToSteerCeo } from "./store";
 
 /** Long-lived agent keys: created (shown once), listed as metadata, revoked. */
 export const agentKeyRoutes = createRouter();
@@ -43,7 +43,8 @@ agentKeyRoutes.openapi(
     summary:
       "Create a long-lived agent key; the full value is shown once (board, the agent, a manager above it)",
     description:
-      "Send it as `Authorization: Bearer <token>`. Only its SHA-256 is stored. An agent that is " +
+      "Send it as `Authorization: Bearer <token>`. Only its SHA-256 is stored. Keys for the CEO agent: " +
+      "owners only among board users (403 for members). An agent that is " +
       "pending_approval or terminated cannot have keys: 401, whoever asks. The body is optional.",
     security: controlAuth,
     request: {
@@ -62,6 +63,8 @@ agentKeyRoutes.openapi(
     if (agent.status === "pending_approval" || agent.status === "terminated")
       throw unauthorized(`Agent is ${agent.status} and cannot create or use keys`);
     authorize(actor, agent, byId, WHO, "create keys for this agent");
+    if (agent.role === "ceo")
+      await requireOwnerToSteerCeo(db, actor, agent.companyId, "mint keys for the CEO agent");
     const body = c.req.valid("json");
     const generated = await generateAgentKey(agent.id);
     const now = Date.now();

@@ -27,6 +27,7 @@ import {
   ensureSingleCeo,
   ensureWithinTeam,
   nameTaken,
+  requireOwnerToSteerCeo,
   validateManager,
   writeAgent,
 } from "./store";
@@ -95,6 +96,11 @@ function checkChanges(
   }
 }
 
+/** A change that decides what the CEO agent runs, or which agent is the CEO (owners only, for people). */
+const steersCeo = (before: AgentRow, after: AgentRow, changed: Set<string>) =>
+  (before.role === "ceo" && (changed.has("adapterType") || changed.has("adapterConfig"))) ||
+  (changed.has("role") && after.role === "ceo");
+
 agentUpdateRoutes.openapi(
   createRoute({
     method: "patch",
@@ -104,7 +110,8 @@ agentUpdateRoutes.openapi(
     description:
       "Only the fields sent change; adapterConfig and runtimeConfig are replaced as a whole, except " +
       "that redacted placeholders keep the stored secret. An agent cannot change its own reportsTo, " +
-      "role or budget (403). A change to adapterType, adapterConfig, runtimeConfig or desiredSkills " +
+      "role or budget (403). The CEO agent's adapterType and adapterConfig, and making an agent the CEO: " +
+      "owners only among board users (403 for members). A change to adapterType, adapterConfig, runtimeConfig or desiredSkills " +
       "writes a config revision (source patch).",
     security: controlAuth,
     request: { params: AgentParamSchema, ...jsonBody(AgentPatchSchema) },
@@ -124,6 +131,13 @@ agentUpdateRoutes.openapi(
     const changed = new Set<string>(PATCHABLE.filter((key) => !sameJson(agent[key], next[key])));
     if (changed.size === 0) return c.json(agentResource(agent), 200);
     checkChanges(actor, byId, agent, next, changed);
+    if (steersCeo(agent, next, changed))
+      await requireOwnerToSteerCeo(
+        db,
+        actor,
+        agent.companyId,
+        "change what the CEO agent runs or who is CEO",
+      );
     const now = Date.now();
     next.updatedAt = now;
     const ref = refOf(actor);
