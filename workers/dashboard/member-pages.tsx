@@ -134,8 +134,7 @@ function MemberActions(props: {
         <ActionButton
           action={action}
           csrf={csrf}
-          label="Remove, keep their agent keys"
-          name={`Remove ${member.name}, keeping the agent keys they minted (they become yours)`}
+          label={`Remove ${member.name}, keep their agent keys`}
           variant="danger"
           confirm={`Remove ${member.name}? The agent keys they minted here keep working and become yours.`}
           hidden={{ agentKeys: "transfer" }}

