@@ -39,6 +39,25 @@ export const WebSessionSchema = z
 
 export const CsrfSchema = z.object({ csrfToken: z.string() }).openapi("Csrf");
 
+export const SecurityNoticeSchema = z
+  .object({
+    id: z.string(),
+    kind: z.enum(["login_locked"]),
+    at: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .openapi("SecurityNotice", {
+    description: "Something that happened to your account since you last signed in (a login lockout).",
+  });
+
+export const LoginResultSchema = WebSessionSchema.extend({
+  ...CsrfSchema.shape,
+  securityNotices: z.array(SecurityNoticeSchema).openapi({
+    description: "Security events about this account not shown before (each is shown once).",
+  }),
+}).openapi("LoginResult");
+
 export const CreateUserBodySchema = z
   .strictObject({
     name: NameSchema,

@@ -1,8 +1,8 @@
-import { and, asc, eq, ne, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, ne, or, sql } from "drizzle-orm";
 import type { PublicUser } from "../core/principal";
 import type { Db } from "../db/client";
 import { iso, newId } from "../db/client";
-import { type Role, type UserRow, users, webSessions } from "../db/schema";
+import { agentApiKeys, type Role, type UserRow, users, webSessions } from "../db/schema";
 import { hashPassword } from "./passwords";
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
@@ -95,14 +95,33 @@ export async function patchUser(db: Db, id: string, patch: UserPatch): Promise<P
   return (await findUserById(db, id)) ? { kind: "last_superadmin" } : { kind: "not_found" };
 }
 
-export type DeleteOutcome = "deleted" | "not_found" | "last_superadmin";
+export type DeleteOutcome =
+  | { kind: "deleted"; agentIds: string[] }
+  | { kind: "not_found" }
+  | { kind: "last_superadmin" };
 
-/** Deletes a user with their sessions and key (ON DELETE CASCADE), never the last SUPERADMIN. */
+/**
+ * Deletes a user with their sessions, key and memberships (ON DELETE CASCADE), never the last
+ * SUPERADMIN. The agent keys they minted are revoked in the same batch (they end with the person, as
+ * with a removal from a company); the caller invalidates the returned agents' keys in the Keyring.
+ */
 export async function deleteUser(db: Db, id: string): Promise<DeleteOutcome> {
-  const deleted = await db
-    .delete(users)
-    .where(and(eq(users.id, id), keepsASuperadmin(id)))
-    .returning({ id: users.id });
-  if (deleted.length > 0) return "deleted";
-  return (await findUserById(db, id)) ? "last_superadmin" : "not_found";
+  const deletable = and(eq(users.id, id), keepsASuperadmin(id));
+  const [revoked, deleted] = await db.batch([
+    db
+      .update(agentApiKeys)
+      .set({ revokedAt: Date.now() })
+      .where(
+        and(
+          eq(agentApiKeys.createdByUserId, id),
+          isNull(agentApiKeys.revokedAt),
+          sql`EXISTS (SELECT 1 FROM ${users} WHERE ${deletable})`,
+        ),
+      )
+      .returning({ agentId: agentApiKeys.agentId }),
+    db.delete(users).where(deletable).returning({ id: users.id }),
+  ]);
+  if (deleted.length > 0)
+    return { kind: "deleted", agentIds: [...new Set(revoked.map((key) => key.agentId))] };
+  return (await findUserById(db, id)) ? { kind: "last_superadmin" } : { kind: "not_found" };
 }

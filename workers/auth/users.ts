@@ -11,6 +11,7 @@ import {
   json,
   jsonBody,
 } from "../http/openapi";
+import { agentCredentialsChanged } from "./agent-key-store";
 import { credentialsChanged } from "./api-key-store";
 import { requireRole } from "./middleware";
 import { CreateUserBodySchema, PatchUserBodySchema, UserIdParamsSchema, UserSchema } from "./schemas";
@@ -96,7 +97,7 @@ userRoutes.openapi(
     method: "delete",
     path: "/{id}",
     tags,
-    summary: "Delete a user with their sessions and API key",
+    summary: "Delete a user with their sessions and API key; the agent keys they minted are revoked",
     security: authenticated,
     request: { params: UserIdParamsSchema },
     responses: {
@@ -109,9 +110,10 @@ userRoutes.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const outcome = await deleteUser(database(c.env.DB), id);
-    if (outcome === "not_found") throw userNotFound();
-    if (outcome === "last_superadmin") throw lastSuperadmin();
+    if (outcome.kind === "not_found") throw userNotFound();
+    if (outcome.kind === "last_superadmin") throw lastSuperadmin();
     await credentialsChanged(c.env, id);
+    for (const agentId of outcome.agentIds) await agentCredentialsChanged(c.env, agentId);
     return c.json(ok("User deleted", null), 200);
   },
 );

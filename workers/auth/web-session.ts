@@ -14,10 +14,12 @@ import {
   json,
   jsonBody,
 } from "../http/openapi";
+import { recordLoginLockout, takeSecurityNotices } from "./account-events";
 import { ensureBootstrapAdmin } from "./bootstrap";
+import { throttleSource } from "./client-address";
 import { CSRF_HEADER } from "./middleware";
 import { DECOY_HASH, verifyPassword } from "./passwords";
-import { CsrfSchema, LoginBodySchema, WebSessionSchema } from "./schemas";
+import { CsrfSchema, LoginBodySchema, LoginResultSchema, WebSessionSchema } from "./schemas";
 import {
   createWebSession,
   csrfTokenFor,
@@ -27,7 +29,7 @@ import {
   SESSION_COOKIE,
   SESSION_TTL_MS,
 } from "./session-store";
-import { admitLogin, loginSucceeded } from "./throttle";
+import { admitLogin, LOCKOUT_MS, loginSucceeded } from "./throttle";
 import { findUserByEmail, normaliseEmail } from "./user-store";
 
 export const webSessionRoutes = createRouter();
@@ -37,8 +39,9 @@ function cookieIsSecure(c: Context<AppEnv>): boolean {
   return isProduction(c.env) || new URL(c.req.url).protocol === "https:";
 }
 
-function clientAddress(c: Context<AppEnv>): string {
-  return c.req.header("CF-Connecting-IP") ?? "unknown";
+/** The client's network as the throttle counts it: an IPv4 address, or an IPv6 /64. */
+function clientSource(c: Context<AppEnv>): string {
+  return throttleSource(c.req.header("CF-Connecting-IP") ?? "unknown");
 }
 
 const login = createRoute({
@@ -47,11 +50,14 @@ const login = createRoute({
   tags: ["Web authentication"],
   summary: "Log in with e-mail and password; sets the web-auth.session-token cookie",
   description:
-    "JSON only (a cross-site HTML form cannot send it, which is the login's CSRF defence). Failed logins are " +
-    "slowed down per account and per client address: 429 with Retry-After.",
+    "JSON only (a cross-site HTML form cannot send it, which is the login's CSRF defence). Attempts are " +
+    "throttled per account from one source, per source (an IPv4 address or an IPv6 /64) and per account " +
+    "from everywhere: exponential delays, then a 15-minute lockout after 20 attempts in an hour. While " +
+    "held back the answer is 429 with Retry-After and the password is not checked, the right one " +
+    "included. A lockout is shown to the account's owner at their next sign-in (`securityNotices`).",
   request: jsonBody(LoginBodySchema),
   responses: {
-    200: json(gatewayOk(WebSessionSchema.extend(CsrfSchema.shape)), "Logged in; the cookie is set"),
+    200: json(gatewayOk(LoginResultSchema), "Logged in; the cookie is set"),
     400: gatewayErrors[400],
     401: errorResponse("Wrong e-mail or password"),
     415: errorResponse("Body is not application/json"),
@@ -63,14 +69,26 @@ webSessionRoutes.openapi(login, async (c) => {
   const { email, password } = c.req.valid("json");
   const db = database(c.env.DB);
   const normalised = normaliseEmail(email);
-  const admission = await admitLogin(db, normalised, clientAddress(c));
+  const source = clientSource(c);
+  const now = Date.now();
+  const admission = await admitLogin(db, normalised, source, now);
+  // The attempt that locks the account is recorded unless it turns out to be the owner's (below).
+  const noteLockout = () =>
+    admission.locksAccount
+      ? recordLoginLockout(
+          db,
+          normalised,
+          { attempts: admission.accountAttempts, source, lockedUntil: now + LOCKOUT_MS },
+          now,
+        )
+      : Promise.resolve();
   if (admission.retryAfterMs > 0) {
+    await noteLockout();
     const seconds = Math.ceil(admission.retryAfterMs / 1000);
     throw new ApiError(429, titleOf(429), `Too many failed logins; try again in ${seconds} s`, undefined, {
       "Retry-After": String(seconds),
     });
   }
-  if (admission.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, admission.delayMs));
 
   let user = await findUserByEmail(db, normalised);
   if (!user) {
@@ -81,7 +99,8 @@ webSessionRoutes.openapi(login, async (c) => {
   }
   const passwordMatches = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
   if (!user || !passwordMatches) {
-    // Already counted by admitLogin, before the check: nothing more to record.
+    // Already counted by admitLogin, before the check.
+    await noteLockout();
     throw unauthorized("Invalid e-mail or password");
   }
 
@@ -101,6 +120,7 @@ webSessionRoutes.openapi(login, async (c) => {
       user: { id, name, email: user.email, image, role },
       expires: iso(session.expiresAt),
       csrfToken: await csrfTokenFor(session.token),
+      securityNotices: await takeSecurityNotices(db, user.id),
     }),
     200,
   );

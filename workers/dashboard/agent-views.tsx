@@ -185,10 +185,18 @@ export function RevisionList(props: {
   );
 }
 
+/** Who minted a key, as the key list names them (the platform mints each run's own key). */
+function minterLabel(minter: AgentKey["createdBy"]): string {
+  if (minter === null) return "the platform";
+  if (minter.type === "agent") return minter.name ?? "a deleted agent";
+  if (minter.name === null) return "a deleted user";
+  return minter.email ? `${minter.name} (${minter.email})` : minter.name;
+}
+
 export function KeyList(props: { agentId: string; keys: AgentKey[]; csrf: string | null }) {
   if (props.keys.length === 0) return <EmptyState>No keys.</EmptyState>;
   return (
-    <DataTable headings={["Name", "Starts with", "Created", "Last used", "State"]}>
+    <DataTable headings={["Name", "Starts with", "Created", "Minted by", "Last used", "State"]}>
       {props.keys.map((key) => (
         <tr>
           <td>{key.name}</td>
@@ -198,6 +206,7 @@ export function KeyList(props: { agentId: string; keys: AgentKey[]; csrf: string
           <td>
             <Time value={key.createdAt} />
           </td>
+          <td>{minterLabel(key.createdBy)}</td>
           <td>
             <Time value={key.lastUsedAt} />
           </td>

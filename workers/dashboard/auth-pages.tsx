@@ -4,7 +4,7 @@ import { getCookie, setCookie } from "hono/cookie";
 import { randomToken, timingSafeEqual } from "../auth/crypto";
 import { createApiClient } from "./api-client";
 import type { ApiFetch, DashboardEnv } from "./env";
-import { renderBare, safeLocalPath } from "./render";
+import { redirectWithFlash, renderBare, safeLocalPath } from "./render";
 import { blankForm, Field, Form, type FormState } from "./ui";
 
 /**
@@ -73,14 +73,25 @@ export function authPages(apiFetch: ApiFetch) {
       return showLogin(c, { values, errors: { _form: "The form expired; sign in again." } }, 403);
     }
     const api = createApiClient(c, apiFetch, "");
-    const result = await api.send<unknown>("POST", "/api/auth/login", { email, password });
+    const result = await api.send<{ securityNotices?: Array<{ message: string }> }>(
+      "POST",
+      "/api/auth/login",
+      {
+        email,
+        password,
+      },
+    );
     if (!result.ok) {
       const errors = result.status === 401 ? { password: "Wrong e-mail or password" } : { ...result.fields };
       const status = result.status === 401 || result.status === 429 ? result.status : 400;
       return showLogin(c, { values, errors }, status);
     }
     for (const cookie of result.setCookies) c.header("Set-Cookie", cookie, { append: true });
-    return c.redirect(safeLocalPath(c.req.query("next")), 303);
+    const next = safeLocalPath(c.req.query("next"));
+    // A lockout since the last sign-in is told here, once (issue 25).
+    const notices = (result.data.securityNotices ?? []).map((notice) => notice.message);
+    if (notices.length > 0) return redirectWithFlash(c, next, notices.join(" "));
+    return c.redirect(next, 303);
   });
 
   pages.post("/logout", async (c) => {

@@ -123,9 +123,23 @@ function MemberActions(props: {
         csrf={csrf}
         label={mine ? "Leave company" : `Remove ${member.name}`}
         variant="danger"
-        confirm={mine ? "Leave this company?" : `Remove ${member.name} from the company?`}
+        confirm={
+          mine
+            ? "Leave this company? The agent keys you minted here are revoked."
+            : `Remove ${member.name} from the company? The agent keys they minted here are revoked.`
+        }
         error={removal}
       />
+      {!mine && (
+        <ActionButton
+          action={action}
+          csrf={csrf}
+          label={`Remove ${member.name}, keep their agent keys`}
+          variant="danger"
+          confirm={`Remove ${member.name}? The agent keys they minted here keep working and become yours.`}
+          hidden={{ agentKeys: "transfer" }}
+        />
+      )}
     </>
   );
 }
@@ -293,7 +307,9 @@ memberPages.post("/companies/:companyId/members/:userId/role", async (c) => {
 
 memberPages.post("/companies/:companyId/members/:userId/remove", async (c) => {
   const { companyId, userId } = c.req.param();
-  const result = await c.var.api.send("DELETE", `${apiCompanyPath(companyId)}/members/${userId}`);
+  // The agent keys the member minted: revoked unless the owner chose to keep (re-own) them.
+  const keys = c.var.form.agentKeys === "transfer" ? "?agentKeys=transfer" : "";
+  const result = await c.var.api.send("DELETE", `${apiCompanyPath(companyId)}/members/${userId}${keys}`);
   if (!result.ok)
     return showMembers(c, companyId, {
       refusal: { name: `remove-${userId}`, message: result.error },

@@ -66,6 +66,28 @@ export const loginThrottle = sqliteTable("login_throttle", {
   blockedUntil: integer("blocked_until").notNull().default(sql`0`),
 });
 
+/**
+ * Security events about a user's own account (issue 25): a login lockout, for now. Shown to the user
+ * at their next sign-in (`securityNotices` in the login answer), then marked seen.
+ */
+export const ACCOUNT_EVENT_KINDS = ["login_locked"] as const;
+export type AccountEventKind = (typeof ACCOUNT_EVENT_KINDS)[number];
+
+export const accountEvents = sqliteTable(
+  "account_events",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ACCOUNT_EVENT_KINDS }).notNull(),
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: integer("created_at").notNull(),
+    seenAt: integer("seen_at"),
+  },
+  (t) => [index("account_events_user_idx").on(t.userId, t.createdAt)],
+);
+
 export type UserRow = typeof users.$inferSelect;
 
 // ── Messaging sessions (directory rows; per-session data lives in each SessionDO) ─────────────

@@ -18,7 +18,7 @@ interface Agent {
   budgetMonthlyCents: number;
 }
 
-let owner: Session;
+let owner: Session & { email: string };
 let stranger: Session;
 let companyId: string;
 let agent: Agent;
@@ -181,6 +181,9 @@ describe("agent keys", () => {
     const later = await browse(owner, `/agents/${agent.id}`);
     expect(later.html).not.toContain(token);
     expect(textOf(later.html)).toContain("ci");
+    // The list names who minted each key (issue 25 M-d).
+    expect(textOf(later.html)).toContain(`Minted by`);
+    expect(textOf(later.html)).toContain(`(${owner.email})`);
     const keys = (
       await call<Array<{ id: string; name: string }>>("GET", `/api/agents/${agent.id}/keys`, {
         headers: asSession(owner),

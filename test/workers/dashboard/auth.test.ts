@@ -1,5 +1,6 @@
 // The dashboard's sign-in, sign-out, CSRF, assets and the boundary with the API.
 import { SELF } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BASE, createUser, freshAddress } from "../helpers";
 import { browse, fieldError, formError, submit, textOf } from "./helpers";
@@ -46,6 +47,38 @@ describe("dashboard sign-in", () => {
     expect(out.status).toBe(303);
     expect(out.location).toBe("/login");
     expect((await browse(signedIn, "/")).status).toBe(302);
+  });
+
+  it("tells the user, once, after signing in, that their account was locked meanwhile (issue 25 M-e)", async () => {
+    const user = await createUser("OWNER");
+    const lockedAt = Date.now() - 60_000;
+    const details = { attempts: 20, source: "2001:db8:1:2::/64", lockedUntil: lockedAt + 15 * 60_000 };
+    await env.DB.prepare(
+      "INSERT INTO account_events (id, user_id, kind, details, created_at) VALUES (?, ?, 'login_locked', ?, ?)",
+    )
+      .bind(crypto.randomUUID(), user.userId, JSON.stringify(details), lockedAt)
+      .run();
+    const signIn = async () => {
+      const { token, cookie } = await loginForm();
+      const res = await submit(
+        null,
+        "/login?next=%2F",
+        { _csrf: token, email: user.email, password: user.password },
+        { cookie, "CF-Connecting-IP": freshAddress() },
+      );
+      expect(res.status).toBe(303);
+      const cookies = res.headers.get("set-cookie") ?? "";
+      const session = cookies.match(/web-auth\.session-token=[^;]+/)?.[0] ?? "";
+      const flash = cookies.match(/dashboard\.flash=[^;]+/)?.[0];
+      return { session, flash };
+    };
+    const first = await signIn();
+    expect(first.flash).toBeDefined();
+    const home = await browse({ ...user, cookie: `${first.session}; ${first.flash}` }, "/");
+    expect(textOf(home.html)).toMatch(
+      /locked for 15 minutes after 20 failed attempts \(the last from 2001:db8:1:2::\/64\)/,
+    );
+    expect((await signIn()).flash).toBeUndefined();
   });
 
   it("shows the server's message next to the field on a wrong password or a bad e-mail", async () => {

@@ -157,6 +157,44 @@ describe("an owner on the Members page", () => {
     expect(fieldError(leave.html, `remove-${owner.userId}`)).toContain("keeps at least one owner");
     expect(await roleIn(owner.userId)).toBe("owner");
   });
+
+  it("removes a member with their agent keys revoked, or kept and re-owned when the owner chooses (issue 25 M-d)", async () => {
+    const agent = await call<{ id: string }>("POST", `/api/companies/${companyId}/agents`, {
+      headers: asSession(owner),
+      body: { name: `Keyed ${crypto.randomUUID().slice(0, 6)}`, role: "engineer", adapterType: "process" },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    const keyOf = async (person: Session) => {
+      const res = await call<{ id: string }>("POST", `/api/agents/${agent.body.id}/keys`, {
+        headers: asSession(person),
+        body: {},
+      });
+      expect(res.status).toBe(201);
+      return res.body.id;
+    };
+    const keyState = async (keyId: string) =>
+      (await env.DB.prepare("SELECT revoked_at, created_by_user_id FROM agent_api_keys WHERE id = ?")
+        .bind(keyId)
+        .first<{ revoked_at: number | null; created_by_user_id: string }>()) ?? null;
+
+    const first = await createUser("OWNER");
+    expect((await join(first, await inviteLink("member"))).status).toBe(303);
+    const firstKey = await keyOf(first);
+    const page = await browse(owner, `/companies/${companyId}/members`);
+    expect(textOf(page.html)).toContain(", keep their agent keys");
+    expect((await submit(owner, `/companies/${companyId}/members/${first.userId}/remove`)).status).toBe(303);
+    expect((await keyState(firstKey))?.revoked_at).not.toBeNull();
+
+    const second = await createUser("OWNER");
+    expect((await join(second, await inviteLink("member"))).status).toBe(303);
+    const secondKey = await keyOf(second);
+    const kept = await submit(owner, `/companies/${companyId}/members/${second.userId}/remove`, {
+      agentKeys: "transfer",
+    });
+    expect(kept.status).toBe(303);
+    expect(await roleIn(second.userId)).toBeNull();
+    expect(await keyState(secondKey)).toEqual({ revoked_at: null, created_by_user_id: owner.userId });
+  });
 });
 
 const inviteCount = async () =>

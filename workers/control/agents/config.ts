@@ -30,6 +30,7 @@ import {
   companyAgents,
   ensureNotTerminated,
   findAgent,
+  requireOwnerToSteerCeo,
 } from "./store";
 
 /** Config reads (redacted), revision history and rollback. */
@@ -141,6 +142,8 @@ agentConfigRoutes.openapi(
       .get();
     if (!revision) throw notFound("Config revision not found");
     authorize(actor, agent, byId, ["self", "ceo", "ancestor"], "roll back this agent's config");
+    if (agent.role === "ceo")
+      await requireOwnerToSteerCeo(db, actor, agent.companyId, "roll back the CEO agent's config");
     ensureNotTerminated(agent);
     const restored = configBefore(revision, agent);
     await ensureSecretBindingsAllowed(

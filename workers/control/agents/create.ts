@@ -16,7 +16,14 @@ import { withRuntimeDefaults } from "./config-store";
 import type { AgentCreateInput } from "./schemas";
 import { ensureSecretBindingsAllowed } from "./secret-bindings";
 import { canonicalKeys } from "./skill-store";
-import { type AgentsById, ensureSingleCeo, ensureWithinTeam, nameTaken, validateManager } from "./store";
+import {
+  type AgentsById,
+  ensureSingleCeo,
+  ensureWithinTeam,
+  nameTaken,
+  requireOwnerToSteerCeo,
+  validateManager,
+} from "./store";
 
 /** Turning an agent create body (direct create or hire request) into the rows to insert. */
 
@@ -63,6 +70,7 @@ export async function buildAgentRow(
   ensureWithinTeam(actor, byId, reportsTo);
   if (nameTaken(byId, input.name, null)) throw conflict(`An agent named "${input.name}" already exists`);
   ensureSingleCeo(byId, input.role, null);
+  if (input.role === "ceo") await requireOwnerToSteerCeo(db, actor, companyId, "make an agent the CEO");
   if (reportsTo !== null) validateManager(byId, reportsTo, null);
   const sourceIssueIds = await sourceIssues(db, companyId, input);
   await ensureSecretBindingsAllowed(db, actor, companyId, null, input.adapterConfig ?? {});

@@ -8,19 +8,19 @@ import { agentApiKeys } from "../../db/schema";
 import { notFound, unauthorized } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
 import { activityInsert, controlContext } from "../shared";
+import { type KeyMinter, type KeyRow, keysWithMinters, minterOf } from "./key-minters";
 import { AgentKeySchema, AgentParamSchema, CreatedAgentKeySchema } from "./schemas";
-import { agentWithCompany, authorize, commit } from "./store";
+import { agentWithCompany, authorize, commit, requireOwnerToSteerCeo } from "./store";
 
 /** Long-lived agent keys: created (shown once), listed as metadata, revoked. */
 export const agentKeyRoutes = createRouter();
 const tags = ["Agents"];
 const WHO = ["self", "ancestor"] as const;
 
-type KeyRow = typeof agentApiKeys.$inferSelect;
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** Key metadata: never the key, never its hash. */
-const keyResource = (row: KeyRow) => ({
+/** Key metadata and who minted it: never the key, never its hash. */
+const keyResource = (row: KeyRow, minter: KeyMinter) => ({
   id: row.id,
   agentId: row.agentId,
   name: row.name,
@@ -28,6 +28,7 @@ const keyResource = (row: KeyRow) => ({
   lastUsedAt: isoOrNull(row.lastUsedAt),
   revokedAt: isoOrNull(row.revokedAt),
   createdAt: new Date(row.createdAt).toISOString(),
+  createdBy: minter,
 });
 
 const CreateKeySchema = z.strictObject({
@@ -42,7 +43,8 @@ agentKeyRoutes.openapi(
     summary:
       "Create a long-lived agent key; the full value is shown once (board, the agent, a manager above it)",
     description:
-      "Send it as `Authorization: Bearer <token>`. Only its SHA-256 is stored. An agent that is " +
+      "Send it as `Authorization: Bearer <token>`. Only its SHA-256 is stored. Keys for the CEO agent: " +
+      "owners only among board users (403 for members). An agent that is " +
       "pending_approval or terminated cannot have keys: 401, whoever asks. The body is optional.",
     security: controlAuth,
     request: {
@@ -61,6 +63,8 @@ agentKeyRoutes.openapi(
     if (agent.status === "pending_approval" || agent.status === "terminated")
       throw unauthorized(`Agent is ${agent.status} and cannot create or use keys`);
     authorize(actor, agent, byId, WHO, "create keys for this agent");
+    if (agent.role === "ceo")
+      await requireOwnerToSteerCeo(db, actor, agent.companyId, "mint keys for the CEO agent");
     const body = c.req.valid("json");
     const generated = await generateAgentKey(agent.id);
     const now = Date.now();
@@ -94,7 +98,13 @@ agentKeyRoutes.openapi(
         now,
       ),
     ]);
-    return c.json({ ...keyResource(row), token: generated.key }, 201);
+    const minter = minterOf(
+      row,
+      actor.type === "board"
+        ? { name: actor.user.name, email: actor.user.email }
+        : { name: byId.get(actor.agentId)?.name ?? null, email: null },
+    );
+    return c.json({ ...keyResource(row, minter), token: generated.key }, 201);
   },
 );
 
@@ -103,7 +113,8 @@ agentKeyRoutes.openapi(
     method: "get",
     path: "/agents/{agentId}/keys",
     tags,
-    summary: "List an agent's keys, newest first: metadata only (board, the agent, a manager above it)",
+    summary:
+      "List an agent's keys, newest first: metadata and who minted each (board, the agent, a manager above it)",
     security: controlAuth,
     request: { params: AgentParamSchema },
     responses: { 200: json(z.array(AgentKeySchema), "Keys, revoked ones included"), ...controlErrors },
@@ -112,12 +123,11 @@ agentKeyRoutes.openapi(
     const { actor, db } = controlContext(c);
     const { agent, byId } = await agentWithCompany(db, actor, c.req.valid("param").agentId);
     authorize(actor, agent, byId, WHO, "list this agent's keys");
-    const rows = await db
-      .select()
-      .from(agentApiKeys)
-      .where(eq(agentApiKeys.agentId, agent.id))
-      .orderBy(desc(agentApiKeys.createdAt));
-    return c.json(rows.map(keyResource), 200);
+    const keys = await keysWithMinters(db, eq(agentApiKeys.agentId, agent.id), desc(agentApiKeys.createdAt));
+    return c.json(
+      keys.map(({ row, minter }) => keyResource(row, minter)),
+      200,
+    );
   },
 );
 
@@ -136,13 +146,14 @@ agentKeyRoutes.openapi(
     const params = c.req.valid("param");
     const { agent, byId } = await agentWithCompany(db, actor, params.agentId);
     authorize(actor, agent, byId, WHO, "revoke this agent's keys");
-    const key = await db
-      .select()
-      .from(agentApiKeys)
-      .where(and(eq(agentApiKeys.id, params.keyId), eq(agentApiKeys.agentId, agent.id)))
-      .get();
-    if (!key) throw notFound("Key not found");
-    if (key.revokedAt !== null) return c.json(keyResource(key), 200);
+    const [found] = await keysWithMinters(
+      db,
+      and(eq(agentApiKeys.id, params.keyId), eq(agentApiKeys.agentId, agent.id)),
+      desc(agentApiKeys.createdAt),
+    );
+    if (!found) throw notFound("Key not found");
+    const { row: key, minter } = found;
+    if (key.revokedAt !== null) return c.json(keyResource(key, minter), 200);
     const now = Date.now();
     await commit(db, [
       db.update(agentApiKeys).set({ revokedAt: now }).where(eq(agentApiKeys.id, key.id)),
@@ -160,6 +171,6 @@ agentKeyRoutes.openapi(
       ),
     ]);
     await agentCredentialsChanged(c.env, agent.id);
-    return c.json(keyResource({ ...key, revokedAt: now }), 200);
+    return c.json(keyResource({ ...key, revokedAt: now }, minter), 200);
   },
 );

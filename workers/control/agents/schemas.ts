@@ -212,6 +212,15 @@ export const AgentConfigurationSchema = z
   })
   .openapi("AgentConfiguration");
 
+export const AgentKeyMinterSchema = z
+  .object({
+    type: z.enum(["user", "agent"]),
+    id: z.string().openapi({ description: "The user's or the agent's id" }),
+    name: z.string().nullable().openapi({ description: "As they are called now; null if deleted since" }),
+    email: z.string().nullable().openapi({ description: "The user's e-mail; null for an agent" }),
+  })
+  .openapi("AgentKeyMinter");
+
 export const AgentKeySchema = z
   .object({
     id: z.string(),
@@ -221,6 +230,11 @@ export const AgentKeySchema = z
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
     createdAt: z.string(),
+    createdBy: AgentKeyMinterSchema.nullable().openapi({
+      description:
+        "Who minted the key (a board user or an agent); null for a key the platform minted. Keys a member " +
+        "minted are revoked, or re-owned by an owner, when the member leaves the company.",
+    }),
   })
   .openapi("AgentKey");
 

@@ -4,7 +4,7 @@ import type { Actor, AgentActor } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { type AgentRow, agents } from "../../db/schema";
 import { conflict, forbidden, unprocessable } from "../../http/errors";
-import { ensureVisible, redactSecrets } from "../shared";
+import { ensureVisible, redactSecrets, requireOwner } from "../shared";
 
 /** Loading agents, their reporting lines, who may act on them, and the JSON they render as. */
 
@@ -126,6 +126,21 @@ export function authorize(
   if (relations.some((relation) => holds(actor, target, byId, relation))) return;
   const who = ["board users", ...relations.map((relation) => RELATION_WORDS[relation])].join(", ");
   throw forbidden(`Only ${who} may ${what}`);
+}
+
+/**
+ * The CEO agent may make company edits reserved for owners, so whoever holds its keys or decides what
+ * it runs must be an owner (issue 25): minting it a key, changing its adapter or adapterConfig (a
+ * command or environment the run, holding the CEO's key, executes), rolling its config back, or making
+ * an agent the CEO. Agents keep their own rules (the CEO, its managers).
+ */
+export async function requireOwnerToSteerCeo(
+  db: Db,
+  actor: Actor,
+  companyId: string,
+  what: string,
+): Promise<void> {
+  if (actor.type === "board") await requireOwner(db, actor, companyId, what);
 }
 
 /** Terminated agents are read-only: every change answers this. */

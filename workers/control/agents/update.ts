@@ -28,6 +28,7 @@ import {
   ensureSingleCeo,
   ensureWithinTeam,
   nameTaken,
+  requireOwnerToSteerCeo,
   validateManager,
   writeAgent,
 } from "./store";
@@ -96,6 +97,11 @@ function checkChanges(
   }
 }
 
+/** A change that decides what the CEO agent runs, or which agent is the CEO (owners only, for people). */
+const steersCeo = (before: AgentRow, after: AgentRow, changed: Set<string>) =>
+  (before.role === "ceo" && (changed.has("adapterType") || changed.has("adapterConfig"))) ||
+  (changed.has("role") && after.role === "ceo");
+
 agentUpdateRoutes.openapi(
   createRoute({
     method: "patch",
@@ -107,7 +113,9 @@ agentUpdateRoutes.openapi(
       "that redacted placeholders keep the stored secret. An agent cannot change its own reportsTo, " +
       "role or budget (403). Only board users add or change secret references in adapterConfig.env " +
       "(an agent caller gets 403); a reference to another company's secret or to a version rotated " +
-      "away is a 400. A change to adapterType, adapterConfig, runtimeConfig or desiredSkills " +
+      "away is a 400. The CEO agent's adapterType and adapterConfig, and making an agent the CEO: " +
+      "owners only among board users (403 for members). A change to adapterType, adapterConfig, " +
+      "runtimeConfig or desiredSkills " +
       "writes a config revision (source patch).",
     security: controlAuth,
     request: { params: AgentParamSchema, ...jsonBody(AgentPatchSchema) },
@@ -127,6 +135,13 @@ agentUpdateRoutes.openapi(
     const changed = new Set<string>(PATCHABLE.filter((key) => !sameJson(agent[key], next[key])));
     if (changed.size === 0) return c.json(agentResource(agent), 200);
     checkChanges(actor, byId, agent, next, changed);
+    if (steersCeo(agent, next, changed))
+      await requireOwnerToSteerCeo(
+        db,
+        actor,
+        agent.companyId,
+        "change what the CEO agent runs or who is CEO",
+      );
     if (changed.has("adapterConfig"))
       await ensureSecretBindingsAllowed(db, actor, agent.companyId, agent.adapterConfig, next.adapterConfig);
     const now = Date.now();

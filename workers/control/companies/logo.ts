@@ -8,7 +8,7 @@ import { newId } from "../../db/client";
 import { type CompanyRow, companyAssets } from "../../db/schema";
 import { ApiError, badRequest, forbidden, notFound, titleOf } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
-import { activityInsert, companyForActor, controlContext, requireOwner } from "../shared";
+import { activityInsert, companyForActor, controlContext, requireOwnerAuthority } from "../shared";
 import { AssetParamSchema, CompanyParamSchema, LogoUploadedSchema } from "./schemas";
 
 /**
@@ -143,7 +143,7 @@ companyLogoRoutes.openapi(
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
     authorizeLogo(actor);
-    if (actor.type === "board") await requireOwner(db, actor, company.id, "upload the company's logo");
+    await requireOwnerAuthority(db, actor, company.id, "upload the company's logo");
     const assetId = await storeLogo(c, actor, company, await readLogo(c));
     return c.json({ assetId }, 201);
   },

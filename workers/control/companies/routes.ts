@@ -4,7 +4,14 @@ import { refOf } from "../../core/actor";
 import { companies } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { activityInsert, companyForActor, controlContext, requireBoard, requireOwner } from "../shared";
+import {
+  activityInsert,
+  companyForActor,
+  controlContext,
+  requireBoard,
+  requireOwner,
+  requireOwnerAuthority,
+} from "../shared";
 import { companyDashboardRoutes } from "./dashboard";
 import { companyLogoRoutes } from "./logo";
 import {
@@ -86,7 +93,8 @@ companyRoutes.openapi(
     tags,
     summary: "Update a company",
     description:
-      "name, description, brandColor and logoAssetId: the company's owners or its CEO agent. status, " +
+      "name, description, brandColor and logoAssetId: the company's owners or its CEO agent (with a key " +
+      "the platform, the agent or a current owner minted). status, " +
       "budgetMonthlyCents, spentMonthlyCents and requireBoardApprovalForNewAgents: owners only (403; " +
       "members and viewers 403 too). " +
       "issuePrefix: nobody (422).",
@@ -103,7 +111,7 @@ companyRoutes.openapi(
     const row = await companyForActor(db, actor, c.req.valid("param").companyId);
     const body = c.req.valid("json");
     authorizeCompanyPatch(actor, body);
-    if (actor.type === "board") await requireOwner(db, actor, row.id, "change the company's settings");
+    await requireOwnerAuthority(db, actor, row.id, "change the company's settings");
     if (body.logoAssetId) await assertCompanyAsset(db, row.id, body.logoAssetId);
     const now = Date.now();
     const { patch, changes } = companyChanges(row, body, now);

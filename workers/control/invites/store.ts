@@ -12,6 +12,7 @@ import {
   inviteTokens,
 } from "../../db/schema";
 import { forbidden } from "../../http/errors";
+import { requireOwnerAuthority } from "../shared";
 
 /**
  * Invite tokens for external agents: `swi_` + 43 base62 characters (32 random bytes), shown once;
@@ -39,7 +40,7 @@ export async function assertMayInvite(db: Db, actor: Actor, companyId: string): 
       .from(agents)
       .where(eq(agents.id, actor.agentId))
       .get();
-    if (agent?.role === "ceo") return;
+    if (agent?.role === "ceo") return requireOwnerAuthority(db, actor, companyId, "invite external agents");
     throw forbidden("Only the company's owners and its CEO agent may invite external agents");
   }
   const membership = await db

@@ -1,10 +1,18 @@
 import { createRoute } from "@hono/zod-openapi";
+import { agentCredentialsChanged } from "../../auth/agent-key-store";
 import { cutLiveSockets, MEMBERSHIP_ENDED } from "../../auth/live-sockets";
 import { refOf } from "../../core/actor";
+import { badRequest } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { CompanyParamSchema } from "../companies";
 import { companyForActor, controlContext, requireBoard, requireOwner } from "../shared";
-import { MemberListSchema, MemberParamSchema, MemberSchema, UpdateMemberBodySchema } from "./schemas";
+import {
+  MemberListSchema,
+  MemberParamSchema,
+  MemberSchema,
+  RemoveMemberQuerySchema,
+  UpdateMemberBodySchema,
+} from "./schemas";
 import { changeRole, findMember, listMembers, memberOrNotFound, removeMember } from "./store";
 
 /** A company's people: who is in it with which role; role changes, removal and leaving. */
@@ -86,9 +94,11 @@ memberRoutes.openapi(
     summary: "Remove a member (owners), or leave (your own user id, any role)",
     description:
       "409 when the member is the company's last owner (make someone else an owner first). Takes effect " +
-      "at once for writes; records `member.removed` or `member.left`.",
+      "at once for writes; records `member.removed` or `member.left`. The agent keys the member minted " +
+      "in the company are revoked with the membership (`agentKeys=revoke`, the default: they answer 401 " +
+      "at once), or, when an owner removes someone else with `agentKeys=transfer`, re-owned by that owner.",
     security: controlAuth,
-    request: { params: MemberParamSchema },
+    request: { params: MemberParamSchema, query: RemoveMemberQuerySchema },
     responses: {
       204: { description: "Removed" },
       ...controlErrors,
@@ -100,11 +110,18 @@ memberRoutes.openapi(
     const params = c.req.valid("param");
     const company = await companyForActor(db, actor, params.companyId);
     requireBoard(actor, "remove members");
-    if (params.userId !== actor.userId) await requireOwner(db, actor, company.id, "remove other members");
+    const leaving = params.userId === actor.userId;
+    if (!leaving) await requireOwner(db, actor, company.id, "remove other members");
+    const { agentKeys } = c.req.valid("query");
+    if (leaving && agentKeys === "transfer")
+      throw badRequest("agentKeys: the keys of a member who leaves are revoked; an owner can transfer them");
     const target = memberOrNotFound(await findMember(db, company.id, params.userId));
-    await removeMember(db, refOf(actor), company.id, target);
+    const removal = await removeMember(db, refOf(actor), company.id, target, agentKeys);
     // Their open board, issue and run pages stop here too, before this answers.
     await cutLiveSockets(c.env, { kind: "user", id: target.userId }, MEMBERSHIP_ENDED, company.id);
+    // Revoked keys end the agents' open sockets and cached answers as any key revocation does.
+    if (agentKeys === "revoke")
+      for (const agentId of removal.agentIds) await agentCredentialsChanged(c.env, agentId);
     return c.body(null, 204);
   },
 );

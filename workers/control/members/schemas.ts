@@ -7,6 +7,21 @@ export const MEMBER_INVITE_DEFAULT_HOURS = 72;
 export const MEMBER_INVITE_MAX_HOURS = 30 * 24;
 
 export const MemberParamSchema = z.object({ companyId: z.string(), userId: z.string() });
+
+export const AGENT_KEY_CHOICES = ["revoke", "transfer"] as const;
+export type AgentKeyChoice = (typeof AGENT_KEY_CHOICES)[number];
+
+export const RemoveMemberQuerySchema = z.object({
+  agentKeys: z
+    .enum(AGENT_KEY_CHOICES)
+    .default("revoke")
+    .openapi({
+      description:
+        "What happens to the agent keys the member minted in this company: `revoke` (default; they answer " +
+        "401 at once) or `transfer` (they keep working and are re-owned by the owner removing the member; " +
+        "not when leaving).",
+    }),
+});
 export const MemberInviteParamSchema = z.object({ companyId: z.string(), inviteId: z.string() });
 export const InviteTokenParamSchema = z.object({ token: z.string().min(1).max(200) });
 

@@ -1,10 +1,18 @@
-import { and, asc, eq, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { type ActorRef, activityActor } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { iso, newId } from "../../db/client";
-import { type ActorType, activityLog, companyMemberships, type MembershipRole, users } from "../../db/schema";
+import {
+  type ActorType,
+  activityLog,
+  agentApiKeys,
+  companyMemberships,
+  type MembershipRole,
+  users,
+} from "../../db/schema";
 import { conflict, notFound } from "../../http/errors";
 import { type ActivityEntry, forgetMember } from "../shared";
+import type { AgentKeyChoice } from "./schemas";
 
 export interface Member {
   userId: string;
@@ -111,30 +119,62 @@ export async function changeRole(
   return { ...target, role };
 }
 
-/** Removal by an owner, or leaving (`actor` is the member); refuses (409) to remove the last owner. */
+/** The live agent keys `userId` minted in the company. */
+const keysMintedBy = (companyId: string, userId: string) =>
+  and(
+    eq(agentApiKeys.companyId, companyId),
+    eq(agentApiKeys.createdByUserId, userId),
+    isNull(agentApiKeys.revokedAt),
+  ) as SQL;
+
+/**
+ * Removal by an owner, or leaving (`actor` is the member); refuses (409) to remove the last owner.
+ * The agent keys the member minted in the company go with the membership, in the same batch and
+ * under the same condition: revoked, or re-owned by the removing owner (`transfer`). The caller
+ * invalidates the returned agents' keys in the Keyring.
+ */
 export async function removeMember(
   db: Db,
   actor: ActorRef,
   companyId: string,
   target: Member,
-): Promise<void> {
+  agentKeys: AgentKeyChoice,
+): Promise<{ agentIds: string[] }> {
   const now = Date.now();
   const leaving = actor.type === "board" && actor.userId === target.userId;
   const allowed = membershipKeepingAnOwner(companyId, target.userId);
+  const minted = keysMintedBy(companyId, target.userId);
+  const keys = await db
+    .select({ id: agentApiKeys.id, agentId: agentApiKeys.agentId })
+    .from(agentApiKeys)
+    .where(minted);
   const entry = {
     companyId,
     actor,
     action: leaving ? "member.left" : "member.removed",
     entityType: "member",
     entityId: target.userId,
-    details: { role: target.role, email: target.email },
+    details: {
+      role: target.role,
+      email: target.email,
+      agentKeys: { mode: agentKeys, keyIds: keys.map((key) => key.id) },
+    },
   };
-  const [, removed] = await db.batch([
+  const change =
+    agentKeys === "transfer" && actor.type === "board"
+      ? { createdByUserId: actor.userId }
+      : { revokedAt: now };
+  const [, , removed] = await db.batch([
     activityWhere(db, entry, allowed, now),
+    db
+      .update(agentApiKeys)
+      .set(change)
+      .where(and(minted, sql`EXISTS (SELECT 1 FROM ${companyMemberships} WHERE ${allowed})`)),
     db.delete(companyMemberships).where(allowed).returning({ userId: companyMemberships.userId }),
   ]);
   if (removed.length === 0) throw conflict(LAST_OWNER);
   forgetMember(target.userId, companyId);
+  return { agentIds: [...new Set(keys.map((key) => key.agentId))] };
 }
 
 /**

@@ -12,6 +12,7 @@ export {
   membershipRole,
   refuseViewerWrites,
   requireOwner,
+  requireOwnerAuthority,
   VIEWER_REFUSAL,
   viewerGate,
 } from "./roles";

@@ -6,6 +6,7 @@ import type { AppEnv } from "../../core/env";
 import type { Db } from "../../db/client";
 import { database } from "../../db/client";
 import {
+  agentApiKeys,
   agents,
   approvals,
   companyMemberships,
@@ -63,6 +64,29 @@ export function refuseViewerWrites(actor: Actor, role: MembershipRole): void {
 export async function requireOwner(db: Db, actor: Actor, companyId: string, what: string): Promise<void> {
   const role = actor.type === "board" ? await membershipRole(db, actor.userId, companyId) : null;
   if (role !== "owner") throw forbidden(`Only the company's owners may ${what}`);
+}
+
+/**
+ * Owner-only company edits the CEO agent may make too (branding, the logo, external-agent invites;
+ * the route checks the agent is the CEO). A board user must be an owner. An agent key a person minted
+ * counts only while that person is an owner: a member must not reach these edits through a CEO key
+ * they hold (issue 25). Keys the platform or an agent minted pass: who may change what the CEO runs,
+ * or mint it keys, is checked where that changes (control/agents: `requireOwnerToSteerCeo`).
+ */
+export async function requireOwnerAuthority(
+  db: Db,
+  actor: Actor,
+  companyId: string,
+  what: string,
+): Promise<void> {
+  if (actor.type === "board") return requireOwner(db, actor, companyId, what);
+  const key = await db
+    .select({ mintedBy: agentApiKeys.createdByUserId })
+    .from(agentApiKeys)
+    .where(eq(agentApiKeys.id, actor.keyId))
+    .get();
+  if (!key?.mintedBy || (await membershipRole(db, key.mintedBy, companyId)) === "owner") return;
+  throw forbidden(`Only the company's owners, or its CEO agent with a key an owner minted, may ${what}`);
 }
 
 /**
