@@ -147,6 +147,16 @@ export async function resolveSecretEnv(
   return resolved;
 }
 
+/** The current version of each secret the references name, of `companyId` only (others are absent). */
+async function latestVersions(db: Db, companyId: string, refs: SecretRef[]): Promise<Map<string, number>> {
+  const ids = [...new Set(refs.map((ref) => ref.secretId))];
+  const secrets = await db
+    .select({ id: companySecrets.id, latestVersion: companySecrets.latestVersion })
+    .from(companySecrets)
+    .where(and(eq(companySecrets.companyId, companyId), inArray(companySecrets.id, ids)));
+  return new Map(secrets.map((row) => [row.id, row.latestVersion]));
+}
+
 /** Two queries whatever the number of references: the secrets, then exactly the versions named. */
 async function decryptRefs(
   env: Env,
@@ -154,12 +164,7 @@ async function decryptRefs(
   companyId: string,
   refs: SecretRef[],
 ): Promise<Map<string, string>> {
-  const ids = [...new Set(refs.map((ref) => ref.secretId))];
-  const secrets = await db
-    .select({ id: companySecrets.id, latestVersion: companySecrets.latestVersion })
-    .from(companySecrets)
-    .where(and(eq(companySecrets.companyId, companyId), inArray(companySecrets.id, ids)));
-  const latest = new Map(secrets.map((row) => [row.id, row.latestVersion]));
+  const latest = await latestVersions(db, companyId, refs);
   const wanted = refs.map((ref) => {
     const latestVersion = latest.get(ref.secretId);
     if (latestVersion === undefined)
@@ -230,12 +235,7 @@ export async function bindingProblem(db: Db, companyId: string, adapterEnv: unkn
     return (error as Error).message;
   }
   if (refs.length === 0) return null;
-  const ids = [...new Set(refs.map((ref) => ref.secretId))];
-  const secrets = await db
-    .select({ id: companySecrets.id, latestVersion: companySecrets.latestVersion })
-    .from(companySecrets)
-    .where(and(eq(companySecrets.companyId, companyId), inArray(companySecrets.id, ids)));
-  const latest = new Map(secrets.map((row) => [row.id, row.latestVersion]));
+  const latest = await latestVersions(db, companyId, refs);
   for (const ref of refs) {
     const current = latest.get(ref.secretId);
     if (current === undefined)
