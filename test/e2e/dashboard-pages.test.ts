@@ -176,7 +176,11 @@ describe("control-plane pages in a browser", () => {
   });
 
   it("runners: register (token shown once) and revoke", async () => {
-    await page.getByRole("link", { name: "Runners", exact: true }).click();
+    // The main navigation's Runners (all of yours), not the company's Runners tab.
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Runners", exact: true })
+      .click();
     await page.getByLabel("Runner name").fill("spare machine");
     await page.getByLabel(COMPANY).check();
     await page.getByRole("button", { name: "Register runner" }).click();

@@ -287,18 +287,32 @@ function expectBriefed(loop: AgentLoop, agent: Agent): void {
 /**
  * Sets the agent's budget one cent above what it spent and wakes it again on its issue: the second
  * run resumes the first run's CLI session (the model answers from the earlier turns) and its cost
- * pauses the agent at its budget. Returns the second run.
+ * pauses the agent at its budget. A CLI that enforces the run's budget itself (`stopsAtCap`: Claude
+ * Code's --max-budget-usd, handed the one cent left) ends the run there, cancelled with
+ * budget_exceeded; the others report their cost at the end and succeed. Returns the second run.
  */
-export async function expectResumedAtBudget(loop: AgentLoop, agent: Agent, first: FirstRun): Promise<Run> {
+export async function expectResumedAtBudget(
+  loop: AgentLoop,
+  agent: Agent,
+  first: FirstRun,
+  stopsAtCap = false,
+): Promise<Run> {
   const { spentMonthlyCents } = await loop.agentState(agent.id);
   expect(spentMonthlyCents).toBe(first.run.costCents);
   await loop.board.call("PATCH", `/api/agents/${agent.id}`, { budgetMonthlyCents: spentMonthlyCents + 1 });
   await loop.wake(first.issueId, agent.name);
   const [, second] = await loop.endedRuns(agent.id, 2);
   if (!second) throw new Error("no second run");
-  expect(second, await loop.log(second.id)).toMatchObject({ status: "succeeded" });
+  expect(second, await loop.log(second.id)).toMatchObject({ status: stopsAtCap ? "cancelled" : "succeeded" });
+  if (stopsAtCap) expect(second.errorReason).toMatch(/^budget_exceeded/);
   const resumed = await loop.events(second.id);
-  expect(resumed.map((event) => event.type)).toEqual(["init", "assistant", "result"]);
+  // A CLI stopped at the cap reports it (result not ok), and the runner says why it stopped the run.
+  const ends = stopsAtCap ? ["result", "system"] : ["result"];
+  expect(
+    resumed.map((event) => event.type),
+    JSON.stringify(resumed),
+  ).toEqual(["init", "assistant", ...ends]);
+  if (stopsAtCap) expect(resumed[3]).toMatchObject({ message: expect.stringMatching(/^budget_exceeded/) });
   expect(resumed[0]).toMatchObject({ sessionId: first.transcript[0]?.sessionId });
   expect(resumed[1]).toMatchObject({ text: RESUMED });
   expect(await loop.agentState(agent.id)).toMatchObject({ status: "paused", pauseReason: "budget" });
