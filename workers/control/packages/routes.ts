@@ -7,7 +7,7 @@ import type { CompanyRow } from "../../db/schema";
 import { badRequest, forbidden } from "../../http/errors";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { secretBindings } from "../secrets";
-import { companyForActor, controlContext } from "../shared";
+import { companyForActor, controlContext, requireOwner } from "../shared";
 import { packTarGz } from "./archive";
 import { exportModel } from "./export";
 import { applyImport, createdCounts, prepareImport } from "./import";
@@ -195,7 +195,28 @@ async function preparedFor(c: Context<AppEnv>, companyId: string, body: z.infer<
       : body.target;
   const prepared = await prepareImport(c.env, db, { ...body, target });
   if (actor.type === "agent") refuseSecretBindings(prepared.model.agents);
+  await requireOwnerForCeo(
+    db,
+    actor,
+    body.target.mode === "existing_company" ? body.target.companyId : companyId,
+    prepared.model.agents,
+  );
   return { actor, db, prepared };
+}
+
+/**
+ * A package that brings the company its CEO decides what the CEO runs, and the CEO makes owner-only
+ * edits: among board users only an owner imports one (issue 25, as for PATCHing the CEO's adapter).
+ * A new company takes the memberships of the one in the path, so its owners are that company's.
+ */
+async function requireOwnerForCeo(
+  db: Db,
+  actor: Actor,
+  governingCompanyId: string,
+  agents: ReadonlyArray<{ role: string }>,
+): Promise<void> {
+  if (actor.type !== "board" || !agents.some((agent) => agent.role === "ceo")) return;
+  await requireOwner(db, actor, governingCompanyId, "import a package that brings the company its CEO agent");
 }
 
 /** Agents never bind company secrets (../agents/secret-bindings.ts), through a package neither. */

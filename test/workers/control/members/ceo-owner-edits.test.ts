@@ -2,6 +2,7 @@
 // external-agent invites). A member who is not an owner must not reach them through it (issue 25,
 // low): not by minting the CEO a key, not with a CEO key they minted while an owner, not by changing
 // what the CEO runs or making an agent the CEO.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call } from "../../helpers";
 import { seedAgent } from "../helpers";
@@ -92,5 +93,42 @@ describe("owner-only company edits through the CEO agent (issue 25, low)", () =>
       body: { role: "ceo" },
     });
     expect(byOwner.status).toBe(200);
+  });
+  it("refuses a member who is not an owner a package that brings the company its CEO (403, nothing created)", async () => {
+    const { owner, company, member } = await seedTeam();
+    const files = {
+      "COMPANY.md": "---\nname: Takeover Co\nschema: agentcompanies/v1\n---\n\nImported.\n",
+      "agents/boss/AGENTS.md": "---\nname: Boss\n---\n\nYou run things.\n",
+      ".switchboard.yaml": [
+        "schema: switchboard/v1",
+        "agents:",
+        "  boss:",
+        "    role: ceo",
+        "    adapterConfig:",
+        "      command: env",
+        "",
+      ].join("\n"),
+    };
+    const targets = [{ mode: "existing_company", companyId: company.id }, { mode: "new_company" }];
+    for (const target of targets)
+      for (const step of ["preview", "apply"]) {
+        const refused = await call<Failure>("POST", `/api/companies/${company.id}/imports/${step}`, {
+          headers: member.headers,
+          body: { source: { type: "inline", files }, target },
+        });
+        expect(refused.status, `${target.mode} ${step}`).toBe(403);
+        expect(refused.body.error).toMatch(/owner/);
+      }
+    const bosses = await env.DB.prepare(
+      "SELECT count(*) AS n FROM agents WHERE name = 'Boss' AND company_id = ?",
+    )
+      .bind(company.id)
+      .first<{ n: number }>();
+    expect(bosses?.n).toBe(0);
+    const byOwner = await call("POST", `/api/companies/${company.id}/imports/apply`, {
+      headers: owner.headers,
+      body: { source: { type: "inline", files }, target: targets[0] },
+    });
+    expect(byOwner.status, JSON.stringify(byOwner.body)).toBe(201);
   });
 });

@@ -164,22 +164,25 @@ describe("company package import atomicity", () => {
 });
 
 describe("company package permissions", () => {
+  // HAND_WRITTEN brings its CEO: among board users only an owner imports that (issue 25).
   const routes = () =>
     [
-      ["exports/preview", {}],
+      ["exports/preview", {}, 200],
       [
         "imports/preview",
         { source: { type: "inline", files: HAND_WRITTEN }, target: { mode: "new_company" } },
+        403,
       ],
     ] as const;
 
-  it("board member 200, CEO agent 200, other agent 403, outsider 404", async () => {
+  it("board owner 200, member 200 (403 for a package bringing a CEO), CEO agent 200, other agent 403, outsider 404", async () => {
     const t = await packageTenant();
     const outsider = await boardUser();
     const stranger = (await packageTenant()).ceo; // the CEO of another company
-    for (const [path, body] of routes()) {
+    for (const [path, body, forMember] of routes()) {
       const url = `/api/companies/${t.company.id}/${path}`;
-      expect((await call("POST", url, { headers: t.member.headers, body })).status).toBe(200);
+      expect((await call("POST", url, { headers: t.board.headers, body })).status).toBe(200);
+      expect((await call("POST", url, { headers: t.member.headers, body })).status).toBe(forMember);
       expect((await call("POST", url, { headers: t.ceo.headers, body })).status).toBe(200);
       expect((await call("POST", url, { headers: t.engineer.headers, body })).status).toBe(403);
       expect((await call("POST", url, { headers: outsider.headers, body })).status).toBe(404);
