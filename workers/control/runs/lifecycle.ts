@@ -55,9 +55,10 @@ export async function recordLog(
     await db.update(heartbeatRuns).set({ heartbeatAt: now }).where(eq(heartbeatRuns.id, frame.runId));
     return null;
   }
-  const text = await redactor.output(db, linkId, run, frame);
-  await storeChunk(db, { runId: run.id, seq: frame.seq, stream: frame.stream, text }, now);
-  return run;
+  // Nothing to store while the frame waits for earlier ones (redaction.ts puts them in order).
+  const chunks = await redactor.output(db, linkId, run, frame);
+  for (const chunk of chunks) await storeChunk(db, { runId: run.id, ...chunk }, now);
+  return chunks.length > 0 ? run : null;
 }
 
 /** One stored chunk of output, and the excerpt rebuilt with it. */
@@ -247,9 +248,11 @@ async function settleOutput(
   now: number,
 ): Promise<FinishFrame> {
   const scrubber = await redactor.scrubber(db, run);
-  const tails = await redactor.release(linkId, run.id);
+  const { parked, tails } = await redactor.release(db, linkId, run);
+  for (const chunk of parked) await storeChunk(db, { runId: run.id, ...chunk }, now);
+  const after = Math.max(frame.logFrames, ...parked.map((chunk) => chunk.seq + 1));
   for (const [index, tail] of tails.entries())
-    await storeChunk(db, { runId: run.id, seq: frame.logFrames + index, ...tail }, now);
+    await storeChunk(db, { runId: run.id, seq: after + index, ...tail }, now);
   return {
     ...frame,
     ...(frame.error !== undefined ? { error: scrubber.scrub(frame.error) } : {}),

@@ -185,6 +185,38 @@ describe("secret values in run output", () => {
     runner.socket.close(1000, "done");
   });
 
+  it("puts frames back in order before scrubbing: a value split across frames that arrive last-first is caught", async () => {
+    // workerd hands a burst of socket messages to the object out of order (CI saw a split value
+    // stored in pieces): here the runner itself sends them backwards, and one never arrives.
+    const owner = await signedInOwner();
+    const { company, issue } = await companyWithIssue(owner);
+    const value = `dep-${crypto.randomUUID()}`;
+    await createSecret(owner, company.id, "Deploy Token", value);
+    await seedAgent(company.id, { name: "Backwards", adapterConfig: { command: "true" } });
+    await call("POST", `/api/issues/${issue.id}/comments`, {
+      headers: owner.headers,
+      body: { body: "@Backwards go" },
+    });
+    const runner = await runnerFor({ ...owner, headers: owner.cookieHeaders }, company.id);
+    const run = await claimOne(runner);
+    const frames = [`a ${value.slice(0, 7)}`, value.slice(7, 20), `${value.slice(20)} b\n`];
+    for (const seq of [2, 1, 0])
+      runner.send({ type: "log", runId: run.runId, seq, stream: "stdout", text: frames[seq] });
+    // Frame 4 comes, frame 3 never does: the finish's grace gives up on it and keeps frame 4.
+    runner.send({
+      type: "log",
+      runId: run.runId,
+      seq: 4,
+      stream: "stdout",
+      text: `then ${value.slice(0, 9)}`,
+    });
+    runner.send({ type: "finish", runId: run.runId, exitCode: 0, timedOut: false, logFrames: 5 });
+    await eventually(async () => (await runStatus(run.runId)) === "succeeded");
+    const stored = await storedOutput(run.runId);
+    expect(stored.stdout).toBe(`a [redacted:deploy_token] b\nthen ${value.slice(0, 9)}`);
+    runner.socket.close(1000, "done");
+  });
+
   it("serves output stored before scrubbing (or before the secret existed) scrubbed", async () => {
     const owner = await signedInOwner();
     const { company, issue } = await companyWithIssue(owner);
