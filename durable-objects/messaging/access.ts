@@ -16,6 +16,13 @@ export const CREATOR_WITHOUT_ACCESS =
 export const CREATOR_WITHOUT_ACCESS_RULE =
   "disabled: the person who set this up no longer has operator access to this session";
 
+/**
+ * `created_by IN (?, …)`: the rows one of `userIds` set up (whose work stops when their access ends).
+ * The ids are bound after the statement's other values.
+ */
+export const createdByOneOf = (userIds: readonly string[]): string =>
+  `created_by IN (${userIds.map(() => "?").join(", ")})`;
+
 /** Owner and SUPERADMIN may do everything; anyone else needs an operator share under their e-mail. */
 const OPERATES = `SELECT 1 AS yes FROM users u JOIN sessions s ON s.id = ?1
   WHERE u.id = ?2 AND (u.role = 'SUPERADMIN' OR s.user_id = u.id OR EXISTS (

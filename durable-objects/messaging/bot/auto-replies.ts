@@ -1,5 +1,5 @@
 import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
-import { CREATOR_WITHOUT_ACCESS_RULE, mayStillOperate } from "../access";
+import { CREATOR_WITHOUT_ACCESS_RULE, createdByOneOf, mayStillOperate } from "../access";
 import { failure, type Outcome, type SessionContext, success } from "../context";
 import { contentFromUrl } from "../media/from-url";
 import type { AddedColumn } from "../schema";
@@ -250,7 +250,7 @@ export function disableAutoRepliesBy(
   return sql
     .exec(
       `UPDATE auto_replies SET enabled = 0, disabled_reason = ?, updated_at = MAX(updated_at, ?)
-       WHERE enabled = 1 AND created_by IN (${userIds.map(() => "?").join(", ")}) RETURNING id`,
+       WHERE enabled = 1 AND ${createdByOneOf(userIds)} RETURNING id`,
       reason,
       now,
       ...userIds,

@@ -1,3 +1,4 @@
+import { createdByOneOf } from "../access";
 import type { AddedColumn } from "../schema";
 
 /**
@@ -239,7 +240,7 @@ export function cancelBroadcastsBy(
   if (userIds.length === 0) return 0;
   const running = sql
     .exec<{ id: string }>(
-      `SELECT id FROM broadcasts WHERE status = 'running' AND created_by IN (${userIds.map(() => "?").join(", ")})`,
+      `SELECT id FROM broadcasts WHERE status = 'running' AND ${createdByOneOf(userIds)}`,
       ...userIds,
     )
     .toArray();

@@ -1,3 +1,4 @@
+import { createdByOneOf } from "../access";
 import type { AddedColumn } from "../schema";
 import type { MediaKind, ResolvedSchedule, ScheduleFields } from "./content";
 
@@ -195,7 +196,7 @@ export function cancelScheduledBy(
   return sql
     .exec(
       `UPDATE scheduled SET status = 'CANCELLED', last_error = ?, lease_until = NULL, updated_at = ?
-       WHERE status = 'PENDING' AND created_by IN (${userIds.map(() => "?").join(", ")}) RETURNING id`,
+       WHERE status = 'PENDING' AND ${createdByOneOf(userIds)} RETURNING id`,
       reason,
       now,
       ...userIds,

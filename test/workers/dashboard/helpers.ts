@@ -45,6 +45,28 @@ export async function submit(
   );
 }
 
+/**
+ * Submits a multipart dashboard form (a file upload) as a browser would: the session's CSRF token as
+ * a field first, then `fields` in order, files included.
+ */
+export async function submitMultipart(
+  session: Session,
+  path: string,
+  fields: Record<string, string | File>,
+): Promise<PageResponse> {
+  const form = new FormData();
+  form.set("_csrf", session.csrf);
+  for (const [name, value] of Object.entries(fields)) form.set(name, value);
+  return toPage(
+    await SELF.fetch(`${BASE}${path}`, {
+      method: "POST",
+      headers: { cookie: session.cookie },
+      body: form,
+      redirect: "manual",
+    }),
+  );
+}
+
 /** The text of the page without tags, whitespace collapsed: what a reader sees. */
 export function textOf(html: string): string {
   return html

@@ -7,7 +7,7 @@ import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { asSession, BASE, call, createUser, type Session } from "../helpers";
-import { browse, fieldError, type PageResponse, submit, textOf, undrawn } from "./helpers";
+import { browse, fieldError, type PageResponse, submit, submitMultipart, textOf, undrawn } from "./helpers";
 
 interface Issue {
   id: string;
@@ -61,22 +61,10 @@ beforeAll(async () => {
 });
 
 /** Posts a multipart form as a browser does (the CSRF token as a field beside the file). */
-async function upload(session: Session, issueId: string, file: File | null): Promise<PageResponse> {
-  const form = new FormData();
-  form.append("_csrf", session.csrf);
-  form.append("file", file ?? new File([], "", { type: "application/octet-stream" }));
-  const response = await SELF.fetch(`${BASE}/issues/${issueId}/attachments`, {
-    method: "POST",
-    headers: { cookie: session.cookie },
-    body: form,
-    redirect: "manual",
+function upload(session: Session, issueId: string, file: File | null): Promise<PageResponse> {
+  return submitMultipart(session, `/issues/${issueId}/attachments`, {
+    file: file ?? new File([], "", { type: "application/octet-stream" }),
   });
-  return {
-    status: response.status,
-    location: response.headers.get("location"),
-    headers: response.headers,
-    html: await response.text(),
-  };
 }
 
 const flashOf = (page: PageResponse) => decodeURIComponent(page.headers.get("set-cookie") ?? "");

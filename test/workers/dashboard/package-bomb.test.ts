@@ -1,14 +1,9 @@
-// Issue 25 H-b, the dashboard's way in: a viewer's 1 MiB .tar.gz upload (~1 GiB of zeros) held the
-// Worker for 10 s, because the page unpacks an uploaded archive itself before asking the API for a
-// preview. It shares the API's budgeted inflater now: the page answers 400 with the limit next to the
-// file field, nothing is written, and /api/health answers within 1 s meanwhile.
-import { SELF } from "cloudflare:test";
 import { beforeAll, expect, it } from "vitest";
 import { MAX_INFLATED_BYTES } from "../../../workers/control/packages/archive";
 import { gzipBomb } from "../control/packages/bombs";
-import { asSession, BASE, call, count, createUser, type Session } from "../helpers";
+import { asSession, call, count, createUser, type Session } from "../helpers";
 import { slowestHealthWhile } from "../responsiveness";
-import { fieldError, type PageResponse } from "./helpers";
+import { fieldError, type PageResponse, submitMultipart } from "./helpers";
 
 let owner: Session;
 let viewer: Session;
@@ -32,23 +27,11 @@ beforeAll(async () => {
   expect(joined.status).toBeLessThan(300);
 });
 
-async function upload(session: Session, file: File): Promise<PageResponse> {
-  const form = new FormData();
-  form.set("_csrf", session.csrf);
-  form.set("targetMode", "new_company");
-  form.set("packageFile", file);
-  const response = await SELF.fetch(`${BASE}/companies/${companyId}/package/import`, {
-    method: "POST",
-    headers: { cookie: session.cookie },
-    body: form,
-    redirect: "manual",
+function upload(session: Session, file: File): Promise<PageResponse> {
+  return submitMultipart(session, `/companies/${companyId}/package/import`, {
+    targetMode: "new_company",
+    packageFile: file,
   });
-  return {
-    status: response.status,
-    location: response.headers.get("location"),
-    headers: response.headers,
-    html: await response.text(),
-  };
 }
 
 it("an upload of 960 MiB zeros in 1 MiB: 400 naming the limit by the file field, health within 1 s", async () => {

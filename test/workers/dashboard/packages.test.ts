@@ -5,7 +5,7 @@ import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { unpackTarGz } from "../../../workers/control/packages";
 import { asSession, BASE, call, count, createUser, type Session } from "../helpers";
-import { browse, fieldError, formError, type PageResponse, submit, textOf } from "./helpers";
+import { browse, fieldError, formError, type PageResponse, submit, submitMultipart, textOf } from "./helpers";
 
 let owner: Session;
 let stranger: Session;
@@ -51,23 +51,8 @@ function applyFields(html: string): Record<string, string> {
   return fields;
 }
 
-async function upload(session: Session, file: File, fields: Record<string, string>): Promise<PageResponse> {
-  const form = new FormData();
-  form.set("_csrf", session.csrf);
-  for (const [name, value] of Object.entries(fields)) form.set(name, value);
-  form.set("packageFile", file);
-  const response = await SELF.fetch(`${BASE}/companies/${companyId}/package/import`, {
-    method: "POST",
-    headers: { cookie: session.cookie },
-    body: form,
-    redirect: "manual",
-  });
-  return {
-    status: response.status,
-    location: response.headers.get("location"),
-    headers: response.headers,
-    html: await response.text(),
-  };
+function upload(session: Session, file: File, fields: Record<string, string>): Promise<PageResponse> {
+  return submitMultipart(session, `/companies/${companyId}/package/import`, { ...fields, packageFile: file });
 }
 
 async function exportJson(): Promise<Exported> {
