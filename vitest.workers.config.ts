@@ -19,6 +19,7 @@ export default defineConfig({
           SECRETS_MASTER_KEY: "dGVzdC1vbmx5LW1hc3Rlci1rZXktMzItYnl0ZXMhISE=",
           SIMULATOR: "1",
           FLEET_GRACE_MS: "300",
+          QR_WAIT_MS: "5000",
           WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost",
         },
       },
