@@ -64,6 +64,10 @@ export class SessionDO extends DurableObject<Env> implements SessionObject, Live
     return this.#session.snapshot(sessionId);
   }
 
+  awaitQr(sessionId: string, waitMs: number): Promise<SessionSnapshot> {
+    return this.#session.awaitQr(sessionId, waitMs);
+  }
+
   start(sessionId: string): Promise<Outcome<SessionSnapshot>> {
     return this.#session.start(sessionId);
   }

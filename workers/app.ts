@@ -27,6 +27,7 @@ import { messagesRoutes } from "./gateway/messages/routes";
 import { profileRoutes } from "./gateway/profile";
 import { schedulerRoutes } from "./gateway/scheduler";
 import { botConfigRoutes } from "./gateway/sessions/bot-config";
+import { qrRoutes } from "./gateway/sessions/qr";
 import { sessionRoutes } from "./gateway/sessions/routes";
 import { sessionSharingRoutes } from "./gateway/sessions/sharing";
 import { simulatorRoutes } from "./gateway/sessions/simulator";
@@ -105,6 +106,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/api/sessions", botConfigRoutes);
   app.route("/api/sessions", sessionSharingRoutes);
   app.route("/api/sessions", simulatorRoutes);
+  app.route("/api/sessions", qrRoutes);
   app.route("/api/sessions", sessionRoutes);
   // Messaging. Deprecated single-segment paths first (`/messages/poll` is not a `{sessionId}`).
   app.route("/api", deprecatedRoutes);

@@ -57,6 +57,8 @@ export interface SessionObject extends Rpc.DurableObjectBranded {
   /** Drives the simulated WhatsApp network (only routed when SIMULATOR=1). */
   simulate(sessionId: string, name: "sim.scan" | "sim.disconnect", code?: number): Promise<Outcome<unknown>>;
   snapshot(sessionId: string): Promise<SessionSnapshot>;
+  /** The snapshot once a QR shows or the session leaves starting/reconnecting, at the latest after `waitMs`. */
+  awaitQr(sessionId: string, waitMs: number): Promise<SessionSnapshot>;
   start(sessionId: string): Promise<Outcome<SessionSnapshot>>;
   stop(sessionId: string): Promise<Outcome<SessionSnapshot>>;
   restart(sessionId: string): Promise<Outcome<SessionSnapshot>>;

@@ -16,6 +16,9 @@ export function statusOf(state: SessionState): SessionStatus {
 /** States in which nothing runs and nothing will until someone calls start. */
 export const RESTING_STATES: ReadonlySet<SessionState> = new Set(["stopped", "logged_out", "failed"]);
 
+/** States on the way to a QR (or straight to connected): a `GET …/qr` waits in them, then answers 202. */
+export const QR_COMING_STATES: ReadonlySet<SessionState> = new Set(["starting", "reconnecting"]);
+
 export function applyEvent(
   record: SessionRecord,
   event: LifecycleEvent,

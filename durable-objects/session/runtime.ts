@@ -23,8 +23,9 @@ import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
 import { BridgeCommands, failureStatusOf } from "./bridge-commands";
 import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment, openBridgeLink } from "./bridge-links";
 import type { SessionObject, SessionSnapshot } from "./contract";
-import { applyEvent, RESTING_STATES, statusOf } from "./lifecycle";
+import { applyEvent, QR_COMING_STATES, RESTING_STATES, statusOf } from "./lifecycle";
 import { SessionMessaging } from "./messaging";
+import { mirrorToDirectory } from "./mirror";
 import { type SessionRecord, SessionStorage } from "./storage";
 import { SessionViewers } from "./viewers";
 
@@ -129,6 +130,17 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
       epoch: record.leaseEpoch,
       counts: counts(this.ctx.storage.sql),
     };
+  }
+
+  async awaitQr(sessionId: string, waitMs: number): Promise<SessionSnapshot> {
+    this.bind(sessionId);
+    const deadline = Date.now() + waitMs;
+    for (let left = waitMs; left > 0; left = deadline - Date.now()) {
+      const { qr, state } = this.storage.read();
+      if (qr || !QR_COMING_STATES.has(state)) break;
+      await this.viewers.nextChange(left);
+    }
+    return this.snapshot(sessionId);
   }
 
   async start(sessionId: string): Promise<Outcome<SessionSnapshot>> {
@@ -327,7 +339,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     this.messaging.connectionChanged(record, this.storage.read());
     this.send(ws, { type: "ack", seq }); // held by the output gate until the writes above are durable
     this.viewers.tell();
-    if (patch.state !== undefined) await this.mirror();
+    if (patch.state !== undefined) await mirrorToDirectory(this.env.DB, this.storage.read());
     if (patch.state !== undefined && RESTING_STATES.has(patch.state)) await this.release();
   }
 
@@ -368,18 +380,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     this.storage.write(patch);
     this.messaging.connectionChanged(before, this.storage.read());
     this.viewers.tell();
-    await this.mirror();
-  }
-
-  /** Copies the lifecycle into the D1 directory row so listings need no call to each object. */
-  private async mirror(): Promise<void> {
-    const { sessionId, state, me } = this.storage.read();
-    if (!sessionId) return;
-    await this.env.DB.prepare(
-      "UPDATE sessions SET status = ?, state = ?, me = ?, updated_at = ? WHERE id = ?",
-    )
-      .bind(statusOf(state), state, me ? JSON.stringify(me) : null, Date.now(), sessionId)
-      .run();
+    await mirrorToDirectory(this.env.DB, this.storage.read());
   }
 
   private snapshotOutcome(): Promise<Outcome<SessionSnapshot>> {

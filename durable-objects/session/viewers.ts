@@ -25,6 +25,8 @@ export interface SessionView {
  */
 export class SessionViewers {
   private lastViewSent = "";
+  /** In-process waiters (a `GET …/qr` waiting for the first QR): woken at every lifecycle change. */
+  private readonly waiters = new Set<() => void>();
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -45,10 +47,24 @@ export class SessionViewers {
 
   /** Tells viewers the view if it changed since the last time (writes that touch no visible field are quiet). */
   tell(): void {
+    for (const wake of [...this.waiters]) wake();
     const text = JSON.stringify(this.view());
     if (text === this.lastViewSent) return;
     this.lastViewSent = text;
     broadcastToViewers(this.ctx, text);
+  }
+
+  /** Resolves at the next lifecycle change, or after `ms` if none comes. */
+  nextChange(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.waiters.add(wake);
+    });
   }
 
   closeAll(reason: string): void {

@@ -29,6 +29,8 @@ export interface Env {
   BRIDGE_TOKEN?: string;
   /** Milliseconds a bridge may stay away before its sessions move (default 15000). */
   FLEET_GRACE_MS?: string;
+  /** Milliseconds a `GET /api/sessions/{id}/qr` waits for a starting session's first QR (default 10000). */
+  QR_WAIT_MS?: string;
   /** Milliseconds without a heartbeat after which a bridge link counts as dead (default 45 s). */
   BRIDGE_LINK_STALE_MS?: string;
   /** Broadcast gap between recipients, "min-max" in ms (default "10000-20000"); tests shorten it. */

@@ -23,7 +23,6 @@ import {
   CreateSessionBodySchema,
   PairBodySchema,
   PatchSettingsBodySchema,
-  QrSchema,
   SessionDetailSchema,
   SessionIdParamsSchema,
   SessionSchema,
@@ -147,46 +146,6 @@ sessionRoutes.openapi(
       }),
       200,
     );
-  },
-);
-
-sessionRoutes.openapi(
-  createRoute({
-    method: "get",
-    path: "/{id}/qr",
-    tags,
-    summary: "The current QR code to link the phone",
-    description:
-      "Not wrapped in the envelope (as the reference gateway). Poll it: a new QR arrives about every 20 s.",
-    security: authenticated,
-    request: { params: SessionIdParamsSchema },
-    responses: {
-      200: json(QrSchema, "QR text and PNG data URL"),
-      400: errorResponse("Already connected"),
-      401: gatewayErrors[401],
-      403: sessionErrors[403],
-      404: errorResponse("Session not found, or no QR yet (start the session and retry)"),
-    },
-  }),
-  async (c) => {
-    const db = database(c.env.DB);
-    const session = await loadAccessibleSession(
-      db,
-      c.get("principal").user,
-      c.req.valid("param").id,
-      needFor(c.req.method),
-    );
-    const live = await stubFor(c, session.id).snapshot(session.id);
-    if (live.state === "connected")
-      throw new ApiError(400, "Already connected", "The session is already connected");
-    if (!live.qr || !live.qrImage) {
-      throw new ApiError(
-        404,
-        "QR code not available yet",
-        `The session is ${live.state}; start it and retry`,
-      );
-    }
-    return c.json({ success: true as const, qr: live.qr, base64: live.qrImage }, 200);
   },
 );
 
