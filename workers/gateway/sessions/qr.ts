@@ -48,7 +48,10 @@ qrRoutes.openapi(
     responses: {
       200: json(QrSchema, "QR text and PNG data URL"),
       202: {
-        ...json(QrPendingSchema, "The session is starting and has no QR yet; retry after `Retry-After` seconds"),
+        ...json(
+          QrPendingSchema,
+          "The session is starting and has no QR yet; retry after `Retry-After` seconds",
+        ),
         headers: { "Retry-After": { schema: { type: "string" }, description: "Seconds to wait" } },
       },
       400: errorResponse("Already connected"),

@@ -16,7 +16,9 @@ describe("session QR while starting", () => {
     const session = await ownedSession("qr-soon");
     const bridge = await new FakeBridge().connect();
     bridges.push(bridge);
-    const started = await call("POST", `/api/sessions/${session.slug}/start`, { headers: asKey(session.key) });
+    const started = await call("POST", `/api/sessions/${session.slug}/start`, {
+      headers: asKey(session.key),
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     const asked = call("GET", `/api/sessions/${session.slug}/qr`, { headers: asKey(session.key) });
 
