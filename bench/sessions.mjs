@@ -97,12 +97,12 @@ async function measureBaseline(baseUrl) {
   return { route: "GET /api/health", requests: BASELINE_REQUESTS, non2xx, ...stats(latencies) };
 }
 
-/** Polls GET .../qr until it answers 200; returns the arrival time, or null at the deadline. */
+/** Polls GET .../qr (which itself waits for a starting session's first QR; 202 past its bound) until 200; returns the arrival time, or null at the deadline. */
 async function waitForQr(api, id, deadline) {
   while (now() < deadline) {
     const result = await api.call("GET", `/api/sessions/${id}/qr`);
     if (result.status === 200) return now();
-    if (result.status !== 404) {
+    if (result.status !== 404 && result.status !== 202) {
       api.failures.push({ phase: "qr", request: `GET /api/sessions/${id}/qr`, status: result.status });
     }
     await sleep(POLL_INTERVAL_MS);
