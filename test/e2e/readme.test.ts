@@ -119,6 +119,7 @@ describe("README.md", () => {
       "GET",
       "/api/sessions/demo",
     );
+    expect(output).toContain("sim-qr:"); // the QR's text, fetched right after start
     expect(session.body.data).toMatchObject({ status: "Connected" });
     const chat = await admin.call<{ data: { content: unknown }[] }>(
       "GET",
