@@ -1,4 +1,4 @@
-// A complete small agent for a `process`/`coder_local` agent on a runner (Node 20+, no dependencies).
+// A complete small agent, run by a runner as a `process` agent's command (Node 20+, no dependencies).
 // The runner starts it once per wake with the PLATFORM_* environment (docs/control-plane.md):
 //   - woken for an issue assigned to it: check the issue out, read it, comment, mark it done;
 //   - woken on someone else's issue (an @mention): read the issue and reply with a short review.
