@@ -183,7 +183,8 @@ describe("delivery", () => {
     const cases = {
       dns: {
         url: "http://nonexistent.invalid/hook",
-        error: "DNS lookup failed: nonexistent.invalid could not be resolved (check the webhook URL's host name)",
+        error:
+          "DNS lookup failed: nonexistent.invalid could not be resolved (check the webhook URL's host name)",
       },
       refused: {
         url: "http://127.0.0.1:1/hook",

@@ -21,7 +21,13 @@ import {
 } from "./adapters/index.ts";
 import { INHERITED_ENV, type RunAs } from "./config.ts";
 import { GitError } from "./git.ts";
-import { checkCommand, checkWorkingFolder, explainSpawnError, LaunchError, type LaunchTarget } from "./launch-check.ts";
+import {
+  checkCommand,
+  checkWorkingFolder,
+  explainSpawnError,
+  LaunchError,
+  type LaunchTarget,
+} from "./launch-check.ts";
 import { GroupChild } from "./process-group.ts";
 import { makeRunLinks, prepareRunDir, readFileAs, workingDirectory, writeRunFiles } from "./run-files.ts";
 import { type WorkspaceLease, type Workspaces, workspaceStrategy } from "./workspace.ts";
@@ -268,7 +274,12 @@ export class AgentProcess {
   /** What the checks before and after the spawn look at; the adapter's CLI when it is its default command. */
   private launchTarget(launch: Launch, cwd: string, env: Record<string, string>): LaunchTarget {
     const program = this.adapter.program;
-    return { command: launch.command, cwd, env, program: program?.command === launch.command ? program : null };
+    return {
+      command: launch.command,
+      cwd,
+      env,
+      program: program?.command === launch.command ? program : null,
+    };
   }
 
   private outcome(attempt: Attempt, cwd: string, forget: boolean): ProcessOutcome {

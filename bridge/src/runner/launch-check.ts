@@ -50,7 +50,8 @@ async function kindOf(file: string): Promise<"file" | "folder" | "missing" | "un
 
 /** Throws a LaunchError when `cwd` is not a folder the run can start in. */
 export async function checkWorkingFolder(cwd: string): Promise<void> {
-  const fix = "create it, or set the agent's adapterConfig.cwd to a folder that exists on this runner";
+  const fix =
+    "create it, or point the agent's adapterConfig.cwd (or the project workspace's cwd) at a folder that exists on this runner";
   let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(cwd);
@@ -117,7 +118,9 @@ async function resolveCommand(target: LaunchTarget): Promise<string> {
         `command not found: ${file} does not exist on this runner: fix adapterConfig.command (or install it there)`,
       );
     if (kind === "folder")
-      throw new LaunchError(`command not found: ${file} is a folder, not a program: fix adapterConfig.command`);
+      throw new LaunchError(
+        `command not found: ${file} is a folder, not a program: fix adapterConfig.command`,
+      );
     if (kind === "file" && !(await canExecute(file))) throw notExecutable(file);
     return file;
   }

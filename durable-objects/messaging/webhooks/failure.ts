@@ -91,8 +91,7 @@ export function failureReason(error: unknown, target: FailureTarget, reachable: 
   const url = new URL(target.url);
   const { host, port, tls } = endpointOf(url);
   const where = `${host}:${port}`;
-  if (isTimeout(error))
-    return `timeout: ${where} sent no answer within ${target.timeoutMs / 1000} s`;
+  if (isTimeout(error)) return `timeout: ${where} sent no answer within ${target.timeoutMs / 1000} s`;
   const message = messageOf(error);
   if (message.startsWith("internal error")) {
     if (reachable === "fails")
@@ -110,8 +109,7 @@ export function failureReason(error: unknown, target: FailureTarget, reachable: 
   if (message.startsWith("Network connection lost")) {
     if (reachable === "fails")
       return `connection refused: nothing accepts connections on ${where} (is the receiver running?)`;
-    if (reachable === "opens")
-      return `connection reset: ${where} closed the connection before answering`;
+    if (reachable === "opens") return `connection reset: ${where} closed the connection before answering`;
     return `connection failed: ${where} refused the connection or closed it before answering`;
   }
   return fromWords(message, where, host) ?? `request failed: ${message}`;

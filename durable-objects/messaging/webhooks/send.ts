@@ -1,6 +1,6 @@
 import { signedHeaders } from "../../../workers/webhooks/signing";
-import { describeFailure } from "./failure";
 import { webhookTargetProblem } from "../../../workers/webhooks/targets";
+import { describeFailure } from "./failure";
 import { parseRetryAfter } from "./schedule";
 
 /** One HTTP attempt of one delivery, judged the Standard Webhooks way. */

@@ -116,8 +116,9 @@ describe("a run that cannot start names the cause and the fix", () => {
     const missing = path.join(root, "srv", "app");
     const reason = await reasonFor({ cwd: missing });
     expect(reason).toBe(
-      `working folder missing: ${missing} does not exist on this runner: create it, or set the agent's ` +
-        `adapterConfig.cwd to a folder that exists on this runner (mkdir -p ${missing})`,
+      `working folder missing: ${missing} does not exist on this runner: create it, or point the agent's ` +
+        "adapterConfig.cwd (or the project workspace's cwd) at a folder that exists on this runner " +
+        `(mkdir -p ${missing})`,
     );
   });
 

@@ -10,8 +10,8 @@ import {
   needsProbe,
   probeReachability,
 } from "../../../../../durable-objects/messaging/webhooks/failure";
-import { asKey, call } from "../../../helpers";
 import { createWebhook, ownerWithSession } from "../../../gateway/webhooks/helpers";
+import { asKey, call } from "../../../helpers";
 import { connected, endpoint, incoming, log, until } from "./fake-receivers";
 
 const DNS = "http://nonexistent.invalid/hook";
@@ -36,7 +36,8 @@ describe("the reason of a delivery that got no answer", () => {
     expect((await log(s, "dns"))[0]).toMatchObject({
       status: "pending",
       statusCode: null,
-      error: "DNS lookup failed: nonexistent.invalid could not be resolved (check the webhook URL's host name)",
+      error:
+        "DNS lookup failed: nonexistent.invalid could not be resolved (check the webhook URL's host name)",
     });
     expect((await log(s, "refused"))[0]?.error).toBe(
       "connection refused: nothing accepts connections on 127.0.0.1:1 (is the receiver running?)",
