@@ -279,6 +279,7 @@ export class AgentProcess {
       cwd,
       env,
       program: program?.command === launch.command ? program : null,
+      runAsUser: this.options.runAs?.user ?? null,
     };
   }
 

@@ -22,6 +22,8 @@ export interface LaunchTarget {
   env: Record<string, string>;
   /** The adapter's CLI, when the command is that CLI's default name (not adapterConfig.command). */
   program: Adapter["program"];
+  /** RUNNER_RUN_AS's user, when agents run as another OS user than the runner's (whose checks these are). */
+  runAsUser: string | null;
 }
 
 /** What execvp falls back to when the environment has no PATH. */
@@ -168,11 +170,17 @@ export async function explainSpawnError(
       if (interpreter)
         return `command cannot start: ${file} is a script for \`${interpreter}\`, which is not on this runner: install it, or fix the script's #! line`;
     }
-    if (error.code === "EACCES")
+    if (error.code === "EACCES") {
+      // The checks above passed as the runner's user: the agent's own may lack what it has.
+      const who = target.runAsUser
+        ? `the agents' OS user ${target.runAsUser} (RUNNER_RUN_AS)`
+        : "the runner's user";
       return (
-        `permission denied: the agent's user may not run ${file} or enter ${target.cwd}: ` +
-        "give it access, or set adapterConfig.command / adapterConfig.cwd to ones it may use"
+        `permission denied: ${who} may not run ${file} or enter ${target.cwd}: give that user access ` +
+        "(read and execute on the folder and every folder above it, execute on the program), " +
+        "or set adapterConfig.command / adapterConfig.cwd to ones it may use"
       );
+    }
     return `command cannot start: ${file}: ${error.message}`;
   } catch (launchError) {
     if (launchError instanceof LaunchError) return launchError.message;

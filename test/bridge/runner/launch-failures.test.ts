@@ -11,8 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import type { RunAssignment, RunnerFrame } from "../../../bridge/src/protocol/runner.ts";
 import { AgentRunner } from "../../../bridge/src/runner/agent-runner.ts";
+import { type RunAs, resolveRunAs } from "../../../bridge/src/runner/config.ts";
 
 type Finish = Extract<RunnerFrame, { type: "finish" }>;
+type Dispatcher = ReturnType<typeof standInDispatcher>;
 
 const TOKEN = "swr_launch-failures-test";
 const root = mkdtempSync(path.join(tmpdir(), "launch-failures-"));
@@ -65,28 +67,31 @@ function standInDispatcher() {
   };
 }
 
-const dispatcher = standInDispatcher();
-let runner: AgentRunner;
-
-beforeAll(async () => {
-  await new Promise<void>((resolve) => dispatcher.server.listen(0, "127.0.0.1", resolve));
-  const { port } = dispatcher.server.address() as AddressInfo;
-  runner = new AgentRunner({
-    edgeUrl: `ws://127.0.0.1:${port}`,
-    token: TOKEN,
-    slots: 1,
-    workDir,
-    runAs: null,
-    log: () => undefined,
+/** A real AgentRunner on its own link to a stand-in dispatcher, stopped after the file. */
+function linkedRunner(runAs: RunAs | null) {
+  const dispatcher = standInDispatcher();
+  let runner: AgentRunner | null = null;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => dispatcher.server.listen(0, "127.0.0.1", resolve));
+    const { port } = dispatcher.server.address() as AddressInfo;
+    runner = new AgentRunner({
+      edgeUrl: `ws://127.0.0.1:${port}`,
+      token: TOKEN,
+      slots: 1,
+      workDir,
+      runAs,
+      log: () => undefined,
+    });
+    runner.start();
   });
-  runner.start();
-});
+  afterAll(async () => {
+    await runner?.shutdown();
+    dispatcher.close();
+  });
+  return dispatcher;
+}
 
-afterAll(async () => {
-  await runner?.shutdown();
-  dispatcher.close();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 let runs = 0;
 function assignment(overrides: Partial<RunAssignment>): RunAssignment {
@@ -105,13 +110,16 @@ function assignment(overrides: Partial<RunAssignment>): RunAssignment {
   };
 }
 
-const reasonFor = async (overrides: Partial<RunAssignment>) => {
+const reasonWith = async (dispatcher: Dispatcher, overrides: Partial<RunAssignment>) => {
   const finish = await dispatcher.finishOf(assignment(overrides));
   expect(finish.exitCode).toBeNull();
   return finish.error ?? "";
 };
 
 describe("a run that cannot start names the cause and the fix", () => {
+  const dispatcher = linkedRunner(null);
+  const reasonFor = (overrides: Partial<RunAssignment>) => reasonWith(dispatcher, overrides);
+
   it("a working folder that does not exist: the folder, not `spawn node ENOENT`", async () => {
     const missing = path.join(root, "srv", "app");
     const reason = await reasonFor({ cwd: missing });
@@ -184,5 +192,23 @@ describe("a run that cannot start names the cause and the fix", () => {
     const finish = await dispatcher.finishOf(assignment({ cwd }));
     expect(finish).toMatchObject({ exitCode: 0, timedOut: false });
     expect(finish.error).toBeUndefined();
+  });
+});
+
+// RUNNER_RUN_AS needs a runner that may change user: root here, as in CI. The runner's own checks
+// pass as root; the agent's user is refused by the kernel, and the reason says whose access it lacks.
+describe.runIf(process.getuid?.() === 0)("as RUNNER_RUN_AS's user", () => {
+  const dispatcher = linkedRunner(resolveRunAs("nobody"));
+
+  it("a program only the runner's user may run: permission denied, naming the agents' user", async () => {
+    const rootOnly = path.join(root, "root-only.sh");
+    writeFileSync(rootOnly, "#!/bin/sh\nexit 0\n", { mode: 0o700 });
+    const cwd = path.join(root, "shared");
+    mkdirSync(cwd, { mode: 0o755 });
+    expect(await reasonWith(dispatcher, { command: rootOnly, args: [], cwd })).toBe(
+      `permission denied: the agents' OS user nobody (RUNNER_RUN_AS) may not run ${rootOnly} or enter ${cwd}: ` +
+        "give that user access (read and execute on the folder and every folder above it, execute on the " +
+        "program), or set adapterConfig.command / adapterConfig.cwd to ones it may use",
+    );
   });
 });
