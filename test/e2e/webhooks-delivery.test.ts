@@ -173,12 +173,14 @@ describe("delivery", () => {
     expect(after[3]?.answered).toBe(200);
   });
 
-  it("no answer at all: the log names the cause (DNS, refused, TLS, timeout), never workerd's `internal error`", async () => {
+  it("no answer at all: the log names the cause (DNS, refused, reset, TLS, timeout), never workerd's `internal error`", async () => {
     const sid = uniqueId("wh-unreachable");
     await connectedSession(api, sid);
     const slow = `/${sid}/slow`;
+    const rude = `/${sid}/rude`;
     // Longer than the 15 s an attempt waits.
     await receiver.behave(slow, { delayMs: 20_000 });
+    await receiver.behave(rude, { hangUp: true });
     const where = `127.0.0.1:${receiver.port}`;
     const cases = {
       dns: {
@@ -189,6 +191,10 @@ describe("delivery", () => {
       refused: {
         url: "http://127.0.0.1:1/hook",
         error: "connection refused: nothing accepts connections on 127.0.0.1:1 (is the receiver running?)",
+      },
+      reset: {
+        url: receiver.url(rude),
+        error: `connection reset: ${where} closed the connection before answering`,
       },
       // The receiver speaks plain HTTP.
       tls: {
