@@ -173,6 +173,56 @@ describe("delivery", () => {
     expect(after[3]?.answered).toBe(200);
   });
 
+  it("no answer at all: the log names the cause (DNS, refused, reset, TLS, timeout), never workerd's `internal error`", async () => {
+    const sid = uniqueId("wh-unreachable");
+    await connectedSession(api, sid);
+    const slow = `/${sid}/slow`;
+    const rude = `/${sid}/rude`;
+    // Longer than the 15 s an attempt waits.
+    await receiver.behave(slow, { delayMs: 20_000 });
+    await receiver.behave(rude, { hangUp: true });
+    const where = `127.0.0.1:${receiver.port}`;
+    const cases = {
+      dns: {
+        url: "http://nonexistent.invalid/hook",
+        error:
+          "DNS lookup failed: nonexistent.invalid could not be resolved (check the webhook URL's host name)",
+      },
+      refused: {
+        url: "http://127.0.0.1:1/hook",
+        error: "connection refused: nothing accepts connections on 127.0.0.1:1 (is the receiver running?)",
+      },
+      reset: {
+        url: receiver.url(rude),
+        error: `connection reset: ${where} closed the connection before answering`,
+      },
+      // The receiver speaks plain HTTP.
+      tls: {
+        url: `https://${where}/${sid}/tls`,
+        error: `TLS handshake failed with ${where}: an untrusted or expired certificate, or the port does not speak HTTPS`,
+      },
+      timeout: { url: receiver.url(slow), error: `timeout: ${where} sent no answer within 15 s` },
+    };
+    const hooks = await Promise.all(
+      Object.entries(cases).map(async ([name, { url }]) => ({
+        name,
+        hook: await createWebhook(api, sid, { name, url, events: ["message.received"] }),
+      })),
+    );
+    await world(api, sid, "receive", { from: personJid(), content: { type: "text", text: "anyone?" } });
+    for (const { name, hook } of hooks) {
+      const first = await waitFor(
+        async () => (await deliveriesOf(api, sid, hook.id)).data.find((d) => d.error !== null),
+        40_000,
+        `the ${name} failure in the deliveries log`,
+      );
+      expect(first, name).toMatchObject({
+        statusCode: null,
+        error: cases[name as keyof typeof cases].error,
+      });
+    }
+  });
+
   it("410 Gone disables the endpoint (isActive false, with the reason); later events are not delivered", async () => {
     const sid = uniqueId("wh-gone");
     await connectedSession(api, sid);

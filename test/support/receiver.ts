@@ -30,6 +30,8 @@ export interface Behaviour {
   status?: number;
   delayMs?: number;
   retryAfter?: string;
+  /** Close the connection without answering (recorded as answered 0). */
+  hangUp?: boolean;
 }
 
 export interface Receiver {

@@ -9,14 +9,15 @@
 // the path's behaviour says (default 200). Control API, on the same server:
 //   GET    /__control/deliveries[?path=/x][&since=<seq>][&bodies=0]   → {deliveries: [...]}
 //   GET    /__control/count[?path=/x]                                 → {count}
-//   PUT    /__control/behaviour  {path, statuses?, status?, delayMs?, retryAfter?}
+//   PUT    /__control/behaviour  {path, statuses?, status?, delayMs?, retryAfter?, hangUp?}
+//          (hangUp: the connection is closed without an answer; recorded as answered 0)
 //   DELETE /__control/deliveries                                      (forgets what was recorded)
 import { createServer } from "node:http";
 
 const port = Number(process.argv[2] ?? 0);
 const CONTROL = "/__control";
 
-/** @typedef {{ statuses: number[], status: number, delayMs: number, retryAfter: string | null }} Behaviour */
+/** @typedef {{ statuses: number[], status: number, delayMs: number, retryAfter: string | null, hangUp: boolean }} Behaviour */
 /** @type {Map<string, Behaviour>} path → behaviour; statuses are answered first, one per request. */
 const behaviours = new Map();
 /** @type {Array<{ seq: number, method: string, path: string, headers: Record<string, string>, body: string, receivedAt: number, answered: number }>} */
@@ -74,6 +75,7 @@ function control(request, response, url, body) {
       status: Number(spec.status ?? 200),
       delayMs: Number(spec.delayMs ?? 0),
       retryAfter: typeof spec.retryAfter === "string" ? spec.retryAfter : null,
+      hangUp: spec.hangUp === true,
     });
     return json(response, 200, { ok: true });
   }
@@ -87,7 +89,7 @@ async function handle(request, response) {
   if (url.pathname.startsWith(CONTROL)) return control(request, response, url, body);
 
   const behaviour = behaviours.get(url.pathname);
-  const answered = behaviour?.statuses.shift() ?? behaviour?.status ?? 200;
+  const answered = behaviour?.hangUp ? 0 : (behaviour?.statuses.shift() ?? behaviour?.status ?? 200);
   recorded.push({
     seq: ++seq,
     method: request.method ?? "GET",
@@ -97,6 +99,7 @@ async function handle(request, response) {
     receivedAt,
     answered,
   });
+  if (behaviour?.hangUp) return request.socket.destroy();
   if (behaviour?.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
   const headers = { "content-type": "text/plain" };
   if (behaviour?.retryAfter) headers["retry-after"] = behaviour.retryAfter;

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { AgentDetailSchema, AgentKeySchema, ConfigRevisionSchema, RunSchema } from "../control/agents";
+import { missingCommand } from "../control/runs";
 import { ADAPTER_TYPES } from "../db/schema";
 import { type Agent, dollars } from "./board-shared";
 import {
@@ -77,7 +78,10 @@ export function AgentFacts({ agent }: { agent: AgentDetail }) {
         <dt>Reports to</dt>
         <dd>{manager ? `${manager.name} (${manager.role})` : "Nobody"}</dd>
         <dt>Adapter</dt>
-        <dd>{agent.adapterType}</dd>
+        <dd>
+          {agent.adapterType}
+          <CommandWarning agent={agent} />
+        </dd>
         <dt>Spent this month</dt>
         <dd>
           {dollars(agent.spentMonthlyCents)}
@@ -90,6 +94,12 @@ export function AgentFacts({ agent }: { agent: AgentDetail }) {
       </dl>
     </section>
   );
+}
+
+/** Said before the first run fails: an agent whose adapter has nothing to start. */
+function CommandWarning({ agent }: { agent: AgentDetail }) {
+  const problem = missingCommand(agent);
+  return problem ? <p class="alert">Its runs will fail: {problem}.</p> : null;
 }
 
 export function ConfigForm(props: { agentId: string; csrf: string; form: FormState }) {

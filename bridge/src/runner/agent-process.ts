@@ -21,6 +21,13 @@ import {
 } from "./adapters/index.ts";
 import { INHERITED_ENV, type RunAs } from "./config.ts";
 import { GitError } from "./git.ts";
+import {
+  checkCommand,
+  checkWorkingFolder,
+  explainSpawnError,
+  LaunchError,
+  type LaunchTarget,
+} from "./launch-check.ts";
 import { GroupChild } from "./process-group.ts";
 import { makeRunLinks, prepareRunDir, readFileAs, workingDirectory, writeRunFiles } from "./run-files.ts";
 import { type WorkspaceLease, type Workspaces, workspaceStrategy } from "./workspace.ts";
@@ -66,6 +73,7 @@ function inheritedEnv(runAs: RunAs | null): Record<string, string> {
 function failureMessage(error: unknown): string {
   if (error instanceof AdapterConfigError) return `configuration: ${error.message}`;
   if (error instanceof GitError) return `workspace: ${error.message}`;
+  if (error instanceof LaunchError) return error.message;
   return String(error);
 }
 
@@ -104,6 +112,8 @@ export class AgentProcess {
     const runDir = path.join(this.options.workDir, ".runs", this.run.runId);
     let workspace: WorkspaceLease | null = null;
     try {
+      // Before git or the adapter look in it: a missing folder is named as such, not as a failed spawn.
+      if (this.run.cwd) await checkWorkingFolder(this.run.cwd);
       workspace = await this.enterWorkspace();
       return await this.attempts(workspace.cwd, runDir);
     } catch (error) {
@@ -187,6 +197,14 @@ export class AgentProcess {
     await this.options.ready;
     // Stopped (cancelled) while its workspace, files or the CLI were being readied: never started.
     if (this.stopped) return { exitCode: null, verdict: { ok: false }, summary: parser.summary() };
+    const env = {
+      ...inheritedEnv(this.options.runAs),
+      ...launch.env,
+      ...this.run.env,
+      ...launch.overrideEnv,
+    };
+    const target = this.launchTarget(launch, cwd, env);
+    await checkCommand(target);
     const lines = new LineSplitter((line) => {
       for (const event of parser.line(line)) this.options.onEvent?.(event);
       this.stopOverBudget(parser.summary());
@@ -197,12 +215,7 @@ export class AgentProcess {
         command: launch.command,
         args: launch.args,
         cwd,
-        env: {
-          ...inheritedEnv(this.options.runAs),
-          ...launch.env,
-          ...this.run.env,
-          ...launch.overrideEnv,
-        },
+        env,
         stdin: launch.stdin,
         runAs: this.options.runAs,
       },
@@ -228,7 +241,7 @@ export class AgentProcess {
         exitCode: null,
         verdict: { ok: false },
         summary,
-        error: this.spawnMessage(launch, end.spawnError),
+        error: await explainSpawnError(target, end.spawnError),
       };
     return {
       exitCode: end.exitCode,
@@ -258,12 +271,16 @@ export class AgentProcess {
     );
   }
 
-  /** A CLI that is not installed says which, and how to install it. */
-  private spawnMessage(launch: Launch, error: { code: string | undefined; message: string }): string {
+  /** What the checks before and after the spawn look at; the adapter's CLI when it is its default command. */
+  private launchTarget(launch: Launch, cwd: string, env: Record<string, string>): LaunchTarget {
     const program = this.adapter.program;
-    if (error.code === "ENOENT" && program && launch.command === program.command)
-      return `${program.name} is not installed on this runner (\`${program.command}\` is not on its PATH): ${program.install}; or set adapterConfig.command to its full path`;
-    return `spawn failed: ${error.message}`;
+    return {
+      command: launch.command,
+      cwd,
+      env,
+      program: program?.command === launch.command ? program : null,
+      runAsUser: this.options.runAs?.user ?? null,
+    };
   }
 
   private outcome(attempt: Attempt, cwd: string, forget: boolean): ProcessOutcome {

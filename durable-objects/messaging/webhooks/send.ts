@@ -1,5 +1,6 @@
 import { signedHeaders } from "../../../workers/webhooks/signing";
 import { webhookTargetProblem } from "../../../workers/webhooks/targets";
+import { describeFailure } from "./failure";
 import { parseRetryAfter } from "./schedule";
 
 /** One HTTP attempt of one delivery, judged the Standard Webhooks way. */
@@ -87,14 +88,7 @@ export async function attemptDelivery(target: AttemptTarget, now: () => number):
     return judge(target, response, now() - started, now());
   } catch (error) {
     const latencyMs = now() - started;
-    // AbortSignal.timeout rejects with a DOMException, which is not always an Error subclass.
-    const name = typeof error === "object" && error !== null && "name" in error ? error.name : null;
-    const timedOut = name === "TimeoutError" || name === "AbortError";
-    const message = timedOut
-      ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`
-      : error instanceof Error
-        ? error.message
-        : String(error);
-    return failed(target, message, { latencyMs });
+    const reason = await describeFailure(error, { url: target.url, timeoutMs: ATTEMPT_TIMEOUT_MS });
+    return failed(target, reason, { latencyMs });
   }
 }

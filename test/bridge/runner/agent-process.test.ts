@@ -212,6 +212,8 @@ describe("AgentProcess", () => {
   it("reports a command that cannot start as an error instead of throwing", async () => {
     const { outcome } = await run(assignment("", { command: "/nonexistent/agent-binary", args: [] }));
     expect(outcome.exitCode).not.toBe(0);
-    expect(outcome.error).toMatch(/spawn failed/);
+    expect(outcome.error).toMatch(
+      /^command not found: \/nonexistent\/agent-binary does not exist on this runner/,
+    );
   });
 });

@@ -317,7 +317,7 @@ describe("claude_local with the real claude CLI", { timeout: 90_000 }, () => {
   it("a missing CLI is named with how to install it; a bad config never starts", async () => {
     const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
-      "Claude Code is not installed on this runner (`claude` is not on its PATH): npm install -g @anthropic-ai/claude-code; or set adapterConfig.command to its full path",
+      "Claude Code is not installed on this runner (`claude` is not on its PATH: /nonexistent): npm install -g @anthropic-ai/claude-code; or set adapterConfig.command to its full path",
     );
     const bad = await execute(assignment(freshCwd(), {}, { permissionMode: "yolo" }));
     expect(bad.outcome.error).toMatch(/^configuration: claude_local adapterConfig: permissionMode: /);

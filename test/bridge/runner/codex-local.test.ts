@@ -211,7 +211,7 @@ describe("codex_local with the real codex CLI", { timeout: 90_000 }, () => {
 
     const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
-      "OpenAI Codex is not installed on this runner (`codex` is not on its PATH): npm install -g @openai/codex; or set adapterConfig.command to its full path",
+      "OpenAI Codex is not installed on this runner (`codex` is not on its PATH: /nonexistent): npm install -g @openai/codex; or set adapterConfig.command to its full path",
     );
     const bad = await execute(assignment(freshCwd(), {}, { sandbox: "yolo" }));
     expect(bad.outcome.error).toMatch(/^configuration: codex_local adapterConfig: sandbox: /);

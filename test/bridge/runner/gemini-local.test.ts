@@ -216,7 +216,7 @@ describe("gemini_local with the real gemini CLI", { timeout: 90_000 }, () => {
 
     const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
-      "Gemini CLI is not installed on this runner (`gemini` is not on its PATH): npm install -g @google/gemini-cli; or set adapterConfig.command to its full path",
+      "Gemini CLI is not installed on this runner (`gemini` is not on its PATH: /nonexistent): npm install -g @google/gemini-cli; or set adapterConfig.command to its full path",
     );
     const bad = await execute(assignment(freshCwd(), {}, { approvalMode: "always" }));
     expect(bad.outcome.error).toMatch(/^configuration: gemini_local adapterConfig: approvalMode: /);

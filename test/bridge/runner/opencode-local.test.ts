@@ -247,7 +247,7 @@ describe("opencode_local with the real opencode CLI", { timeout: RUN_MS }, () =>
 
     const missing = await execute(missingCliRun(assignment, freshCwd()));
     expect(missing.outcome.error).toBe(
-      "OpenCode is not installed on this runner (`opencode` is not on its PATH): npm install -g opencode-ai; or set adapterConfig.command to its full path",
+      "OpenCode is not installed on this runner (`opencode` is not on its PATH: /nonexistent): npm install -g opencode-ai; or set adapterConfig.command to its full path",
     );
     const bad = await execute(assignment(freshCwd(), {}, { model: "gpt-5-mini" }));
     expect(bad.outcome.error).toMatch(

@@ -70,6 +70,23 @@ describe("agents list and agent page", () => {
     expect(JSON.parse(textOf(config))).toEqual({ command: "node" });
   });
 
+  it("warns on the page of an agent with nothing to start; one with a command or its own CLI gets none", async () => {
+    const hire = async (name: string, adapterType: string) => {
+      const hired = await call<{ agent: Agent }>("POST", `/api/companies/${companyId}/agent-hires`, {
+        headers: asSession(owner),
+        body: { name, role: "engineer", adapterType, adapterConfig: { cwd: "/srv/app" } },
+      });
+      expect(hired.status, JSON.stringify(hired.body)).toBe(201);
+      return textOf((await browse(owner, `/agents/${hired.body.agent.id}`)).html);
+    };
+    expect(await hire("Blank", "process")).toContain(
+      "Adapter process Its runs will fail: adapterConfig.command is not set: a process agent runs the " +
+        "program it names, so set it on the agent",
+    );
+    expect(await hire("Clawd", "claude_local")).not.toContain("Its runs will fail");
+    expect(textOf((await browse(owner, `/agents/${agent.id}`)).html)).not.toContain("Its runs will fail");
+  });
+
   it("answers another user's agent, list and run with the API's 404", async () => {
     expect((await browse(stranger, `/agents/${agent.id}`)).status).toBe(404);
     expect((await browse(stranger, `/companies/${companyId}/agents`)).status).toBe(404);

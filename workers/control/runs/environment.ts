@@ -31,6 +31,20 @@ const DEFAULT_COMMANDS: Partial<Record<AgentRow["adapterType"], string>> = {
   opencode_local: "opencode",
 };
 
+/**
+ * Why the agent's runs cannot start for want of a command (its adapter starts only what
+ * adapterConfig.command names, and it names nothing), or null: the run's failure reason, and the
+ * agent page's warning before any run fails.
+ */
+export function missingCommand(agent: Pick<AgentRow, "adapterType" | "adapterConfig">): string | null {
+  if (text(agent.adapterConfig.command) || DEFAULT_COMMANDS[agent.adapterType]) return null;
+  return (
+    `adapterConfig.command is not set: a ${agent.adapterType} agent runs the program it names, so ` +
+    "set it on the agent (with adapterConfig.args for its arguments), or pick an adapter that " +
+    "starts its own CLI (claude_local, codex_local, gemini_local, opencode_local)"
+  );
+}
+
 interface RunContext {
   run: HeartbeatRunRow;
   apiUrl: string;
@@ -85,7 +99,7 @@ export async function runEnvironment(
 ): Promise<PreparedRun> {
   const config = agent.adapterConfig;
   const command = text(config.command) ?? DEFAULT_COMMANDS[agent.adapterType];
-  if (!command) throw new Error("adapterConfig.command is not set");
+  if (!command) throw new Error(missingCommand(agent) ?? "adapterConfig.command is not set");
   const { env: _env, promptTemplate: _template, ...adapterConfig } = config;
   const platform = platformEnv(agent, context);
   const instructions = text(config.instructionsFilePath);

@@ -5,6 +5,7 @@
  * This index is what the rest of the code may import from here.
  */
 export { claimNextRun, type RunnerLink } from "./claim";
+export { missingCommand } from "./environment";
 export { failLinkRuns, finishRun, linkHoldsRun, logsComplete, recordLog, touchRuns } from "./lifecycle";
 export { LogAnnouncer } from "./live";
 export { OutputRedactor } from "./redaction";

@@ -162,7 +162,11 @@ describe("adapter types on the runner link", () => {
         .bind(runId)
         .first<Json>();
       return (
-        row?.status === "failed" && row.error_reason === "configuration: adapterConfig.command is not set"
+        row?.status === "failed" &&
+        row.error_reason ===
+          "configuration: adapterConfig.command is not set: a process agent runs the program it names, so " +
+            "set it on the agent (with adapterConfig.args for its arguments), or pick an adapter that " +
+            "starts its own CLI (claude_local, codex_local, gemini_local, opencode_local)"
       );
     });
     const models = await call<Json[]>("GET", `/api/companies/${company.id}/adapters/claude_local/models`, {

@@ -223,7 +223,9 @@ describe("webhook redelivery and targets", () => {
       statusCode: 302,
       error: "HTTP 302 redirect to http://10.0.0.1/ (redirects are not followed)",
     });
-    expect((await log(s, "broken"))[0]?.error).toBe("connection refused ([secret])");
+    expect((await log(s, "broken"))[0]?.error).toBe(
+      "connection refused by hooks.example.com:443: connection refused ([secret])",
+    );
     expect(to("moved").length).toBe(1);
   });
 
