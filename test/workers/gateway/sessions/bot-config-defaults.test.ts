@@ -85,5 +85,14 @@ describe("bot-config defaults and the session's botConfig", () => {
       headers: asKey(key),
     });
     expect(patched.body.data.botConfig).toMatchObject(DEFAULT_VALUES);
+
+    // The migration that stores the defaults for such sessions.
+    const migration = env.TEST_MIGRATIONS.find(({ name }) => name.includes("bot_config_defaults"));
+    for (const query of migration?.queries ?? []) await env.DB.prepare(query).run();
+    const got = await call<Envelope<BotConfig>>("GET", `/api/sessions/${session.sessionId}/bot-config`, {
+      headers: asKey(key),
+    });
+    expectCompleteDefaults(got.body.data, session.sessionId);
+    expect(got.body.data.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
