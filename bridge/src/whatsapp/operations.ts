@@ -272,6 +272,11 @@ async function run(
     case "presence":
       await sock.sendPresenceUpdate(op.presence, op.chat);
       return {};
+    case "availability":
+      // `<presence type="available|unavailable" name=…>`, what WhatsApp Web sends when it comes to
+      // the foreground or leaves it (whatsapp.ts repeats it once the account's push name is known).
+      await sock.sendPresenceUpdate(op.online ? "available" : "unavailable");
+      return {};
     case "profile.picture.url":
       return { data: { url: await pictureUrl(sock, op.jid) } };
     case "numbers.check":
