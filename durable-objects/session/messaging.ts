@@ -3,6 +3,7 @@ import type { Operation } from "../../bridge/src/protocol/operations";
 import type { Json } from "../../bridge/src/protocol/seam";
 import type { Env } from "../../workers/core/env";
 import {
+  availabilityChange,
   loadConfigFromD1,
   readConfigCopy,
   type SessionConfigCopy,
@@ -94,8 +95,22 @@ export class SessionMessaging {
   }
 
   configure(copy: SessionConfigCopy): void {
+    const before = this.configCopy ?? readConfigCopy(this.sql);
     writeConfigCopy(this.sql, copy);
     this.configCopy = copy;
+    const change = availabilityChange(before?.settings, copy.settings);
+    if (change !== null && this.host.isConnected()) this.runFollowUps([() => this.sendAvailability(change)]);
+  }
+
+  /** `alwaysOnline`: the account is shown online each time it connects (WhatsApp forgets it then). */
+  private async availabilityOnConnect(): Promise<void> {
+    const { settings } = await this.config();
+    if (settings.alwaysOnline) await this.sendAvailability(true);
+  }
+
+  private async sendAvailability(online: boolean): Promise<void> {
+    const outcome = await this.context().wa({ op: "availability", online });
+    if (!outcome.ok) throw new Error(`availability ${online}: ${outcome.status} ${outcome.error}`);
   }
 
   /** The settings copy; read from D1 once, with no other event interleaving while it loads. */
@@ -135,6 +150,7 @@ export class SessionMessaging {
   /** `connection.update` for webhooks whenever the session's state moves. */
   connectionChanged(before: SessionRecord, after: SessionRecord): void {
     if (after.state === before.state) return;
+    if (after.state === "connected") this.runFollowUps([() => this.availabilityOnConnect()]);
     this.emit("connection.update", {
       status: statusOf(after.state),
       state: after.state,

@@ -298,7 +298,8 @@ describe("profile and status", () => {
       content: "Closed today",
       fromMe: true,
     });
-    const image = await post({ content: "New menu", type: "IMAGE", mediaUrl });
+    // A fresh session knows no contacts: the audience is named (without it, a 409 says so).
+    const image = await post({ content: "New menu", type: "IMAGE", mediaUrl, mentions: [personJid()] });
     expect(image.status).toBe(200);
     expect(image.body.data).toMatchObject({
       remoteJid: "status@broadcast",

@@ -174,7 +174,10 @@ describe("the eleven events", () => {
       participants: [member],
     });
     expect(added.status).toBe(200);
-    const status = await api.call("POST", `/api/status/${sid}/update`, { content: "Status for hooks" });
+    const status = await api.call("POST", `/api/status/${sid}/update`, {
+      content: "Status for hooks",
+      mentions: [member],
+    });
     expect(status.status).toBe(200);
 
     // Each event, and something in its data that proves it is about what this test did.

@@ -2,7 +2,13 @@
  * A fake user's device (a contact's phone, the account's own phone): it holds a Signal identity
  * (signal-peer.ts) and decrypts what the server routes to it, one `message` stanza at a time.
  */
-import { type BinaryNode, isJidGroup, type KeyPair, type proto } from "@whiskeysockets/baileys";
+import {
+  type BinaryNode,
+  isJidGroup,
+  isJidStatusBroadcast,
+  type KeyPair,
+  type proto,
+} from "@whiskeysockets/baileys";
 import { SignalPeer } from "./signal-peer.ts";
 
 /** A `message` stanza as routed to one device: the `enc` nodes meant for it, and the sending device. */
@@ -63,7 +69,9 @@ export class FakeDevice {
 
   private async decrypt(chat: string, sender: string, type: "pkmsg" | "msg" | "skmsg", body: Uint8Array) {
     if (type === "skmsg") {
-      if (!isJidGroup(chat)) throw new Error("skmsg outside a group");
+      // Status posts (`status@broadcast`) go out like group messages: a sender key for the audience.
+      if (!isJidGroup(chat) && !isJidStatusBroadcast(chat))
+        throw new Error("skmsg outside a group or status");
       return this.peer.decryptGroup(chat, sender, body);
     }
     const message = await this.peer.decrypt(sender, type, body);

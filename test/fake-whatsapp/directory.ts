@@ -49,6 +49,19 @@ export class Directory {
     return this.accounts.find((account) => account.pnUser === user || account.lidUser === user);
   }
 
+  /**
+   * The account a phone number reaches, as WhatsApp resolves it: the exact number, else the other form
+   * of a number WhatsApp normalises (phoneForms), so a Brazilian mobile asked with or without its ninth
+   * digit, or a Mexican one with or without the `1` after 52, finds the account registered either way.
+   */
+  byPhone(digits: string): Account | undefined {
+    for (const form of phoneForms(digits)) {
+      const account = this.accounts.find((candidate) => candidate.pnUser === form);
+      if (account) return account;
+    }
+    return undefined;
+  }
+
   companionsOf(account: Account): Companion[] {
     return [...this.companions()].filter((companion) => jidDecode(companion.jid)?.user === account.pnUser);
   }
@@ -74,6 +87,24 @@ export class Directory {
     });
     return companion ? { kind: "companion", account, companion } : undefined;
   }
+}
+
+/**
+ * The number as asked, then the other form WhatsApp treats as the same line:
+ * - Brazil (55): mobiles gained a ninth digit (a leading 9 after the two-digit area code); accounts
+ *   registered before are still `55 AA XXXX-XXXX`, so `55 AA 9XXXX-XXXX` and that form are one line.
+ * - Mexico (52): mobiles used to be dialled `52 1` + ten digits; `52` + ten digits is the same line.
+ */
+export function phoneForms(digits: string): string[] {
+  const brazil = /^55(\d{2})(\d{8,9})$/.exec(digits);
+  if (brazil) {
+    const [, area, local = ""] = brazil;
+    if (local.length === 9 && local.startsWith("9")) return [digits, `55${area}${local.slice(1)}`];
+    if (local.length === 8 && /^[6-9]/.test(local)) return [digits, `55${area}9${local}`];
+  }
+  const mexico = /^52(1?)(\d{10})$/.exec(digits);
+  if (mexico) return [digits, mexico[1] ? `52${mexico[2]}` : `521${mexico[2]}`];
+  return [digits];
 }
 
 /** A companion's bundle from what it registered at pairing, with one of its uploaded one-time keys. */

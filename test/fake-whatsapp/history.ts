@@ -72,11 +72,16 @@ export function historySync(chats: HistoryChat[]): Uint8Array {
 export class PhoneDevice {
   private readonly signal: FakeContact;
 
+  /**
+   * `pushName` is the account's name: WhatsApp puts it (`notify`) on every message the phone sends,
+   * which is how a companion without app-state sync learns its own name (Baileys' `creds.me.name`).
+   */
   constructor(
     private readonly server: FakeWhatsApp,
     readonly phoneNumber: string,
+    readonly pushName = "phone",
   ) {
-    this.signal = new FakeContact(server, phoneNumber, "phone");
+    this.signal = new FakeContact(server, phoneNumber, pushName);
     server.iqHandlers.set("w:sync:app:state", (_device, iq) => emptyAppState(iq));
   }
 
@@ -97,7 +102,7 @@ export class PhoneDevice {
           historySyncNotification: notification,
         },
       },
-      { from: `${this.phoneNumber}@${SERVER_JID}`, type: "text", category: "peer" },
+      { from: `${this.phoneNumber}@${SERVER_JID}`, type: "text", category: "peer", notify: this.pushName },
     );
     return id;
   }

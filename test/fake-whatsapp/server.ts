@@ -297,6 +297,16 @@ export class FakeWhatsApp {
    * The phone unlinked the device (Linked devices → Log out): WhatsApp forgets it and ends its stream
    * with `401` and `conflict type=device_removed`, which is what real WhatsApp sends.
    */
+  /**
+   * The account-wide `<presence type=… name=…>` stanzas (no `to`: what WhatsApp Web sends coming to
+   * the foreground or leaving it) that the device `jid` sent, in order; chat presences are left out.
+   */
+  presencesFrom(jid: string): Array<{ type: string; name: string | undefined }> {
+    return this.received
+      .filter(({ jid: from, node }) => from === jid && node.tag === "presence" && !node.attrs.to)
+      .map(({ node }) => ({ type: node.attrs.type ?? "", name: node.attrs.name }));
+  }
+
   removeDevice(jid: string): void {
     this.devices.delete(jid);
     for (const connection of this.connections) {

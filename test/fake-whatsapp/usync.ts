@@ -23,20 +23,33 @@ export const iqResult = (request: BinaryNode, content?: BinaryNode[]): BinaryNod
 const children = (node: BinaryNode | undefined): BinaryNode[] =>
   Array.isArray(node?.content) ? node.content : [];
 
-/** The user a usync `user` node asks about: by `jid`, or by phone number in `contact` (`+1555…`). */
-function askedJid(user: BinaryNode): string | undefined {
-  if (user.attrs.jid) return user.attrs.jid;
-  const phone = getBinaryNodeChild(user, "contact")?.content;
-  const digits = phone
-    ? Buffer.from(phone as Uint8Array)
-        .toString()
-        .replace(/\D/g, "")
-    : "";
-  return digits ? `${digits}${S_WHATSAPP_NET}` : undefined;
+/** The phone number a usync `user` node asks about in `contact` (`+1555…`), as sent. */
+function askedPhone(user: BinaryNode): string | undefined {
+  const content = getBinaryNodeChild(user, "contact")?.content;
+  if (typeof content === "string") return content;
+  return content instanceof Uint8Array ? Buffer.from(content).toString() : undefined;
+}
+
+/**
+ * Who a usync `user` node asks about: by `jid`, or by phone number, which WhatsApp resolves to the
+ * account's own JID (a normalised number: directory.ts `phoneForms`) and answers under that JID.
+ */
+function asked(
+  user: BinaryNode,
+  directory: Directory,
+): { jid: string; account: Account | undefined } | undefined {
+  if (user.attrs.jid) {
+    return { jid: user.attrs.jid, account: directory.account(jidDecode(user.attrs.jid)?.user ?? "") };
+  }
+  const digits = askedPhone(user)?.replace(/\D/g, "") ?? "";
+  if (!digits) return undefined;
+  const account = directory.byPhone(digits);
+  return { jid: `${account?.pnUser ?? digits}${S_WHATSAPP_NET}`, account };
 }
 
 function protocolNode(
   protocol: string,
+  user: BinaryNode,
   jid: string,
   account: Account | undefined,
   directory: Directory,
@@ -56,8 +69,16 @@ function protocolNode(
     case "lid":
       // Asked by phone number: the LID behind it; asked by LID there is nothing to add.
       return account && !isLidUser(jid) ? { tag: "lid", attrs: { val: lidJid(account) } } : undefined;
-    case "contact":
-      return { tag: "contact", attrs: { type: account ? "in" : "out" } };
+    case "contact": {
+      // WhatsApp echoes the number as it was asked, which is how a client matches each answer to its
+      // question when the JID it answers under is a normalised form (whatsmeow reads it as `Query`).
+      const phone = askedPhone(user);
+      return {
+        tag: "contact",
+        attrs: { type: account ? "in" : "out" },
+        ...(phone ? { content: phone } : {}),
+      };
+    }
     default:
       return undefined;
   }
@@ -67,11 +88,11 @@ export function usyncReply(request: BinaryNode, directory: Directory): BinaryNod
   const usync = getBinaryNodeChild(request, "usync");
   const protocols = children(getBinaryNodeChild(usync, "query")).map((node) => node.tag);
   const users = getBinaryNodeChildren(getBinaryNodeChild(usync, "list"), "user").flatMap((user) => {
-    const jid = askedJid(user);
-    if (!jid) return [];
-    const account = directory.account(jidDecode(jid)?.user ?? "");
+    const found = asked(user, directory);
+    if (!found) return [];
+    const { jid, account } = found;
     const content = protocols.flatMap((protocol) => {
-      const node = protocolNode(protocol, jid, account, directory);
+      const node = protocolNode(protocol, user, jid, account, directory);
       return node ? [node] : [];
     });
     return [{ tag: "user", attrs: { jid }, content }];

@@ -23,13 +23,15 @@ const LISTED_INVALID = 20;
 
 /**
  * Validates and de-duplicates the recipients (first occurrence wins), then starts the job. Shared by
- * `POST /messages/{sessionId}/broadcast` and the deprecated `POST /messages/broadcast`.
+ * `POST /messages/{sessionId}/broadcast` and the deprecated `POST /messages/broadcast`, whose `delay`
+ * (`delayMs`) is waited on top of the random gap.
  */
 export async function startBroadcast(
   c: Context<AppEnv>,
   session: Pick<SessionRow, "id">,
   recipients: readonly string[],
   message: string,
+  delayMs?: number,
 ): Promise<{ broadcastId: string; total: number }> {
   const invalid = [...new Set(recipients.filter((jid) => !isChatJid(jid)))];
   if (invalid.length > 0) {
@@ -44,6 +46,7 @@ export async function startBroadcast(
     recipients: [...new Set(recipients)],
     message,
     createdBy: c.get("principal").user.id,
+    ...(delayMs === undefined ? {} : { delayMs }),
   });
 }
 

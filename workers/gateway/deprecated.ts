@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, Next } from "hono";
 import { ChatJidSchema } from "../../bridge/src/protocol/messaging";
+import { LEGACY_DELAY_MAX_MS, LEGACY_DELAY_MIN_MS } from "../../durable-objects/messaging/broadcasts/gap";
 import type { AppEnv } from "../core/env";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
@@ -130,15 +131,21 @@ deprecatedRoutes.openapi(
     deprecated: true,
     summary: "Deprecated: use POST /messages/{sessionId}/broadcast",
     description:
-      "`delay` (500–60000 ms, default 2000) is validated for compatibility; the gap between recipients is " +
-      "the broadcast job's random 10–20 s, which already exceeds any allowed delay.",
+      "`delay` (500–60000 ms, default 2000; outside that range a 400) is waited between recipients on top " +
+      "of the broadcast job's random 10–20 s anti-ban gap, so each gap is delay + 10–20 s.",
     security: authenticated,
     request: jsonBody(
       z.strictObject({
         sessionId: SessionIdField,
         recipients: z.array(ChatJidSchema).min(1).max(1000),
         message: z.string().min(1).max(4096),
-        delay: z.number().int().min(500).max(60_000).default(2000),
+        delay: z
+          .number()
+          .int()
+          .min(LEGACY_DELAY_MIN_MS)
+          .max(LEGACY_DELAY_MAX_MS)
+          .default(2000)
+          .openapi({ description: "ms waited between recipients, on top of the random 10–20 s" }),
       }),
     ),
     responses: {
@@ -147,9 +154,10 @@ deprecatedRoutes.openapi(
     },
   }),
   async (c) => {
-    const { sessionId, recipients, message } = c.req.valid("json");
+    const { sessionId, recipients, message, delay } = c.req.valid("json");
     const session = await accessibleSession(c, sessionId);
-    return c.json(ok("Broadcast started", await startBroadcast(c, session, recipients, message)), 200);
+    const started = await startBroadcast(c, session, recipients, message, delay);
+    return c.json(ok("Broadcast started", started), 200);
   },
 );
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { PersonJidSchema } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
-import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
+import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
 import { pictureBody, pictureErrors, readPicture } from "../http/picture-upload";
 import { MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messages";
 import { accessibleSession, callSession } from "./sessions";
@@ -127,7 +127,11 @@ const StatusBodySchema = z
       .array(PersonJidSchema)
       .max(5000)
       .optional()
-      .openapi({ description: "Who may see the post (WhatsApp's status audience)" }),
+      .openapi({
+        description:
+          "Who may see the post (WhatsApp's status audience). Omitted or empty: the session's contacts " +
+          "known by phone number and not blocked, the 1000 most recently updated",
+      }),
   })
   .superRefine((body, issues) => {
     if (body.type === "TEXT") {
@@ -157,7 +161,11 @@ profileRoutes.openapi(
     summary: "Post a status (story): text, or an image or video by URL",
     security: authenticated,
     request: { params: SessionParamSchema, ...jsonBody(StatusBodySchema) },
-    responses: { 200: json(gatewayOk(MessageResourceSchema), "Posted"), ...errors },
+    responses: {
+      200: json(gatewayOk(MessageResourceSchema), "Posted"),
+      ...errors,
+      409: errorResponse("No `mentions` and no phone-number contacts: nobody would see the post"),
+    },
   }),
   async (c) => {
     const session = await accessibleSession(c, c.req.valid("param").sessionId);

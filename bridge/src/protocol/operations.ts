@@ -50,6 +50,8 @@ export const OperationSchema = z.discriminatedUnion("op", [
     lastMessage: MessageRefSchema.optional(),
   }),
   op("presence", { chat: ChatJidSchema, presence: z.enum(PRESENCES) }),
+  /** The account online (`available`) or not to everyone: the session's `alwaysOnline`. */
+  op("availability", { online: z.boolean() }),
   op("profile.picture.url", { jid: AnyJidSchema }),
   /** ONE batched lookup for all numbers (digits only, country code first). */
   op("numbers.check", {

@@ -178,6 +178,7 @@ function state({ world, account, me }: SimContext): Json {
     reads: account.reads,
     chatModifications: account.chatModifications,
     presences: account.presences,
+    availability: account.availability,
     stars: account.stars,
     reactions: account.reactions,
     deletions: account.deletions,

@@ -232,6 +232,9 @@ export function performMessaging(
     case "presence":
       pushBounded(account.presences, { chat: op.chat, presence: op.presence });
       return {};
+    case "availability":
+      pushBounded(account.availability, op.online);
+      return {};
     case "profile.picture.url":
       return { data: { url: pictureOf(context, op.jid) } };
     case "numbers.check":

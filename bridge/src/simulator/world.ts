@@ -54,6 +54,8 @@ export interface SimAccount {
   reads: Array<{ chat: string; ids: string[] }>;
   chatModifications: Array<{ chat: string; action: string; muteUntil?: number }>;
   presences: Array<{ chat: string; presence: string }>;
+  /** Each `availability` asked for (the session's alwaysOnline): true online, false not. */
+  availability: boolean[];
   stars: Array<{ chat: string; id: string; star: boolean }>;
   reactions: Array<{ chat: string; id: string; emoji: string }>;
   deletions: Array<{ chat: string; id: string }>;
@@ -122,6 +124,7 @@ function newAccount(sessionId: string): SimAccount {
     reads: [],
     chatModifications: [],
     presences: [],
+    availability: [],
     stars: [],
     reactions: [],
     deletions: [],

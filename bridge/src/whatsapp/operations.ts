@@ -6,6 +6,8 @@ import {
   downloadMediaMessage,
   jidNormalizedUser,
   type MiscMessageGenerationOptions,
+  USyncQuery,
+  USyncUser,
   type WAMessage,
   type WASocket,
 } from "@whiskeysockets/baileys";
@@ -21,6 +23,7 @@ import type { Operation } from "../protocol/operations.ts";
 import { OperationError, type PerformResult, type PreparedMedia } from "../protocol/seam.ts";
 import { bytes, forwardable, keyOf, messageContent, messageOf } from "./content.ts";
 import { fromJson, fullGroupInfo, operationError, wireMessage } from "./mapping.ts";
+import { answersByNumber, CONTACT_WITH_ECHO } from "./number-check.ts";
 
 /** The part of a Baileys socket the operations use (tests pass a stand-in). */
 export type BaileysSocket = Pick<
@@ -31,7 +34,7 @@ export type BaileysSocket = Pick<
   | "readMessages"
   | "sendPresenceUpdate"
   | "profilePictureUrl"
-  | "onWhatsApp"
+  | "executeUSyncQuery"
   | "updateBlockStatus"
   | "fetchStatus"
   | "updateProfileName"
@@ -170,15 +173,17 @@ async function profile(sock: BaileysSocket): Promise<PerformResult> {
 }
 
 async function checkNumbers(sock: BaileysSocket, numbers: string[]): Promise<PerformResult> {
-  // ONE query for the whole batch; Baileys lists only the numbers that exist, so map back by digits.
-  const found = (await sock.onWhatsApp(...numbers)) ?? [];
-  const byNumber = new Map(
-    found.filter((entry) => entry.exists).map((entry) => [entry.jid.split("@")[0]?.split(":")[0], entry.jid]),
-  );
+  // ONE query for the whole batch. WhatsApp answers a number it normalises (Brazil's ninth digit,
+  // Mexico's 1 after 52) under the account's own JID, so answers are matched by the number it echoes.
+  const query = new USyncQuery();
+  query.protocols.push(CONTACT_WITH_ECHO);
+  for (const number of numbers) query.withUser(new USyncUser().withPhone(`+${number}`));
+  const result = await sock.executeUSyncQuery(query);
+  const byNumber = answersByNumber(result?.list ?? []);
   return {
     data: numbers.map((number) => {
       const jid = byNumber.get(number);
-      return { number, exists: jid !== undefined, jid: jid ? jidNormalizedUser(jid) : null };
+      return { number, exists: jid !== undefined, jid: jid ?? null };
     }),
   };
 }
@@ -266,6 +271,11 @@ async function run(
       return {};
     case "presence":
       await sock.sendPresenceUpdate(op.presence, op.chat);
+      return {};
+    case "availability":
+      // `<presence type="available|unavailable" name=…>`, what WhatsApp Web sends when it comes to
+      // the foreground or leaves it (whatsapp.ts repeats it once the account's push name is known).
+      await sock.sendPresenceUpdate(op.online ? "available" : "unavailable");
       return {};
     case "profile.picture.url":
       return { data: { url: await pictureUrl(sock, op.jid) } };

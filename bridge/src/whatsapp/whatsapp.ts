@@ -23,6 +23,7 @@ import type { Me } from "../protocol/link.ts";
 import type { NetworkEvent } from "../protocol/messaging.ts";
 import type { AuthUpdate, Json, OpenOptions, WhatsAppNetwork, WhatsAppSocket } from "../protocol/seam.ts";
 import { errorMessage, type Log, silentLog } from "../shared/log.ts";
+import { Availability } from "./availability.ts";
 import { BoundedMap, GroupCache, isFullMetadata, RecentSent } from "./caches.ts";
 import { networkEvents } from "./events.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
@@ -243,7 +244,12 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
 
       // Baileys merges each partial update into `creds` in its own listener, registered before this
       // one, so the whole (merged) creds object is what gets stored.
+      const availability = new Availability(
+        (online) => sock.sendPresenceUpdate(online ? "available" : "unavailable"),
+        () => Boolean(creds.me?.name),
+      );
       sock.ev.on("creds.update", () => {
+        if (!silenced) availability.credsChanged(failed("could not send the account's availability"));
         handlers.persistAuth({ creds: toJson(creds) }).catch(() => {
           // Rejected only when the session left this bridge; the socket is being closed anyway.
         });
@@ -308,7 +314,10 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       return {
         requestPairingCode: (digits) => sock.requestPairingCode(digits),
         logout: () => sock.logout(),
-        perform: (operation, media) => performOperation(sock, operation, media, silentLogger),
+        perform: (operation, media) => {
+          if (operation.op === "availability") availability.want(operation.online);
+          return performOperation(sock, operation, media, silentLogger);
+        },
         close() {
           if (silenced) return;
           silenced = true;

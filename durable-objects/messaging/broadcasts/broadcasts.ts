@@ -8,7 +8,7 @@ import {
   type TimedWork,
 } from "../context";
 import { sendMessage } from "../messages/send";
-import { broadcastGap, pickGap } from "./gap";
+import { broadcastGap, clampDelay, pickGap } from "./gap";
 import { deterministicMessageId } from "./ids";
 import {
   activeBroadcast,
@@ -120,10 +120,13 @@ const recipientOf = (row: RecipientRow): BroadcastRecipient => ({
 const notFound = failure(404, "Broadcast not found");
 
 export const broadcastsApi = {
-  /** Recipients arrive validated and de-duplicated by the Worker; it sends on `createdBy`'s access. */
+  /**
+   * Recipients arrive validated and de-duplicated by the Worker; it sends on `createdBy`'s access.
+   * `delayMs` (the deprecated endpoint's `delay`) is waited on top of the random gap, never instead.
+   */
   "broadcast.start": async (
     ctx: SessionContext,
-    input: { recipients: string[]; message: string; createdBy: string },
+    input: { recipients: string[]; message: string; createdBy: string; delayMs?: number },
   ): Promise<Outcome<{ broadcastId: string; total: number }>> => {
     if (!ctx.isConnected()) return failure(503, "Session not ready: WhatsApp is not connected");
     const id = crypto.randomUUID();
@@ -140,6 +143,7 @@ export const broadcastsApi = {
       message: input.message,
       recipients,
       createdBy: input.createdBy,
+      delayMs: clampDelay(input.delayMs ?? 0),
       nextAt: now,
       now,
     });
@@ -196,7 +200,7 @@ function complete(ctx: SessionContext, job: BroadcastRow, now: number): void {
   const next = activeBroadcast(ctx.sql);
   if (next)
     patchBroadcast(ctx.sql, next.id, {
-      next_at: Math.max(next.next_at, now + pickGap(broadcastGap(ctx.env))),
+      next_at: Math.max(next.next_at, now + next.delay_ms + pickGap(broadcastGap(ctx.env))),
     });
 }
 
@@ -293,7 +297,7 @@ export async function broadcastStep(ctx: SessionContext): Promise<void> {
     return;
   }
   if (!retry && pendingCount(ctx.sql, job.id) === 0) return complete(ctx, job, after);
-  const wait = retry ? RETRY_MS : pickGap(broadcastGap(ctx.env));
+  const wait = retry ? RETRY_MS : job.delay_ms + pickGap(broadcastGap(ctx.env));
   patchBroadcast(ctx.sql, job.id, { lease_until: null, next_at: after + wait });
 }
 

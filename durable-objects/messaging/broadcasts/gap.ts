@@ -9,6 +9,16 @@ export interface GapRange {
 /** The spec's random 10–20 s between messages: an anti-ban measure, not a performance knob. */
 export const DEFAULT_GAP: GapRange = { min: 10_000, max: 20_000 };
 
+/** The deprecated endpoint's `delay` bounds (the spec's 500–60000 ms), added to the random gap. */
+export const LEGACY_DELAY_MIN_MS = 500;
+export const LEGACY_DELAY_MAX_MS = 60_000;
+
+/** 0 (no extra wait) or within the legacy bounds: the Worker validates; this guards other callers. */
+export function clampDelay(ms: number): number {
+  if (!Number.isFinite(ms) || ms <= 0) return 0;
+  return Math.min(LEGACY_DELAY_MAX_MS, Math.max(LEGACY_DELAY_MIN_MS, Math.floor(ms)));
+}
+
 const GAP_PATTERN = /^\s*(\d{1,9})\s*(?:-\s*(\d{1,9})\s*)?$/;
 
 /** `"min-max"` or a single `"n"` (ms); null when the text is not a valid range. */

@@ -24,11 +24,13 @@ export const BROADCAST_TABLES = [
 
 /**
  * `created_by`: the user on whose access the job sends (NULL on jobs from before it was recorded);
- * `cancel_reason`: why the service cancelled it (its creator's access ended).
+ * `cancel_reason`: why the service cancelled it (its creator's access ended);
+ * `delay_ms`: the deprecated endpoint's `delay`, waited on top of the random gap (0 otherwise).
  */
 export const BROADCAST_ADDED_COLUMNS: readonly AddedColumn[] = [
   { table: "broadcasts", column: "created_by", definition: "TEXT" },
   { table: "broadcasts", column: "cancel_reason", definition: "TEXT" },
+  { table: "broadcasts", column: "delay_ms", definition: "INTEGER NOT NULL DEFAULT 0" },
 ];
 
 export type BroadcastStatus = "running" | "completed" | "cancelled";
@@ -48,6 +50,7 @@ export type BroadcastRow = {
   waiting_since: number | null;
   created_by: string | null;
   cancel_reason: string | null;
+  delay_ms: number;
 };
 
 export type RecipientRow = {
@@ -71,17 +74,19 @@ export function insertBroadcast(
     message: string;
     recipients: { jid: string; messageId: string }[];
     createdBy: string;
+    delayMs: number;
     nextAt: number;
     now: number;
   },
 ): void {
   sql.exec(
-    `INSERT INTO broadcasts (id, message, total, status, created_by, created_at, next_at)
-     VALUES (?, ?, ?, 'running', ?, ?, ?)`,
+    `INSERT INTO broadcasts (id, message, total, status, created_by, delay_ms, created_at, next_at)
+     VALUES (?, ?, ?, 'running', ?, ?, ?, ?)`,
     job.id,
     job.message,
     job.recipients.length,
     job.createdBy,
+    job.delayMs,
     job.now,
     job.nextAt,
   );

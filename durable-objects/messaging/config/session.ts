@@ -40,6 +40,18 @@ export const DEFAULT_SETTINGS: SessionSettings = {
   alwaysOnline: false,
 };
 
+/**
+ * What a settings push asks of the account's availability: true (show it online) or false (stop)
+ * when `alwaysOnline` changed, else null. A first copy counts as a change from off.
+ */
+export function availabilityChange(
+  before: SessionSettings | undefined,
+  after: SessionSettings,
+): boolean | null {
+  const was = before?.alwaysOnline ?? false;
+  return was === after.alwaysOnline ? null : after.alwaysOnline;
+}
+
 const SCHEMA = "CREATE TABLE IF NOT EXISTS config (k INTEGER PRIMARY KEY CHECK (k = 1), value TEXT NOT NULL)";
 
 export const CONFIG_SCHEMA = [SCHEMA];

@@ -136,6 +136,25 @@ export function otherAddress(sql: SqlStorage, bare: string): string | null {
   return rows[0]?.other ?? null;
 }
 
+/** At most this many contacts see a status posted without `mentions` (docs/messaging.md). */
+export const STATUS_AUDIENCE_MAX = 1000;
+
+/**
+ * Who sees a status posted without `mentions`: the contacts known by phone number and not blocked,
+ * most recently updated first, at most STATUS_AUDIENCE_MAX. WhatsApp shows a status only to the
+ * JIDs the post lists; LID-only rows are left out (the send fans out by number).
+ */
+export function statusAudience(sql: SqlStorage): string[] {
+  return sql
+    .exec<{ jid: string }>(
+      `SELECT jid FROM contacts WHERE jid LIKE '%@s.whatsapp.net' AND blocked = 0
+       ORDER BY updated_at DESC, jid LIMIT ?`,
+      STATUS_AUDIENCE_MAX,
+    )
+    .toArray()
+    .map((row) => row.jid);
+}
+
 export const contactsApi = {
   /** `limit` null is the reference's `limit=all`. Sorted by the name a user would see, then JID. */
   "contact.list": (

@@ -1,5 +1,6 @@
 import { type OutgoingContent, STATUS_JID } from "../../../bridge/src/protocol/messaging";
 import { type Profile, ProfileSchema } from "../../../bridge/src/protocol/operations";
+import { statusAudience } from "../contacts/store";
 import { failure, type Outcome, type SessionContext, success } from "../context";
 import { deleteMedia, newMediaRef, putMedia } from "../media/store";
 import { sendMessage } from "../messages/send";
@@ -20,9 +21,13 @@ export interface StatusPost {
   mediaUrl?: string;
   backgroundColor?: string;
   font?: number;
-  /** Who may see the post (WhatsApp's status audience). */
+  /** Who may see the post (WhatsApp's status audience); absent: the session's contacts. */
   mentions?: string[];
 }
+
+const NO_AUDIENCE =
+  "No one would see this status: the session has no phone-number contacts yet (they come from " +
+  "WhatsApp as people write or sync); pass `mentions` with the JIDs who may see it";
 
 const notConnected = () => failure(503, "Session not ready: WhatsApp is not connected");
 
@@ -102,14 +107,20 @@ export const profileApi = {
   "profile.picture.remove": (ctx: SessionContext, _input: Record<string, never>) =>
     removePicture(ctx, undefined),
 
-  /** A status post goes through the one send path: stored, and `status.update` emitted once. */
+  /**
+   * A status post goes through the one send path: stored, and `status.update` emitted once. WhatsApp
+   * shows it only to the JIDs it lists, so without `mentions` it goes to the session's contacts.
+   */
   "status.post": (ctx: SessionContext, post: StatusPost): Promise<Outcome<MessageResource>> => {
     const content = statusContent(post);
     if (!content) return Promise.resolve(failure(400, "mediaUrl is required for IMAGE and VIDEO posts"));
+    if (!ctx.isConnected()) return Promise.resolve(notConnected());
+    const audience = post.mentions?.length ? post.mentions : statusAudience(ctx.sql);
+    if (audience.length === 0) return Promise.resolve(failure(409, NO_AUDIENCE));
     return sendMessage(ctx, {
       to: STATUS_JID,
       content,
-      ...(post.mentions?.length ? { statusJidList: post.mentions } : {}),
+      statusJidList: audience,
       ...(post.backgroundColor ? { backgroundColor: post.backgroundColor } : {}),
       ...(post.font !== undefined ? { font: post.font } : {}),
     });

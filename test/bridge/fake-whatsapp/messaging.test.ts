@@ -4,7 +4,6 @@
  * sends, and the delivered/read receipts as `message.status` (one-to-one by number and by LID, groups).
  */
 import { createHash } from "node:crypto";
-import { Agent } from "node:https";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
@@ -13,12 +12,12 @@ import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
 import { FakeContact } from "../../fake-whatsapp/contact.ts";
 import type { Received } from "../../fake-whatsapp/device.ts";
 import { lidJid } from "../../fake-whatsapp/directory.ts";
-import { FakePhone } from "../../fake-whatsapp/phone.ts";
 import { sendRetryReceipt } from "../../fake-whatsapp/retry.ts";
-import { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
+import type { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
 import { startBridge } from "../support/bridge.ts";
-import { type FakeEdge, startFakeEdge } from "../support/fake-edge.ts";
+import type { FakeEdge } from "../support/fake-edge.ts";
 import { waitFor } from "../support/wait.ts";
+import { linkedBridge as linkTo, storedEvents } from "./linked-bridge.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -28,45 +27,13 @@ afterEach(async () => {
 
 const SESSION = "m1";
 
-function stored<K extends SessionEvent["kind"]>(edge: FakeEdge, kind: K) {
-  return edge.session(SESSION).stored.filter((event): event is Extract<SessionEvent, { kind: K }> => {
-    return event.kind === kind;
-  });
-}
+const stored = <K extends SessionEvent["kind"]>(edge: FakeEdge, kind: K) => storedEvents(edge, SESSION, kind);
 
 const statuses = (edge: FakeEdge) =>
   stored(edge, "message.status").map(({ id, chat, status }) => `${chat} ${id} ${status}`);
 
 /** A bridge session linked to a fake phone's account by QR, connected; `media` adds the media host. */
-async function linkedBridge({ media = false } = {}) {
-  const log = process.env.FAKE_WA_LOG ? (line: string) => console.log(`[fake-wa] ${line}`) : undefined;
-  const whatsapp = await FakeWhatsApp.start(log ? { log } : {});
-  const edge = await startFakeEdge();
-  cleanup.push(
-    () => whatsapp.close(),
-    () => edge.close(),
-  );
-  const phone = new FakePhone(whatsapp, "4915550009999");
-  // Uploads go over HTTPS to the fake media host, whose certificate only this agent trusts.
-  const mediaAgent = media
-    ? new Agent({ ca: (await whatsapp.messaging.enableMedia()).certificate })
-    : undefined;
-  const bridge = await startBridge(
-    edge,
-    baileysNetwork({
-      waWebSocketUrl: whatsapp.url,
-      connectTimeoutMs: 5_000,
-      rootKey: whatsapp.rootKey,
-      ...(mediaAgent ? { mediaAgent } : {}),
-    }),
-  );
-  cleanup.push(() => bridge.fleet.shutdown());
-  await bridge.assign(SESSION);
-  const [qr] = await waitFor(() => stored(edge, "qr").length > 0 && stored(edge, "qr"), "qr", 10_000);
-  const device = await phone.scan(qr?.qr ?? "");
-  await waitFor(() => stored(edge, "connected").length > 0, "connected", 15_000);
-  return { whatsapp, edge, phone, device, bridge };
-}
+const linkedBridge = ({ media = false } = {}) => linkTo(cleanup, { session: SESSION, media });
 
 /** A new bridge process takes the session over from the edge's copy of the auth state (no QR). */
 async function restartBridge(

@@ -2,7 +2,7 @@
  * `perform` over Baileys, with a stand-in for the socket: which Baileys call each operation makes, with
  * what arguments, and how answers and refusals come back.
  */
-import type { WAMessage } from "@whiskeysockets/baileys";
+import type { BinaryNode, USyncQuery, WAMessage } from "@whiskeysockets/baileys";
 import { pino } from "pino";
 import { describe, expect, it, vi } from "vitest";
 import type { MessageRef } from "../../../bridge/src/protocol/messaging.ts";
@@ -51,23 +51,44 @@ function sentMessage(to: string, id: string): WAMessage {
 }
 
 describe("whatsapp-operations", () => {
-  it("numbers.check asks WhatsApp ONCE for all 50 numbers and maps the answers back", async () => {
+  it("numbers.check asks WhatsApp ONCE for all 50 numbers and maps the answers back by the echoed number", async () => {
     const numbers = Array.from({ length: 50 }, (_, i) => `4917000000${String(i).padStart(2, "0")}`);
-    const onWhatsApp = vi.fn(async (...asked: string[]) =>
-      asked
-        .filter((_, i) => i % 2 === 0)
-        .map((number) => ({ jid: `${number}@s.whatsapp.net`, exists: true })),
-    );
-    const result = await perform(fakeSocket({ onWhatsApp }), { op: "numbers.check", numbers });
-    expect(onWhatsApp).toHaveBeenCalledTimes(1);
-    expect(onWhatsApp.mock.calls[0]).toEqual(numbers);
+    // WhatsApp's answer: each user under the JID it resolved, its `contact` echoing the number asked;
+    // the first one under another JID (a number WhatsApp normalises).
+    const executeUSyncQuery = vi.fn(async (query: USyncQuery) => {
+      const users = query.users.map((user, i): BinaryNode => {
+        const digits = (user.phone ?? "").slice(1);
+        const jid = i === 0 ? "4917999999999@s.whatsapp.net" : `${digits}@s.whatsapp.net`;
+        const type = i % 2 === 0 ? "in" : "out";
+        return {
+          tag: "user",
+          attrs: { jid },
+          content: [{ tag: "contact", attrs: { type }, content: user.phone }],
+        };
+      });
+      return query.parseUSyncQueryResult({
+        tag: "iq",
+        attrs: { type: "result" },
+        content: [{ tag: "usync", attrs: {}, content: [{ tag: "list", attrs: {}, content: users }] }],
+      });
+    });
+    const result = await perform(fakeSocket({ executeUSyncQuery }), { op: "numbers.check", numbers });
+    expect(executeUSyncQuery).toHaveBeenCalledTimes(1);
+    const query = executeUSyncQuery.mock.calls[0]?.[0];
+    expect(query?.users.map((user) => user.phone)).toEqual(numbers.map((number) => `+${number}`));
+    expect(query?.protocols.map((protocol) => protocol.name)).toEqual(["contact"]);
     expect(result.data).toHaveLength(50);
     expect((result.data as unknown[])[0]).toEqual({
       number: numbers[0],
       exists: true,
-      jid: `${numbers[0]}@s.whatsapp.net`,
+      jid: "4917999999999@s.whatsapp.net",
     });
     expect((result.data as unknown[])[1]).toEqual({ number: numbers[1], exists: false, jid: null });
+    expect((result.data as unknown[])[2]).toEqual({
+      number: numbers[2],
+      exists: true,
+      jid: `${numbers[2]}@s.whatsapp.net`,
+    });
   });
 
   it("send: our message id, the quoted original revived from raw, and the sent message as the answer", async () => {

@@ -99,11 +99,11 @@ sessionRoutes.openapi(
   async (c) => {
     const { name, sessionId } = c.req.valid("json");
     const db = database(c.env.DB);
-    const row = await conflictOnDuplicate(
+    const created = await conflictOnDuplicate(
       insertSession(db, { name, sessionId: sessionId ?? generateSlug(), userId: c.get("principal").user.id }),
       "This sessionId is already in use",
     );
-    return c.json(ok("Session created", toSessionResource(row, null)), 200);
+    return c.json(ok("Session created", toSessionResource(created.session, created.botConfig)), 200);
   },
 );
 
@@ -248,11 +248,12 @@ sessionRoutes.openapi(
       .returning();
     if (!updated) throw new ApiError(404, "Session not found");
     forgetSession(session);
-    await pushSessionConfig(c.env, session.id);
-    return c.json(
-      ok("Settings updated", { ...toSessionResource(updated, null), config: JSON.parse(updated.config) }),
-      200,
-    );
+    const [botConfig] = await Promise.all([
+      findBotConfig(db, session.id),
+      pushSessionConfig(c.env, session.id),
+    ]);
+    const resource = toSessionResource(updated, botConfig ?? null);
+    return c.json(ok("Settings updated", { ...resource, config: JSON.parse(updated.config) }), 200);
   },
 );
 

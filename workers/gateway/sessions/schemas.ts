@@ -140,7 +140,8 @@ export function toSessionResource(session: SessionRow, botConfig: BotConfigRow |
     state: session.state,
     userId: session.userId,
     me: session.me ? (JSON.parse(session.me) as { id: string; name?: string }) : null,
-    botConfig: botConfig ? toBotConfigResource(session, botConfig) : null,
+    // Sessions created before their defaults were stored show the default values.
+    botConfig: toBotConfigResource(session, botConfig),
     // Filled by the routes that show it (one D1 query per listing); counters come from the object.
     webhooks: [] as WebhookSummary[],
     _count: { contacts: 0, messages: 0, groups: 0, autoReplies: 0, scheduledMessages: 0 },

@@ -1,4 +1,5 @@
 import { and, asc, eq, or, sql } from "drizzle-orm";
+import { BOT_CONFIG_DEFAULTS } from "../../../durable-objects/messaging/config/bot";
 import { randomBytes, toBase62 } from "../../auth/crypto";
 import { normaliseEmail } from "../../auth/user-store";
 import type { PublicUser } from "../../core/principal";
@@ -115,7 +116,14 @@ export async function listAccessibleSessions(db: Db, user: PublicUser): Promise<
   return rows;
 }
 
-export async function insertSession(db: Db, input: { name: string; sessionId: string; userId: string }) {
+/**
+ * A new session and its default bot configuration, stored together (as the reference does), so the
+ * configuration every answer shows is complete from the start: real id and times, every field set.
+ */
+export async function insertSession(
+  db: Db,
+  input: { name: string; sessionId: string; userId: string },
+): Promise<SessionWithBot & { botConfig: BotConfigRow }> {
   const now = Date.now();
   const row: SessionRow = {
     id: newId(),
@@ -129,8 +137,19 @@ export async function insertSession(db: Db, input: { name: string; sessionId: st
     createdAt: now,
     updatedAt: now,
   };
-  await db.insert(sessions).values(row);
-  return row;
+  const botConfig: BotConfigRow = {
+    ...BOT_CONFIG_DEFAULTS,
+    botAllowedJids: [],
+    botBlockedJids: [],
+    autoReplyAllowedJids: [],
+    autoReplyBlockedJids: [],
+    id: newId(),
+    sessionId: row.id,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.batch([db.insert(sessions).values(row), db.insert(botConfigs).values(botConfig)]);
+  return { session: row, botConfig };
 }
 
 export async function findBotConfig(db: Db, sessionId: string): Promise<BotConfigRow | undefined> {

@@ -1,0 +1,64 @@
+/**
+ * A bridge session (the bridge's own FleetLink and session code on real Baileys) linked by QR to a fake
+ * phone's account on the fake WhatsApp, with a fake edge: what the messaging tests start from.
+ */
+import { Agent } from "node:https";
+import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
+import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
+import { FakePhone } from "../../fake-whatsapp/phone.ts";
+import { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
+import { startBridge } from "../support/bridge.ts";
+import { type FakeEdge, startFakeEdge } from "../support/fake-edge.ts";
+import { waitFor } from "../support/wait.ts";
+
+/** The session's events of one kind, as the edge stored them. */
+export function storedEvents<K extends SessionEvent["kind"]>(edge: FakeEdge, session: string, kind: K) {
+  return edge.session(session).stored.filter((event): event is Extract<SessionEvent, { kind: K }> => {
+    return event.kind === kind;
+  });
+}
+
+/**
+ * Links `session` to a fake phone's account and waits until it is connected; `media` adds the media
+ * host. Each step that needs undoing is pushed onto `cleanup`.
+ */
+export async function linkedBridge(
+  cleanup: Array<() => Promise<void>>,
+  {
+    session,
+    media = false,
+    phoneNumber = "4915550009999",
+  }: { session: string; media?: boolean; phoneNumber?: string },
+) {
+  const log = process.env.FAKE_WA_LOG ? (line: string) => console.log(`[fake-wa] ${line}`) : undefined;
+  const whatsapp = await FakeWhatsApp.start(log ? { log } : {});
+  const edge = await startFakeEdge();
+  cleanup.push(
+    () => whatsapp.close(),
+    () => edge.close(),
+  );
+  const phone = new FakePhone(whatsapp, phoneNumber);
+  // Uploads go over HTTPS to the fake media host, whose certificate only this agent trusts.
+  const mediaAgent = media
+    ? new Agent({ ca: (await whatsapp.messaging.enableMedia()).certificate })
+    : undefined;
+  const bridge = await startBridge(
+    edge,
+    baileysNetwork({
+      waWebSocketUrl: whatsapp.url,
+      connectTimeoutMs: 5_000,
+      rootKey: whatsapp.rootKey,
+      ...(mediaAgent ? { mediaAgent } : {}),
+    }),
+  );
+  cleanup.push(() => bridge.fleet.shutdown());
+  await bridge.assign(session);
+  const [qr] = await waitFor(
+    () => storedEvents(edge, session, "qr").length > 0 && storedEvents(edge, session, "qr"),
+    "qr",
+    10_000,
+  );
+  const device = await phone.scan(qr?.qr ?? "");
+  await waitFor(() => storedEvents(edge, session, "connected").length > 0, "connected", 15_000);
+  return { whatsapp, edge, phone, device, bridge };
+}

@@ -1,0 +1,98 @@
+// `npm start` with real Baileys against the protocol-level fake WhatsApp, through the public API only:
+// `alwaysOnline` shows the account online to WhatsApp (`<presence type="available">`, with the
+// account's name) and offline when turned off; a status posted without `mentions` reaches the phone
+// of a contact the session knows; the number check finds numbers WhatsApp normalises (a Brazilian
+// mobile asked with its ninth digit, registered without it; a Mexican one asked with the `1`).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeContact } from "../fake-whatsapp/contact.ts";
+import { PhoneDevice } from "../fake-whatsapp/history.ts";
+import type { FakeWhatsApp, LinkedDevice } from "../fake-whatsapp/server.ts";
+import type { ApiClient } from "../support/api.ts";
+import { eventually } from "../support/api.ts";
+import { type FakeWhatsAppStack, pairByQr, startFakeWhatsAppStack } from "../support/fake-whatsapp-stack.ts";
+import type { Envelope } from "../support/messaging.ts";
+
+let world: FakeWhatsAppStack;
+let whatsapp: FakeWhatsApp;
+let api: ApiClient;
+
+beforeAll(async () => {
+  world = await startFakeWhatsAppStack();
+  ({ whatsapp, api } = world);
+}, 120_000);
+
+afterAll(async () => {
+  await world?.stop();
+});
+
+const SID = `fakegw-${Math.random().toString(36).slice(2, 8)}`;
+const PHONE = "4915550006666";
+let device: LinkedDevice;
+
+const setAlwaysOnline = async (alwaysOnline: boolean) =>
+  (await api.call("PATCH", `/api/sessions/${SID}/settings`, { config: { alwaysOnline } })).status;
+
+describe("gateway behaviour on real Baileys against the fake WhatsApp", () => {
+  it("alwaysOnline: the account is shown online once connected, offline when turned off", async () => {
+    expect((await api.call("POST", "/api/sessions", { name: SID, sessionId: SID })).status).toBe(200);
+    expect(await setAlwaysOnline(true)).toBe(200);
+    // The account's phone: on pairing it sends the history notification, stamped with the account's
+    // name (which Baileys needs before it can send any presence).
+    new PhoneDevice(whatsapp, PHONE, "Acme Support").sendHistoryOnPairing([]);
+    device = await pairByQr(api, whatsapp, SID, PHONE);
+
+    const online = await eventually(
+      async () => whatsapp.presencesFrom(device.jid).find((presence) => presence.type === "available"),
+      30_000,
+      "presence available",
+    );
+    expect(online).toEqual({ type: "available", name: "Acme Support" });
+
+    expect(await setAlwaysOnline(false)).toBe(200);
+    await eventually(
+      async () => (whatsapp.presencesFrom(device.jid).at(-1)?.type === "unavailable" ? true : undefined),
+      30_000,
+      "presence unavailable",
+    );
+  });
+
+  it("a status without mentions reaches the phone of a contact the session knows", async () => {
+    const contact = new FakeContact(whatsapp, "4915550002323", "Ines");
+    await contact.sendText(device, "hello");
+    await eventually(
+      async () => {
+        const res = await api.call("GET", `/api/contacts/${SID}`);
+        return JSON.stringify(res.body).includes(contact.jid) ? true : undefined;
+      },
+      30_000,
+      "the contact known to the session",
+    );
+    const posted = await api.call<Envelope<{ id: string; remoteJid: string }>>(
+      "POST",
+      `/api/status/${SID}/update`,
+      { content: "Open till late" },
+    );
+    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+    const seen = await eventually(
+      async () => contact.inbox.find((message) => message.id === posted.body.data.id),
+      30_000,
+      "the contact's phone receiving the status",
+    );
+    expect(seen).toMatchObject({ chat: "status@broadcast", text: "Open till late" });
+    expect(contact.device.failures).toEqual([]);
+  });
+
+  it("the number check finds numbers WhatsApp normalises", async () => {
+    const joao = new FakeContact(whatsapp, "551187654321", "João");
+    const lupe = new FakeContact(whatsapp, "525512345678", "Lupe");
+    const res = await api.call<Envelope<{ results: unknown[] }>>("POST", `/api/chat/${SID}/check`, {
+      numbers: ["+55 11 98765-4321", "5215512345678", "5511912345678"],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.results).toEqual([
+      { number: "+55 11 98765-4321", exists: true, jid: joao.jid },
+      { number: "5215512345678", exists: true, jid: lupe.jid },
+      { number: "5511912345678", exists: false, jid: null },
+    ]);
+  });
+});
