@@ -1,5 +1,3 @@
-import { connect } from "cloudflare:sockets";
-
 /**
  * Why an attempt got no HTTP answer, for the deliveries log: DNS, connect (refused or reset), TLS or
  * timeout, with the host and port. workerd's fetch says less than that: an unresolvable name and a
@@ -56,6 +54,9 @@ export async function probeReachability(url: string): Promise<Reachability> {
     timer = setTimeout(() => resolve(null), PROBE_TIMEOUT_MS);
   });
   try {
+    // Imported here, not at the top: scripts/write-openapi.ts loads the app in Node, which has no
+    // `cloudflare:` modules; only a failed delivery in workerd ever reaches this line.
+    const { connect } = await import("cloudflare:sockets");
     const socket = connect({ hostname: host, port });
     // A failed connection rejects `closed` too; nobody else waits on it.
     socket.closed.catch(() => undefined);
