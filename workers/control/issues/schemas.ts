@@ -68,7 +68,7 @@ export const UpdateIssueBodySchema = z
     blockedByIssueIds: BlockerIds.optional().openapi({
       description:
         "Replaces the issue's blockers: issue ids of the same company, not itself, no cycles (422). " +
-        "Entering blocked needs an unresolved one or a pending linked approval",
+        "Entering blocked needs an unresolved one, a comment, a pending linked approval or question",
     }),
     comment: CommentBody.optional().openapi({
       description: "Added as a comment in the same transaction as the update; @-mentions wake agents",
