@@ -89,13 +89,18 @@ export const ListIssuesQuerySchema = z.object({
   assigneeUserId: Id.optional(),
   projectId: Id.optional(),
   labelId: Id.optional(),
-  parentId: Id.optional(),
+  parentId: Id.optional().openapi({ description: "Sub-issues of this issue (its id or identifier)" }),
   q: z.string().max(500).optional().openapi({
     description:
       "Full-text (prefix) search over title, identifier, description and comments; every term must match",
   }),
   limit: z.coerce.number().int().min(1).max(500).default(100),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  cursor: z.string().min(1).max(200).optional().openapi({
+    description: "The X-Next-Cursor header of the previous page (opaque); not with offset",
+  }),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0).openapi({
+    description: "Skips this many matches (kept for old clients; prefer cursor, which is stable under inserts)",
+  }),
 });
 
 export const ListCommentsQuerySchema = z.object({
