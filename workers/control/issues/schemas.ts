@@ -36,14 +36,15 @@ export const CreateIssueBodySchema = z
         "backlog or todo (others answer 422: in_progress is reached by checkout). Default: todo when an assignee is given, else backlog",
     }),
     priority: z.enum(ISSUE_PRIORITIES).optional().openapi({ description: "Default medium" }),
-    parentId: Id.nullable().optional(),
+    parentId: Id.nullable().optional().openapi({ description: "The parent issue's id or identifier (ACM-12)" }),
     projectId: Id.nullable().optional(),
     goalId: Id.nullable().optional(),
     assigneeAgentId: Id.nullable().optional(),
     assigneeUserId: Id.nullable().optional().openapi({ description: "A board member of the company" }),
     labelIds: LabelIds.optional(),
     blockedByIssueIds: BlockerIds.optional().openapi({
-      description: "Issue ids of the same company this issue waits for (resolved when done or cancelled)",
+      description:
+        "Issues of the same company this issue waits for, by id or identifier (resolved when done or cancelled)",
     }),
   })
   .openapi("CreateIssueBody");
@@ -61,13 +62,13 @@ export const UpdateIssueBodySchema = z
     priority: z.enum(ISSUE_PRIORITIES).optional(),
     assigneeAgentId: Id.nullable().optional().openapi({ description: "Setting it clears assigneeUserId" }),
     assigneeUserId: Id.nullable().optional().openapi({ description: "Setting it clears assigneeAgentId" }),
-    parentId: Id.nullable().optional(),
+    parentId: Id.nullable().optional().openapi({ description: "The parent issue's id or identifier (ACM-12)" }),
     projectId: Id.nullable().optional(),
     goalId: Id.nullable().optional(),
     labelIds: LabelIds.optional().openapi({ description: "Replaces the issue's labels" }),
     blockedByIssueIds: BlockerIds.optional().openapi({
       description:
-        "Replaces the issue's blockers: issue ids of the same company, not itself, no cycles (422). " +
+        "Replaces the issue's blockers: ids or identifiers of issues of the same company, not itself, no cycles (422). " +
         "Entering blocked needs an unresolved one, a comment, a pending linked approval or question",
     }),
     comment: CommentBody.optional().openapi({

@@ -11,6 +11,7 @@ import {
   jsonBody,
 } from "../../../http/openapi";
 import { controlContext, requireBoard } from "../../shared";
+import { withIssueIds } from "../refs";
 import { IssueParamSchema, UpdatedIssueSchema, UpdateIssueBodySchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
@@ -54,7 +55,7 @@ const patchRoute = createRoute({
 issuePatchRoutes.openapi(patchRoute, async (c) => {
   const { actor, db } = controlContext(c);
   const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
-  const input = c.req.valid("json");
+  const input = await withIssueIds(db, issue.companyId, c.req.valid("json"));
   return fromIssueDO(patchRoute, mutateIssue(c, issue.id, { kind: "update", actor: refOf(actor), input }));
 });
 
