@@ -251,7 +251,11 @@ agentLifecycleRoutes.openapi(
     const issueId = await invokedIssueId(db, agent, c.req.valid("json")?.issueId);
     const now = Date.now();
     const ref = refOf(actor);
-    const run = wakeRun(agent, { source: "on_demand", reason: "manual_invoke", issueId, requestedBy: ref }, now);
+    const run = wakeRun(
+      agent,
+      { source: "on_demand", reason: "manual_invoke", issueId, requestedBy: ref },
+      now,
+    );
     await commit(db, [
       wakeInsert(db, run),
       logEntry(db, agent, ref, "agent.heartbeat_invoked", now, {

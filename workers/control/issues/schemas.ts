@@ -36,7 +36,9 @@ export const CreateIssueBodySchema = z
         "backlog or todo (others answer 422: in_progress is reached by checkout). Default: todo when an assignee is given, else backlog",
     }),
     priority: z.enum(ISSUE_PRIORITIES).optional().openapi({ description: "Default medium" }),
-    parentId: Id.nullable().optional().openapi({ description: "The parent issue's id or identifier (ACM-12)" }),
+    parentId: Id.nullable()
+      .optional()
+      .openapi({ description: "The parent issue's id or identifier (ACM-12)" }),
     projectId: Id.nullable().optional(),
     goalId: Id.nullable().optional(),
     assigneeAgentId: Id.nullable().optional(),
@@ -62,7 +64,9 @@ export const UpdateIssueBodySchema = z
     priority: z.enum(ISSUE_PRIORITIES).optional(),
     assigneeAgentId: Id.nullable().optional().openapi({ description: "Setting it clears assigneeUserId" }),
     assigneeUserId: Id.nullable().optional().openapi({ description: "Setting it clears assigneeAgentId" }),
-    parentId: Id.nullable().optional().openapi({ description: "The parent issue's id or identifier (ACM-12)" }),
+    parentId: Id.nullable()
+      .optional()
+      .openapi({ description: "The parent issue's id or identifier (ACM-12)" }),
     projectId: Id.nullable().optional(),
     goalId: Id.nullable().optional(),
     labelIds: LabelIds.optional().openapi({ description: "Replaces the issue's labels" }),
@@ -100,7 +104,8 @@ export const ListIssuesQuerySchema = z.object({
     description: "The X-Next-Cursor header of the previous page (opaque); not with offset",
   }),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0).openapi({
-    description: "Skips this many matches (kept for old clients; prefer cursor, which is stable under inserts)",
+    description:
+      "Skips this many matches (kept for old clients; prefer cursor, which is stable under inserts)",
   }),
 });
 

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Actor, ActorRef } from "../../core/actor";
 import type { Db } from "../../db/client";

@@ -37,7 +37,9 @@ export async function issueIdsIn(db: Db, companyId: string, keys: readonly strin
           .from(issues)
           .where(and(eq(issues.companyId, companyId), inArray(issues.identifier, identifiers)));
   const byIdentifier = new Map(found.map((row) => [row.identifier, row.id]));
-  return keys.map((key) => (UUID.test(key) ? key.toLowerCase() : (byIdentifier.get(key.toUpperCase()) ?? key)));
+  return keys.map((key) =>
+    UUID.test(key) ? key.toLowerCase() : (byIdentifier.get(key.toUpperCase()) ?? key),
+  );
 }
 
 /** One key, as issueIdsIn; null and undefined pass through (a cleared or absent field). */

@@ -133,21 +133,33 @@ describe("blockedByIssueIds", () => {
   it("enters blocked with a comment alone (spec rule 6), and the assignee or the board moves it back", async () => {
     const { owner, company, engineer } = await world();
     const issue = await seedIssue(company, { status: "in_progress", assigneeAgentId: engineer.id });
-    const blocked = await patchIssue<WithBlockers & { comment?: { body: string } }>(engineer.headers, issue.id, {
-      status: "blocked",
-      comment: "Waiting for the staging credentials from ops",
-    });
+    const blocked = await patchIssue<WithBlockers & { comment?: { body: string } }>(
+      engineer.headers,
+      issue.id,
+      {
+        status: "blocked",
+        comment: "Waiting for the staging credentials from ops",
+      },
+    );
     expect(blocked.status).toBe(200);
     expect(blocked.body).toMatchObject({ status: "blocked", blockedByIssueIds: [] });
     expect(blocked.body.comment?.body).toBe("Waiting for the staging credentials from ops");
-    const comments = await rowsOf<{ body: string }>("SELECT body FROM issue_comments WHERE issue_id = ?", issue.id);
+    const comments = await rowsOf<{ body: string }>(
+      "SELECT body FROM issue_comments WHERE issue_id = ?",
+      issue.id,
+    );
     expect(comments.map((row) => row.body)).toEqual(["Waiting for the staging credentials from ops"]);
     // The assignee picks it up again once the credentials arrive…
-    const resumed = await patchIssue(engineer.headers, issue.id, { status: "in_progress", comment: "Got them" });
+    const resumed = await patchIssue(engineer.headers, issue.id, {
+      status: "in_progress",
+      comment: "Got them",
+    });
     expect(resumed.status).toBe(200);
     expect((await issueRow(issue.id))?.status).toBe("in_progress");
     // …and a board user can send it back to the queue.
-    expect((await patchIssue(engineer.headers, issue.id, { status: "blocked", comment: "Again" })).status).toBe(200);
+    expect(
+      (await patchIssue(engineer.headers, issue.id, { status: "blocked", comment: "Again" })).status,
+    ).toBe(200);
     expect((await patchIssue(owner.headers, issue.id, { status: "todo" })).status).toBe(200);
     expect((await issueRow(issue.id))?.status).toBe("todo");
   });

@@ -71,7 +71,11 @@ describe("issue identifiers in bodies and queries", () => {
 
     const approval = await call<Json>("POST", `/api/companies/${company.id}/approvals`, {
       headers: owner.headers,
-      body: { type: "request_board_approval", payload: { summary: "Buy a domain" }, issueIds: [issue.identifier] },
+      body: {
+        type: "request_board_approval",
+        payload: { summary: "Buy a domain" },
+        issueIds: [issue.identifier],
+      },
     });
     expect(approval.status, JSON.stringify(approval.body)).toBe(201);
     const links = await rowsOf<{ issue_id: string }>(
@@ -100,7 +104,11 @@ describe("issue identifiers in bodies and queries", () => {
 
     const hire = await call<{ agent: Json }>("POST", `/api/companies/${company.id}/agent-hires`, {
       headers: owner.headers,
-      body: { name: `Hire ${crypto.randomUUID().slice(0, 6)}`, adapterType: "coder_local", sourceIssueIds: [issue.identifier] },
+      body: {
+        name: `Hire ${crypto.randomUUID().slice(0, 6)}`,
+        adapterType: "coder_local",
+        sourceIssueIds: [issue.identifier],
+      },
     });
     expect(hire.status, JSON.stringify(hire.body)).toBe(201);
     expect(hire.body.agent).toMatchObject({ sourceIssueId: issue.id, sourceIssueIds: [issue.id] });
@@ -110,9 +118,13 @@ describe("issue identifiers in bodies and queries", () => {
       body: { issueId: issue.identifier },
     });
     expect(invoked.status, JSON.stringify(invoked.body)).toBe(202);
-    const runs = await call<Json[]>("GET", `/api/companies/${company.id}/heartbeat-runs?issueId=${issue.identifier}`, {
-      headers: owner.headers,
-    });
+    const runs = await call<Json[]>(
+      "GET",
+      `/api/companies/${company.id}/heartbeat-runs?issueId=${issue.identifier}`,
+      {
+        headers: owner.headers,
+      },
+    );
     expect(runs.status).toBe(200);
     expect(runs.body.map((run) => run.id)).toEqual([invoked.body.id]);
   });

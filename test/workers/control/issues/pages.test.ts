@@ -46,7 +46,10 @@ async function seedMany(
   });
   await env.DB.batch([
     ...statements,
-    env.DB.prepare("UPDATE companies SET issue_counter = issue_counter + ? WHERE id = ?").bind(count, company.id),
+    env.DB.prepare("UPDATE companies SET issue_counter = issue_counter + ? WHERE id = ?").bind(
+      count,
+      company.id,
+    ),
   ]);
 }
 

@@ -76,7 +76,9 @@ export function decodeCursor(cursor: string): Position {
   }
   if (Array.isArray(parsed) && parsed.length === 3 && parsed.every(Number.isSafeInteger))
     return parsed as Position;
-  throw badRequest("cursor: not a cursor this list handed out (pass X-Next-Cursor from the previous page as is)");
+  throw badRequest(
+    "cursor: not a cursor this list handed out (pass X-Next-Cursor from the previous page as is)",
+  );
 }
 
 /**
@@ -98,7 +100,10 @@ export async function listIssues(db: Db, companyId: string, query: ListQuery) {
       .orderBy(asc(issues.priorityRank), asc(issues.createdAt), asc(issues.issueNumber))
       .limit(query.limit + 1)
       .offset(query.offset),
-    db.select({ total: count() }).from(issues).where(and(...conditions)),
+    db
+      .select({ total: count() })
+      .from(issues)
+      .where(and(...conditions)),
   ]);
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
