@@ -46,7 +46,13 @@ export function IssueForms({
               ...ISSUE_STATUSES.map((status) => ({ value: status, label: status.replace(/_/g, " ") })),
             ]}
           />
-          <TextAreaField form={update} name="comment" label="Note with the change (optional)" rows={3} />
+          <TextAreaField
+            form={update}
+            name="comment"
+            label="Note with the change (optional)"
+            rows={3}
+            hint="Marking blocked? Say what it waits for here, unless a blocker, approval or question already does."
+          />
           <div>
             <button type="submit">Update issue</button>
           </div>

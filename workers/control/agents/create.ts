@@ -11,7 +11,7 @@ import {
   type JsonObject,
 } from "../../db/schema";
 import { conflict, unprocessable } from "../../http/errors";
-import { redactSecrets } from "../shared";
+import { issueIdsIn, redactSecrets } from "../shared";
 import { withRuntimeDefaults } from "./config-store";
 import type { AgentCreateInput } from "./schemas";
 import { ensureSecretBindingsAllowed } from "./secret-bindings";
@@ -36,11 +36,13 @@ function managerFor(actor: Actor, input: AgentCreateInput): string | null {
   return actor.type === "agent" ? actor.agentId : null;
 }
 
-/** sourceIssueId joins sourceIssueIds; every one must be an issue of this company. */
+/**
+ * sourceIssueId joins sourceIssueIds (ids or identifiers), first; every one must be an issue of this
+ * company. Answers their ids.
+ */
 async function sourceIssues(db: Db, companyId: string, input: AgentCreateInput): Promise<string[]> {
-  const ids = [
-    ...new Set([...(input.sourceIssueId ? [input.sourceIssueId] : []), ...(input.sourceIssueIds ?? [])]),
-  ];
+  const keys = [...(input.sourceIssueId ? [input.sourceIssueId] : []), ...(input.sourceIssueIds ?? [])];
+  const ids = [...new Set(await issueIdsIn(db, companyId, keys))];
   if (ids.length === 0) return [];
   const found = await db
     .select({ id: issues.id })
@@ -92,7 +94,7 @@ export async function buildAgentRow(
     desiredSkills: await canonicalKeys(db, companyId, input.desiredSkills ?? []),
     budgetMonthlyCents: input.budgetMonthlyCents ?? 0,
     spentMonthlyCents: 0,
-    sourceIssueId: input.sourceIssueId ?? sourceIssueIds[0] ?? null,
+    sourceIssueId: sourceIssueIds[0] ?? null,
     sourceIssueIds,
     lastHeartbeatAt: null,
     terminatedAt: null,

@@ -4,13 +4,21 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { agentCredentialsChanged } from "../../auth/agent-key-store";
 import { type ActorRef, refOf } from "../../core/actor";
 import type { Db } from "../../db/client";
-import { type AgentRow, agentApiKeys, agents, approvals, heartbeatRuns } from "../../db/schema";
+import {
+  type AgentRow,
+  agentApiKeys,
+  agents,
+  approvals,
+  type HeartbeatRunRow,
+  heartbeatRuns,
+  issues,
+} from "../../db/schema";
 import { conflict, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
 import { companiesWithConnectedRunner } from "../runners";
-import { activityInsert, controlContext } from "../shared";
+import { activityInsert, controlContext, issueIdIn } from "../shared";
 import { cancelQueuedRuns, runResource, runsQueued, wakeInsert, wakeRun } from "../wakes";
-import { AgentParamSchema, AgentSchema, RunSchema } from "./schemas";
+import { AgentParamSchema, AgentSchema, HeartbeatInvokeBodySchema, RunSchema } from "./schemas";
 import { agentResource, agentWithCompany, authorize, commit } from "./store";
 
 /** Pause, resume, terminate (irreversible) and the manual heartbeat. */
@@ -173,6 +181,43 @@ agentLifecycleRoutes.openapi(
   },
 );
 
+/**
+ * The issue a manual wake is about: its id or identifier, of the agent's company (any other is the
+ * 422 an unknown reference gets, naming the field).
+ */
+async function invokedIssueId(db: Db, agent: AgentRow, key: string | undefined): Promise<string | null> {
+  if (key === undefined) return null;
+  const id = await issueIdIn(db, agent.companyId, key);
+  const row = await db
+    .select({ id: issues.id })
+    .from(issues)
+    .where(and(eq(issues.id, id), eq(issues.companyId, agent.companyId)))
+    .get();
+  if (!row) throw unprocessable("issueId: no such issue in this company", { field: "issueId" });
+  return row.id;
+}
+
+/**
+ * The run as stored: the database cancels a wake of a paused or archived company (migration 0007),
+ * and a wake about an issue the agent already has a queued run for joins that run (coalesced).
+ */
+async function storedWake(db: Db, run: HeartbeatRunRow): Promise<HeartbeatRunRow> {
+  const own = await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, run.id)).get();
+  if (own || run.issueId === null) return own ?? run;
+  const joined = await db
+    .select()
+    .from(heartbeatRuns)
+    .where(
+      and(
+        eq(heartbeatRuns.agentId, run.agentId),
+        eq(heartbeatRuns.issueId, run.issueId),
+        eq(heartbeatRuns.status, "queued"),
+      ),
+    )
+    .get();
+  return joined ?? run;
+}
+
 agentLifecycleRoutes.openapi(
   createRoute({
     method: "post",
@@ -180,34 +225,47 @@ agentLifecycleRoutes.openapi(
     tags,
     summary: "Trigger a heartbeat now (board, the agent itself, a manager above it)",
     description:
-      "Queues a heartbeat run (source on_demand, reason manual_invoke): 202 with the run. An agent " +
+      "Queues a heartbeat run (source on_demand, reason manual_invoke): 202 with the run. The optional " +
+      "body `{issueId}` (an id or identifier such as `ACM-12`, of the agent's company; else 422) makes it " +
+      "a wake about that issue: the run gets it as PLATFORM_TASK_ID and resumes the CLI session the " +
+      "agent had on it, as an assignment or mention wake does; a run already queued for the agent and " +
+      "that issue absorbs the wake (coalescedCount) and is the one answered. An agent " +
       "that cannot run (paused, terminated, pending_approval, over its or its company's budget) gets " +
       "the run recorded as cancelled and the call answers 409 with the reason and the run in details.",
     security: controlAuth,
-    request: { params: AgentParamSchema },
+    request: {
+      params: AgentParamSchema,
+      body: { content: { "application/json": { schema: HeartbeatInvokeBodySchema } }, required: false },
+    },
     responses: {
       202: json(RunSchema, "The queued run"),
       ...controlErrors,
       409: controlError("The agent cannot run now; details.run is the cancelled run"),
+      422: controlError("issueId names no issue of the agent's company"),
     },
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
     const { agent, byId } = await agentWithCompany(db, actor, c.req.valid("param").agentId);
     authorize(actor, agent, byId, ["self", "ancestor"], "invoke this agent's heartbeat");
+    const issueId = await invokedIssueId(db, agent, c.req.valid("json")?.issueId);
     const now = Date.now();
     const ref = refOf(actor);
-    const run = wakeRun(agent, { source: "on_demand", reason: "manual_invoke", requestedBy: ref }, now);
+    const run = wakeRun(
+      agent,
+      { source: "on_demand", reason: "manual_invoke", issueId, requestedBy: ref },
+      now,
+    );
     await commit(db, [
       wakeInsert(db, run),
       logEntry(db, agent, ref, "agent.heartbeat_invoked", now, {
         runId: run.id,
         status: run.status,
         errorReason: run.errorReason,
+        issueId,
       }),
     ]);
-    // As stored: the database cancels a wake of a paused or archived company (migration 0007).
-    const stored = (await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, run.id)).get()) ?? run;
+    const stored = await storedWake(db, run);
     if (stored.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env));
     const served = await companiesWithConnectedRunner(db, [stored.companyId]);
     const resource = runResource(stored, served.has(stored.companyId));

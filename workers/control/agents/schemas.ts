@@ -257,6 +257,15 @@ export const SkillSchema = z
   })
   .openapi("CompanySkill");
 
+export const HeartbeatInvokeBodySchema = z
+  .strictObject({
+    issueId: IssueIdSchema.optional().openapi({
+      description:
+        "The issue this wake is about (id or identifier, e.g. ACM-12): the run works on it and resumes the agent's CLI session for it",
+    }),
+  })
+  .openapi("HeartbeatInvokeBody");
+
 export const RunSchema = z
   .object({
     id: z.string(),

@@ -46,8 +46,8 @@ export const CreateApprovalBodySchema = z
       description: "Agents may only name themselves (default: the calling agent)",
     }),
     payload: Payload,
-    issueIds: z.array(z.uuid()).max(MAX_LINKED_ISSUES).optional().openapi({
-      description: "Issues of the same company to link the approval to",
+    issueIds: z.array(z.string().min(1).max(100)).max(MAX_LINKED_ISSUES).optional().openapi({
+      description: "Issues of the same company to link the approval to (ids or identifiers such as ACM-12)",
     }),
   })
   .openapi("CreateApprovalBody");

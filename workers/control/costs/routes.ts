@@ -4,7 +4,7 @@ import { iso } from "../../db/client";
 import { forbidden, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { CompanyParamSchema } from "../companies";
-import { companyForActor, controlContext } from "../shared";
+import { companyForActor, controlContext, issueIdIn } from "../shared";
 import { recordCostEvent } from "./record";
 import {
   AgentCostSchema,
@@ -46,7 +46,8 @@ costRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
-    const body = c.req.valid("json");
+    const sent = c.req.valid("json");
+    const body = { ...sent, issueId: await issueIdIn(db, company.id, sent.issueId) };
     if (actor.type === "agent" && body.agentId !== actor.agentId)
       throw forbidden("An agent may report only its own costs");
     const { agent, projectId } = await checkCostRefs(db, company.id, body);

@@ -16,7 +16,7 @@ const Instant = z.iso.datetime({ offset: true });
 export const CostEventBodySchema = z
   .strictObject({
     agentId: Id,
-    issueId: Id.nullable().optional(),
+    issueId: Id.nullable().optional().openapi({ description: "The issue's id or identifier (ACM-12)" }),
     projectId: Id.nullable().optional(),
     heartbeatRunId: Id.nullable().optional(),
     provider: z.string().trim().min(1).max(100),

@@ -138,17 +138,24 @@ async function hasPendingApproval(db: Db, issueId: string): Promise<boolean> {
 }
 
 /**
- * "Blocked" must name what it waits for, or nobody knows when to pick the work up again: an
- * unresolved blocker (after this update's blockedByIssueIds), an approval linked to the issue that
- * is still pending, or a question on it still waiting for its answer. Else 422, with the blockers
- * that were checked.
+ * "Blocked" must say what it waits for, or nobody knows when to pick the work up again: a comment in
+ * the same PATCH (the spec's "marked blocked with a comment": a person or an outside answer needs no
+ * record here), an unresolved blocker (after this update's blockedByIssueIds), an approval linked to
+ * the issue that is still pending, or a question on it still waiting for its answer. Else 422, with
+ * the blockers that were checked.
  */
-export async function assertMayEnterBlocked(db: Db, issueId: string, blockerIds: readonly string[]) {
+export async function assertMayEnterBlocked(
+  db: Db,
+  issueId: string,
+  blockerIds: readonly string[],
+  comment: string | undefined,
+) {
+  if (comment !== undefined && comment.trim() !== "") return;
   if ((await unresolvedOf(db, blockerIds)).length > 0) return;
   if (await hasPendingApproval(db, issueId)) return;
   if (await hasPendingQuestion(db, issueId)) return;
   throw unprocessable(
-    "Entering blocked requires an unresolved blocker (blockedByIssueIds), a pending approval linked to the issue or a pending question on it",
+    "Entering blocked requires a comment saying what the issue waits for (comment), an unresolved blocker (blockedByIssueIds), a pending approval linked to the issue or a pending question on it",
     { field: "status", blockedByIssueIds: [...blockerIds] },
   );
 }
@@ -221,6 +228,8 @@ export async function planBlockers(
     issue: IssueRow;
     wanted: string[] | undefined;
     nextStatus: IssueRow["status"];
+    /** The PATCH's comment, which may be the reason for entering blocked. */
+    comment: string | undefined;
     actor: ActorRef;
     now: number;
   },
@@ -231,7 +240,7 @@ export async function planBlockers(
   const ids = wanted === undefined ? current : [...new Set(wanted)];
   const changed = ids.length !== current.length || ids.some((id) => !current.includes(id));
   const entering = (status: IssueRow["status"]) => input.nextStatus === status && issue.status !== status;
-  if (entering("blocked")) await assertMayEnterBlocked(db, issue.id, ids);
+  if (entering("blocked")) await assertMayEnterBlocked(db, issue.id, ids, input.comment);
   const resolving = RESOLVED.includes(input.nextStatus) && !RESOLVED.includes(issue.status);
   const wakes = resolving ? await unblockedWakes(db, issue, input.actor, now) : [];
   return {

@@ -3,8 +3,7 @@ import { type Actor, refOf } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { issues } from "../../db/schema";
 import { notFound } from "../../http/errors";
-import { canAccessCompany } from "../shared";
-import { issueKeyCondition, UUID } from "./store";
+import { canAccessCompany, issueKeyCondition, UUID } from "../shared";
 
 export interface IssueLocation {
   id: string;

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { type AgentRow, agents, companyMemberships, goals, issues, labels, projects } from "../../db/schema";
 import { unprocessable } from "../../http/errors";
+import { issueIdIn, issueIdsIn } from "../shared";
 
 /**
  * Checks of the ids an issue create or update refers to. Every one must be in the issue's company;
@@ -141,4 +142,20 @@ export async function checkReferences(
   const results = await Promise.allSettled(checks);
   const failure = results.find((result) => result.status === "rejected");
   if (failure) throw failure.reason;
+}
+
+/**
+ * A create or update body with its issue references (parentId, blockedByIssueIds) named by id, where
+ * the caller may have used identifiers (`ACM-2`). Unknown keys stay as sent for the checks to refuse.
+ */
+export async function withIssueIds<T extends { parentId?: string | null; blockedByIssueIds?: string[] }>(
+  db: Db,
+  companyId: string,
+  body: T,
+): Promise<T> {
+  const [parentId, blockedByIssueIds] = await Promise.all([
+    issueIdIn(db, companyId, body.parentId),
+    body.blockedByIssueIds === undefined ? undefined : issueIdsIn(db, companyId, body.blockedByIssueIds),
+  ]);
+  return { ...body, parentId, blockedByIssueIds };
 }

@@ -36,14 +36,17 @@ export const CreateIssueBodySchema = z
         "backlog or todo (others answer 422: in_progress is reached by checkout). Default: todo when an assignee is given, else backlog",
     }),
     priority: z.enum(ISSUE_PRIORITIES).optional().openapi({ description: "Default medium" }),
-    parentId: Id.nullable().optional(),
+    parentId: Id.nullable()
+      .optional()
+      .openapi({ description: "The parent issue's id or identifier (ACM-12)" }),
     projectId: Id.nullable().optional(),
     goalId: Id.nullable().optional(),
     assigneeAgentId: Id.nullable().optional(),
     assigneeUserId: Id.nullable().optional().openapi({ description: "A board member of the company" }),
     labelIds: LabelIds.optional(),
     blockedByIssueIds: BlockerIds.optional().openapi({
-      description: "Issue ids of the same company this issue waits for (resolved when done or cancelled)",
+      description:
+        "Issues of the same company this issue waits for, by id or identifier (resolved when done or cancelled)",
     }),
   })
   .openapi("CreateIssueBody");
@@ -61,14 +64,16 @@ export const UpdateIssueBodySchema = z
     priority: z.enum(ISSUE_PRIORITIES).optional(),
     assigneeAgentId: Id.nullable().optional().openapi({ description: "Setting it clears assigneeUserId" }),
     assigneeUserId: Id.nullable().optional().openapi({ description: "Setting it clears assigneeAgentId" }),
-    parentId: Id.nullable().optional(),
+    parentId: Id.nullable()
+      .optional()
+      .openapi({ description: "The parent issue's id or identifier (ACM-12)" }),
     projectId: Id.nullable().optional(),
     goalId: Id.nullable().optional(),
     labelIds: LabelIds.optional().openapi({ description: "Replaces the issue's labels" }),
     blockedByIssueIds: BlockerIds.optional().openapi({
       description:
-        "Replaces the issue's blockers: issue ids of the same company, not itself, no cycles (422). " +
-        "Entering blocked needs an unresolved one or a pending linked approval",
+        "Replaces the issue's blockers: ids or identifiers of issues of the same company, not itself, no cycles (422). " +
+        "Entering blocked needs an unresolved one, a comment, a pending linked approval or question",
     }),
     comment: CommentBody.optional().openapi({
       description: "Added as a comment in the same transaction as the update; @-mentions wake agents",
@@ -89,13 +94,19 @@ export const ListIssuesQuerySchema = z.object({
   assigneeUserId: Id.optional(),
   projectId: Id.optional(),
   labelId: Id.optional(),
-  parentId: Id.optional(),
+  parentId: Id.optional().openapi({ description: "Sub-issues of this issue (its id or identifier)" }),
   q: z.string().max(500).optional().openapi({
     description:
       "Full-text (prefix) search over title, identifier, description and comments; every term must match",
   }),
   limit: z.coerce.number().int().min(1).max(500).default(100),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  cursor: z.string().min(1).max(200).optional().openapi({
+    description: "The X-Next-Cursor header of the previous page (opaque); not with offset",
+  }),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0).openapi({
+    description:
+      "Skips this many matches (kept for old clients; prefer cursor, which is stable under inserts)",
+  }),
 });
 
 export const ListCommentsQuerySchema = z.object({

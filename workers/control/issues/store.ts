@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Actor, ActorRef } from "../../core/actor";
 import type { Db } from "../../db/client";
@@ -11,27 +11,14 @@ import {
   type JsonObject,
 } from "../../db/schema";
 import { notFound } from "../../http/errors";
-import { activityInsert, refuseViewerWrites } from "../shared";
+import { activityInsert, issueKeyCondition, refuseViewerWrites, UUID } from "../shared";
 
 /** Shared loaders of the issue endpoints: the issue in the path, its ancestry and its labels. */
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** How far up the parent chain reads go; deeper (or cyclic) chains are cut here. */
 export const MAX_ANCESTRY = 50;
 
-/**
- * The path's `{issueId}`: a UUID is an id; anything else an identifier, matched case-insensitively.
- * Prefixes are stored upper-case, so `IN (as sent, upper-cased)` keeps the unique index in play
- * where `COLLATE NOCASE` would scan.
- */
-export function issueKeyCondition(key: string): SQL {
-  if (UUID.test(key)) return eq(issues.id, key.toLowerCase());
-  const upper = key.toUpperCase();
-  return upper === key ? eq(issues.identifier, key) : inArray(issues.identifier, [key, upper]);
-}
-
-/** Raw-SQL form of the same condition, for the recursive queries. */
+/** Raw-SQL form of issueKeyCondition, for the recursive queries. */
 function issueKeySql(key: string): SQL {
   if (UUID.test(key)) return sql`id = ${key.toLowerCase()}`;
   return sql`identifier IN (${key}, ${key.toUpperCase()})`;

@@ -143,6 +143,7 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
     issue,
     wanted: input.blockedByIssueIds,
     nextStatus: changes.status ?? issue.status,
+    comment: input.comment,
     actor,
     now,
   });

@@ -5,7 +5,7 @@ import { heartbeatRunLogChunks, heartbeatRuns, RUN_STATUSES } from "../../db/sch
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
 import { RunSchema } from "../agents";
 import { companyScrubber, type Scrubber, scrubChunks } from "../secrets";
-import { companyForActor, controlContext, ensureVisible } from "../shared";
+import { companyForActor, controlContext, ensureVisible, issueIdIn } from "../shared";
 import { runResource } from "../wakes";
 import { EXCERPT_CHARS } from "./lifecycle";
 import { runResources } from "./resources";
@@ -23,7 +23,9 @@ const tags = ["Heartbeat runs"];
 const RunParamSchema = z.object({ runId: z.uuid() });
 const RunListQuerySchema = z.object({
   agentId: z.uuid().optional(),
-  issueId: z.uuid().optional().openapi({ description: "Only the runs woken for this issue" }),
+  issueId: z.string().min(1).max(100).optional().openapi({
+    description: "Only the runs woken for this issue (its id or identifier, e.g. ACM-12)",
+  }),
   status: z
     .string()
     .optional()
@@ -88,6 +90,7 @@ runRoutes.openapi(
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
     const query = c.req.valid("query");
+    const issueId = await issueIdIn(db, company.id, query.issueId);
     const statuses = statusFilter(query.status);
     const rows = await db
       .select()
@@ -96,7 +99,7 @@ runRoutes.openapi(
         and(
           eq(heartbeatRuns.companyId, company.id),
           query.agentId ? eq(heartbeatRuns.agentId, query.agentId) : undefined,
-          query.issueId ? eq(heartbeatRuns.issueId, query.issueId) : undefined,
+          issueId ? eq(heartbeatRuns.issueId, issueId) : undefined,
           statuses ? inArray(heartbeatRuns.status, statuses) : undefined,
         ),
       )

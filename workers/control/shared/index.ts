@@ -6,6 +6,7 @@
 export { canAccessCompany, companyForActor, controlContext, ensureVisible, requireBoard } from "./access";
 export { type ActivityEntry, activityInsert, activityResource, listActivity } from "./activity";
 export { blockerPart, namedFew } from "./blockers";
+export { issueIdIn, issueIdsIn, issueKeyCondition, UUID } from "./issue-keys";
 export { forgetMember } from "./memberships";
 export { isSecretKey, isSecretValue, REDACTED, redactSecrets } from "./redact";
 export {

@@ -122,12 +122,18 @@ describe("create", () => {
       { ...strategy, extra: true },
       { type: "approve_ceo_strategy", payload: "plan" },
       { type: "approve_ceo_strategy" },
-      { ...strategy, issueIds: ["not-a-uuid"] },
+      { ...strategy, issueIds: [""] },
+      { ...strategy, issueIds: [42] },
       { ...strategy, payload: { big: "x".repeat(70_000) } },
     ]) {
       const res = await create(agent.headers, body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
     }
+  });
+
+  it("an issue key that names no issue of the company (id or identifier) is 422", async () => {
+    const res = await create(agent.headers, { ...strategy, issueIds: ["not-a-uuid"] });
+    expect(res.status).toBe(422);
   });
 
   it("another company's id is 404 for its agents and non-members", async () => {

@@ -103,7 +103,7 @@ describe("blockedByIssueIds", () => {
     expect(await blockersOf(foreign.id)).toEqual([]);
   });
 
-  it("enters blocked only with an unresolved blocker or a pending linked approval", async () => {
+  it("enters blocked only with a comment, an unresolved blocker or a pending linked approval", async () => {
     const { owner, company, engineer } = await world();
     const working = () => seedIssue(company, { status: "in_progress", assigneeAgentId: engineer.id });
     const bare = await working();
@@ -128,6 +128,40 @@ describe("blockedByIssueIds", () => {
     const waiting = await working();
     await linkPendingApproval(company.id, waiting.id);
     expect((await patchIssue(owner.headers, waiting.id, { status: "blocked" })).status).toBe(200);
+  });
+
+  it("enters blocked with a comment alone (spec rule 6), and the assignee or the board moves it back", async () => {
+    const { owner, company, engineer } = await world();
+    const issue = await seedIssue(company, { status: "in_progress", assigneeAgentId: engineer.id });
+    const blocked = await patchIssue<WithBlockers & { comment?: { body: string } }>(
+      engineer.headers,
+      issue.id,
+      {
+        status: "blocked",
+        comment: "Waiting for the staging credentials from ops",
+      },
+    );
+    expect(blocked.status).toBe(200);
+    expect(blocked.body).toMatchObject({ status: "blocked", blockedByIssueIds: [] });
+    expect(blocked.body.comment?.body).toBe("Waiting for the staging credentials from ops");
+    const comments = await rowsOf<{ body: string }>(
+      "SELECT body FROM issue_comments WHERE issue_id = ?",
+      issue.id,
+    );
+    expect(comments.map((row) => row.body)).toEqual(["Waiting for the staging credentials from ops"]);
+    // The assignee picks it up again once the credentials arrive…
+    const resumed = await patchIssue(engineer.headers, issue.id, {
+      status: "in_progress",
+      comment: "Got them",
+    });
+    expect(resumed.status).toBe(200);
+    expect((await issueRow(issue.id))?.status).toBe("in_progress");
+    // …and a board user can send it back to the queue.
+    expect(
+      (await patchIssue(engineer.headers, issue.id, { status: "blocked", comment: "Again" })).status,
+    ).toBe(200);
+    expect((await patchIssue(owner.headers, issue.id, { status: "todo" })).status).toBe(200);
+    expect((await issueRow(issue.id))?.status).toBe("todo");
   });
 
   it("checkout of an issue with unresolved blockers is 422 naming them", async () => {

@@ -63,7 +63,12 @@ describe("wakes", () => {
       });
     expect((await list(first.id)).body.map((run) => run.issueId)).toEqual([first.id]);
     expect((await list(quiet.id)).body).toEqual([]);
-    expect((await list("not-a-uuid")).status).toBe(400);
+    // By identifier too; one that names no issue lists nothing.
+    expect((await list(second.identifier)).body.map((run) => run.issueId)).toEqual([second.id]);
+    const unknown = await list("NOPE-1");
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toEqual([]);
+    expect((await list("")).status).toBe(400);
   });
 });
 

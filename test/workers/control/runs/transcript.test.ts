@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { call } from "../../helpers";
 import { eventually } from "../../patience";
 import { type BoardUser, boardUser, seedCompany, seedIssue } from "../helpers";
-import { claimOne, runnerFor } from "../runner-link";
+import { claimOne, type RunAssignment, runnerFor } from "../runner-link";
 
 type Json = Record<string, unknown>;
 
@@ -142,5 +142,54 @@ describe("transcripts and sessions from the runner", () => {
     const stranger = await boardUser();
     const res = await call("GET", `/api/heartbeat-runs/${run.runId}/events`, { headers: stranger.headers });
     expect(res.status).toBe(404);
+  });
+
+  it("heartbeat/invoke {issueId} (an identifier) wakes the agent on that issue and resumes its session there", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const agent = await claudeAgent(board, company.id, "Resumer");
+    const issue = await seedIssue(company, { status: "todo" });
+    const other = await seedIssue(await seedCompany(await boardUser()), { status: "todo" });
+    await mention(board, issue.id, "Resumer");
+    const link = await runnerFor(board, company.id);
+    const first = await claimOne(link);
+    link.send({
+      type: "finish",
+      runId: first.runId,
+      exitCode: 0,
+      timedOut: false,
+      logFrames: 0,
+      session: { id: "sess-9", cwd: "/work/resumer" },
+    });
+    await eventually(async () => (await runStatus(first.runId)) === "succeeded");
+
+    const invoke = (body?: unknown) =>
+      call<Json & { details?: Json }>("POST", `/api/agents/${agent.id}/heartbeat/invoke`, {
+        headers: board.headers,
+        ...(body === undefined ? {} : { body }),
+      });
+    // Another company's issue, or a made-up identifier, is no issue of this agent's company.
+    for (const issueId of [other.identifier, other.id, "ZZZ-404"]) {
+      const refused = await invoke({ issueId });
+      expect(refused.status).toBe(422);
+      expect(refused.body.details).toMatchObject({ field: "issueId" });
+    }
+    const invoked = await invoke({ issueId: issue.identifier.toLowerCase() });
+    expect(invoked.status).toBe(202);
+    expect(invoked.body).toMatchObject({ issueId: issue.id, wakeReason: "manual_invoke", status: "queued" });
+    const resumed = (await claimOne(link)) as RunAssignment & { session?: unknown };
+    expect(resumed.runId).toBe(invoked.body.id);
+    expect(resumed.env.PLATFORM_TASK_ID).toBe(issue.id);
+    expect(resumed.session).toEqual({ id: "sess-9", cwd: "/work/resumer" });
+    link.send({ type: "finish", runId: resumed.runId, exitCode: 0, timedOut: false, logFrames: 0 });
+    await eventually(async () => (await runStatus(resumed.runId)) === "succeeded");
+
+    // Without a body it stays the plain manual wake: no issue, nothing to resume.
+    const plain = await invoke();
+    expect(plain.status).toBe(202);
+    expect(plain.body.issueId).toBeNull();
+    const fresh = (await claimOne(link)) as RunAssignment & { session?: unknown };
+    expect(fresh.env.PLATFORM_TASK_ID).toBe("");
+    expect(fresh.session).toBeNull();
   });
 });

@@ -11,7 +11,7 @@ import {
   issues,
 } from "../../../db/schema";
 import { badRequest, unprocessable } from "../../../http/errors";
-import { ensureVisible } from "../../shared";
+import { ensureVisible, issueIdsIn } from "../../shared";
 
 /** Loading approvals, what they link to, and the CEO strategy gate other modules ask about. */
 
@@ -55,9 +55,12 @@ export async function linkedIssues(db: Db, approvalId: string) {
   return rows.map((row) => row.issue);
 }
 
-/** Issue ids to link on create: all must be issues of the approval's company (else 422, no probing). */
-export async function companyIssueIds(db: Db, companyId: string, ids: string[]): Promise<string[]> {
-  const wanted = [...new Set(ids)];
+/**
+ * Issues to link on create, by id or identifier: all must be issues of the approval's company (else
+ * 422, no probing). Answers their ids.
+ */
+export async function companyIssueIds(db: Db, companyId: string, keys: string[]): Promise<string[]> {
+  const wanted = [...new Set(await issueIdsIn(db, companyId, keys))];
   if (wanted.length === 0) return [];
   const found = await db
     .select({ id: issues.id })

@@ -19,7 +19,7 @@ import { assignmentWake, runsQueued, wakeInsert } from "../../wakes";
 import { blockerStatements, checkBlockers } from "../blockers";
 import { type NewIssue, numberedIssueStatements } from "../create";
 import { rememberNewIssue } from "../locator";
-import { checkReferences } from "../refs";
+import { checkReferences, withIssueIds } from "../refs";
 import { issueResource } from "../resource";
 import {
   CompanyIssuesParamSchema,
@@ -128,7 +128,7 @@ issueCreateRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
-    const body = c.req.valid("json");
+    const body = await withIssueIds(db, company.id, c.req.valid("json"));
     const status = initialStatus(body);
     await checkReferences(db, company.id, body);
     await checkBlockers(db, company.id, body.blockedByIssueIds ?? []);

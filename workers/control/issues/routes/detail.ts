@@ -4,11 +4,11 @@ import type { AgentRow, IssueRow } from "../../../db/schema";
 import { agents, issueComments, issues } from "../../../db/schema";
 import { notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
-import { controlContext } from "../../shared";
+import { controlContext, issueKeyCondition } from "../../shared";
 import { locateVisibleIssue } from "../locator";
 import { issueObject } from "../object";
 import { HeartbeatContextSchema, IssueDetailSchema, IssueParamSchema } from "../schemas";
-import { ancestorsOf, chainIssueOf, chainQuery, goalOf, issueKeyCondition, projectOf } from "../store";
+import { ancestorsOf, chainIssueOf, chainQuery, goalOf, projectOf } from "../store";
 import { renderedJson } from "./call";
 
 export const issueDetailRoutes = createRouter();

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { ISSUE_STATUSES, type IssueStatus, issueLabels, issues } from "../../../db/schema";
+import { ISSUE_STATUSES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../../db/schema";
 import { badRequest } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
-import { companyForActor, controlContext } from "../../shared";
+import { companyForActor, controlContext, issueIdIn } from "../../shared";
 import { issueResource } from "../resource";
 import { CompanyIssuesParamSchema, IssueSchema, ListIssuesQuerySchema } from "../schemas";
 
@@ -60,20 +60,72 @@ function listConditions(companyId: string, query: ListQuery): SQL[] {
   return conditions;
 }
 
-/**
- * The page in the documented order: priority (critical first), then oldest first, then insertion
- * order for ties. `(company_id, priority_rank, created_at)` is an index and rowid its implicit last
- * column, so the order costs no sort.
- */
-export function listIssues(db: Db, companyId: string, query: ListQuery) {
-  return db
-    .select()
-    .from(issues)
-    .where(and(...listConditions(companyId, query)))
-    .orderBy(asc(issues.priorityRank), asc(issues.createdAt), asc(sql`${issues}.rowid`))
-    .limit(query.limit)
-    .offset(query.offset);
+/** Where a page ends in the list's order: the last issue's sort key and its number, which breaks ties. */
+type Position = [priorityRank: number, createdAt: number, issueNumber: number];
+
+const encodeCursor = (row: Pick<IssueRow, "priorityRank" | "createdAt" | "issueNumber">): string =>
+  btoa(JSON.stringify([row.priorityRank, row.createdAt, row.issueNumber])).replace(/=+$/, "");
+
+/** A cursor this list handed out, or 400: it is opaque, so anything else is a client mistake. */
+export function decodeCursor(cursor: string): Position {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(atob(cursor));
+  } catch {
+    parsed = null;
+  }
+  if (Array.isArray(parsed) && parsed.length === 3 && parsed.every(Number.isSafeInteger))
+    return parsed as Position;
+  throw badRequest(
+    "cursor: not a cursor this list handed out (pass X-Next-Cursor from the previous page as is)",
+  );
 }
+
+/**
+ * One page in the documented order: priority (critical first), then oldest first, then issue number
+ * (creation order) for ties. The cursor is the last row's position in that order, so issues created,
+ * deleted or finished between two pages never shift the rest (no repeats, no gaps, unlike an offset);
+ * an issue whose priority changes meanwhile moves with it. `total` counts every match, cursor aside.
+ */
+export async function listIssues(db: Db, companyId: string, query: ListQuery) {
+  if (query.cursor !== undefined && query.offset > 0)
+    throw badRequest("cursor and offset cannot be combined: the cursor already says where the page starts");
+  const conditions = listConditions(companyId, query);
+  const after = query.cursor === undefined ? [] : [afterPosition(decodeCursor(query.cursor))];
+  const [rows, counted] = await Promise.all([
+    db
+      .select()
+      .from(issues)
+      .where(and(...conditions, ...after))
+      .orderBy(asc(issues.priorityRank), asc(issues.createdAt), asc(issues.issueNumber))
+      .limit(query.limit + 1)
+      .offset(query.offset),
+    db
+      .select({ total: count() })
+      .from(issues)
+      .where(and(...conditions)),
+  ]);
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    rows: page,
+    total: counted[0]?.total ?? 0,
+    nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+  };
+}
+
+const afterPosition = ([rank, createdAt, number]: Position): SQL =>
+  sql`(${issues.priorityRank}, ${issues.createdAt}, ${issues.issueNumber}) > (${rank}, ${createdAt}, ${number})`;
+
+const PageHeaders = z.object({
+  "X-Total-Count": z.string().openapi({
+    description: "How many issues match the filters, across all pages",
+    example: "250",
+  }),
+  "X-Next-Cursor": z.string().optional().openapi({
+    description: "Pass as `cursor` for the next page; absent on the last page",
+  }),
+});
 
 issueListRoutes.openapi(
   createRoute({
@@ -84,16 +136,25 @@ issueListRoutes.openapi(
     description:
       "Sorted by priority (critical, high, medium, low), then by creation time (oldest first). Filters " +
       "combine with AND: status (comma-separated), assigneeAgentId, assigneeUserId, projectId, labelId, " +
-      "parentId, and q, a prefix full-text search over title, identifier, description and comments " +
-      "(every whitespace-separated term must match). limit defaults to 100 (max 500); offset pages.",
+      "parentId (an id or identifier), and q, a prefix full-text search over title, identifier, description " +
+      "and comments (every whitespace-separated term must match). The body is the page, an array (limit " +
+      "defaults to 100, max 500); the header X-Total-Count says how many issues match, and X-Next-Cursor, " +
+      "present while more follow, is the `cursor` of the next page (stable while issues are added).",
     security: controlAuth,
     request: { params: CompanyIssuesParamSchema, query: ListIssuesQuerySchema },
-    responses: { 200: json(z.array(IssueSchema), "Issues"), ...controlErrors },
+    responses: {
+      200: { ...json(z.array(IssueSchema), "One page of issues"), headers: PageHeaders },
+      ...controlErrors,
+    },
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
-    const rows = await listIssues(db, company.id, c.req.valid("query"));
-    return c.json(rows.map(issueResource), 200);
+    const query = c.req.valid("query");
+    const parentId = query.parentId && (await issueIdIn(db, company.id, query.parentId));
+    const page = await listIssues(db, company.id, { ...query, parentId });
+    c.header("X-Total-Count", String(page.total));
+    if (page.nextCursor !== null) c.header("X-Next-Cursor", page.nextCursor);
+    return c.json(page.rows.map(issueResource), 200);
   },
 );

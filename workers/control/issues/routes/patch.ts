@@ -11,6 +11,7 @@ import {
   jsonBody,
 } from "../../../http/openapi";
 import { controlContext, requireBoard } from "../../shared";
+import { withIssueIds } from "../refs";
 import { IssueParamSchema, UpdatedIssueSchema, UpdateIssueBodySchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
@@ -34,8 +35,8 @@ const patchRoute = createRoute({
     "Status moves follow the transition table: backlog→todo; in_progress→in_review|blocked|done; " +
     "in_review→done|in_progress; blocked→todo|in_progress; any non-terminal→cancelled. todo→in_progress " +
     "is checkout's (422 here). in_progress needs an assignee. started_at, completed_at and cancelled_at " +
-    "are set on entering in_progress, done and cancelled. Entering blocked needs an unresolved blocker " +
-    "(blockedByIssueIds) or a pending linked approval (422); done or cancelled wakes the assignees of " +
+    "are set on entering in_progress, done and cancelled. Entering blocked needs a comment in the same call, an " +
+    "unresolved blocker (blockedByIssueIds), a pending linked approval or a pending question (422); done or cancelled wakes the assignees of " +
     "issues whose last unresolved blocker this was (issue_blockers_resolved). Cancelling: the board, the agent that created " +
     "the issue or a manager above it; a board-created issue also the CEO agent (else 403). The update " +
     "and the comment (with its @-mention wakes) commit together or not at all.",
@@ -54,7 +55,7 @@ const patchRoute = createRoute({
 issuePatchRoutes.openapi(patchRoute, async (c) => {
   const { actor, db } = controlContext(c);
   const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
-  const input = c.req.valid("json");
+  const input = await withIssueIds(db, issue.companyId, c.req.valid("json"));
   return fromIssueDO(patchRoute, mutateIssue(c, issue.id, { kind: "update", actor: refOf(actor), input }));
 });
 
