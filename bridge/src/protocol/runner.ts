@@ -96,6 +96,12 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
      * it was handed is gone (forget it); absent: nothing to say.
      */
     session: RunSessionSchema.nullable().optional(),
+    /**
+     * The CLI ran in the session it was handed (`session` of the assignment) instead of a fresh one;
+     * false: it started afresh (none handed, made in another cwd, or rejected). Absent: an adapter
+     * without sessions, or an older runner.
+     */
+    resumed: z.boolean().optional(),
   }),
 ]);
 export type RunnerFrame = z.infer<typeof RunnerFrameSchema>;

@@ -35,6 +35,8 @@ export interface ProcessOutcome {
   costCents?: number;
   /** The CLI session to resume next time (null: forget the one handed over); absent: no news. */
   session?: RunSession | null;
+  /** The CLI ran in the session it was handed (resumed it) rather than a fresh one. */
+  resumed?: boolean;
 }
 
 export interface ProcessOptions {
@@ -142,7 +144,9 @@ export class AgentProcess {
       forget = true;
       attempt = await this.attempt(cwd, runDir, null);
     }
-    return this.outcome(attempt, cwd, forget);
+    // Resumed: the CLI started (no spawn failure) in the session handed over and did not refuse it.
+    const resumed = resume !== null && !forget && attempt.error === undefined;
+    return { ...this.outcome(attempt, cwd, forget), ...(this.adapter.resumes ? { resumed } : {}) };
   }
 
   /**
