@@ -22,6 +22,10 @@ export const PLATFORM_ENV: ReadonlyArray<readonly [string, string]> = [
   ["PLATFORM_APPROVAL_ID", "the approval whose decision woke you (empty otherwise)"],
   ["PLATFORM_APPROVAL_STATUS", "that approval's status: approved, rejected or revision_requested"],
   ["PLATFORM_LINKED_ISSUE_IDS", "comma-separated ids of the issues linked to that approval"],
+  [
+    "PLATFORM_WAKE_PAYLOAD_PATH",
+    "a routine run's payload (a webhook's JSON body), as a file of this run only (unset otherwise)",
+  ],
 ];
 
 export function platformEnvText(): string {
