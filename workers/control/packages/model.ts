@@ -139,6 +139,16 @@ export type Extension = z.infer<typeof ExtensionSchema>;
 
 export type JsonMap = Record<string, unknown>;
 
+/** An import's decision for one entity (plan.ts): create it, skip it (reuse the existing) or rename it. */
+export type Action = "create" | "skip" | "rename";
+export interface PlanEntry {
+  action: Action;
+  slug: string;
+  name: string;
+  as?: string;
+}
+export type CollisionStrategy = "rename" | "skip";
+
 export interface PkgCompany {
   slug: string;
   name: string;

@@ -1,7 +1,10 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { agents, companySkills, goals, issues, projects, routines } from "../../db/schema";
-import type { Include, PackageModel } from "./model";
+import type { CollisionStrategy, Include, PackageModel, PlanEntry } from "./model";
+
+export type { Action, CollisionStrategy, PlanEntry } from "./model";
+
 import { narrowSkills, planSkills } from "./skills";
 
 /**
@@ -9,13 +12,6 @@ import { narrowSkills, planSkills } from "./skills";
  * Preview returns this plan; apply computes it again the same way and executes exactly it.
  */
 
-export type Action = "create" | "skip" | "rename";
-export interface PlanEntry {
-  action: Action;
-  slug: string;
-  name: string;
-  as?: string;
-}
 export interface ImportPlan {
   company: PlanEntry;
   agents: PlanEntry[];
@@ -26,7 +22,6 @@ export interface ImportPlan {
   /** By canonical key (`name`); a rename gives the skill a new key (`as`). */
   skills: PlanEntry[];
 }
-export type CollisionStrategy = "rename" | "skip";
 export type ImportTarget =
   | { mode: "existing_company"; companyId: string }
   | { mode: "new_company"; newCompanyName: string };

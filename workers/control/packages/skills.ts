@@ -7,14 +7,15 @@ import type { Statement } from "../issues";
 import { activityInsert } from "../shared";
 import { frontString, parseMarkdown, proseOf, renderMarkdown } from "./markdown";
 import {
+  type CollisionStrategy,
   EXTENSION_PATH,
   type Extension,
   type Include,
   type PackageModel,
   type PkgSkill,
+  type PlanEntry,
   uniqueSlug,
 } from "./model";
-import type { CollisionStrategy, PlanEntry } from "./plan";
 
 /**
  * Company skills in a package: `skills/<slug>/SKILL.md` (frontmatter name and description, the body
