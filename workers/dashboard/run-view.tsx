@@ -72,6 +72,14 @@ export function RunEntry({ run, log, events, names }: RunEntryProps) {
         </dd>
         <dt>Exit code</dt>
         <dd>{run.exitCode ?? "—"}</dd>
+        {run.sessionId && (
+          <>
+            <dt>CLI session</dt>
+            <dd>
+              {run.sessionId} ({run.resumed ? "resumed" : "new"})
+            </dd>
+          </>
+        )}
         {run.errorReason && (
           <>
             <dt>Reason</dt>

@@ -334,6 +334,10 @@ export const heartbeatRuns = sqliteTable(
     logExcerpt: text("log_excerpt"),
     usage: text("usage", { mode: "json" }).$type<JsonObject>(),
     costCents: integer("cost_cents").notNull().default(0),
+    /** The CLI session the run ended in (its runner's report); null: none reported. */
+    sessionId: text("session_id"),
+    /** The run resumed the session an earlier run of its agent and issue left, not a fresh one. */
+    sessionResumed: integer("session_resumed", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
     startedAt: integer("started_at"),
     finishedAt: integer("finished_at"),

@@ -5,7 +5,7 @@
  * agent's standing instructions (workers/control/runs/environment.ts); this is the reference the CLI
  * loads when the model asks for it.
  */
-import { heartbeatProtocolText, platformEnvText } from "./protocol";
+import { heartbeatProtocolText, type ProtocolAudience, platformEnvText } from "./protocol";
 
 export const PLATFORM_SKILL_SLUG = "switchboard";
 
@@ -39,7 +39,8 @@ All calls: \`-H "Authorization: Bearer $PLATFORM_API_KEY" -H "Content-Type: appl
 A 409 on checkout means someone else holds the issue: leave it. A 401 means your run has ended.`;
 }
 
-export function platformSkill(apiUrl: string) {
+/** For `audience`: a run of one adapter type is told whether to report its own costs. */
+export function platformSkill(apiUrl: string, audience: ProtocolAudience) {
   return {
     key: `platform/${PLATFORM_SKILL_SLUG}`,
     slug: PLATFORM_SKILL_SLUG,
@@ -52,7 +53,7 @@ ${platformEnvText()}
 
 ## The heartbeat
 
-${heartbeatProtocolText(apiUrl)}
+${heartbeatProtocolText(apiUrl, audience)}
 
 ${referenceText(apiUrl)}
 `,

@@ -22,6 +22,10 @@ export const PLATFORM_ENV: ReadonlyArray<readonly [string, string]> = [
   ["PLATFORM_APPROVAL_ID", "the approval whose decision woke you (empty otherwise)"],
   ["PLATFORM_APPROVAL_STATUS", "that approval's status: approved, rejected or revision_requested"],
   ["PLATFORM_LINKED_ISSUE_IDS", "comma-separated ids of the issues linked to that approval"],
+  [
+    "PLATFORM_WAKE_PAYLOAD_PATH",
+    "a routine run's payload (a webhook's JSON body), as a file of this run only (unset otherwise)",
+  ],
 ];
 
 export function platformEnvText(): string {
@@ -29,8 +33,37 @@ export function platformEnvText(): string {
   return PLATFORM_ENV.map(([name, meaning]) => `  ${name.padEnd(width)}  ${meaning}`).join("\n");
 }
 
+/**
+ * Adapters whose runner reads the model's cost from the CLI's own output and records it as the run's
+ * cost event: an agent that also POSTed its cost would count it twice.
+ */
+export const METERED_ADAPTERS: readonly string[] = [
+  "claude_local",
+  "codex_local",
+  "gemini_local",
+  "opencode_local",
+];
+
+/** Who is reading the protocol: a run of this adapter type, or anyone (the general guides). */
+export type ProtocolAudience = { adapterType: string } | "any";
+
+function costReportingText(apiUrl: string, audience: ProtocolAudience): string {
+  const post = `POST ${apiUrl}/companies/{companyId}/cost-events {agentId, provider, model, costCents, occurredAt,
+inputTokens, outputTokens, heartbeatRunId: $PLATFORM_RUN_ID}`;
+  if (audience === "any")
+    return `Costs: under the ${METERED_ADAPTERS.join(", ")} adapters the runner meters your model's cost
+itself; do not report it. Otherwise report each cost you incur once, with
+${post}
+(under the process adapter a \`PLATFORM_USAGE {"costCents": …}\` line on stdout does the same).`;
+  if (METERED_ADAPTERS.includes(audience.adapterType))
+    return "Costs: the runner meters your model's cost and tokens from the CLI itself; do not report them.";
+  return `Costs you incur should be reported once: print \`PLATFORM_USAGE {"costCents": …, "inputTokens": …,
+"outputTokens": …, "model": "…"}\` on stdout (the runner records the last one), or
+${post}`;
+}
+
 /** The steps of one heartbeat, with the calls, for an API at `apiUrl`. */
-export function heartbeatProtocolText(apiUrl: string): string {
+export function heartbeatProtocolText(apiUrl: string, audience: ProtocolAudience = "any"): string {
   return `One heartbeat is short: do one useful step of work, record it, stop.
 
   1. Who am I:      GET ${apiUrl}/agents/me
@@ -54,9 +87,8 @@ export function heartbeatProtocolText(apiUrl: string): string {
                     (or set "blockedByIssueIds" to the issues you wait for), then status blocked.
                     The answer wakes you (PLATFORM_WAKE_REASON issue_question_answered).
 
-Mention a colleague with @Name in a comment to wake them. Costs you incur should be reported with
-POST ${apiUrl}/companies/{companyId}/cost-events {agentId, provider, model, costCents, occurredAt,
-inputTokens, outputTokens, heartbeatRunId: $PLATFORM_RUN_ID}; at 100 % of your monthly budget you
-are paused automatically (pauseReason "budget") until the board raises your budget, or the month
-ends, and resumes you.`;
+Mention a colleague with @Name in a comment to wake them.
+${costReportingText(apiUrl, audience)}
+At 100 % of your monthly budget you are paused automatically (pauseReason "budget") until the board
+raises your budget, or the month ends, and resumes you.`;
 }

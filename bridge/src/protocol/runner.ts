@@ -96,6 +96,12 @@ export const RunnerFrameSchema = z.discriminatedUnion("type", [
      * it was handed is gone (forget it); absent: nothing to say.
      */
     session: RunSessionSchema.nullable().optional(),
+    /**
+     * The CLI ran in the session it was handed (`session` of the assignment) instead of a fresh one;
+     * false: it started afresh (none handed, made in another cwd, or rejected). Absent: an adapter
+     * without sessions, or an older runner.
+     */
+    resumed: z.boolean().optional(),
   }),
 ]);
 export type RunnerFrame = z.infer<typeof RunnerFrameSchema>;
@@ -103,6 +109,8 @@ export type RunnerFrame = z.infer<typeof RunnerFrameSchema>;
 /** Bounds on the skills a run carries: each one's text, how many, and all of them together. */
 export const SKILL_CONTENT_MAX_CHARS = 32 * 1024;
 export const SKILLS_MAX = 32;
+/** A routine payload larger than this (as JSON text) is not handed to the run; see RunAssignment. */
+export const WAKE_PAYLOAD_MAX_CHARS = 256 * 1024;
 export const SKILLS_TOTAL_MAX_CHARS = 192 * 1024;
 
 /**
@@ -151,6 +159,12 @@ export const RunAssignmentSchema = z.object({
     .optional(),
   /** The CLI session of this agent and issue to resume, if an earlier run left one. */
   session: RunSessionSchema.nullable().optional(),
+  /**
+   * The JSON payload of the routine run that queued this wake (a webhook's body, a manual run's
+   * payload): the runner writes it to a file in the run's own directory and names it in
+   * PLATFORM_WAKE_PAYLOAD_PATH. Absent or null: none.
+   */
+  wakePayload: z.string().max(WAKE_PAYLOAD_MAX_CHARS).nullable().optional(),
   /** Skills for adapters whose CLI takes them (the platform's first); bounded as above. */
   skills: z.array(RunSkillSchema).max(SKILLS_MAX).optional(),
   /**

@@ -42,6 +42,8 @@ export interface ProcessOutcome {
   costCents?: number;
   /** The CLI session to resume next time (null: forget the one handed over); absent: no news. */
   session?: RunSession | null;
+  /** The CLI ran in the session it was handed (resumed it) rather than a fresh one. */
+  resumed?: boolean;
 }
 
 export interface ProcessOptions {
@@ -152,7 +154,9 @@ export class AgentProcess {
       forget = true;
       attempt = await this.attempt(cwd, runDir, null);
     }
-    return this.outcome(attempt, cwd, forget);
+    // Resumed: the CLI started (no spawn failure) in the session handed over and did not refuse it.
+    const resumed = resume !== null && !forget && attempt.error === undefined;
+    return { ...this.outcome(attempt, cwd, forget), ...(this.adapter.resumes ? { resumed } : {}) };
   }
 
   /**
@@ -179,12 +183,24 @@ export class AgentProcess {
       resume,
       readFileAsAgent: (file) => readFileAs(file, this.options.runAs),
     });
-    if (launch.files.length > 0 || launch.links?.length) {
+    const payload = this.wakePayloadFile(runDir);
+    const files = [...launch.files, ...(payload ? [payload] : [])];
+    if (files.length > 0 || launch.links?.length) {
       await prepareRunDir(runDir, this.options.runAs);
-      await writeRunFiles(launch.files, this.options.runAs);
+      await writeRunFiles(files, this.options.runAs);
       await makeRunLinks(launch.links ?? [], this.options.runAs);
     }
-    return this.execute(launch, cwd);
+    return this.execute(launch, cwd, payload ? { PLATFORM_WAKE_PAYLOAD_PATH: payload.path } : {});
+  }
+
+  /**
+   * The payload of the routine run that woke the agent (a webhook's body), as a file in the run's own
+   * directory: readable by the agent's user only, removed with the directory when the run ends.
+   */
+  private wakePayloadFile(runDir: string): { path: string; content: string } | null {
+    const payload = this.run.wakePayload;
+    if (payload === undefined || payload === null) return null;
+    return { path: path.join(runDir, "wake-payload.json"), content: payload };
   }
 
   /** The HOME the agent's process gets: the run's own, else the one it inherits. */
@@ -192,7 +208,7 @@ export class AgentProcess {
     return this.run.env.HOME || inheritedEnv(this.options.runAs).HOME || homedir();
   }
 
-  private async execute(launch: Launch, cwd: string): Promise<Attempt> {
+  private async execute(launch: Launch, cwd: string, runnerEnv: Record<string, string>): Promise<Attempt> {
     const parser = this.adapter.parser(launch);
     await this.options.ready;
     // Stopped (cancelled) while its workspace, files or the CLI were being readied: never started.
@@ -202,6 +218,7 @@ export class AgentProcess {
       ...launch.env,
       ...this.run.env,
       ...launch.overrideEnv,
+      ...runnerEnv,
     };
     const target = this.launchTarget(launch, cwd, env);
     await checkCommand(target);

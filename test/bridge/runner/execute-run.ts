@@ -73,10 +73,13 @@ export async function firstAndResumedRuns(
 ) {
   const first = await execute(assignment(cwd));
   expect(first.outcome.error, first.stderr).toBeUndefined();
+  expect(first.outcome.resumed).toBe(false);
   const session = first.outcome.session as RunSession;
   const second = await execute(assignment(cwd, { prompt: SECOND_WAKE, session }, config));
   expect(second.outcome.error, second.stderr).toBeUndefined();
   expect(second.outcome.session).toEqual(session);
+  // What the edge records on the run (resumed), so a run says it continued the earlier one.
+  expect(second.outcome.resumed).toBe(true);
   return { first, second, session };
 }
 
@@ -90,6 +93,7 @@ export async function rejectedSessionRun(
   const fresh = await execute(assignment(cwd, { prompt: SECOND_WAKE, session: { id: goneId, cwd } }));
   expect(fresh.outcome.error, fresh.stderr).toBeUndefined();
   expect(fresh.outcome.session?.id).not.toBe(goneId);
+  expect(fresh.outcome.resumed).toBe(false);
   return fresh;
 }
 

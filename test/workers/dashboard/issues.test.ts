@@ -217,7 +217,7 @@ async function runnerLink(): Promise<Link> {
 }
 
 /** An agent run about `issueId` that printed `output` and exited 0, through the runner link. */
-async function finishedRun(issueId: string, output: string): Promise<string> {
+async function finishedRun(issueId: string, output: string, finish: Json = {}): Promise<string> {
   // The dispatcher hands out the oldest queued run: clear the assignment wakes of earlier tests.
   await env.DB.prepare(
     "UPDATE heartbeat_runs SET status = 'cancelled' WHERE status IN ('queued', 'running')",
@@ -232,7 +232,7 @@ async function finishedRun(issueId: string, output: string): Promise<string> {
   const frame = await link.next((f) => f.type === "run");
   const runId = (frame.run as { runId: string }).runId;
   link.send({ type: "log", runId, seq: 0, stream: "stdout", text: output });
-  link.send({ type: "finish", runId, exitCode: 0, timedOut: false, logFrames: 1 });
+  link.send({ type: "finish", runId, exitCode: 0, timedOut: false, logFrames: 1, ...finish });
   await eventually(async () => {
     const row = await env.DB.prepare("SELECT status FROM heartbeat_runs WHERE id = ?")
       .bind(runId)
@@ -246,7 +246,10 @@ async function finishedRun(issueId: string, output: string): Promise<string> {
 describe("issue page", () => {
   it("shows status, assignee, the run with its log, comments and documents in the live region", async () => {
     const issue = await createIssue({ title: "Bake bread", priority: "high", assigneeAgentId: worker.id });
-    await finishedRun(issue.id, "kneading the dough\n");
+    await finishedRun(issue.id, "kneading the dough\n", {
+      session: { id: "sess-bread", cwd: "/srv/bakery" },
+      resumed: true,
+    });
     const doc = await call("PUT", `/api/issues/${issue.id}/documents/recipe`, {
       headers: asSession(owner),
       body: { title: "Recipe", body: "Flour, water, salt" },
@@ -272,6 +275,7 @@ describe("issue page", () => {
     expect(text).toContain("Priority high");
     expect(text).toMatch(/succeeded Woken by issue comment mentioned \(mention\)/);
     expect(text).toContain("Exit code 0");
+    expect(text).toContain("CLI session sess-bread (resumed)");
     expect(live).toMatch(/<pre>kneading the dough\n<\/pre>/);
     expect(text).toContain(`@${worker.name} please look`);
     expect(text).toContain("Recipe (recipe, revision 1)");

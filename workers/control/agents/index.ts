@@ -15,5 +15,5 @@ export {
   type OrgNodeSchema,
   RunSchema,
 } from "./schemas";
-export { type SkillRow, skillsOf } from "./skill-store";
+export { DEFAULT_SKILL_NAMESPACE, type SkillRow, skillsOf } from "./skill-store";
 export { agentWithCompany, authorize } from "./store";

@@ -284,6 +284,18 @@ export const RunSchema = z
     exitCode: z.number().int().nullable(),
     costCents: z.number().int(),
     usage: z.record(z.string(), z.unknown()).nullable(),
+    sessionId: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "The CLI session (Claude, Codex, Gemini, OpenCode) the run ended in, as its runner reported; " +
+          "null for adapters without sessions and runs that have not finished",
+      }),
+    resumed: z.boolean().openapi({
+      description:
+        "The run resumed the CLI session an earlier run of this agent left on the same issue (false: a fresh session)",
+    }),
     runnerId: z.string().nullable().openapi({ description: "The runner that took it" }),
     waitingForRunner: z.boolean().openapi({
       description:

@@ -18,6 +18,7 @@ import {
   routines,
   routineTriggers,
 } from "../../db/schema";
+import { skillsOf } from "../agents";
 import {
   type Include,
   type PackageModel,
@@ -27,6 +28,7 @@ import {
   uniqueSlug,
 } from "./model";
 import { stripSecrets } from "./secrets";
+import { skillModels } from "./skills";
 
 /** Reads one company into a PackageModel: ids become slugs, secrets are stripped. */
 
@@ -227,6 +229,8 @@ export async function exportModel(db: Db, company: CompanyRow, include: Include)
   const projectSlugs = assignSlugs(projectRows, (row) => row.name, "project");
   const taskSlugs = new Map(issueRows.map((row) => [row.id, row.identifier.toLowerCase()]));
   const envInputs: PackageModel["envInputs"] = [];
+  const agentModels = byAge(agentRows).map((row) => agentModel(row, agentSlugs, envInputs));
+  const skillRows = include.company || include.agents ? await skillsOf(db, id) : [];
   return {
     company: {
       slug: uniqueSlug(company.name, "company", new Set()),
@@ -236,7 +240,7 @@ export async function exportModel(db: Db, company: CompanyRow, include: Include)
       budgetMonthlyCents: company.budgetMonthlyCents,
       requireBoardApprovalForNewAgents: company.requireBoardApprovalForNewAgents,
     },
-    agents: byAge(agentRows).map((row) => agentModel(row, agentSlugs, envInputs)),
+    agents: agentModels,
     goals: byAge(goalRows).map((row) => goalModel(row, goalSlugs, agentSlugs)),
     projects: await projectModels(db, projectRows, projectSlugs, goalSlugs, agentSlugs),
     routines: await routineModels(db, routineRows, agentSlugs, projectSlugs),
@@ -246,6 +250,7 @@ export async function exportModel(db: Db, company: CompanyRow, include: Include)
       projects: projectSlugs,
       goals: goalSlugs,
     }),
+    skills: skillModels(skillRows, { agents: agentModels }, include),
     envInputs,
   };
 }

@@ -32,6 +32,7 @@ import {
   routineStatements,
   taskStatements,
 } from "./rows";
+import { finalSkillRefs, skillStatements } from "./skills";
 import { loadPackageSource, type PackageSource } from "./source";
 
 /**
@@ -75,8 +76,9 @@ export async function prepareImport(env: Env, db: Db, request: ImportRequest): P
       ? { ...request.target, newCompanyName: request.target.newCompanyName || parsed.company.name }
       : request.target;
   const existing = await loadExisting(db, target);
-  const model = yieldToExistingCeo(narrowed, existing, warnings);
-  const plan = buildPlan(model, target, existing, strategy);
+  const yielded = yieldToExistingCeo(narrowed, existing, warnings);
+  const plan = buildPlan(yielded, target, existing, strategy);
+  const model = finalSkillRefs(yielded, plan.skills, existing.skills, warnings);
   return { model, plan, target, existing, warnings, requiredInputs: requiredInputs(model, plan) };
 }
 
@@ -93,6 +95,7 @@ function idMaps(prepared: PreparedImport): IdMaps {
 async function entityStatements(ctx: RowContext, prepared: PreparedImport): Promise<Statement[]> {
   const { model, plan } = prepared;
   return [
+    ...skillStatements(ctx, model, plan.skills),
     ...agentStatements(ctx, model, plan),
     ...goalStatements(ctx, model, plan),
     ...projectStatements(ctx, model, plan),
@@ -188,6 +191,7 @@ export function createdCounts(prepared: PreparedImport) {
     goals: made(prepared.plan.goals).length,
     projects: made(prepared.plan.projects).length,
     routines: made(prepared.plan.routines).length,
+    skills: made(prepared.plan.skills).length,
     issues: chosen.length,
     comments: chosen.reduce((sum, task) => sum + task.comments.length, 0),
     documents: chosen.reduce((sum, task) => sum + task.documents.length, 0),

@@ -115,6 +115,9 @@ const TaskExt = z
   })
   .optional();
 
+/** A skill's canonical key when it is not `company/<directory name>`. */
+const SkillExt = z.strictObject({ key: z.string().min(3).max(130) }).optional();
+
 /** `.switchboard.yaml`: the machine fields markdown does not carry. Strict, so a typo is a 400. */
 export const ExtensionSchema = z.strictObject({
   schema: z.literal(EXTENSION_SCHEMA),
@@ -130,10 +133,21 @@ export const ExtensionSchema = z.strictObject({
   projects: z.record(Slug, ProjectExt).optional(),
   routines: z.record(Slug, RoutineExt).optional(),
   tasks: z.record(Slug, TaskExt).optional(),
+  skills: z.record(Slug, SkillExt).optional(),
 });
 export type Extension = z.infer<typeof ExtensionSchema>;
 
 export type JsonMap = Record<string, unknown>;
+
+/** An import's decision for one entity (plan.ts): create it, skip it (reuse the existing) or rename it. */
+export type Action = "create" | "skip" | "rename";
+export interface PlanEntry {
+  action: Action;
+  slug: string;
+  name: string;
+  as?: string;
+}
+export type CollisionStrategy = "rename" | "skip";
 
 export interface PkgCompany {
   slug: string;
@@ -218,6 +232,16 @@ export interface PkgTask {
   documents: PkgDocument[];
 }
 
+/** A company skill: `skills/<slug>/SKILL.md`; agents' desiredSkills name it by `key`. */
+export interface PkgSkill {
+  slug: string;
+  key: string;
+  name: string;
+  description: string | null;
+  /** SKILL.md's body: the skill's text. */
+  content: string;
+}
+
 export interface PackageModel {
   company: PkgCompany;
   agents: PkgAgent[];
@@ -225,6 +249,7 @@ export interface PackageModel {
   projects: PkgProject[];
   routines: PkgRoutine[];
   tasks: PkgTask[];
+  skills: PkgSkill[];
   /** Inputs a receiver must supply: secrets stripped from adapter configs. */
   envInputs: Array<{ agent: string; name: string }>;
 }

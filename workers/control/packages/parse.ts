@@ -14,6 +14,7 @@ import {
   slugify,
 } from "./model";
 import { checkReferences } from "./refs";
+import { canonicalSkillRefs, skillOf } from "./skills";
 
 /**
  * Files → PackageModel, or a 400 naming the file and field. Entities are the union of their markdown
@@ -23,9 +24,14 @@ import { checkReferences } from "./refs";
 
 type Files = Record<string, string>;
 
-const ENTITY_FILE = /^(agents|projects|tasks)\/([^/]+)\/(AGENTS|PROJECT|TASK)\.md$/;
+const ENTITY_FILE = /^(agents|projects|tasks|skills)\/([^/]+)\/(AGENTS|PROJECT|TASK|SKILL)\.md$/;
 const DOCUMENT_FILE = /^tasks\/([^/]+)\/documents\/([^/]+)\.md$/;
-const FILE_OF = { agents: "AGENTS.md", projects: "PROJECT.md", tasks: "TASK.md" } as const;
+const FILE_OF = {
+  agents: "AGENTS.md",
+  projects: "PROJECT.md",
+  tasks: "TASK.md",
+  skills: "SKILL.md",
+} as const;
 type Kind = keyof typeof FILE_OF;
 
 interface Layout {
@@ -42,7 +48,7 @@ function assertSlug(path: string, slug: string): void {
 /** Which entity directories and documents the files contain. */
 function scanLayout(files: Files): Layout {
   const layout: Layout = {
-    slugs: { agents: [], projects: [], tasks: [] },
+    slugs: { agents: [], projects: [], tasks: [], skills: [] },
     documents: new Map(),
     warnings: [],
   };
@@ -230,12 +236,13 @@ export function parsePackage(files: Files): ParsedPackage {
         triggers: routine.triggers ?? [],
       })),
       tasks: entitySlugs("tasks", layout, ext.tasks, files).map((slug) => taskOf(slug, files, ext, layout)),
+      skills: entitySlugs("skills", layout, ext.skills, files).map((slug) => skillOf(slug, files, ext)),
       envInputs: Object.entries(ext.agents ?? {}).flatMap(([agent, entry]) =>
         (entry?.envInputs ?? []).map((name) => ({ agent, name })),
       ),
     };
     checkReferences(model);
-    return { model, warnings: layout.warnings };
+    return { model: canonicalSkillRefs(model), warnings: layout.warnings };
   } catch (error) {
     // Anything unexpected while reading a package is still the package's fault, never a 500.
     if (error instanceof ApiError) throw error;

@@ -1,20 +1,17 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { agents, goals, issues, projects, routines } from "../../db/schema";
-import type { Include, PackageModel } from "./model";
+import { agents, companySkills, goals, issues, projects, routines } from "../../db/schema";
+import type { CollisionStrategy, Include, PackageModel, PlanEntry } from "./model";
+
+export type { Action, CollisionStrategy, PlanEntry } from "./model";
+
+import { narrowSkills, planSkills } from "./skills";
 
 /**
  * What an import will do, decided before anything is written: per entity create, rename or skip.
  * Preview returns this plan; apply computes it again the same way and executes exactly it.
  */
 
-export type Action = "create" | "skip" | "rename";
-export interface PlanEntry {
-  action: Action;
-  slug: string;
-  name: string;
-  as?: string;
-}
 export interface ImportPlan {
   company: PlanEntry;
   agents: PlanEntry[];
@@ -22,8 +19,9 @@ export interface ImportPlan {
   goals: PlanEntry[];
   issues: PlanEntry[];
   routines: PlanEntry[];
+  /** By canonical key (`name`); a rename gives the skill a new key (`as`). */
+  skills: PlanEntry[];
 }
-export type CollisionStrategy = "rename" | "skip";
 export type ImportTarget =
   | { mode: "existing_company"; companyId: string }
   | { mode: "new_company"; newCompanyName: string };
@@ -37,6 +35,8 @@ export interface Existing {
   goals: Map<string, string>;
   issues: Map<string, string>;
   routines: Map<string, string>;
+  /** Skills by canonical key (not by name: agents reference them by key). */
+  skills: Map<string, string>;
 }
 
 const emptyExisting = (): Existing => ({
@@ -46,6 +46,7 @@ const emptyExisting = (): Existing => ({
   goals: new Map(),
   issues: new Map(),
   routines: new Map(),
+  skills: new Map(),
 });
 
 const keyed = (rows: Array<{ id: string; name: string }>) =>
@@ -54,7 +55,7 @@ const keyed = (rows: Array<{ id: string; name: string }>) =>
 export async function loadExisting(db: Db, target: ImportTarget): Promise<Existing> {
   if (target.mode === "new_company") return emptyExisting();
   const id = target.companyId;
-  const [agentRows, projectRows, goalRows, issueRows, routineRows] = await Promise.all([
+  const [agentRows, projectRows, goalRows, issueRows, routineRows, skillRows] = await Promise.all([
     db
       .select({ id: agents.id, name: agents.name, role: agents.role, status: agents.status })
       .from(agents)
@@ -63,6 +64,10 @@ export async function loadExisting(db: Db, target: ImportTarget): Promise<Existi
     db.select({ id: goals.id, name: goals.title }).from(goals).where(eq(goals.companyId, id)),
     db.select({ id: issues.id, name: issues.title }).from(issues).where(eq(issues.companyId, id)),
     db.select({ id: routines.id, name: routines.title }).from(routines).where(eq(routines.companyId, id)),
+    db
+      .select({ id: companySkills.id, name: companySkills.key })
+      .from(companySkills)
+      .where(eq(companySkills.companyId, id)),
   ]);
   return {
     hasLiveCeo: agentRows.some((row) => row.role === "ceo" && row.status !== "terminated"),
@@ -71,6 +76,7 @@ export async function loadExisting(db: Db, target: ImportTarget): Promise<Existi
     goals: keyed(goalRows),
     issues: keyed(issueRows),
     routines: keyed(routineRows),
+    skills: keyed(skillRows),
   };
 }
 
@@ -141,6 +147,7 @@ export function narrowModel(model: PackageModel, include: Include, warnings: str
         author: keep(agentSet, comment.author) ?? "board",
       })),
     })),
+    skills: narrowSkills(model, include, agentsKept),
     envInputs: model.envInputs.filter((input) => agentSet.has(input.agent)),
   };
 }
@@ -197,6 +204,7 @@ export function buildPlan(
       existing.routines,
       strategy,
     ),
+    skills: planSkills(model.skills, existing.skills, strategy),
   };
 }
 

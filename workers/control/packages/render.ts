@@ -11,6 +11,7 @@ import {
   type PkgRoutine,
   type PkgTask,
 } from "./model";
+import { skillExtension, skillFiles } from "./skills";
 
 /** PackageModel → files (path → text) and the manifest that describes them. */
 
@@ -20,7 +21,10 @@ export interface Manifest {
   schema: typeof PACKAGE_SCHEMA;
   extension: typeof EXTENSION_PATH;
   rootPath: string;
-  counts: Record<"agents" | "goals" | "projects" | "routines" | "tasks" | "comments" | "documents", number>;
+  counts: Record<
+    "agents" | "goals" | "projects" | "routines" | "tasks" | "comments" | "documents" | "skills",
+    number
+  >;
   files: string[];
   envInputs: Array<{ agent: string; name: string }>;
   include: Include;
@@ -92,6 +96,7 @@ export function renderExtension(model: PackageModel): Extension {
     })),
     routines: bySlug(model.routines, routineExtension),
     tasks: bySlug(model.tasks, taskExtension),
+    skills: skillExtension(model.skills),
   };
 }
 
@@ -129,6 +134,7 @@ export function renderFiles(model: PackageModel): Files {
     );
   }
   for (const task of model.tasks) taskFiles(task, files);
+  Object.assign(files, skillFiles(model.skills));
   files[EXTENSION_PATH] = stringify(renderExtension(model));
   return files;
 }
@@ -146,6 +152,7 @@ export function buildManifest(model: PackageModel, files: Files, rootPath: strin
       tasks: model.tasks.length,
       comments: model.tasks.reduce((sum, task) => sum + task.comments.length, 0),
       documents: model.tasks.reduce((sum, task) => sum + task.documents.length, 0),
+      skills: model.skills.length,
     },
     files: Object.keys(files).sort(),
     envInputs: model.envInputs,

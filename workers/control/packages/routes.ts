@@ -80,6 +80,10 @@ const PlanSchema = z
     goals: z.array(PlanEntrySchema),
     issues: z.array(PlanEntrySchema),
     routines: z.array(PlanEntrySchema),
+    skills: z.array(PlanEntrySchema).openapi({
+      description:
+        "Company skills, by canonical key (name); a rename gives a new key (as) that the imported agents use",
+    }),
   })
   .openapi("PackageImportPlan");
 const PreviewSchema = z

@@ -21,6 +21,7 @@ import { type Budgeted, wakeRefusal } from "../wakes";
 import { runEnvironment } from "./environment";
 import { endRun } from "./lifecycle";
 import { announceRun } from "./live";
+import { wakePayload } from "./payload";
 import { sessionFor } from "./sessions";
 import { runWorkspace } from "./workspace";
 
@@ -223,5 +224,6 @@ async function assignment(
     protocol: prepared.protocol,
     skills: prepared.skills,
     session: await sessionFor(db, run, agent),
+    wakePayload: await wakePayload(db, run),
   };
 }

@@ -129,12 +129,12 @@ export async function runEnvironment(
       ...platform,
     },
     adapterConfig,
-    protocol: protocolText(context.apiUrl),
+    protocol: protocolText(context.apiUrl, agent.adapterType),
     skills: await runSkills(db, agent, context.apiUrl),
   };
 }
 
 /** What an agent needs to know of the platform: its run environment and the heartbeat protocol. */
-function protocolText(apiUrl: string): string {
-  return `Your environment:\n${platformEnvText()}\n\n${heartbeatProtocolText(apiUrl)}\n\nThe ${PLATFORM_SKILL_SLUG} skill has the rest of the API: comments, hand-offs, new issues, questions, approvals.\n`;
+function protocolText(apiUrl: string, adapterType: string): string {
+  return `Your environment:\n${platformEnvText()}\n\n${heartbeatProtocolText(apiUrl, { adapterType })}\n\nThe ${PLATFORM_SKILL_SLUG} skill has the rest of the API: comments, hand-offs, new issues, questions, approvals.\n`;
 }

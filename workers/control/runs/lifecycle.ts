@@ -221,7 +221,13 @@ export async function finishRun(
   const frame = await settleOutput(db, linkId, run, reported, redactor, now);
   await db
     .update(heartbeatRuns)
-    .set({ usage: frame.usage ?? null, costCents: frame.costCents ?? 0, heartbeatAt: now })
+    .set({
+      usage: frame.usage ?? null,
+      costCents: frame.costCents ?? 0,
+      sessionId: frame.session?.id ?? null,
+      sessionResumed: frame.resumed === true,
+      heartbeatAt: now,
+    })
     .where(eq(heartbeatRuns.id, run.id));
   if (frame.session !== undefined) {
     const agent = await db

@@ -21,7 +21,7 @@ export async function runSkills(db: Db, agent: AgentRow, apiUrl: string): Promis
   const rows =
     wanted.size === 0 ? [] : (await skillsOf(db, agent.companyId)).filter((row) => wanted.has(row.key));
   rows.sort((a, b) => agent.desiredSkills.indexOf(a.key) - agent.desiredSkills.indexOf(b.key));
-  const skills: RunSkill[] = [platformSkill(apiUrl)];
+  const skills: RunSkill[] = [platformSkill(apiUrl, { adapterType: agent.adapterType })];
   const slugs = new Set([PLATFORM_SKILL_SLUG]);
   let total = skills[0]?.content.length ?? 0;
   for (const row of rows.slice(0, SKILLS_MAX - 1)) {

@@ -142,6 +142,7 @@ export async function tableCounts(): Promise<Record<string, number>> {
     "issues",
     "issue_comments",
     "issue_documents",
+    "company_skills",
     "activity_log",
   ];
   const out: Record<string, number> = {};
