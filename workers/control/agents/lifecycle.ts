@@ -256,16 +256,18 @@ agentLifecycleRoutes.openapi(
       { source: "on_demand", reason: "manual_invoke", issueId, requestedBy: ref },
       now,
     );
+    await commit(db, [wakeInsert(db, run)]);
+    // Logged after the read: a wake a queued run absorbed has no row of its own, so the entry names
+    // the run that will actually do the work.
+    const stored = await storedWake(db, run);
     await commit(db, [
-      wakeInsert(db, run),
       logEntry(db, agent, ref, "agent.heartbeat_invoked", now, {
-        runId: run.id,
-        status: run.status,
-        errorReason: run.errorReason,
+        runId: stored.id,
+        status: stored.status,
+        errorReason: stored.errorReason,
         issueId,
       }),
     ]);
-    const stored = await storedWake(db, run);
     if (stored.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env));
     const served = await companiesWithConnectedRunner(db, [stored.companyId]);
     const resource = runResource(stored, served.has(stored.companyId));

@@ -192,4 +192,29 @@ describe("transcripts and sessions from the runner", () => {
     expect(fresh.env.PLATFORM_TASK_ID).toBe("");
     expect(fresh.session).toBeNull();
   });
+
+  it("a second invoke on the same issue joins the queued run, and both activity entries name that run", async () => {
+    const board = await boardUser();
+    const company = await seedCompany(board);
+    const agent = await claudeAgent(board, company.id, "Joiner");
+    const issue = await seedIssue(company, { status: "todo" });
+    // No runner serves this company, so the first wake stays queued for the second to join.
+    const invoke = () =>
+      call<Json>("POST", `/api/agents/${agent.id}/heartbeat/invoke`, {
+        headers: board.headers,
+        body: { issueId: issue.identifier },
+      });
+    const first = await invoke();
+    const second = await invoke();
+    expect(first.status).toBe(202);
+    expect(second.status).toBe(202);
+    expect(second.body.id).toBe(first.body.id);
+    const logged = await env.DB.prepare(
+      "SELECT details FROM activity_log WHERE entity_id = ? AND action = 'agent.heartbeat_invoked' ORDER BY rowid",
+    )
+      .bind(agent.id)
+      .all<{ details: string }>();
+    const runIds = logged.results.map((row) => (JSON.parse(row.details) as Json).runId);
+    expect(runIds).toEqual([first.body.id, first.body.id]);
+  });
 });
