@@ -1,5 +1,5 @@
-// The long-running children of `npm start` (scripts/start.mjs): the Worker (wrangler dev, or workerd
-// serving the built Worker with --serve), the WhatsApp bridge, and the local agent runner.
+// The long-running children of `npm start` (scripts/start.mjs): the Worker (workerd serving the built
+// Worker, or `wrangler dev` with --dev), the WhatsApp bridge, and the local agent runner.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { readDevVars } from "./dev-vars.mjs";
@@ -27,7 +27,7 @@ export function persistArgs(config) {
 
 /** @returns {Service} */
 export function workerService(config, inspectorPort) {
-  return config.serve ? servedWorkerService(config) : devWorkerService(config, inspectorPort);
+  return config.dev ? devWorkerService(config, inspectorPort) : servedWorkerService(config);
 }
 
 /** @returns {Service} */
@@ -47,7 +47,8 @@ function servedWorkerService(config) {
       ...persistArgs(config),
       ...workerVars(config),
     ],
-    env: WRANGLER_ENV,
+    // wrangler's own lines while it reads wrangler.toml ("Using secrets defined in .dev.vars") are info.
+    env: { ...WRANGLER_ENV, WRANGLER_LOG: config.logLevel },
   };
 }
 
@@ -67,6 +68,9 @@ function devWorkerService(config, inspectorPort) {
       "--log-level",
       config.logLevel,
       "--show-interactive-dev-session=false",
+      // Tells wrangler the cron is fired (scripts/local-cron.mjs does), so it does not warn that it is
+      // not; it also routes /__scheduled to the scheduled handler.
+      ...(config.cron ? ["--test-scheduled"] : []),
       ...persistArgs(config),
       ...workerVars(config),
     ],
@@ -110,6 +114,7 @@ export function bridgeService(config) {
       SIMULATOR: config.simulator ? "1" : "0",
       // Local files (127.0.0.1) are fair game on a developer's machine; production bridges refuse them.
       MEDIA_ALLOW_PRIVATE: process.env.MEDIA_ALLOW_PRIVATE ?? "1",
+      LOG_LEVEL: config.processLogLevel,
     },
   };
 }
@@ -136,6 +141,10 @@ export function runnerService(config, token) {
     env: {
       ...env,
       EDGE_URL: `http://${HOST}:${config.port}`,
+      LOG_LEVEL: config.processLogLevel,
+      // Its work folders go under the stack's state dir (`<STATE_DIR>/runner`; without STATE_DIR the
+      // runner's own default, .wrangler/state/runner in this checkout): deleting the state cleans them.
+      ...(config.stateDir ? { STATE_DIR: config.stateDir } : {}),
       ...(process.env.RUNNER_SLOTS ? { RUNNER_SLOTS: process.env.RUNNER_SLOTS } : {}),
       ...(process.env.RUNNER_WORK_DIR ? { RUNNER_WORK_DIR: process.env.RUNNER_WORK_DIR } : {}),
     },

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// `npm start`: prepares local state and runs the whole local stack until Ctrl-C.
+// `npm start`: prepares local state and runs the whole local stack until Ctrl-C, the Worker built once
+// and served by workerd as in production (scripts/serve-worker.mjs). `npm run dev` (--dev) runs the
+// Worker under `wrangler dev` instead, which rebuilds and reloads it when its code changes.
 //
-// Environment: PORT (default 8787), LOG_LEVEL (default warn) and LOG_REQUESTS=1 (a line per request;
-// see scripts/log-settings.mjs), STATE_DIR (optional; where wrangler keeps the local D1 database and
-// Durable Object storage, default .wrangler/state), INSPECTOR_PORT (with --serve only: where DevTools
-// attach; `wrangler dev` always picks a free one), BRIDGE=0 (no WhatsApp bridge), RUNNER=0 (no local
-// agent runner), CRON=0 (no local cron trigger).
+// Environment: PORT (default 8787), LOG_LEVEL (default warn; every process of the stack honours it)
+// and LOG_REQUESTS=1 (a line per request; see scripts/log-settings.mjs), STATE_DIR (optional; where
+// the local D1 database, Durable Object storage and the local runner's work folders live, default
+// .wrangler/state), INSPECTOR_PORT (where DevTools attach; `wrangler dev` always picks a free one),
+// BRIDGE=0 (no WhatsApp bridge), RUNNER=0 (no local agent runner), CRON=0 (no local cron trigger).
 //
-// Once the Worker answers, a local runner starts for the companies the admin created (scripts/local-runner.mjs)
-// and the Worker's scheduled handler fires every minute, as Cloudflare's cron trigger does
-// (scripts/local-cron.mjs).
+// The Worker comes first; once it answers, the bridge, a local runner for the companies the admin
+// created (scripts/local-runner.mjs) and the every-minute cron trigger (scripts/local-cron.mjs) start,
+// so none of them logs connection failures while workerd is still booting.
 //
 // Every long-running child is a "service" (see serviceDefinitions). Each runs in its own process
 // group, so stopping a service also stops the processes it started (wrangler dev runs workerd).
@@ -20,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { ensureDevVars, readDevVars } from "./dev-vars.mjs";
 import { startLocalCron } from "./local-cron.mjs";
 import { localRunnerToken } from "./local-runner.mjs";
-import { logSettings } from "./log-settings.mjs";
+import { DEFAULT_LOG_LEVEL, logSettings } from "./log-settings.mjs";
 import { groupIsAlive, signalGroup } from "./process-group.mjs";
 import { bridgeService, HOST, persistArgs, runnerService, WRANGLER_ENV, workerService } from "./services.mjs";
 
@@ -31,7 +33,7 @@ const READY_POLL_INTERVAL_MS = 250;
 const STOP_GRACE_MS = 5_000;
 const STOP_KILL_WAIT_MS = 2_000;
 
-/** @typedef {{ port: number, logLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, runner: boolean, cron: boolean, fleetGraceMs: string | undefined, serve: boolean }} Config */
+/** @typedef {{ port: number, logLevel: string, processLogLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, runner: boolean, cron: boolean, fleetGraceMs: string | undefined, dev: boolean }} Config */
 /** @typedef {import("./services.mjs").Service} Service */
 /** @typedef {{ name: string, child: import("node:child_process").ChildProcess, exited: Promise<void>, exitCode: number | null }} Running */
 
@@ -60,6 +62,9 @@ function readConfig() {
     port,
     // Warnings and errors only unless asked: a line per request costs workerd a loopback call each.
     logLevel: logSettings(process.env).level,
+    // The bridge's and the runner's level: LOG_LEVEL as given (LOG_REQUESTS is about the Worker's
+    // request lines only).
+    processLogLevel: process.env.LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
     stateDir,
     // SIMULATOR=1: WhatsApp is the bridge's in-memory simulator, and the edge exposes its controls.
     simulator: process.env.SIMULATOR === "1",
@@ -70,9 +75,10 @@ function readConfig() {
     // CRON=0: nothing fires the scheduled handler (it can still be called by hand).
     cron: process.env.CRON !== "0",
     fleetGraceMs: process.env.FLEET_GRACE_MS,
-    // --serve (`npm run serve`): the Worker built once and served by workerd without wrangler dev's
-    // reload proxy (scripts/serve-worker.mjs); no rebuild on change. The benchmarks use it.
-    serve: process.argv.slice(2).includes("--serve"),
+    // --dev (`npm run dev`): `wrangler dev`, which rebuilds the Worker when its code changes, behind
+    // its reload proxy. Without it (--serve, the default) the Worker is built once and served by
+    // workerd as in production (docs/decisions.md, "npm start serves the built Worker").
+    dev: process.argv.slice(2).includes("--dev"),
   };
 }
 
@@ -161,15 +167,8 @@ async function startLocalRunner(config, baseUrl) {
   if (!stopping) startService(runnerService(config, token));
 }
 
-/**
- * The long-running children, started in this order and stopped in reverse order.
- * @returns {Promise<Service[]>}
- */
-async function serviceDefinitions(config) {
-  return [workerService(config, await findFreePort()), ...(config.bridge ? [bridgeService(config)] : [])];
-}
 
-/** A service that exits on its own takes the whole stack down (exit code 1). */
+/** A service that exits on its own takes the whole stack down (exit code 1). Stopped in reverse order. */
 function startService(service) {
   log(`starting ${service.name}`);
   const entry = spawnInGroup(service.name, service.command, service.args, service.env, service);
@@ -263,10 +262,12 @@ async function main() {
   ensureDevVars();
   await applyMigrations(config);
   if (stopping) return;
-  for (const service of await serviceDefinitions(config)) startService(service);
+  startService(workerService(config, await findFreePort()));
 
   const baseUrl = `http://${HOST}:${config.port}`;
   if (await waitForHealth(`${baseUrl}/api/health`)) {
+    if (stopping) return;
+    if (config.bridge) startService(bridgeService(config));
     if (config.runner) await startLocalRunner(config, baseUrl);
     if (config.cron) cron = startLocalCron({ baseUrl, log });
     printReadyLine(baseUrl);

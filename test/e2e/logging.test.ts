@@ -13,7 +13,7 @@ afterAll(async () => {
 
 /** A stack with nothing of its own running (no bridge, runner or cron), so every line is ours. */
 const quietStack = (env: Record<string, string>) =>
-  startStack({ serve: true, logLevel: null, env: { BRIDGE: "0", RUNNER: "0", CRON: "0", ...env } });
+  startStack({ logLevel: null, env: { BRIDGE: "0", RUNNER: "0", CRON: "0", ...env } });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const REQUEST_LINE = /GET \/api\/health 200/;
