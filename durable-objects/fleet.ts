@@ -102,7 +102,11 @@ export class BridgeFleet extends DurableObject<Env> implements FleetObject {
       return new Response(`Bridge ${bridge} is already connected`, { status: ALREADY_LINKED });
     }
     for (const stale of sockets) {
-      closeQuietly(stale, 1001, live.includes(stale) ? "replaced: the bridge dialled again" : "replaced: no heartbeat");
+      closeQuietly(
+        stale,
+        1001,
+        live.includes(stale) ? "replaced: the bridge dialled again" : "replaced: no heartbeat",
+      );
     }
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server, [bridge]);

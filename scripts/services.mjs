@@ -25,13 +25,16 @@ export function persistArgs(config) {
   return config.stateDir ? ["--persist-to", config.stateDir] : [];
 }
 
-/** @returns {Service} */
-export function workerService(config, inspectorPort) {
-  return config.dev ? devWorkerService(config, inspectorPort) : servedWorkerService(config);
+/**
+ * @param {string | undefined} bundle the built Worker (served mode), see scripts/build-worker.mjs
+ * @returns {Service}
+ */
+export function workerService(config, inspectorPort, bundle) {
+  return config.dev ? devWorkerService(config, inspectorPort) : servedWorkerService(config, bundle);
 }
 
 /** @returns {Service} */
-function servedWorkerService(config) {
+function servedWorkerService(config, bundle) {
   return {
     name: "workerd (serve)",
     command: process.execPath,
@@ -44,6 +47,7 @@ function servedWorkerService(config) {
       "--log-level",
       config.logLevel,
       ...(process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : []),
+      ...(bundle ? ["--bundle", bundle] : []),
       ...persistArgs(config),
       ...workerVars(config),
     ],

@@ -16,9 +16,12 @@
 // Every long-running child is a "service" (see serviceDefinitions). Each runs in its own process
 // group, so stopping a service also stops the processes it started (wrangler dev runs workerd).
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildCommand } from "./build-worker.mjs";
 import { ensureDevVars, readDevVars } from "./dev-vars.mjs";
 import { startLocalCron } from "./local-cron.mjs";
 import { localRunnerToken } from "./local-runner.mjs";
@@ -105,14 +108,15 @@ function forgetIfGroupGone(entry) {
 }
 
 /**
- * Spawns a command in its own process group, output passed through; stdin closed, or fed `stdin`.
- * @param {{ cleanEnv?: boolean, stdin?: string }} [options]
+ * Spawns a command in its own process group, output passed through (stdout dropped with `quiet`);
+ * stdin closed, or fed `stdin`.
+ * @param {{ cleanEnv?: boolean, stdin?: string, quiet?: boolean }} [options]
  */
 function spawnInGroup(name, command, args, env = {}, options = {}) {
   const child = spawn(command, args, {
     cwd: ROOT,
     env: options.cleanEnv ? env : { ...process.env, ...env },
-    stdio: [options.stdin === undefined ? "ignore" : "pipe", "inherit", "inherit"],
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", options.quiet ? "ignore" : "inherit", "inherit"],
     detached: true,
   });
   if (options.stdin !== undefined) child.stdin?.end(options.stdin);
@@ -147,6 +151,24 @@ async function applyMigrations(config) {
 }
 
 /**
+ * The Worker as `wrangler deploy` bundles it, in a directory of this process's own (removed on exit),
+ * for workerd to serve; built while the migrations run, which do not need it.
+ * @returns {Promise<string>} the directory
+ */
+async function buildBundle() {
+  const dir = mkdtempSync(path.join(tmpdir(), "switchboard-worker-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  log("building the Worker (wrangler deploy --dry-run)");
+  const { command, args, env } = buildCommand(dir);
+  const build = spawnInGroup("build", command, args, env, { quiet: true });
+  await build.exited;
+  if (!stopping && build.exitCode !== 0) {
+    throw new Error(`wrangler deploy --dry-run failed (exit code ${build.exitCode})`);
+  }
+  return dir;
+}
+
+/**
  * Registers (or reuses) the admin's local runner and starts it. Without one the stack still runs
  * (agents wait for a runner), so a failure here is a warning, not a stop.
  */
@@ -166,7 +188,6 @@ async function startLocalRunner(config, baseUrl) {
   }
   if (!stopping) startService(runnerService(config, token));
 }
-
 
 /** A service that exits on its own takes the whole stack down (exit code 1). Stopped in reverse order. */
 function startService(service) {
@@ -260,9 +281,9 @@ async function main() {
   installSignalHandlers();
   const config = readConfig();
   ensureDevVars();
-  await applyMigrations(config);
+  const [bundle] = await Promise.all([config.dev ? undefined : buildBundle(), applyMigrations(config)]);
   if (stopping) return;
-  startService(workerService(config, await findFreePort()));
+  startService(workerService(config, await findFreePort(), bundle));
 
   const baseUrl = `http://${HOST}:${config.port}`;
   if (await waitForHealth(`${baseUrl}/api/health`)) {

@@ -66,9 +66,15 @@ describe("log settings", () => {
         .filter((line) => line.startsWith("{"))
         .map((line) => JSON.parse(line) as { level: string; msg: string });
     await expect
-      .poll(() => jsonLines().filter((line) => line.level === "info").map((line) => line.msg), {
-        timeout: 30_000,
-      })
+      .poll(
+        () =>
+          jsonLines()
+            .filter((line) => line.level === "info")
+            .map((line) => line.msg),
+        {
+          timeout: 30_000,
+        },
+      )
       .toEqual(expect.arrayContaining(["bridge starting", "fleet link open", "runner link open"]));
   });
 });
