@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { loadConfig, toWebSocketUrl } from "../../bridge/src/config.ts";
 import { backoffDelay, LINK_BACKOFF } from "../../bridge/src/shared/backoff.ts";
-import { jsonLog, type LogLevel } from "../../bridge/src/shared/log.ts";
+import { jsonLog, type LogLevel, type LogLevelSetting } from "../../bridge/src/shared/log.ts";
 
 describe("backoff", () => {
   it("is full jitter under an exponential ceiling capped at 10 s", () => {
@@ -90,7 +90,7 @@ describe("config", () => {
 describe("log level", () => {
   const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
   /** The levels of the lines a log at `setting` writes when each level logs once. */
-  const written = (setting?: Parameters<typeof jsonLog>[0]["level"]) => {
+  const written = (setting?: LogLevelSetting) => {
     const lines: string[] = [];
     const log = jsonLog({ ...(setting ? { level: setting } : {}), write: (line) => lines.push(line) });
     for (const level of LEVELS) log(level, `a ${level} line`);
