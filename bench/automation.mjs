@@ -1,4 +1,4 @@
-// Control-plane automation on one local stack (`npm start`: wrangler dev, and the local runner it starts for the admin):
+// Control-plane automation on one local stack (`npm start`: workerd serving the built Worker, and the local runner it starts for the admin):
 //   (a) wake → runner start: POST /api/agents/:id/heartbeat/invoke, then the run's startedAt (stamped
 //       by the edge when a runner claims it), sequentially; the agent's command exits at once. Compared
 //       with the trivial GET /api/health measured sequentially in the same run.

@@ -7,7 +7,7 @@
 // Setup goes through the HTTP API: a company, two agents, a key for each, the 200 issues. Before (a),
 // every issue is read once, sequentially (its first read wakes its IssueDO and fills its cache); that
 // pass is reported on its own row, and (a) then measures the steady state of agents polling issues.
-// The stack is `npm run serve` (workerd serving the Worker; BENCH_STACK=dev for `npm start`'s
+// The stack is `npm start` (workerd serving the Worker; BENCH_STACK=dev for `npm run dev`'s
 // wrangler dev, whose reload proxy caps even the trivial route: see docs/decisions.md).
 // Targets: (a) ≥ 1,000 req/s and ≥ 0.5 of the trivial route; (b) and (c) p99 ≤ 50 ms.
 // A run is clean only if every measured request answered as expected (2xx; the one probe of a
@@ -218,8 +218,8 @@ function printReport(results) {
   const { baseline, issueGet, issueGetBoard, trivialSeq, firstRead, checkout, create } = results;
   console.log(
     benchStack() === "serve"
-      ? "stack: npm run serve (workerd serves the built Worker)"
-      : "stack: npm start (wrangler dev, every request through its reload proxy)",
+      ? "stack: npm start (workerd serves the built Worker)"
+      : "stack: npm run dev (wrangler dev, every request through its reload proxy)",
   );
   console.table([
     row(`GET /api/health (trivial), ${DEFAULT_CONNECTIONS} connections`, baseline, null),

@@ -126,7 +126,7 @@ async function stopStartScript(child) {
 
 /**
  * How the stack serves the Worker: `serve` (default) is workerd serving the built Worker directly
- * (`npm run serve`); `dev` is `npm start`'s `wrangler dev`, whose reload proxy caps every route well
+ * (`npm start`); `dev` is `npm run dev`'s `wrangler dev`, whose reload proxy caps every route well
  * below what the Worker does (docs/decisions.md, "How the benchmarks reach the Worker").
  */
 export function benchStack() {
@@ -135,7 +135,7 @@ export function benchStack() {
   return stack;
 }
 
-const stackArgs = () => (benchStack() === "serve" ? ["--serve"] : []);
+const stackArgs = () => (benchStack() === "dev" ? ["--dev"] : []);
 
 /**
  * Boots `node scripts/start.mjs` (with `extraEnv` on top of this process's environment) on a free port with an empty state directory and LOG_LEVEL=warn.

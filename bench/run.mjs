@@ -1,8 +1,8 @@
 // `npm run bench`: runs every benchmark below, one after the other, and writes a JSON summary to
 // bench/results/latest.json. Exits 1 if any benchmark failed or saw a non-2xx answer or an error.
 // BENCH_DURATION (seconds per measured run, default 10) shortens or lengthens every run.
-// BENCH_STACK: `serve` (default; `npm run serve`, workerd serving the built Worker) or `dev`
-// (`npm start`'s wrangler dev, whose reload proxy every request then crosses).
+// BENCH_STACK: `serve` (default; `npm start`, workerd serving the built Worker) or `dev`
+// (`npm run dev`'s wrangler dev, whose reload proxy every request then crosses).
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

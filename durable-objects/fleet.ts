@@ -19,6 +19,8 @@ const GOING_AWAY = 1001;
 interface BridgeAttachment {
   bridge: string;
   openedAt: number;
+  /** The bridge process's own id for its fleet link (the `instance` query); "" from older bridges. */
+  instance?: string;
 }
 
 type Row = Record<string, SqlStorageValue>;
@@ -93,14 +95,22 @@ export class BridgeFleet extends DurableObject<Env> implements FleetObject {
     const url = new URL(request.url);
     const bridge = url.searchParams.get("bridge") ?? "";
     const capacity = Number(url.searchParams.get("capacity"));
+    const instance = url.searchParams.get("instance") ?? "";
     const sockets = this.ctx.getWebSockets(bridge);
-    if (sockets.some((ws) => this.isLive(ws))) {
+    const live = sockets.filter((ws) => this.isLive(ws));
+    if (live.some((ws) => !this.isSameProcess(ws, instance))) {
       return new Response(`Bridge ${bridge} is already connected`, { status: ALREADY_LINKED });
     }
-    for (const stale of sockets) closeQuietly(stale, 1001, "replaced: no heartbeat");
+    for (const stale of sockets) {
+      closeQuietly(
+        stale,
+        1001,
+        live.includes(stale) ? "replaced: the bridge dialled again" : "replaced: no heartbeat",
+      );
+    }
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server, [bridge]);
-    server.serializeAttachment({ bridge, openedAt: Date.now() } satisfies BridgeAttachment);
+    server.serializeAttachment({ bridge, openedAt: Date.now(), instance } satisfies BridgeAttachment);
     this.ctx.storage.sql.exec(
       `INSERT INTO bridges (id, capacity, connected, disconnected_at) VALUES (?, ?, 1, NULL)
        ON CONFLICT (id) DO UPDATE SET capacity = excluded.capacity, connected = 1, disconnected_at = NULL`,
@@ -159,6 +169,17 @@ export class BridgeFleet extends DurableObject<Env> implements FleetObject {
   }
 
   // ── internals ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * The socket is an earlier link of the process now dialling: a bridge dials only once it has given
+   * up its previous link (closed, or a handshake it abandoned, e.g. timed out while the runtime was
+   * still starting), so that socket is dead from the bridge's side even if the edge still hears it as
+   * open. Another process with the same id has another instance and is refused as before.
+   */
+  private isSameProcess(ws: WebSocket, instance: string): boolean {
+    const attachment = ws.deserializeAttachment() as BridgeAttachment | null;
+    return instance !== "" && attachment?.instance === instance;
+  }
 
   private isLive(ws: WebSocket): boolean {
     const attachment = ws.deserializeAttachment() as BridgeAttachment | null;

@@ -1,4 +1,4 @@
-// What the local stack (`npm start`, `npm run serve`) logs, decided once from its environment.
+// What the local stack (`npm start`, `npm run dev`) logs, decided once from its environment.
 //
 // Request lines ("GET /api/health 200 OK (1ms)") are info lines. workerd hands each one to Node over
 // a loopback HTTP request, which cost a quarter to a third of a core at a few hundred requests per

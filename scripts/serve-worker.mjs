@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The Worker built once, the way `wrangler deploy` bundles it, and served by workerd directly
-// (through Miniflare, the library `wrangler dev` itself drives): `npm run serve` uses it instead of
-// `wrangler dev`.
+// (through Miniflare, the library `wrangler dev` itself drives): `npm start` uses it, `npm run dev`
+// runs `wrangler dev` instead.
 //
 // `wrangler dev` puts a reload proxy in front of the Worker: a second workerd process whose one
 // Durable Object queues every request and forwards it over HTTP to the Worker's own workerd. That
@@ -10,10 +10,11 @@
 // benchmarks measure the Worker without it (docs/decisions.md, "How the benchmarks reach the Worker").
 //
 // Takes the flags `scripts/start.mjs` gives `wrangler dev`: --ip, --port, --persist-to, --log-level,
-// --inspector-port and repeated --var NAME:value. Bindings, Durable Objects, D1, R2 and .dev.vars come
-// from wrangler.toml through wrangler's own translation (unstable_getMiniflareWorkerOptions), and
-// storage lives where `wrangler dev --persist-to` keeps it, so both serve the same local data.
-import { spawn } from "node:child_process";
+// --inspector-port and repeated --var NAME:value; and --bundle <dir>, a Worker already built there
+// (`npm start` builds it while the D1 migrations run), else it builds one of its own first. Bindings,
+// Durable Objects, D1, R2 and .dev.vars come from wrangler.toml through wrangler's own translation
+// (unstable_getMiniflareWorkerOptions), and storage lives where `wrangler dev --persist-to` keeps it,
+// so both serve the same local data.
 import { rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,18 +22,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { buildWorker, WRANGLER_CONFIG as CONFIG } from "./build-worker.mjs";
 import { DEFAULT_LOG_LEVEL } from "./log-settings.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
-const CONFIG = path.join(ROOT, "wrangler.toml");
+
 /** Where `wrangler dev` keeps local state when no --persist-to is given. */
 const DEFAULT_STATE_DIR = path.join(ROOT, ".wrangler", "state");
-const WRANGLER_ENV = {
-  WRANGLER_SEND_METRICS: "false",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-  WRANGLER_HIDE_BANNER: "true",
-};
 const MINIFLARE_LOG_LEVELS = {
   debug: LogLevel.DEBUG,
   info: LogLevel.INFO,
@@ -46,7 +42,7 @@ function log(message) {
   console.log(`[serve] ${message}`);
 }
 
-/** @returns {{ ip: string, port: number, stateDir: string, logLevel: string, vars: Record<string, string> }} */
+/** @returns {{ ip: string, port: number, stateDir: string, logLevel: string, vars: Record<string, string>, bundle?: string, inspectorPort?: number }} */
 function parseArgs(argv) {
   const options = {
     ip: "127.0.0.1",
@@ -64,6 +60,7 @@ function parseArgs(argv) {
     else if (flag === "--persist-to") options.stateDir = path.resolve(value);
     else if (flag === "--log-level") options.logLevel = value;
     else if (flag === "--inspector-port") options.inspectorPort = Number(value);
+    else if (flag === "--bundle") options.bundle = path.resolve(value);
     else if (flag === "--var") {
       const separator = value.indexOf(":");
       if (separator <= 0) throw new Error(`--var takes NAME:value, got ${JSON.stringify(value)}`);
@@ -74,20 +71,6 @@ function parseArgs(argv) {
     throw new Error(`--port must be a TCP port number, got ${options.port}`);
   }
   return options;
-}
-
-/**
- * `wrangler deploy --dry-run --outdir`: the exact bundle a deploy would upload, in a directory of
- * this process's own (two stacks may build at once).
- */
-async function buildWorker(buildDir) {
-  const child = spawn(WRANGLER, ["deploy", "--dry-run", "--outdir", buildDir, "--config", CONFIG], {
-    cwd: ROOT,
-    env: { ...process.env, ...WRANGLER_ENV, WRANGLER_LOG: "warn" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const code = await new Promise((resolve) => child.once("exit", resolve));
-  if (code !== 0) throw new Error(`wrangler deploy --dry-run failed (exit code ${code})`);
 }
 
 function miniflareOptions(options, buildDir) {
@@ -126,10 +109,10 @@ function miniflareOptions(options, buildDir) {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const buildDir = await mkdtemp(path.join(tmpdir(), "switchboard-worker-"));
-  // On "exit", synchronously: Miniflare's own signal hook exits the process before an async
-  // handler of ours could finish.
-  process.on("exit", () => rmSync(buildDir, { recursive: true, force: true }));
+  // A bundle of our own goes on "exit", synchronously: Miniflare's own signal hook exits the process
+  // before an async handler of ours could finish. A given one belongs to whoever built it.
+  const buildDir = options.bundle ?? (await mkdtemp(path.join(tmpdir(), "switchboard-worker-")));
+  if (!options.bundle) process.on("exit", () => rmSync(buildDir, { recursive: true, force: true }));
   /** @type {Miniflare | undefined} */
   let miniflare;
   let stopping = false;
@@ -143,8 +126,10 @@ async function main() {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop(signal, 0));
 
   try {
-    log("building the Worker (wrangler deploy --dry-run)");
-    await buildWorker(buildDir);
+    if (!options.bundle) {
+      log("building the Worker (wrangler deploy --dry-run)");
+      await buildWorker(buildDir);
+    }
     miniflare = new Miniflare(miniflareOptions(options, buildDir));
     const url = await miniflare.ready;
     log(`workerd serves the Worker at ${url.href}`);

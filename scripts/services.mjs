@@ -1,5 +1,5 @@
-// The long-running children of `npm start` (scripts/start.mjs): the Worker (wrangler dev, or workerd
-// serving the built Worker with --serve), the WhatsApp bridge, and the local agent runner.
+// The long-running children of `npm start` (scripts/start.mjs): the Worker (workerd serving the built
+// Worker, or `wrangler dev` with --dev), the WhatsApp bridge, and the local agent runner.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { readDevVars } from "./dev-vars.mjs";
@@ -25,13 +25,16 @@ export function persistArgs(config) {
   return config.stateDir ? ["--persist-to", config.stateDir] : [];
 }
 
-/** @returns {Service} */
-export function workerService(config, inspectorPort) {
-  return config.serve ? servedWorkerService(config) : devWorkerService(config, inspectorPort);
+/**
+ * @param {string | undefined} bundle the built Worker (served mode), see scripts/build-worker.mjs
+ * @returns {Service}
+ */
+export function workerService(config, inspectorPort, bundle) {
+  return config.dev ? devWorkerService(config, inspectorPort) : servedWorkerService(config, bundle);
 }
 
 /** @returns {Service} */
-function servedWorkerService(config) {
+function servedWorkerService(config, bundle) {
   return {
     name: "workerd (serve)",
     command: process.execPath,
@@ -44,10 +47,12 @@ function servedWorkerService(config) {
       "--log-level",
       config.logLevel,
       ...(process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : []),
+      ...(bundle ? ["--bundle", bundle] : []),
       ...persistArgs(config),
       ...workerVars(config),
     ],
-    env: WRANGLER_ENV,
+    // wrangler's own lines while it reads wrangler.toml ("Using secrets defined in .dev.vars") are info.
+    env: { ...WRANGLER_ENV, WRANGLER_LOG: config.logLevel },
   };
 }
 
@@ -67,6 +72,9 @@ function devWorkerService(config, inspectorPort) {
       "--log-level",
       config.logLevel,
       "--show-interactive-dev-session=false",
+      // Tells wrangler the cron is fired (scripts/local-cron.mjs does), so it does not warn that it is
+      // not; it also routes /__scheduled to the scheduled handler.
+      ...(config.cron ? ["--test-scheduled"] : []),
       ...persistArgs(config),
       ...workerVars(config),
     ],
@@ -110,6 +118,7 @@ export function bridgeService(config) {
       SIMULATOR: config.simulator ? "1" : "0",
       // Local files (127.0.0.1) are fair game on a developer's machine; production bridges refuse them.
       MEDIA_ALLOW_PRIVATE: process.env.MEDIA_ALLOW_PRIVATE ?? "1",
+      LOG_LEVEL: config.processLogLevel,
     },
   };
 }
@@ -136,6 +145,10 @@ export function runnerService(config, token) {
     env: {
       ...env,
       EDGE_URL: `http://${HOST}:${config.port}`,
+      LOG_LEVEL: config.processLogLevel,
+      // Its work folders go under the stack's state dir (`<STATE_DIR>/runner`; without STATE_DIR the
+      // runner's own default, .wrangler/state/runner in this checkout): deleting the state cleans them.
+      ...(config.stateDir ? { STATE_DIR: config.stateDir } : {}),
       ...(process.env.RUNNER_SLOTS ? { RUNNER_SLOTS: process.env.RUNNER_SLOTS } : {}),
       ...(process.env.RUNNER_WORK_DIR ? { RUNNER_WORK_DIR: process.env.RUNNER_WORK_DIR } : {}),
     },

@@ -1,26 +1,31 @@
 #!/usr/bin/env node
-// `npm start`: prepares local state and runs the whole local stack until Ctrl-C.
+// `npm start`: prepares local state and runs the whole local stack until Ctrl-C, the Worker built once
+// and served by workerd as in production (scripts/serve-worker.mjs). `npm run dev` (--dev) runs the
+// Worker under `wrangler dev` instead, which rebuilds and reloads it when its code changes.
 //
-// Environment: PORT (default 8787), LOG_LEVEL (default warn) and LOG_REQUESTS=1 (a line per request;
-// see scripts/log-settings.mjs), STATE_DIR (optional; where wrangler keeps the local D1 database and
-// Durable Object storage, default .wrangler/state), INSPECTOR_PORT (with --serve only: where DevTools
-// attach; `wrangler dev` always picks a free one), BRIDGE=0 (no WhatsApp bridge), RUNNER=0 (no local
-// agent runner), CRON=0 (no local cron trigger).
+// Environment: PORT (default 8787), LOG_LEVEL (default warn; every process of the stack honours it)
+// and LOG_REQUESTS=1 (a line per request; see scripts/log-settings.mjs), STATE_DIR (optional; where
+// the local D1 database, Durable Object storage and the local runner's work folders live, default
+// .wrangler/state), INSPECTOR_PORT (where DevTools attach; `wrangler dev` always picks a free one),
+// BRIDGE=0 (no WhatsApp bridge), RUNNER=0 (no local agent runner), CRON=0 (no local cron trigger).
 //
-// Once the Worker answers, a local runner starts for the companies the admin created (scripts/local-runner.mjs)
-// and the Worker's scheduled handler fires every minute, as Cloudflare's cron trigger does
-// (scripts/local-cron.mjs).
+// The Worker comes first; once it answers, the bridge, a local runner for the companies the admin
+// created (scripts/local-runner.mjs) and the every-minute cron trigger (scripts/local-cron.mjs) start,
+// so none of them logs connection failures while workerd is still booting.
 //
 // Every long-running child is a "service" (see serviceDefinitions). Each runs in its own process
 // group, so stopping a service also stops the processes it started (wrangler dev runs workerd).
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildCommand } from "./build-worker.mjs";
 import { ensureDevVars, readDevVars } from "./dev-vars.mjs";
 import { startLocalCron } from "./local-cron.mjs";
 import { localRunnerToken } from "./local-runner.mjs";
-import { logSettings } from "./log-settings.mjs";
+import { DEFAULT_LOG_LEVEL, logSettings } from "./log-settings.mjs";
 import { groupIsAlive, signalGroup } from "./process-group.mjs";
 import { bridgeService, HOST, persistArgs, runnerService, WRANGLER_ENV, workerService } from "./services.mjs";
 
@@ -31,7 +36,7 @@ const READY_POLL_INTERVAL_MS = 250;
 const STOP_GRACE_MS = 5_000;
 const STOP_KILL_WAIT_MS = 2_000;
 
-/** @typedef {{ port: number, logLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, runner: boolean, cron: boolean, fleetGraceMs: string | undefined, serve: boolean }} Config */
+/** @typedef {{ port: number, logLevel: string, processLogLevel: string, stateDir: string | undefined, simulator: boolean, bridge: boolean, runner: boolean, cron: boolean, fleetGraceMs: string | undefined, dev: boolean }} Config */
 /** @typedef {import("./services.mjs").Service} Service */
 /** @typedef {{ name: string, child: import("node:child_process").ChildProcess, exited: Promise<void>, exitCode: number | null }} Running */
 
@@ -60,6 +65,9 @@ function readConfig() {
     port,
     // Warnings and errors only unless asked: a line per request costs workerd a loopback call each.
     logLevel: logSettings(process.env).level,
+    // The bridge's and the runner's level: LOG_LEVEL as given (LOG_REQUESTS is about the Worker's
+    // request lines only).
+    processLogLevel: process.env.LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
     stateDir,
     // SIMULATOR=1: WhatsApp is the bridge's in-memory simulator, and the edge exposes its controls.
     simulator: process.env.SIMULATOR === "1",
@@ -70,9 +78,10 @@ function readConfig() {
     // CRON=0: nothing fires the scheduled handler (it can still be called by hand).
     cron: process.env.CRON !== "0",
     fleetGraceMs: process.env.FLEET_GRACE_MS,
-    // --serve (`npm run serve`): the Worker built once and served by workerd without wrangler dev's
-    // reload proxy (scripts/serve-worker.mjs); no rebuild on change. The benchmarks use it.
-    serve: process.argv.slice(2).includes("--serve"),
+    // --dev (`npm run dev`): `wrangler dev`, which rebuilds the Worker when its code changes, behind
+    // its reload proxy. Without it (--serve, the default) the Worker is built once and served by
+    // workerd as in production (docs/decisions.md, "npm start serves the built Worker").
+    dev: process.argv.slice(2).includes("--dev"),
   };
 }
 
@@ -99,14 +108,15 @@ function forgetIfGroupGone(entry) {
 }
 
 /**
- * Spawns a command in its own process group, output passed through; stdin closed, or fed `stdin`.
- * @param {{ cleanEnv?: boolean, stdin?: string }} [options]
+ * Spawns a command in its own process group, output passed through (stdout dropped with `quiet`);
+ * stdin closed, or fed `stdin`.
+ * @param {{ cleanEnv?: boolean, stdin?: string, quiet?: boolean }} [options]
  */
 function spawnInGroup(name, command, args, env = {}, options = {}) {
   const child = spawn(command, args, {
     cwd: ROOT,
     env: options.cleanEnv ? env : { ...process.env, ...env },
-    stdio: [options.stdin === undefined ? "ignore" : "pipe", "inherit", "inherit"],
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", options.quiet ? "ignore" : "inherit", "inherit"],
     detached: true,
   });
   if (options.stdin !== undefined) child.stdin?.end(options.stdin);
@@ -141,6 +151,24 @@ async function applyMigrations(config) {
 }
 
 /**
+ * The Worker as `wrangler deploy` bundles it, in a directory of this process's own (removed on exit),
+ * for workerd to serve; built while the migrations run, which do not need it.
+ * @returns {Promise<string>} the directory
+ */
+async function buildBundle() {
+  const dir = mkdtempSync(path.join(tmpdir(), "switchboard-worker-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  log("building the Worker (wrangler deploy --dry-run)");
+  const { command, args, env } = buildCommand(dir);
+  const build = spawnInGroup("build", command, args, env, { quiet: true });
+  await build.exited;
+  if (!stopping && build.exitCode !== 0) {
+    throw new Error(`wrangler deploy --dry-run failed (exit code ${build.exitCode})`);
+  }
+  return dir;
+}
+
+/**
  * Registers (or reuses) the admin's local runner and starts it. Without one the stack still runs
  * (agents wait for a runner), so a failure here is a warning, not a stop.
  */
@@ -161,15 +189,7 @@ async function startLocalRunner(config, baseUrl) {
   if (!stopping) startService(runnerService(config, token));
 }
 
-/**
- * The long-running children, started in this order and stopped in reverse order.
- * @returns {Promise<Service[]>}
- */
-async function serviceDefinitions(config) {
-  return [workerService(config, await findFreePort()), ...(config.bridge ? [bridgeService(config)] : [])];
-}
-
-/** A service that exits on its own takes the whole stack down (exit code 1). */
+/** A service that exits on its own takes the whole stack down (exit code 1). Stopped in reverse order. */
 function startService(service) {
   log(`starting ${service.name}`);
   const entry = spawnInGroup(service.name, service.command, service.args, service.env, service);
@@ -261,12 +281,14 @@ async function main() {
   installSignalHandlers();
   const config = readConfig();
   ensureDevVars();
-  await applyMigrations(config);
+  const [bundle] = await Promise.all([config.dev ? undefined : buildBundle(), applyMigrations(config)]);
   if (stopping) return;
-  for (const service of await serviceDefinitions(config)) startService(service);
+  startService(workerService(config, await findFreePort(), bundle));
 
   const baseUrl = `http://${HOST}:${config.port}`;
   if (await waitForHealth(`${baseUrl}/api/health`)) {
+    if (stopping) return;
+    if (config.bridge) startService(bridgeService(config));
     if (config.runner) await startLocalRunner(config, baseUrl);
     if (config.cron) cron = startLocalCron({ baseUrl, log });
     printReadyLine(baseUrl);

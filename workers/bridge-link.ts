@@ -24,6 +24,11 @@ const BridgeIdSchema = z.string().regex(BRIDGE_ID_PATTERN);
 const FleetQuerySchema = z.object({
   bridge: BridgeIdSchema,
   capacity: z.coerce.number().int().min(1).max(100_000),
+  /** The bridge process's id for its fleet link: its own redial replaces a link the edge still holds. */
+  instance: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{8,64}$/)
+    .optional(),
 });
 const SessionQuerySchema = z.object({ bridge: BridgeIdSchema });
 

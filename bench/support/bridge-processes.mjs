@@ -38,6 +38,8 @@ export function startBridge(baseUrl, id, token) {
       BRIDGE_ID: id,
       SIMULATOR: "1",
       BRIDGE_CAPACITY: String(BRIDGE_CAPACITY),
+      // The bench reads its info lines ("fleet link open", "bridge stopped").
+      LOG_LEVEL: "info",
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

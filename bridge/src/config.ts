@@ -2,6 +2,7 @@
 import { hostname } from "node:os";
 import { z } from "zod";
 import { toWebSocketUrl } from "./shared/edge-url.ts";
+import { DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevelSetting } from "./shared/log.ts";
 
 export { toWebSocketUrl };
 
@@ -41,6 +42,9 @@ const EnvSchema = z.object({
   WA_HISTORY_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   /** …and at most the newest N messages of each chat; default 100. */
   WA_HISTORY_MESSAGES: z.coerce.number().int().min(0).max(100_000).default(100),
+  LOG_LEVEL: z
+    .enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}` })
+    .default(DEFAULT_LOG_LEVEL),
 });
 
 export interface BridgeConfig {
@@ -61,6 +65,8 @@ export interface BridgeConfig {
   waVersion?: [number, number, number];
   /** How much of the history sent on pairing is kept (WA_HISTORY_DAYS, WA_HISTORY_MESSAGES). */
   history: { days: number; messagesPerChat: number };
+  /** Which log lines are written (LOG_LEVEL, default warn). */
+  logLevel: LogLevelSetting;
 }
 
 const versionOf = (text: string): [number, number, number] => {
@@ -93,6 +99,7 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     WA_VERSION,
     WA_HISTORY_DAYS,
     WA_HISTORY_MESSAGES,
+    LOG_LEVEL,
   } = parsed.data;
   return {
     edgeUrl: toWebSocketUrl(EDGE_URL),
@@ -105,5 +112,6 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     ...(WA_CERT_ROOT_KEY ? { waRootKey: Buffer.from(WA_CERT_ROOT_KEY, "hex") } : {}),
     ...(WA_VERSION ? { waVersion: versionOf(WA_VERSION) } : {}),
     history: { days: WA_HISTORY_DAYS, messagesPerChat: WA_HISTORY_MESSAGES },
+    logLevel: LOG_LEVEL,
   };
 }

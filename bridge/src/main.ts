@@ -8,16 +8,18 @@ import { loadConfig } from "./config.ts";
 import type { WhatsAppNetwork } from "./protocol/seam.ts";
 import { FleetLink } from "./sessions/fleet-link.ts";
 import { installFaultGuard } from "./shared/fault-guard.ts";
-import { errorMessage, jsonLog } from "./shared/log.ts";
+import { errorMessage, jsonLog, type Log } from "./shared/log.ts";
 import { simulatorNetwork } from "./simulator/simulator.ts";
 
 /** A stuck close must not keep an orchestrator waiting: exit anyway after this long. */
 const SHUTDOWN_GRACE_MS = 4_000;
 
-const log = jsonLog();
+/** Warnings and errors until the configuration names LOG_LEVEL (a bad configuration is an error). */
+let log: Log = jsonLog();
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  log = jsonLog({ level: config.logLevel });
   // A stray rejection or exception in one session's work must not take every session down with it.
   installFaultGuard({ log, secrets: [config.token] });
   // Baileys loads only when it is used: the simulator starts fast and never touches it.

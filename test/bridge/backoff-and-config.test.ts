@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { loadConfig, toWebSocketUrl } from "../../bridge/src/config.ts";
 import { backoffDelay, LINK_BACKOFF } from "../../bridge/src/shared/backoff.ts";
+import { jsonLog, type LogLevel, type LogLevelSetting } from "../../bridge/src/shared/log.ts";
 
 describe("backoff", () => {
   it("is full jitter under an exponential ceiling capped at 10 s", () => {
@@ -39,6 +40,7 @@ describe("config", () => {
       capacity: 5,
       simulator: true,
       history: { days: 30, messagesPerChat: 100 },
+      logLevel: "warn",
     });
     expect(loadConfig({ ...base, WA_HISTORY_DAYS: "0", WA_HISTORY_MESSAGES: "20" }).history).toEqual({
       days: 0,
@@ -82,5 +84,32 @@ describe("config", () => {
     } catch (error) {
       expect(String(error)).not.toContain("secret-token");
     }
+  });
+});
+
+describe("log level", () => {
+  const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
+  /** The levels of the lines a log at `setting` writes when each level logs once. */
+  const written = (setting?: LogLevelSetting) => {
+    const lines: string[] = [];
+    const log = jsonLog({ ...(setting ? { level: setting } : {}), write: (line) => lines.push(line) });
+    for (const level of LEVELS) log(level, `a ${level} line`);
+    return lines.map((line) => (JSON.parse(line) as { level: string }).level);
+  };
+
+  it("writes warnings and errors by default, more or less as LOG_LEVEL says (the stack's names)", () => {
+    expect(written()).toEqual(["warn", "error"]);
+    expect(written("info")).toEqual(["info", "warn", "error"]);
+    expect(written("log")).toEqual(["info", "warn", "error"]);
+    expect(written("debug")).toEqual(LEVELS);
+    expect(written("error")).toEqual(["error"]);
+    expect(written("none")).toEqual([]);
+  });
+
+  it("is read from LOG_LEVEL (default warn); an unknown one is refused by name", () => {
+    const base = { EDGE_URL: "http://127.0.0.1:8787/", BRIDGE_TOKEN: "secret-token" };
+    expect(loadConfig(base).logLevel).toBe("warn");
+    expect(loadConfig({ ...base, LOG_LEVEL: "debug" }).logLevel).toBe("debug");
+    expect(() => loadConfig({ ...base, LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL must be one of/);
   });
 });

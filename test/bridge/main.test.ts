@@ -53,6 +53,8 @@ describe("bridge main", () => {
       BRIDGE_TOKEN: "main-test-token",
       BRIDGE_ID: "child-bridge",
       SIMULATOR: "1",
+      // Every line the bridge can write: none of them may carry a secret.
+      LOG_LEVEL: "debug",
     });
 
     await waitFor(
@@ -92,6 +94,8 @@ describe("bridge main", () => {
       BRIDGE_TOKEN: "main-test-token",
       BRIDGE_ID: "child-bridge",
       SIMULATOR: "1",
+      // Every line the bridge can write: none of them may carry a secret.
+      LOG_LEVEL: "debug",
     });
     await waitFor(() => fake.fleet.frames.some((frame) => frame.type === "hello"), "hello", 15_000);
     for (const [session, number] of [

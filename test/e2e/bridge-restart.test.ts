@@ -51,7 +51,8 @@ describe("a bridge restarted with the same BRIDGE_ID", () => {
     await joined(first);
     const twin = await startBridge();
     await eventually(
-      async () => (twin.lines.some((l) => l.includes("LIVE CONNECTION AS bridge-r")) ? true : undefined),
+      async () =>
+        twin.lines.some((l) => l.includes("ANOTHER PROCESS IS CONNECTED AS bridge-r")) ? true : undefined,
       20_000,
       "the twin to be refused",
     );

@@ -1,5 +1,7 @@
 // What the local stack logs by default: warnings and errors, never a line per request (each one costs
 // workerd a loopback call to Node). Request lines are opt-in (LOG_REQUESTS=1, or LOG_LEVEL info/debug).
+// LOG_LEVEL reaches every process: the bridge and the runner print their info lines only when asked
+// (that the default hides them is asserted on the fresh stack of start.test.ts).
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { logSettings } from "../../scripts/log-settings.mjs";
@@ -13,7 +15,7 @@ afterAll(async () => {
 
 /** A stack with nothing of its own running (no bridge, runner or cron), so every line is ours. */
 const quietStack = (env: Record<string, string>) =>
-  startStack({ serve: true, logLevel: null, env: { BRIDGE: "0", RUNNER: "0", CRON: "0", ...env } });
+  startStack({ logLevel: null, env: { BRIDGE: "0", RUNNER: "0", CRON: "0", ...env } });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const REQUEST_LINE = /GET \/api\/health 200/;
@@ -53,5 +55,26 @@ describe("log settings", () => {
     await expect.poll(() => plain(verbose.output()), { timeout: 20_000 }).toMatch(REQUEST_LINE);
     await sleep(200);
     expect(plain(quiet.output())).not.toMatch(REQUEST_LINE);
+  });
+
+  it("LOG_LEVEL=info reaches the bridge and the runner: their info lines are printed", async () => {
+    const chatty = await startStack({ logLevel: "info", env: { CRON: "0" } });
+    stacks.push(chatty);
+    const jsonLines = () =>
+      plain(chatty.output())
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { level: string; msg: string });
+    await expect
+      .poll(
+        () =>
+          jsonLines()
+            .filter((line) => line.level === "info")
+            .map((line) => line.msg),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toEqual(expect.arrayContaining(["bridge starting", "fleet link open", "runner link open"]));
   });
 });

@@ -1,6 +1,7 @@
-// `npm run serve`: the Worker built once and served by workerd without wrangler dev's reload proxy
-// (what the benchmarks measure). It must be the same product on the same local data as `npm start`,
-// its cron included: the local trigger drives the scheduled handler here too.
+// `npm start` serves the Worker built once by workerd, without wrangler dev's reload proxy (as in
+// production, and what the benchmarks measure); `npm run dev` runs it under wrangler dev. Both must be
+// the same product on the same local data, the cron included: the local trigger drives the scheduled
+// handler.
 import { afterAll, describe, expect, it } from "vitest";
 import { adminClient } from "../support/api.ts";
 import {
@@ -18,9 +19,9 @@ afterAll(async () => {
   for (const stack of stacks) await stack.stop().catch(() => undefined);
 });
 
-describe("npm run serve", () => {
-  it("serves the API and fires an every-minute routine from a database npm start then opens with the same data", async () => {
-    const served = await startStack({ serve: true, env: { BRIDGE: "0" } });
+describe("npm start (served) and npm run dev", () => {
+  it("serves the API and fires an every-minute routine from a database npm run dev then opens with the same data", async () => {
+    const served = await startStack({ env: { BRIDGE: "0" } });
     stacks.push(served);
     const admin = await adminClient(served.baseUrl);
     const companyId = await createCompany(admin);
@@ -39,13 +40,13 @@ describe("npm run serve", () => {
     expect(anonymous.status).toBe(401);
     expect(((await anonymous.json()) as { status: boolean }).status).toBe(false);
 
-    // Nobody calls the cron endpoint: the local trigger of `npm run serve` does.
+    // Nobody calls the cron endpoint: the local trigger of `npm start` does.
     const fired = await scheduledRoutineRun(admin, routineId, 70_000);
     expect(Date.parse(fired.createdAt) - createdAt).toBeLessThan(70_000);
     const company = (await admin.call<{ name: string }>("GET", `/api/companies/${companyId}`)).body;
     await served.stop({ keepState: true });
 
-    const dev = await startStack({ stateDir: served.stateDir, env: { BRIDGE: "0" } });
+    const dev = await startStack({ dev: true, stateDir: served.stateDir, env: { BRIDGE: "0" } });
     stacks.push(dev);
     const read = await fetch(`${dev.baseUrl}/api/companies/${companyId}`, {
       headers: { "X-API-Key": admin.key },

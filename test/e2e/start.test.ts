@@ -1,5 +1,12 @@
-// `npm start` end to end: the README flow exactly as a user runs it with curl, then Ctrl-C.
+// `npm start` end to end, as a user who set nothing runs it (fresh state, default log level, bridge,
+// local runner and cron on): the README flow exactly as a user runs it with curl, a first agent run on
+// the local runner, a quiet and truthful output, then Ctrl-C.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminClient } from "../support/api.ts";
+import { createAgent, createCompany, invoke, sh, untilRun } from "../support/control-runs.ts";
 import { isPortOpen, type Stack, startStack } from "../support/stack.ts";
 
 const ADMIN_EMAIL = "admin@example.com";
@@ -23,8 +30,23 @@ interface User {
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ logLevel: null });
 });
+
+/**
+ * Lines that alarm a reader: an error or warning (ours, wrangler's ✘/▲ banners, the bridge's and the
+ * runner's JSON `"level":"warn"`/`"error"`), workerd's `Broken pipe` and the native `stack:` dump it
+ * comes with, or a JavaScript stack frame.
+ */
+const ALARMING = [/error/i, /warn/i, /✘|▲/, /broken pipe/i, /^\s*stack: /, /^\s+at .*:\d+:\d+\)?$/];
+/** The bridge's and the runner's JSON lines below warn, which LOG_LEVEL=warn (the default) hides. */
+const CHATTY = /"level":"(info|debug)"/;
+
+function alarmingLines(output: string): string[] {
+  return stripVTControlCharacters(output)
+    .split("\n")
+    .filter((line) => ALARMING.some((pattern) => pattern.test(line)) || CHATTY.test(line));
+}
 
 afterAll(async () => {
   await stack?.stop();
@@ -95,9 +117,28 @@ describe("npm start", () => {
     expect(await response.text()).toContain("/api/user/api-key");
   });
 
-  it("stops every child on SIGTERM (the Ctrl-C contract): the port closes", async () => {
+  it("runs a first agent on the local runner, in a work folder under the stack's state dir", async () => {
+    const admin = await adminClient(stack.baseUrl);
+    const companyId = await createCompany(admin);
+    const agent = await createAgent(admin, companyId, sh("pwd > where.txt"));
+    const run = await invoke(admin, agent.id);
+    const done = await untilRun(admin, run.id, (r) => r.finishedAt !== null, "the first run", 60_000);
+    expect(done).toMatchObject({ status: "succeeded", errorReason: null });
+    // Deleting the state dir cleans the runner too; another clone does not share it.
+    expect(existsSync(path.join(stack.stateDir, "runner", agent.id, "where.txt"))).toBe(true);
+  });
+
+  it("prints no error, warning, stack trace or info chatter on a healthy start and first requests", async () => {
+    // By now the bridge has linked up and the runner has run an agent: whatever they print is printed
+    // (the last test checks the whole output again once everything has stopped).
+    expect(stack.output()).toContain("[start] READY");
+    expect(alarmingLines(stack.output())).toEqual([]);
+  });
+
+  it("stops every child on SIGTERM (the Ctrl-C contract): the port closes, quietly", async () => {
     expect(await isPortOpen(stack.port)).toBe(true);
     await stack.stop();
     expect(await isPortOpen(stack.port)).toBe(false);
+    expect(alarmingLines(stack.output())).toEqual([]);
   });
 });

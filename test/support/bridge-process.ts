@@ -48,6 +48,8 @@ export function startBridgeProcess(
       BRIDGE_ID: id,
       SIMULATOR: "1",
       MEDIA_ALLOW_PRIVATE: "1",
+      // Suites wait for its info lines ("fleet link open").
+      LOG_LEVEL: "info",
       ...extraEnv,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -34,8 +34,8 @@ export interface StackOptions {
   readonly readyTimeoutMs?: number;
   /** Reuse this state directory (a stopped stack's, kept with `keepState`) instead of a fresh one. */
   readonly stateDir?: string;
-  /** `npm run serve` (workerd serves the built Worker) instead of `npm start` (wrangler dev). */
-  readonly serve?: boolean;
+  /** `npm run dev` (wrangler dev, reloading on change) instead of `npm start` (workerd serves the built Worker). */
+  readonly dev?: boolean;
 }
 
 const HOST = "127.0.0.1";
@@ -154,7 +154,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const port = await findFreePort();
   const stateDir = options.stateDir ?? (await mkdtemp(path.join(tmpdir(), "switchboard-e2e-")));
   const baseUrl = `http://${HOST}:${port}`;
-  const child = spawn(process.execPath, [START_SCRIPT, ...(options.serve ? ["--serve"] : [])], {
+  const child = spawn(process.execPath, [START_SCRIPT, ...(options.dev ? ["--dev"] : [])], {
     cwd: REPO_ROOT,
     env: stackEnvironment(options, port, stateDir),
     stdio: ["ignore", "pipe", "pipe"],

@@ -95,8 +95,15 @@ export class FakeBridge {
     return this.token;
   }
 
+  /** The process's id for its fleet link (the `instance` query, as real bridges send); unset: none. */
+  instance?: string;
+
   async dialFleet(): Promise<Response> {
-    return dial(`/bridge/v1/fleet?bridge=${this.id}&capacity=${this.capacity}`, await this.credential());
+    const instance = this.instance ? `&instance=${this.instance}` : "";
+    return dial(
+      `/bridge/v1/fleet?bridge=${this.id}&capacity=${this.capacity}${instance}`,
+      await this.credential(),
+    );
   }
 
   async connect(held: string[] = []): Promise<this> {

@@ -10,13 +10,14 @@
  */
 import { readFileSync } from "node:fs";
 import { installFaultGuard } from "../shared/fault-guard.ts";
-import { errorMessage, jsonLog } from "../shared/log.ts";
+import { errorMessage, jsonLog, type Log } from "../shared/log.ts";
 import { AgentRunner } from "./agent-runner.ts";
 import { type GroupReport, isCleanProcess, launchClean } from "./clean-launch.ts";
 import { loadRunnerConfig } from "./config.ts";
 
 const SHUTDOWN_GRACE_MS = 8_000;
-const log = jsonLog();
+/** Warnings and errors until the configuration names LOG_LEVEL (a bad configuration is an error). */
+let log: Log = jsonLog();
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY)
@@ -40,6 +41,7 @@ const report = (message: GroupReport) => {
 
 async function runRunner(token: string): Promise<void> {
   const config = loadRunnerConfig(process.env);
+  log = jsonLog({ level: config.logLevel });
   // One stray rejection must not end every agent run this runner holds (the bridge's guard, same code).
   installFaultGuard({ log, secrets: [token] });
   const runner = new AgentRunner({

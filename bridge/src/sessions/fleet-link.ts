@@ -3,6 +3,7 @@
  * fleet assigns and lets go of what it unassigns. One `SessionRunner` per held session.
  */
 
+import { randomUUID } from "node:crypto";
 import {
   ALREADY_LINKED,
   BRIDGE_PROTOCOL_VERSION,
@@ -45,7 +46,13 @@ export class FleetLink {
   private readonly unsentReleases = new Set<string>();
 
   constructor(private readonly options: FleetLinkOptions) {
-    const query = new URLSearchParams({ bridge: options.bridgeId, capacity: String(options.capacity) });
+    // One instance per process, kept across redials: the fleet lets this process replace a link of
+    // its own that the edge still counts as live, and refuses (423) any other process with this id.
+    const query = new URLSearchParams({
+      bridge: options.bridgeId,
+      capacity: String(options.capacity),
+      instance: randomUUID(),
+    });
     this.link = new ReconnectingSocket({
       url: `${options.edgeUrl}/bridge/v1/fleet?${query}`,
       token: options.token,
@@ -190,11 +197,12 @@ export class FleetLink {
       return "retry-slowly";
     }
     if (close.httpStatus === ALREADY_LINKED) {
-      // Either our own previous link, not yet seen closed (it goes stale within 45 s), or another
-      // process with this BRIDGE_ID. Backoff, not the slow lane: the first case must come back soon.
+      // Another process with this BRIDGE_ID: the edge lets this process's own redial replace a link
+      // of its own (the `instance` query), so only a second bridge gets here. Backoff, not the slow
+      // lane: the other one may be a bridge that just stopped, whose link goes stale within 45 s.
       this.options.log(
         "error",
-        `THE EDGE HAS A LIVE CONNECTION AS ${this.options.bridgeId}: if it persists, two bridges share this BRIDGE_ID; retrying`,
+        `ANOTHER PROCESS IS CONNECTED AS ${this.options.bridgeId}: two bridges share this BRIDGE_ID (or one just stopped); retrying`,
         fields,
       );
       return "retry";

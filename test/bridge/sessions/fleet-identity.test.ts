@@ -28,7 +28,7 @@ describe("bridge identity on the fleet link", () => {
     );
     await waitFor(() => edge.fleet.refused >= 3, "retries after 423");
     const loud = bridge.logs.find(
-      (line) => line.level === "error" && /LIVE CONNECTION AS test-bridge/.test(line.msg),
+      (line) => line.level === "error" && /ANOTHER PROCESS IS CONNECTED AS test-bridge/.test(line.msg),
     );
     expect(loud?.fields).toMatchObject({ http: 423 });
     expect(edge.fleet.connections).toBe(0);
@@ -36,6 +36,26 @@ describe("bridge identity on the fleet link", () => {
     edge.fleet.refuseWith = null;
     await waitFor(() => edge.fleet.connections === 1, "joined once the id is free");
     await waitFor(() => edge.fleet.frames.some((frame) => frame.type === "hello"), "hello");
+  });
+
+  it("dials with an instance id of its own, the same on every redial, so the edge tells its own old link from a twin", async () => {
+    const edge = await startFakeEdge();
+    const bridge = await startSimulatedBridge(edge);
+    cleanup.push(
+      () => edge.close(),
+      () => bridge.fleet.shutdown(),
+    );
+    await waitFor(() => edge.fleet.connections === 1, "first link");
+    const first = edge.fleet.query?.get("instance");
+    expect(first).toMatch(/^[A-Za-z0-9-]{8,64}$/);
+    edge.fleet.socket?.terminate();
+    await waitFor(() => edge.fleet.connections === 2, "redial");
+    expect(edge.fleet.query?.get("instance")).toBe(first);
+
+    const twin = await startSimulatedBridge(edge);
+    cleanup.push(() => twin.fleet.shutdown());
+    await waitFor(() => edge.fleet.connections === 3, "the twin's link");
+    expect(edge.fleet.query?.get("instance")).not.toBe(first);
   });
 
   it("when its credential is revoked (4003) says so loudly and retries only slowly", async () => {

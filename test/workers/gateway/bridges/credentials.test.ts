@@ -187,6 +187,32 @@ describe("one live connection per bridge id", () => {
   });
 });
 
+describe("a bridge's redial while the edge still holds its previous link", () => {
+  it("replaces that link when the same process dials again (same instance); a twin is still refused", async () => {
+    const bridge = new FakeBridge();
+    bridge.instance = "process-a-4f1c2b";
+    await liveBridge([], bridge);
+    // The process gave this link up (say its handshake timed out while workerd was still starting),
+    // but the edge still hears it as live: the redial must not be taken for a second bridge.
+    const abandoned = bridge.fleet;
+    await bridge.connect([]);
+    expect(await abandoned.closedWith()).toMatchObject({ code: 1001 });
+
+    const twin = new FakeBridge(bridge.id, 100, bridge.token);
+    twin.instance = "process-b-9d0e7a";
+    expect((await twin.dialFleet()).status).toBe(423);
+    const unnamed = new FakeBridge(bridge.id, 100, bridge.token);
+    expect((await unnamed.dialFleet()).status).toBe(423);
+    expect(bridge.fleet.closed).toBeNull();
+
+    const session = await ownedSession("Served after the redial");
+    expect(
+      (await call("POST", `/api/sessions/${session.slug}/start`, { headers: asKey(session.key) })).status,
+    ).toBe(200);
+    await bridge.waitForAssign(session.id);
+  });
+});
+
 describe("revoking a bridge", () => {
   it("disconnects it at once and moves its sessions to another bridge; its next dial is 401", async () => {
     const { holder, session } = await heldSession("Moving");
