@@ -51,3 +51,37 @@ export async function connect(session: OwnedSession, me: string): Promise<Connec
 export async function connectedSession(name: string, me: string): Promise<ConnectedSession> {
   return connect(await ownedSession(name), me);
 }
+
+type SendFrame = Record<string, unknown> & { id?: unknown; args?: unknown };
+
+/**
+ * Answers a session's `wa send` command as the bridge does: the message as WhatsApp accepted it (sent
+ * by `sender`, to the frame's chat, with the frame's content), or the given failure.
+ */
+export function answerSend(
+  link: Link,
+  frame: SendFrame,
+  sender: string,
+  failure?: { status: number; error: string },
+): void {
+  if (failure) {
+    link.send({ type: "result", epoch: 1, id: frame.id, ok: false, ...failure });
+    return;
+  }
+  const args = frame.args as { to: string; messageId: string; content: Record<string, unknown> };
+  link.send({
+    type: "result",
+    epoch: 1,
+    id: frame.id,
+    ok: true,
+    data: {
+      id: args.messageId,
+      chat: args.to,
+      sender,
+      fromMe: true,
+      timestamp: Date.now(),
+      content: args.content,
+      status: "SENT",
+    },
+  });
+}

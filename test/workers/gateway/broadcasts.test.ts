@@ -8,7 +8,7 @@ import {
   pickGap,
 } from "../../../durable-objects/messaging/broadcasts/gap";
 import type { Env } from "../../../workers/core/env";
-import { type ConnectedSession, connectedSession } from "../connected-session";
+import { answerSend, type ConnectedSession, connectedSession } from "../connected-session";
 import type { Link } from "../fake-bridge";
 import { asKey, call, createUser, generateKey } from "../helpers";
 import { PATIENCE_MS } from "../patience";
@@ -45,26 +45,7 @@ async function nextSend(link: Link, seen: Set<unknown>, timeoutMs = PATIENCE_MS)
 }
 
 function answer(link: Link, frame: Frame, failure?: { status: number; error: string }): void {
-  if (failure) {
-    link.send({ type: "result", epoch: 1, id: frame.id, ok: false, ...failure });
-    return;
-  }
-  const args = frame.args as { to: string; messageId: string; content: { text: string } };
-  link.send({
-    type: "result",
-    epoch: 1,
-    id: frame.id,
-    ok: true,
-    data: {
-      id: args.messageId,
-      chat: args.to,
-      sender: ME,
-      fromMe: true,
-      timestamp: Date.now(),
-      content: { type: "text", text: args.content.text },
-      status: "SENT",
-    },
-  });
+  answerSend(link, frame, ME, failure);
 }
 
 const argsOf = (frame: Frame) => frame.args as { to: string; messageId: string };

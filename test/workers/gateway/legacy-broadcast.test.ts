@@ -2,7 +2,7 @@
 // the random 10–20 s anti-ban gap. Asserted on the stored schedule (the job's `nextAt` after a send),
 // never on the wall clock.
 import { describe, expect, it } from "vitest";
-import { type ConnectedSession, connectedSession } from "../connected-session";
+import { answerSend, type ConnectedSession, connectedSession } from "../connected-session";
 import type { Link } from "../fake-bridge";
 import { asKey, call } from "../helpers";
 import { eventually } from "../patience";
@@ -30,22 +30,7 @@ async function answerFirstSend(link: Link): Promise<void> {
   const frame: Frame = await link.next(
     (f) => f.type === "command" && f.name === "wa" && (f.args as { op?: string }).op === "send",
   );
-  const args = frame.args as { to: string; messageId: string; content: { text: string } };
-  link.send({
-    type: "result",
-    epoch: 1,
-    id: frame.id,
-    ok: true,
-    data: {
-      id: args.messageId,
-      chat: args.to,
-      sender: ME,
-      fromMe: true,
-      timestamp: Date.now(),
-      content: { type: "text", text: args.content.text },
-      status: "SENT",
-    },
-  });
+  answerSend(link, frame, ME);
 }
 
 /** The wait the job scheduled after its first send: next due time minus the first send's time. */

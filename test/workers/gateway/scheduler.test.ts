@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parseSendAt } from "../../../durable-objects/messaging/scheduler/time";
-import { connect, type OwnedSession, ownedSession } from "../connected-session";
+import { answerSend, connect, type OwnedSession, ownedSession } from "../connected-session";
 import type { Link } from "../fake-bridge";
 import { asKey, call } from "../helpers";
 
@@ -63,26 +63,7 @@ async function nextSend(link: Link, seen: Set<unknown>): Promise<Frame> {
 }
 
 function answer(link: Link, frame: Frame, failure?: { status: number; error: string }): void {
-  if (failure) {
-    link.send({ type: "result", epoch: 1, id: frame.id, ok: false, ...failure });
-    return;
-  }
-  const args = frame.args as { to: string; messageId: string; content: Record<string, unknown> };
-  link.send({
-    type: "result",
-    epoch: 1,
-    id: frame.id,
-    ok: true,
-    data: {
-      id: args.messageId,
-      chat: args.to,
-      sender: ME,
-      fromMe: true,
-      timestamp: Date.now(),
-      content: args.content,
-      status: "SENT",
-    },
-  });
+  answerSend(link, frame, ME, failure);
 }
 
 /** Makes every pending row due now and runs the alarm, as if the wait had passed. */

@@ -3,7 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connectedSession } from "../connected-session";
+import { answerSend, connectedSession } from "../connected-session";
 import { emit, type Link } from "../fake-bridge";
 import { asKey, call } from "../helpers";
 
@@ -21,23 +21,8 @@ const isStatusSend = (f: Frame) =>
 /** Answers the status send as the bridge does, and returns the audience it was asked to show it to. */
 async function answeredStatusSend(link: Link): Promise<string[] | undefined> {
   const frame = await link.next(isStatusSend);
-  const args = frame.args as { messageId: string; statusJidList?: string[]; content: { text: string } };
-  link.send({
-    type: "result",
-    epoch: 1,
-    id: frame.id,
-    ok: true,
-    data: {
-      id: args.messageId,
-      chat: "status@broadcast",
-      sender: ME,
-      fromMe: true,
-      timestamp: Date.now(),
-      content: { type: "text", text: args.content.text },
-      status: "SENT",
-    },
-  });
-  return args.statusJidList;
+  answerSend(link, frame, ME);
+  return (frame.args as { statusJidList?: string[] }).statusJidList;
 }
 
 describe("POST /api/status/{sessionId}/update audience", () => {
