@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import openapi from "../../../../docs/openapi.json";
 import { ownedSession } from "../../connected-session";
 import { browse, submit, textOf } from "../../dashboard/helpers";
-import { asKey, BASE, call, createUser, generateKey } from "../../helpers";
+import { asKey, BASE, call, createUser, fetchWorker, generateKey } from "../../helpers";
 
 const JID = "628123456789@s.whatsapp.net";
 const GROUP = "120363000000000001@g.us";
@@ -163,7 +163,11 @@ async function probe(key: string, entry: Probe, sessionId: string) {
   if (entry.form) {
     const form = new FormData();
     form.set("file", new File([new Uint8Array([0xff, 0xd8, 0xff])], "a.jpg", { type: "image/jpeg" }));
-    const res = await SELF.fetch(`${BASE}${path}`, { method: entry.method, headers: asKey(key), body: form });
+    const res = await fetchWorker(`${BASE}${path}`, {
+      method: entry.method,
+      headers: asKey(key),
+      body: form,
+    });
     return { status: res.status, body: await res.json() };
   }
   const res = await call(entry.method, path, { headers: asKey(key), body: entry.body });
