@@ -23,6 +23,13 @@ export const ControlErrorSchema = z
   })
   .openapi("ControlError");
 
+/**
+ * `schema | null` for a schema registered under a name. zod's `.nullable()` on such a schema is
+ * published as the bare `$ref`, null lost (or `allOf` with it, which still refuses null); a union is
+ * published as `anyOf: [$ref, {type: "null"}]`, which says what the response holds.
+ */
+export const nullableRef = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
+
 /** `{status: true, message, data}` around a data schema. */
 export function gatewayOk<T extends z.ZodType>(data: T) {
   return z.object({ status: z.literal(true), message: z.string(), data });

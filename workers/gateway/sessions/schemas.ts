@@ -8,7 +8,7 @@ import {
   type SessionRow,
   SHARE_ROLES,
 } from "../../db/schema";
-import { errorResponse, gatewayErrors } from "../../http/openapi";
+import { errorResponse, gatewayErrors, nullableRef } from "../../http/openapi";
 
 export const SessionIdParamsSchema = z.object({
   id: z
@@ -107,7 +107,7 @@ export const SessionSchema = z
     state: z.enum(SESSION_STATES).openapi({ description: "The finer lifecycle; see docs/sessions.md" }),
     userId: z.string(),
     me: MeResourceSchema,
-    botConfig: BotConfigSchema.nullable(),
+    botConfig: nullableRef(BotConfigSchema),
     webhooks: z.array(WebhookSummarySchema).nullable(),
     _count: z.object({
       contacts: z.number(),
