@@ -35,7 +35,7 @@ import { webhooksRoutes } from "./gateway/webhooks/routes";
 import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
 import { limitJsonDepth } from "./http/json-depth";
-import { createRouter } from "./http/openapi";
+import { createRouter, documentAppWideErrors } from "./http/openapi";
 import { llmsPublicRoutes, llmsRoutes } from "./llms/routes";
 import { systemRoutes } from "./system";
 
@@ -146,6 +146,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     in: "cookie",
     name: "web-auth.session-token",
   });
+  documentAppWideErrors(app);
   app.doc31("/api/openapi.json", OPENAPI_CONFIG);
   app.get("/api/docs", (c) => {
     c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { assertMatchesContract, ContractViolation, contractViolations, recordedViolations } from "../contract";
+import {
+  assertMatchesContract,
+  ContractViolation,
+  contractViolations,
+  recordedViolations,
+} from "../contract";
 import { asKey, BASE, call, createUser, generateKey } from "../helpers";
 
 const health = (status: number, body: unknown) => ({
@@ -21,7 +26,9 @@ describe("the OpenAPI contract check every workers-suite response goes through",
     const violations = contractViolations(health(200, { ...HEALTHY, data: { service: 7 } }));
     expect(violations).toHaveLength(1);
     expect(violations[0]).toContain("at /data/service: expected string, got number");
-    expect(violations[0]).toContain("#/paths/~1api~1health/get/responses/200/content/application~1json/schema");
+    expect(violations[0]).toContain(
+      "#/paths/~1api~1health/get/responses/200/content/application~1json/schema",
+    );
     expect(contractViolations(health(200, { status: true, message: "OK" }))[0]).toContain(
       'missing required property "data"',
     );
@@ -46,17 +53,18 @@ describe("the OpenAPI contract check every workers-suite response goes through",
       "DELETE /api/health is not in the OpenAPI document",
     );
     // Dashboard pages are on the allow-list.
-    expect(contractViolations({ ...health(200, HEALTHY), path: "/companies", contentType: "text/html" })).toEqual(
-      [],
-    );
+    expect(
+      contractViolations({ ...health(200, HEALTHY), path: "/companies", contentType: "text/html" }),
+    ).toEqual([]);
   });
 
   it("throws from the request path with method, path, status and a body excerpt, and records it", async () => {
     const before = recordedViolations.length;
     const drifted = Response.json({ status: true, message: "OK", data: {} });
-    const failure = await assertMatchesContract({ method: "GET", url: `${BASE}/api/health?x=1` }, drifted).catch(
-      (error: unknown) => error,
-    );
+    const failure = await assertMatchesContract(
+      { method: "GET", url: `${BASE}/api/health?x=1` },
+      drifted,
+    ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ContractViolation);
     const message = (failure as Error).message;
     expect(message).toContain("GET /api/health?x=1 → 200");
