@@ -38,10 +38,6 @@ const UNDOCUMENTED: ReadonlyArray<{ why: string; matches: (method: string, path:
     matches: (method, path) => method === "GET" && (path === "/api/openapi.json" || path === "/api/docs"),
   },
   {
-    why: "Live event streams are WebSocket upgrades, which OpenAPI cannot describe",
-    matches: (_m, path) => /^\/api\/(sessions|companies)\/[^/]+\/events$/.test(path),
-  },
-  {
     why: "Paths no route serves, which tests send to prove the 404 (and the body limit) holds everywhere",
     matches: (_m, path) =>
       [

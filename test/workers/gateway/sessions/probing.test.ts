@@ -1,7 +1,6 @@
 // Issue 25 (Lows): a session id must not be probeable. A caller with no access to a session gets the
 // same answer for its id as for an id that does not exist (404), on every route that takes a session
 // id; only a caller who has some access (a viewer) may learn that a write needs more (403).
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import openapi from "../../../../docs/openapi.json";
 import { ownedSession } from "../../connected-session";
@@ -212,7 +211,7 @@ describe("session ids are not probeable", () => {
     const alice = await ownedSession("watched by no one");
     const mallory = await generateKey(await createUser("OWNER"));
     const watch = (slug: string) =>
-      SELF.fetch(`${BASE}/api/sessions/${slug}/events`, {
+      fetchWorker(`${BASE}/api/sessions/${slug}/events`, {
         headers: { Upgrade: "websocket", ...asKey(mallory) },
       });
     const theirs = await watch(alice.slug);
