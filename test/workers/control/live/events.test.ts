@@ -1,6 +1,6 @@
 // The dashboard's live sockets: GET /api/issues/{id}/events (the IssueDO's feed) and
 // GET /api/companies/{id}/events (the company's CompanyFeed), over real WebSockets in workerd.
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { companyFeed, LIVE_EVENTS_KEPT } from "../../../../workers/control/live";
 import { BASE, call, fetchWorker } from "../../helpers";
