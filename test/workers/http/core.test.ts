@@ -153,7 +153,9 @@ describe("HTTP core", () => {
         headers: { ...asKey(key), "content-type": "text/plain" },
       });
       expect(res.status, path).toBe(415);
-      expect(res.body.error, path).toBe('Content-Type "text/plain" is not accepted here; send application/json');
+      expect(res.body.error, path).toBe(
+        'Content-Type "text/plain" is not accepted here; send application/json',
+      );
     }
   });
 
