@@ -30,7 +30,7 @@ export default defineConfig({
     // Vitest's default (one worker per core, less one) is a single worker on a 2-core machine; the
     // tests' work happens in workerd, so two workers keep both cores busy (~8 → ~6 minutes here).
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    setupFiles: ["./test/workers/apply-migrations.ts"],
+    setupFiles: ["./test/workers/apply-migrations.ts", "./test/workers/contract-setup.ts"],
     // Vitest's 5 s default is too tight for the tests that drive D1 and Durable Objects hard (the
     // checkout races) when the machine is busy; a hang still fails, just later.
     testTimeout: 30_000,

@@ -36,7 +36,8 @@ import { webhooksRoutes } from "./gateway/webhooks/routes";
 import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
 import { limitJsonDepth } from "./http/json-depth";
-import { createRouter } from "./http/openapi";
+import { createRouter, documentAppWideErrors } from "./http/openapi";
+import { isUpload } from "./http/uploads";
 import { llmsPublicRoutes, llmsRoutes } from "./llms/routes";
 import { systemRoutes } from "./system";
 
@@ -44,23 +45,6 @@ import { systemRoutes } from "./system";
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Multipart uploads (media, pictures, company logos, issue attachments) may carry a whole media file plus form overhead. */
 export const UPLOAD_BODY_LIMIT_BYTES = MEDIA_MAX_BYTES + 64 * 1024;
-/**
- * The routes that take a file, and only as multipart/form-data: they alone get the upload limit. Any
- * other body, JSON on any path included, is held to the JSON limit.
- */
-const UPLOAD_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
-  { method: "POST", path: /^\/api\/messages\/[^/]+\/[^/]+\/media$/ },
-  { method: "PUT", path: /^\/api\/profile\/[^/]+\/picture$/ },
-  { method: "PUT", path: /^\/api\/groups\/[^/]+\/[^/]+\/picture$/ },
-  { method: "POST", path: /^\/api\/companies\/[^/]+\/logo$/ },
-  { method: "POST", path: /^\/api\/issues\/[^/]+\/attachments$/ },
-];
-
-function isUpload(method: string, path: string, contentType: string | undefined): boolean {
-  if (!(contentType ?? "").toLowerCase().startsWith("multipart/form-data")) return false;
-  return UPLOAD_ROUTES.some((route) => route.method === method && route.path.test(path));
-}
-
 const limitBody = (maxSize: number) =>
   bodyLimit({
     maxSize,
@@ -148,6 +132,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     in: "cookie",
     name: "web-auth.session-token",
   });
+  documentAppWideErrors(app);
   app.doc31("/api/openapi.json", OPENAPI_CONFIG);
   app.get("/api/docs", (c) => {
     c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");

@@ -2,6 +2,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import worker from "../../workers";
+import { assertMatchesContract } from "./contract";
 
 export const ROOT = { email: "root@example.test", password: "root-password-for-tests" };
 export const BASE = "http://switchboard.test";
@@ -24,14 +25,19 @@ type Json = Record<string, unknown>;
  * Runs a request through the Worker's own fetch handler, in this isolate, and waits for its
  * background work (waitUntil) before answering. SELF.fetch would do the same through the test
  * harness, whose per-request cost grows with every request a file makes (workers-sdk #15446: 5 ms
- * becomes 300 ms within a thousand requests).
+ * becomes 300 ms within a thousand requests). Every response is checked against the OpenAPI
+ * document (test/workers/contract.ts): one it does not describe fails the test that received it.
  */
-export async function dispatch(request: Request): Promise<Response> {
+export async function dispatch(request: Request, bindings: typeof env = env): Promise<Response> {
   const ctx = createExecutionContext();
-  const response = await worker.fetch(request, env, ctx);
+  const response = await worker.fetch(request, bindings, ctx);
   await waitOnExecutionContext(ctx);
+  await assertMatchesContract(request, response);
   return response;
 }
+
+/** `fetch(url, init)` through `dispatch`: for answers `call` would decode (bytes, archives, headers). */
+export const fetchWorker = (url: string, init?: RequestInit) => dispatch(new Request(url, init));
 
 /** The Worker's scheduled handler, as the every-minute cron trigger calls it, with its background work. */
 export async function scheduledTick(scheduledTime: number): Promise<void> {

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../core/env";
 import { controlError, gatewayError } from "./envelope";
 import { apiFamilyOf } from "./family";
+import { isUploadRoute } from "./uploads";
 
 /**
  * A failure the caller can act on. `message` is the short phrase the spec lists per status
@@ -85,7 +86,8 @@ export function handleError(err: unknown, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) return renderError(c, err);
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
-    return renderError(c, new ApiError(status, titleOf(status), err.message || titleOf(status)));
+    const detail = status === 415 ? unsupportedBodyDetail(c) : err.message || titleOf(status);
+    return renderError(c, new ApiError(status, titleOf(status), detail));
   }
   console.error(
     JSON.stringify({
@@ -98,6 +100,15 @@ export function handleError(err: unknown, c: Context<AppEnv>): Response {
     }),
   );
   return renderError(c, new ApiError(500, titleOf(500), "An unexpected error occurred; it has been logged."));
+}
+
+/** @hono/zod-openapi refuses a body in a media type the route does not declare with a bare 415. */
+function unsupportedBodyDetail(c: Context<AppEnv>): string {
+  const sent = c.req.header("content-type") ?? "";
+  const wanted = isUploadRoute(c.req.method, c.req.path) ? "multipart/form-data" : "application/json";
+  return sent === ""
+    ? `The body has no Content-Type; send ${wanted}`
+    : `Content-Type "${sent}" is not accepted here; send ${wanted}`;
 }
 
 export function handleNotFound(c: Context<AppEnv>): Response {

@@ -1,5 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/env";
+import { apiFamilyOf } from "./family";
 import { rejectInvalidInput } from "./validation";
 
 /** Every router is built here so all of them share the validation hook and the OpenAPI registry. */
@@ -22,6 +23,13 @@ export const ControlErrorSchema = z
     code: z.string().optional(),
   })
   .openapi("ControlError");
+
+/**
+ * `schema | null` for a schema registered under a name. zod's `.nullable()` on such a schema is
+ * published as the bare `$ref`, null lost (or `allOf` with it, which still refuses null); a union is
+ * published as `anyOf: [$ref, {type: "null"}]`, which says what the response holds.
+ */
+export const nullableRef = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
 
 /** `{status: true, message, data}` around a data schema. */
 export function gatewayOk<T extends z.ZodType>(data: T) {
@@ -72,3 +80,24 @@ export const controlAuth: Array<Record<string, string[]>> = [
   { SessionCookie: [] },
   { AgentKey: [] },
 ];
+
+/**
+ * Statuses the app's own middleware answers whatever the route, documented on every route they can
+ * reach (issue 26: the workers suite holds each response to the document): the body limit's 413 on
+ * any /api request that may carry a body, and @hono/zod-openapi's 415 on a route that declares a
+ * body sent in another media type. A route that documents either itself keeps its own wording.
+ */
+export function documentAppWideErrors(app: OpenAPIHono<AppEnv>): void {
+  for (const definition of app.openAPIRegistry.definitions) {
+    if (definition.type !== "route") continue;
+    const { route } = definition;
+    if (!route.path.startsWith("/api/") || route.method === "get" || route.method === "head") continue;
+    const error = apiFamilyOf(route.path) === "control" ? controlErrorResponse : gatewayErrorResponse;
+    const added = {
+      413: error("Body larger than the limit: 1 MiB, or the media limit for a multipart upload"),
+      ...(route.request?.body ? { 415: error("Body not sent in a media type this route takes") } : {}),
+    };
+    // A copy: the route object is shared with the router that declared it.
+    definition.route = { ...route, responses: { ...added, ...route.responses } };
+  }
+}

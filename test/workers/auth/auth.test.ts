@@ -1,7 +1,5 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../../workers";
 import {
   asKey,
   asSession,
@@ -9,6 +7,7 @@ import {
   call,
   count,
   createUser,
+  dispatch,
   freshAddress,
   generateKey,
   login,
@@ -33,10 +32,7 @@ async function loginDirect(url: string, environment: string): Promise<Response> 
     headers: { "content-type": "application/json", "CF-Connecting-IP": freshAddress() },
     body: JSON.stringify(ROOT),
   });
-  const ctx = createExecutionContext();
-  const response = await worker.fetch(request, { ...env, ENVIRONMENT: environment }, ctx);
-  await waitOnExecutionContext(ctx);
-  return response;
+  return dispatch(request, { ...env, ENVIRONMENT: environment });
 }
 
 describe("login and the session cookie", () => {

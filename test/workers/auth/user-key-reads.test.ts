@@ -1,16 +1,14 @@
 // User API keys on the hot path: a repeated read is answered from the isolate's last Keyring answer
 // (workers/auth/user-key-reads.ts), a write always asks the Keyring, and revocation stops writes at
 // once and reads within USER_READ_TTL_MS.
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../../workers";
 import { keyringTagFor } from "../../../workers/auth/api-key-format";
 import { keyringShard } from "../../../workers/auth/keyring";
 import { USER_READ_TTL_MS } from "../../../workers/auth/user-key-reads";
 import { MEMBERSHIP_TTL_MS } from "../../../workers/control/shared/memberships";
 import { boardUser, seedCompany, seedIssue } from "../control/helpers";
-import { asKey, asSession, BASE, createUser, generateKey } from "../helpers";
+import { asKey, asSession, BASE, createUser, dispatch, generateKey } from "../helpers";
 
 /**
  * The Worker's own fetch, given bindings whose Keyring namespace counts the stubs asked for: every
@@ -33,11 +31,9 @@ function countingKeyring() {
   });
   const bindings = { ...env, KEYRING };
   const send = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
-    const ctx = createExecutionContext();
     const init: RequestInit = { method, headers: { ...headers, "content-type": "application/json" } };
     if (body !== undefined) init.body = JSON.stringify(body);
-    const response = await worker.fetch(new Request(`${BASE}${path}`, init), bindings, ctx);
-    await waitOnExecutionContext(ctx);
+    const response = await dispatch(new Request(`${BASE}${path}`, init), bindings);
     await response.body?.cancel();
     return response.status;
   };

@@ -2,7 +2,7 @@
 import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { BASE, createUser, freshAddress } from "../helpers";
+import { BASE, createUser, fetchWorker, freshAddress } from "../helpers";
 import { browse, fieldError, formError, submit, textOf } from "./helpers";
 
 async function loginForm(): Promise<{ token: string; cookie: string }> {
@@ -166,9 +166,9 @@ describe("dashboard plumbing", () => {
   });
 
   it("leaves the API's answers alone and shows an HTML 404 for unknown pages", async () => {
-    const api = await SELF.fetch(`${BASE}/api/health`);
+    const api = await fetchWorker(`${BASE}/api/health`);
     expect(api.headers.get("content-type")).toContain("application/json");
-    const unknownApi = await SELF.fetch(`${BASE}/api/no-such-route`, { headers: { "X-API-Key": "x" } });
+    const unknownApi = await fetchWorker(`${BASE}/api/no-such-route`, { headers: { "X-API-Key": "x" } });
     expect(unknownApi.headers.get("content-type")).toContain("application/json");
     const user = await createUser("OWNER");
     const page = await browse(user, "/no-such-page");

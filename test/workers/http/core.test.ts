@@ -145,6 +145,20 @@ describe("HTTP core", () => {
     expect(res.body).toMatchObject({ status: false, message: "Unsupported media type" });
   });
 
+  it("names the content type it got when a JSON route refuses a body with 415, in either envelope", async () => {
+    const key = await generateKey(await rootSession());
+    for (const path of ["/api/sessions", "/api/companies"]) {
+      const res = await call<{ error: string }>("POST", path, {
+        rawBody: JSON.stringify({ name: "x" }),
+        headers: { ...asKey(key), "content-type": "text/plain" },
+      });
+      expect(res.status, path).toBe(415);
+      expect(res.body.error, path).toBe(
+        'Content-Type "text/plain" is not accepted here; send application/json',
+      );
+    }
+  });
+
   it("publishes an OpenAPI 3.1 document and a self-contained docs page", async () => {
     const doc = await call<{ openapi: string; paths: Record<string, unknown> }>("GET", "/api/openapi.json");
     expect(doc.status).toBe(200);

@@ -6,6 +6,7 @@ import {
   APPROVAL_STATUSES,
   APPROVAL_TYPES,
 } from "../../db/schema";
+import { nullableRef } from "../../http/openapi";
 
 /** Request and response shapes of the agent routes (routes.ts and its agent-*.ts sub-routers). */
 
@@ -230,7 +231,7 @@ export const AgentKeySchema = z
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
     createdAt: z.string(),
-    createdBy: AgentKeyMinterSchema.nullable().openapi({
+    createdBy: nullableRef(AgentKeyMinterSchema).openapi({
       description:
         "Who minted the key (a board user or an agent); null for a key the platform minted. Keys a member " +
         "minted are revoked, or re-owned by an owner, when the member leaves the company.",

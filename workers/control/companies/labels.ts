@@ -22,7 +22,9 @@ const LabelSchema = z
     color: z.string().nullable(),
     createdAt: z.string().openapi({ format: "date-time" }),
   })
-  .openapi("Label");
+  // Not "Label": that name is the WhatsApp label's (gateway/labels.ts), and a second schema under one
+  // name silently replaced the first in the document.
+  .openapi("IssueLabel");
 
 const CreateLabelBodySchema = z
   .strictObject({

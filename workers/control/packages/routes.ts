@@ -5,7 +5,7 @@ import type { AppEnv } from "../../core/env";
 import type { Db } from "../../db/client";
 import type { CompanyRow } from "../../db/schema";
 import { badRequest, forbidden } from "../../http/errors";
-import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
+import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { secretBindings } from "../secrets";
 import { companyForActor, controlContext, requireOwner } from "../shared";
 import { packTarGz } from "./archive";
@@ -264,7 +264,12 @@ packageRoutes.openapi(
       "new_company creates the company in the same batch and copies the memberships of the company in the path.",
     security: controlAuth,
     request: { params: CompanyParamSchema, ...jsonBody(ImportBodySchema) },
-    responses: { 201: json(ApplySchema, "Imported"), ...controlErrors },
+    responses: {
+      201: json(ApplySchema, "Imported"),
+      ...controlErrors,
+      // The import is one D1 batch: a write the database refuses rolls all of it back.
+      500: controlError("The database refused a write; the batch was rolled back and nothing was imported"),
+    },
   }),
   async (c) => {
     const sourceId = c.req.valid("param").companyId;

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PROJECT_STATUSES } from "../../db/schema";
+import { nullableRef } from "../../http/openapi";
 
 /** Request and response shapes of projects and their workspaces. */
 
@@ -78,7 +79,7 @@ export const ProjectSchema = z
     goalId: z.string().nullable().openapi({ description: "The first of goalIds" }),
     goalIds: z.array(z.string()),
     leadAgentId: z.string().nullable(),
-    primaryWorkspace: WorkspaceSchema.nullable(),
+    primaryWorkspace: nullableRef(WorkspaceSchema),
     workspaces: z.array(WorkspaceSchema),
     archivedAt: Timestamp.nullable(),
     createdAt: Timestamp,

@@ -8,6 +8,7 @@ import {
   ROUTINE_STATUSES,
   TRIGGER_KINDS,
 } from "../../db/schema";
+import { nullableRef } from "../../http/openapi";
 
 /** Request and response shapes of routines, their triggers and runs. */
 
@@ -185,7 +186,7 @@ export const SecretMaterialSchema = z
   .openapi("RoutineTriggerSecretMaterial");
 
 export const TriggerWithSecretSchema = z
-  .object({ trigger: TriggerSchema, secretMaterial: SecretMaterialSchema.nullable() })
+  .object({ trigger: TriggerSchema, secretMaterial: nullableRef(SecretMaterialSchema) })
   .openapi("RoutineTriggerCreated");
 
 export const RoutineRunSchema = z

@@ -171,6 +171,7 @@ sessionRoutes.openapi(
     request: { params: SessionIdParamsSchema },
     responses: {
       101: { description: "Switching protocols; the session's view follows" },
+      401: gatewayErrors[401],
       403: errorResponse("Cross-site Origin"),
       404: sessionErrors[404],
       426: errorResponse("Not a WebSocket upgrade"),

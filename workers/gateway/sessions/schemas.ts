@@ -107,7 +107,8 @@ export const SessionSchema = z
     state: z.enum(SESSION_STATES).openapi({ description: "The finer lifecycle; see docs/sessions.md" }),
     userId: z.string(),
     me: MeResourceSchema,
-    botConfig: BotConfigSchema.nullable(),
+    // Never null: a session is stored with its bot config (the defaults until changed).
+    botConfig: BotConfigSchema,
     webhooks: z.array(WebhookSummarySchema).nullable(),
     _count: z.object({
       contacts: z.number(),

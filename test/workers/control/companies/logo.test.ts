@@ -1,7 +1,6 @@
-import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BASE, call } from "../../helpers";
+import { BASE, call, fetchWorker } from "../../helpers";
 import { activityOf, type BoardUser, boardUser, type SeededCompany, seedCompany, seedOrg } from "../helpers";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -131,7 +130,7 @@ describe("POST /api/companies/{id}/logo", () => {
 
 /** Raw fetch: the asset route answers bytes, which `call()` would try to decode as text. */
 const fetchAsset = (companyId: string, assetId: string, headers: Record<string, string>) =>
-  SELF.fetch(`${BASE}/api/companies/${companyId}/assets/${assetId}`, { headers });
+  fetchWorker(`${BASE}/api/companies/${companyId}/assets/${assetId}`, { headers });
 
 describe("GET /api/companies/{id}/assets/{assetId}", () => {
   it("serves to the company's agents and answers 404 across companies and for unknown ids", async () => {

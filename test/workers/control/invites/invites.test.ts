@@ -1,9 +1,8 @@
 // Invite prompts for external agents: who may create them, the one-time onboarding text, expiry.
-import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../../workers/auth/crypto";
-import { BASE, call } from "../../helpers";
+import { BASE, call, fetchWorker } from "../../helpers";
 import { activityOf, boardUser, seedAgent, seedCompany, seedTwoTenants } from "../helpers";
 
 type Invite = { id: string; token: string; expiresAt: string; onboardingUrl: string; prompt: string };
@@ -18,7 +17,7 @@ async function createInvite(companyId: string, headers: Record<string, string>, 
 
 /** The onboarding URL fetched with no credentials at all. */
 async function fetchOnboarding(url: string) {
-  const res = await SELF.fetch(url);
+  const res = await fetchWorker(url);
   return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
 }
 

@@ -1,12 +1,10 @@
 // The checkout race, through the Worker in workerd: many agents claiming one todo issue at once must
 // produce exactly one owner, every loser must be told who won, and the stored assignee must agree.
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../../../workers";
 import { applyIssueOperation } from "../../../../workers/control/issues/apply";
 import { database } from "../../../../workers/db/client";
-import { BASE } from "../../helpers";
+import { BASE, dispatch as dispatchRequest } from "../../helpers";
 import {
   activityOf,
   boardUser,
@@ -40,15 +38,13 @@ const RANDOM_ROUNDS = 100;
  * app, middleware, IssueDO and D1, without the harness's per-request overhead.
  */
 async function dispatch(path: string, headers: Record<string, string>, body: unknown) {
-  const ctx = createExecutionContext();
   const request = new Request(`${BASE}${path}`, {
     method: "POST",
     headers: { ...headers, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  const response = await worker.fetch(request, env, ctx);
+  const response = await dispatchRequest(request);
   const parsed = (await response.json()) as CheckoutAnswer;
-  await waitOnExecutionContext(ctx);
   return { status: response.status, body: parsed };
 }
 

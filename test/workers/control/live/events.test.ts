@@ -1,9 +1,9 @@
 // The dashboard's live sockets: GET /api/issues/{id}/events (the IssueDO's feed) and
 // GET /api/companies/{id}/events (the company's CompanyFeed), over real WebSockets in workerd.
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { companyFeed, LIVE_EVENTS_KEPT } from "../../../../workers/control/live";
-import { BASE, call } from "../../helpers";
+import { BASE, call, fetchWorker } from "../../helpers";
 import { seedAgent, seedCompany, seedIssue } from "../helpers";
 import { claimOne, runnerFor } from "../runner-link";
 import { events, listen, open, signedInOwner } from "./sockets";
@@ -37,7 +37,7 @@ describe("live sockets: who may listen", () => {
         path,
       ).toBe(403);
       expect((await open(path, { ...outsider.cookieHeaders, Origin: BASE })).status, path).toBe(404);
-      const plain = await SELF.fetch(`${BASE}${path}`, { headers: owner.cookieHeaders });
+      const plain = await fetchWorker(`${BASE}${path}`, { headers: owner.cookieHeaders });
       expect(plain.status, path).toBe(426);
       expect((await open(`${path}?since=-1`, { ...owner.cookieHeaders, Origin: BASE })).status, path).toBe(
         400,

@@ -1,8 +1,7 @@
 // Listening to the dashboard's live sockets in workerd suites, as the dashboard's script does.
-import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import { Link } from "../../fake-bridge";
-import { asSession, BASE, createUser } from "../../helpers";
+import { asSession, BASE, createUser, fetchWorker } from "../../helpers";
 import type { BoardUser } from "../helpers";
 
 export type Frame = Record<string, unknown> & { type: string };
@@ -15,7 +14,7 @@ export async function signedInOwner(): Promise<BoardUser & { cookieHeaders: Reco
 }
 
 export function open(path: string, headers: Record<string, string>): Promise<Response> {
-  return SELF.fetch(`${BASE}${path}`, { headers: { Upgrade: "websocket", ...headers } });
+  return fetchWorker(`${BASE}${path}`, { headers: { Upgrade: "websocket", ...headers } });
 }
 
 export async function listen(path: string, headers: Record<string, string>): Promise<Link> {

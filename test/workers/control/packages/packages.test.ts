@@ -1,9 +1,8 @@
-import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { unpackTarGz } from "../../../../workers/control/packages/archive";
-import { BASE, call } from "../../helpers";
+import { BASE, call, fetchWorker } from "../../helpers";
 import { type ExportBody, fillTenant, HAND_WRITTEN, packageTenant } from "./fixtures";
 
 interface ApplyBody {
@@ -120,7 +119,7 @@ describe("company package export", () => {
     });
     expect(unknown.status).toBe(400);
 
-    const archive = await SELF.fetch(`${BASE}/api/companies/${t.company.id}/exports`, {
+    const archive = await fetchWorker(`${BASE}/api/companies/${t.company.id}/exports`, {
       method: "POST",
       headers: { ...t.board.headers, "content-type": "application/json", accept: "application/gzip" },
       body: "{}",

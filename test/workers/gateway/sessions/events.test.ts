@@ -1,12 +1,13 @@
 // GET /api/sessions/:id/events: the live view the dashboard's pairing page listens to.
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ownedSession } from "../../connected-session";
 import { emit, FakeBridge, Link, QR_IMAGE } from "../../fake-bridge";
-import { asKey, asSession, BASE, call, createUser, generateKey, login } from "../../helpers";
+import { asKey, asSession, BASE, call, createUser, fetchWorker, generateKey, login } from "../../helpers";
 
 async function watch(slug: string, headers: Record<string, string>): Promise<Response> {
-  return SELF.fetch(`${BASE}/api/sessions/${slug}/events`, { headers: { Upgrade: "websocket", ...headers } });
+  return fetchWorker(`${BASE}/api/sessions/${slug}/events`, {
+    headers: { Upgrade: "websocket", ...headers },
+  });
 }
 
 describe("session events socket", () => {
@@ -47,7 +48,7 @@ describe("session events socket", () => {
     expect((await watch(session.slug, asKey(malloryKey))).status).toBe(404); // as for a session that does not exist
     expect((await watch("no-such-session", asKey(session.key))).status).toBe(404);
     expect((await watch(session.slug, {})).status).toBe(401);
-    const plain = await SELF.fetch(`${BASE}/api/sessions/${session.slug}/events`, {
+    const plain = await fetchWorker(`${BASE}/api/sessions/${session.slug}/events`, {
       headers: asKey(session.key),
     });
     expect(plain.status).toBe(426);

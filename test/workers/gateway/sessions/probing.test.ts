@@ -1,12 +1,11 @@
 // Issue 25 (Lows): a session id must not be probeable. A caller with no access to a session gets the
 // same answer for its id as for an id that does not exist (404), on every route that takes a session
 // id; only a caller who has some access (a viewer) may learn that a write needs more (403).
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import openapi from "../../../../docs/openapi.json";
 import { ownedSession } from "../../connected-session";
 import { browse, submit, textOf } from "../../dashboard/helpers";
-import { asKey, BASE, call, createUser, generateKey } from "../../helpers";
+import { asKey, BASE, call, createUser, fetchWorker, generateKey } from "../../helpers";
 
 const JID = "628123456789@s.whatsapp.net";
 const GROUP = "120363000000000001@g.us";
@@ -163,7 +162,11 @@ async function probe(key: string, entry: Probe, sessionId: string) {
   if (entry.form) {
     const form = new FormData();
     form.set("file", new File([new Uint8Array([0xff, 0xd8, 0xff])], "a.jpg", { type: "image/jpeg" }));
-    const res = await SELF.fetch(`${BASE}${path}`, { method: entry.method, headers: asKey(key), body: form });
+    const res = await fetchWorker(`${BASE}${path}`, {
+      method: entry.method,
+      headers: asKey(key),
+      body: form,
+    });
     return { status: res.status, body: await res.json() };
   }
   const res = await call(entry.method, path, { headers: asKey(key), body: entry.body });
@@ -208,7 +211,7 @@ describe("session ids are not probeable", () => {
     const alice = await ownedSession("watched by no one");
     const mallory = await generateKey(await createUser("OWNER"));
     const watch = (slug: string) =>
-      SELF.fetch(`${BASE}/api/sessions/${slug}/events`, {
+      fetchWorker(`${BASE}/api/sessions/${slug}/events`, {
         headers: { Upgrade: "websocket", ...asKey(mallory) },
       });
     const theirs = await watch(alice.slug);

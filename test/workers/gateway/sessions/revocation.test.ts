@@ -1,16 +1,24 @@
 // Issue 25 M-a: a revoked share's pairing socket ends at once. The session's viewer sockets of the
 // person the share named close within a second (4403) and never see the next QR; the owner's and
 // other shares' stay. A role change between viewer and operator keeps the socket: both read the view.
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { emit, FakeBridge, Link, QR_IMAGE } from "../../fake-bridge";
-import { asKey, asSession, BASE, call, createUser, generateKey, rootSession } from "../../helpers";
+import {
+  asKey,
+  asSession,
+  BASE,
+  call,
+  createUser,
+  fetchWorker,
+  generateKey,
+  rootSession,
+} from "../../helpers";
 import { newSession, type Owner, owner } from "../webhooks/helpers";
 
 const CUT_WITHIN_MS = 1_000;
 
 async function watch(slug: string, key: string): Promise<Link> {
-  const res = await SELF.fetch(`${BASE}/api/sessions/${slug}/events`, {
+  const res = await fetchWorker(`${BASE}/api/sessions/${slug}/events`, {
     headers: { Upgrade: "websocket", ...asKey(key) },
   });
   expect(res.status).toBe(101);
@@ -76,7 +84,7 @@ describe("a revoked share's pairing socket (issue 25 M-a)", () => {
     expect(demoted.status, JSON.stringify(demoted.body)).toBe(200);
     const closed = await watching.closedWith(CUT_WITHIN_MS);
     expect(closed.code).toBe(4401);
-    const again = await SELF.fetch(`${BASE}/api/sessions/${session.sessionId}/events`, {
+    const again = await fetchWorker(`${BASE}/api/sessions/${session.sessionId}/events`, {
       headers: { Upgrade: "websocket", ...asKey(adminKey) },
     });
     // Without access the session is not there at all (ids are not probeable: 404, not 403).

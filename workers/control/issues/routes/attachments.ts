@@ -239,8 +239,8 @@ issueAttachmentRoutes.openapi(
     request: { params: AttachmentParamSchema },
     responses: {
       200: {
-        description: "The file",
-        content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        description: "The file, with the content type it was uploaded with",
+        content: { "*/*": { schema: { type: "string", format: "binary" } } },
       },
       ...controlErrors,
     },

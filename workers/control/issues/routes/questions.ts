@@ -1,6 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { refOf } from "../../../core/actor";
-import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../../http/openapi";
+import {
+  controlAuth,
+  controlError,
+  controlErrors,
+  createRouter,
+  json,
+  jsonBody,
+} from "../../../http/openapi";
 import { controlContext } from "../../shared";
 import { questionResource, questionsOf } from "../questions";
 import { IssueParamSchema, QuestionText } from "../schemas";
@@ -83,7 +90,11 @@ issueQuestionRoutes.openapi(
       "agent that asked is woken (reason issue_question_answered) unless it answered itself.",
     security: controlAuth,
     request: { params: QuestionParamSchema, ...jsonBody(AnswerBodySchema) },
-    responses: { 200: json(QuestionSchema, "Answered"), ...controlErrors },
+    responses: {
+      200: json(QuestionSchema, "Answered"),
+      ...controlErrors,
+      409: controlError("The question is already answered; nothing changed"),
+    },
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
