@@ -39,6 +39,7 @@ import { limitJsonDepth } from "./http/json-depth";
 import { createRouter, documentAppWideErrors } from "./http/openapi";
 import { isUpload } from "./http/uploads";
 import { llmsPublicRoutes, llmsRoutes } from "./llms/routes";
+import { mcpRoutes } from "./mcp/routes";
 import { systemRoutes } from "./system";
 
 /** JSON bodies above 1 MiB answer 413 before any handler reads them. */
@@ -116,6 +117,13 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", llmsPublicRoutes);
   app.use("/llms/*", requireAuthentication);
   app.route("/", llmsRoutes);
+
+  // MCP (Streamable HTTP): its tools call the routes above in-process, as the caller (workers/mcp).
+  app.use("/mcp", jsonLimit);
+  app.route(
+    "/mcp",
+    mcpRoutes(async (request, env, ctx) => app.fetch(request, env, ctx)),
+  );
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

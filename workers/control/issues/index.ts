@@ -14,10 +14,14 @@ export { checkReferences } from "./refs";
 export { issueResource } from "./resource";
 export {
   type AttachmentSchema,
+  CheckoutBodySchema,
   type CommentSchema,
+  CreateCommentBodySchema,
   type IssueDetailSchema,
+  IssueParamSchema,
   IssueSchema,
   type IssueWithLabelsSchema,
   type UpdatedIssueSchema,
+  UpdateIssueBodySchema,
 } from "./schemas";
 export { commitBatch, type Statement } from "./store";

@@ -81,6 +81,14 @@ export const UpdateIssueBodySchema = z
   })
   .openapi("UpdateIssueBody");
 
+/** POST /issues/{issueId}/checkout; also the MCP tool checkout_issue (workers/mcp). */
+export const CheckoutBodySchema = z
+  .object({
+    agentId: z.uuid(),
+    expectedStatuses: z.array(z.enum(ISSUE_STATUSES)).min(1),
+  })
+  .strict();
+
 export const CreateCommentBodySchema = z.strictObject({ body: CommentBody }).openapi("CreateCommentBody");
 
 const StatusList = z.string().max(200).openapi({

@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import { type Actor, refOf } from "../../../core/actor";
 import type { AppEnv } from "../../../core/env";
 import type { Db } from "../../../db/client";
-import { type AgentRow, agents, ISSUE_STATUSES } from "../../../db/schema";
+import { type AgentRow, agents } from "../../../db/schema";
 import { badRequest, forbidden, notFound, unprocessable } from "../../../http/errors";
 import {
   controlAuth,
@@ -16,7 +16,7 @@ import {
 } from "../../../http/openapi";
 import { canAccessCompany, controlContext } from "../../shared";
 import { type IssueLocation, locateVisibleIssue } from "../locator";
-import { IssueSchema } from "../schemas";
+import { CheckoutBodySchema, IssueSchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
 
@@ -34,13 +34,6 @@ export const IssueParamSchema = z.object({ issueId: z.string().min(1).max(100) }
 export async function issueOpResponse(pending: Promise<Response>): Promise<never> {
   return (await pending) as never;
 }
-
-const CheckoutBodySchema = z
-  .object({
-    agentId: z.uuid(),
-    expectedStatuses: z.array(z.enum(ISSUE_STATUSES)).min(1),
-  })
-  .strict();
 
 /** Agents that may not receive work: not yet hired, or gone for good. */
 const UNASSIGNABLE: ReadonlySet<AgentRow["status"]> = new Set(["pending_approval", "terminated"]);

@@ -1,0 +1,44 @@
+import { AGENT_KEY_PREFIX } from "../auth/agent-key-format";
+import { actorFromAgentKey } from "../auth/agent-key-store";
+import { principalFromApiKey } from "../auth/api-key-store";
+import { API_KEY_HEADER } from "../auth/middleware";
+import type { Actor } from "../core/actor";
+import type { Env } from "../core/env";
+import { database } from "../db/client";
+
+/**
+ * The credential an MCP request carries, and who it proves. The same keys as the REST API: a user key
+ * in `X-API-Key` or as a Bearer token, an agent key (`swa_…`) as a Bearer token. Tools forward the
+ * credential in `headers` to the REST routes, which authenticate it again and apply every rule.
+ */
+export interface McpCaller {
+  actor: Actor;
+  /** The header that carries the key to the REST API, as its middleware expects it. */
+  headers: Record<string, string>;
+}
+
+export type CredentialProblem = "missing" | "invalid";
+
+function presentedKey(request: Request): string | undefined {
+  const apiKey = request.headers.get(API_KEY_HEADER)?.trim();
+  if (apiKey) return apiKey;
+  return request.headers.get("Authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
+/** Who the request's key proves, or why there is nobody. Never a cookie: MCP clients send keys. */
+export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller | CredentialProblem> {
+  const key = presentedKey(request);
+  if (key === undefined) return "missing";
+  const db = database(env.DB);
+  if (key.startsWith(AGENT_KEY_PREFIX)) {
+    const found = await actorFromAgentKey(env, db, key, { forRead: false });
+    return found ? { actor: found.actor, headers: { Authorization: `Bearer ${key}` } } : "invalid";
+  }
+  const found = await principalFromApiKey(env, db, key, { forRead: false });
+  if (!found) return "invalid";
+  const { user } = found.principal;
+  return {
+    actor: { type: "board", userId: user.id, user, mutating: true },
+    headers: { [API_KEY_HEADER]: key },
+  };
+}

@@ -1,0 +1,70 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ExecutionContext } from "hono";
+import type { Env } from "../core/env";
+import type { McpCaller } from "./credentials";
+
+/** The app's own fetch (app.ts), so a tool runs the very REST handler a curl would reach. */
+export type AppFetch = (request: Request, env: Env, ctx: ExecutionContext) => Promise<Response>;
+
+/** AppFetch bound to the current request's bindings and execution context. */
+export type BoundFetch = (request: Request) => Promise<Response>;
+
+export interface RestCall {
+  method: "GET" | "POST" | "PATCH";
+  path: string;
+  body?: unknown;
+}
+
+/** What the REST API answered, for a tool to turn into its result. */
+export interface RestAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** Runs one REST call in-process as the MCP caller: same key, same middleware, same rules. */
+export async function callRest(
+  appFetch: BoundFetch,
+  origin: string,
+  caller: McpCaller,
+  call: RestCall,
+): Promise<RestAnswer> {
+  const headers: Record<string, string> = { ...caller.headers, Accept: "application/json" };
+  if (call.body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await appFetch(
+    new Request(`${origin}/api${call.path}`, {
+      method: call.method,
+      headers,
+      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+    }),
+  );
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text === "" ? null : JSON.parse(text);
+  } catch {
+    // Not JSON: keep the text, which the error result quotes as it is.
+  }
+  return { status: response.status, body };
+}
+
+const errorTextOf = (body: unknown): string => {
+  if (body && typeof body === "object" && "error" in body) {
+    const { error, details } = body as { error: unknown; details?: unknown };
+    return details === undefined ? String(error) : `${String(error)} ${JSON.stringify(details)}`;
+  }
+  return typeof body === "string" ? body : JSON.stringify(body);
+};
+
+/**
+ * A REST answer as an MCP tool result: the JSON body on success; on failure an error result with the
+ * status and the API's own error text (an MCP tool error, so the model reads it and can react).
+ * Success text is a JSON object, never a bare scalar (Gemini CLI parses the first text as an object).
+ */
+export function toolResultOf(answer: RestAnswer, explain?: (answer: RestAnswer) => string | undefined) {
+  if (answer.status >= 200 && answer.status < 300) {
+    return { content: [{ type: "text", text: JSON.stringify(answer.body) }] } satisfies CallToolResult;
+  }
+  const hint = explain?.(answer);
+  const text = `HTTP ${answer.status}: ${errorTextOf(answer.body)}${hint ? `\n${hint}` : ""}`;
+  return { isError: true, content: [{ type: "text", text }] } satisfies CallToolResult;
+}
