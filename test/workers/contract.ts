@@ -34,6 +34,10 @@ const UNDOCUMENTED: ReadonlyArray<{ why: string; matches: (method: string, path:
     matches: (_m, path) => /^\/(bridge|runner)\/v1\//.test(path),
   },
   {
+    why: "/mcp: JSON-RPC over MCP Streamable HTTP, described by the MCP specification, not by OpenAPI",
+    matches: (_m, path) => path === "/mcp",
+  },
+  {
     why: "The document itself and the page that renders it",
     matches: (method, path) => method === "GET" && (path === "/api/openapi.json" || path === "/api/docs"),
   },

@@ -217,6 +217,40 @@ describe("/mcp", () => {
     await expect(connect({})).rejects.toThrow(/Missing key/);
   });
 
+  it("a user key reaching an agents-only tool gets the API's 403 as a tool error", async () => {
+    const client = await connect(owner.headers);
+    const result = await callTool(client, "me");
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("HTTP 403");
+    await client.close();
+  });
+
+  it("an unsupported MCP-Protocol-Version answers 400; a notification answers 202", async () => {
+    const headers = {
+      ...agent.headers,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+    };
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const wrongVersion = await dispatch(
+      new Request(MCP_URL, {
+        method: "POST",
+        headers: { ...headers, "MCP-Protocol-Version": "1999-01-01" },
+        body: list,
+      }),
+    );
+    expect(wrongVersion.status).toBe(400);
+    expect(await wrongVersion.text()).toContain("Unsupported protocol version");
+    const notification = await dispatch(
+      new Request(MCP_URL, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      }),
+    );
+    expect(notification.status).toBe(202);
+  });
+
   it("GET and DELETE answer 405: no sessions yet, nothing to stream or end", async () => {
     for (const method of ["GET", "DELETE"]) {
       const response = await dispatch(new Request(MCP_URL, { method, headers: agent.headers }));
