@@ -4,7 +4,12 @@
  * main.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { asSession, currentSession, describeFault } from "../../bridge/src/shared/fault-guard.ts";
+import {
+  asSession,
+  currentSession,
+  describeFault,
+  installFaultGuard,
+} from "../../bridge/src/shared/fault-guard.ts";
 
 describe("fault guard", () => {
   it("prints an Error's name and message with secrets masked, and nothing of other values", () => {
@@ -38,5 +43,19 @@ describe("fault guard", () => {
     ]);
     expect(seen.sort()).toEqual(["s1", "s2"]);
     expect(currentSession()).toBeNull();
+  });
+
+  it("a log pipe gone (EPIPE) is not a fault to log: logging it would fail again, forever", () => {
+    const logged: string[] = [];
+    const remove = installFaultGuard({ log: (_level, message) => logged.push(message), secrets: [] });
+    try {
+      const epipe = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+      // Unhandled, an 'error' event throws (and becomes the uncaught exception the guard would log).
+      expect(() => process.stdout.emit("error", epipe)).not.toThrow();
+      expect(() => process.stderr.emit("error", epipe)).not.toThrow();
+      expect(logged).toEqual([]);
+    } finally {
+      remove();
+    }
   });
 });

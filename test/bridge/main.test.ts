@@ -14,7 +14,8 @@ const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url
 let edge: FakeEdge | null = null;
 let child: ChildProcess | null = null;
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  // The whole group: tsx runs the bridge as its own child, which a SIGKILL of tsx alone left orphaned.
+  if (child?.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, "SIGKILL");
   child = null;
   await edge?.close();
   edge = null;
@@ -26,6 +27,7 @@ function run(env: Record<string, string>) {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
   proc.stdout?.on("data", (chunk: Buffer) => {
     output.stdout += chunk.toString();

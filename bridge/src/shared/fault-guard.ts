@@ -47,8 +47,16 @@ export function installFaultGuard(options: FaultGuardOptions): () => void {
   const onException = report("uncaught exception; the bridge keeps running");
   process.on("unhandledRejection", onRejection);
   process.on("uncaughtException", onException);
+  // A log pipe whose reader is gone fails every write with EPIPE. Unhandled, each failure became an
+  // uncaught exception that this guard logged, to the same pipe: a busy loop (an orphaned bridge was
+  // seen spinning at 60% CPU). With nowhere to log, the process keeps working silently instead.
+  const ignoreLogStreamError = () => undefined;
+  process.stdout.on("error", ignoreLogStreamError);
+  process.stderr.on("error", ignoreLogStreamError);
   return () => {
     process.off("unhandledRejection", onRejection);
     process.off("uncaughtException", onException);
+    process.stdout.off("error", ignoreLogStreamError);
+    process.stderr.off("error", ignoreLogStreamError);
   };
 }
