@@ -2,20 +2,9 @@ import { AGENT_KEY_PREFIX } from "../auth/agent-key-format";
 import { actorFromAgentKey } from "../auth/agent-key-store";
 import { principalFromApiKey } from "../auth/api-key-store";
 import { API_KEY_HEADER } from "../auth/middleware";
-import type { Actor } from "../core/actor";
 import type { Env } from "../core/env";
 import { database } from "../db/client";
-
-/**
- * The credential an MCP request carries, and who it proves. The same keys as the REST API: a user key
- * in `X-API-Key` or as a Bearer token, an agent key (`swa_…`) as a Bearer token. Tools forward the
- * credential in `headers` to the REST routes, which authenticate it again and apply every rule.
- */
-export interface McpCaller {
-  actor: Actor;
-  /** The header that carries the key to the REST API, as its middleware expects it. */
-  headers: Record<string, string>;
-}
+import type { McpCaller } from "./tools";
 
 export type CredentialProblem = "missing" | "invalid";
 

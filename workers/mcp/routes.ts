@@ -1,17 +1,14 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { Hono } from "hono";
 import type { AppEnv } from "../core/env";
-import { type CredentialProblem, type McpCaller, mcpCallerOf } from "./credentials";
-import type { AppFetch, BoundFetch } from "./rest";
-import { registerControlTools } from "./tools";
+import { type CredentialProblem, mcpCallerOf } from "./credentials";
+import { buildMcpServer } from "./server";
+import type { AppFetch, BoundFetch, McpCaller } from "./tools";
 
 /**
  * The MCP server at /mcp (issue 27, docs/mcp.md): Streamable HTTP, stateless JSON responses for now;
- * each tool is a REST call made in-process as the caller (tools.ts, rest.ts).
+ * each tool is a REST call made in-process as the caller (tools/, rest.ts).
  */
-const SERVER_INFO = { name: "switchboard", version: "0.1.0" };
 
 /** A JSON-RPC error outside any request (the transport level): `id` is null. */
 const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
@@ -42,8 +39,7 @@ async function answerMcpRequest(
   appFetch: BoundFetch,
   caller: McpCaller,
 ): Promise<Response> {
-  const server = new McpServer(SERVER_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  registerControlTools(server, { appFetch, origin: new URL(request.url).origin, caller });
+  const server = buildMcpServer({ appFetch, origin: new URL(request.url).origin, caller });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -1,13 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ExecutionContext } from "hono";
-import type { Env } from "../core/env";
-import type { McpCaller } from "./credentials";
-
-/** The app's own fetch (app.ts), so a tool runs the very REST handler a curl would reach. */
-export type AppFetch = (request: Request, env: Env, ctx: ExecutionContext) => Promise<Response>;
-
-/** AppFetch bound to the current request's bindings and execution context. */
-export type BoundFetch = (request: Request) => Promise<Response>;
+import type { BoundFetch, McpCaller } from "./registry";
 
 export interface RestCall {
   method: "GET" | "POST" | "PATCH";

@@ -1,0 +1,17 @@
+import { controlTools } from "./control";
+import type { AnyToolDefinition } from "./registry";
+
+export { invokeTool } from "./invoke";
+export type {
+  AnyToolDefinition,
+  AppFetch,
+  BoundFetch,
+  McpCaller,
+  ToolContext,
+  ToolDomain,
+  ToolScope,
+} from "./registry";
+export { TOOL_SCOPES } from "./registry";
+
+/** Every tool /mcp serves, in the order tools/list shows them (one line per domain's list). */
+export const TOOLS: readonly AnyToolDefinition[] = [...controlTools];
