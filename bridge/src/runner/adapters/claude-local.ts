@@ -3,6 +3,7 @@
  *
  *   claude --print --output-format stream-json --verbose [--resume <session>] [--model <m>]
  *          --append-system-prompt-file <run dir>/system-prompt.md [--add-dir <run dir>]
+ *          [--mcp-config <run dir>/mcp.json --strict-mcp-config]
  *          --dangerously-skip-permissions | --permission-mode <mode> [--allowedTools <a,b>]
  *          [--max-turns <n>] [--max-budget-usd <run's budget>] [extraArgs…]
  *                                                    (the prompt on standard input)
@@ -11,6 +12,8 @@
  * The run's skills (the platform's and the agent's company skills) are <run dir>/.claude/skills/<slug>/
  * SKILL.md: Claude Code loads the skills of an --add-dir directory (since 2.1.32) and lists them to
  * the model with its Skill tool, so nothing is written into the project or the shared ~/.claude.
+ * The platform's MCP server (mcp.ts) is the run's only MCP server; Claude Code defers MCP tools
+ * (names listed to the model, schemas loaded through its ToolSearch), which is left as it is.
  * Cost, tokens and the session id come from the CLI's own stream (claude-stream.ts: the run's own
  * figures, not the session's running total a resumed session carries on); an agent's own
  * adapterConfig.pricing prices the run's tokens instead of Claude's reported cost (as for the other
@@ -23,6 +26,7 @@ import { z } from "zod";
 import { claudeStreamParser } from "./claude-stream.ts";
 import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
+import { CLAUDE_MCP_TOOLS, claudeMcpConfig, platformMcp } from "./mcp.ts";
 import { meterFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import type { Adapter, Launch, LaunchContext, ProcessEnd, StreamSummary, Verdict } from "./types.ts";
@@ -62,18 +66,43 @@ function configOf(context: LaunchContext): ClaudeConfig {
   return parseAdapterConfig(ConfigSchema, "claude_local", context);
 }
 
-function permissionArgs(config: ClaudeConfig): string[] {
-  const mode =
-    config.permissionMode === "bypassPermissions"
-      ? ["--dangerously-skip-permissions"]
-      : ["--permission-mode", config.permissionMode];
-  return config.allowedTools?.length ? [...mode, "--allowedTools", config.allowedTools.join(",")] : mode;
+/**
+ * The permission flags; with the platform's MCP server its tools are allowed too (in any mode but
+ * bypass, an MCP call nobody approved is a permission denial).
+ */
+function permissionArgs(config: ClaudeConfig, withMcp: boolean): string[] {
+  if (config.permissionMode === "bypassPermissions")
+    return [
+      "--dangerously-skip-permissions",
+      ...(config.allowedTools?.length ? ["--allowedTools", config.allowedTools.join(",")] : []),
+    ];
+  const allowed = [...(config.allowedTools ?? []), ...(withMcp ? [CLAUDE_MCP_TOOLS] : [])];
+  return [
+    "--permission-mode",
+    config.permissionMode,
+    ...(allowed.length ? ["--allowedTools", allowed.join(",")] : []),
+  ];
+}
+
+/**
+ * The platform's MCP server as the only one (--strict-mcp-config: the user's and the project's
+ * servers are not this run's), from a file in the run's directory; none when the run has no key.
+ */
+function mcpLaunch(context: LaunchContext): { args: string[]; files: Launch["files"] } {
+  const mcp = platformMcp(context.run);
+  if (!mcp) return { args: [], files: [] };
+  const file = path.join(context.runDir, "mcp.json");
+  return {
+    args: ["--mcp-config", file, "--strict-mcp-config"],
+    files: [{ path: file, content: claudeMcpConfig(mcp) }],
+  };
 }
 
 async function launch(context: LaunchContext): Promise<Launch> {
   const config = configOf(context);
   const promptFile = path.join(context.runDir, "system-prompt.md");
   const skills = skillFiles(context.run, path.join(context.runDir, ".claude", "skills"));
+  const mcp = mcpLaunch(context);
   return {
     command: config.command ?? "claude",
     args: [
@@ -87,7 +116,8 @@ async function launch(context: LaunchContext): Promise<Launch> {
       promptFile,
       // The run's skills: Claude Code loads .claude/skills of every --add-dir directory.
       ...(skills.length > 0 ? ["--add-dir", context.runDir] : []),
-      ...permissionArgs(config),
+      ...mcp.args,
+      ...permissionArgs(config, mcp.files.length > 0),
       ...(config.maxTurns ? ["--max-turns", String(config.maxTurns)] : []),
       // The CLI stops itself once the run's own calls cost this much (it counts only this run's
       // spend, also after a resume): the budget is enforced during the run, not only after it.
@@ -99,6 +129,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
     files: [
       { path: promptFile, content: await agentInstructions(context, config.instructionsFilePath) },
       ...skills,
+      ...mcp.files,
     ],
     meter: meterFor("anthropic", config.model ?? null, config.pricing),
     resumed: context.resume !== null,

@@ -5,6 +5,7 @@
  *        --dangerously-bypass-approvals-and-sandbox | --sandbox <mode> -c approval_policy="<policy>"
  *        -c developer_instructions="<instructions + protocol>" -c check_for_update_on_startup=false
  *        -c web_search="disabled" [-c model_provider=switchboard -c model_providers.switchboard.…]
+ *        [-c mcp_servers.switchboard.url=<edge>/mcp -c mcp_servers.switchboard.bearer_token_env_var=…]
  *        [-c shell_environment_policy.set.HOME=<the agent's HOME>] [extraArgs…] [resume <session>] -
  *                                                    (the prompt on standard input)
  *
@@ -22,6 +23,7 @@ import { sessionTokens } from "./codex-sessions.ts";
 import { codexStreamParser } from "./codex-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
+import { codexMcpOverrides, platformMcp } from "./mcp.ts";
 import { type Meter, meterFor, NO_TOKENS } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import {
@@ -117,6 +119,16 @@ function skillsHome(
   };
 }
 
+/**
+ * The platform's MCP server as `-c mcp_servers.switchboard.…` overrides, like the rest of the run's
+ * settings: nothing is written into the CODEX_HOME every agent of the runner shares, and the key
+ * stays in the environment (bearer_token_env_var).
+ */
+function mcpArgs(context: LaunchContext): string[] {
+  const mcp = platformMcp(context.run);
+  return mcp ? overrides(codexMcpOverrides(mcp)) : [];
+}
+
 async function meterOf(context: LaunchContext, config: CodexConfig): Promise<Meter> {
   const before = context.resume
     ? await sessionTokens(codexHome(context), context.resume, context.readFileAsAgent)
@@ -148,6 +160,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
         ["web_search", '"disabled"'],
       ]),
       ...providerArgs(config),
+      ...mcpArgs(context),
       ...skills.args,
       ...config.extraArgs,
       ...(context.resume ? ["resume", context.resume] : []),

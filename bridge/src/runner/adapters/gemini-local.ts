@@ -5,7 +5,7 @@
  *          --include-directories <runDir> [extraArgs…] [--resume <session id>]
  *
  * with GEMINI_CLI_SYSTEM_SETTINGS_PATH=<runDir>/settings.json (telemetry, usage statistics and update
- * checks off; the agent's instructions and the platform protocol loaded as memory from the included
+ * checks off; the platform's MCP server (mcp.ts); the agent's instructions and the platform protocol loaded as memory from the included
  * runDir's GEMINI.md; the API-key auth type when a base URL is set) and GEMINI_CLI_TRUST_WORKSPACE=true
  * (an untrusted folder turns yolo back into "default", which waits for an approval nobody gives).
  * `--resume` takes the session's UUID as well as "latest" or an index; sessions live per project
@@ -26,6 +26,7 @@ import { argumentRefusal, CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } fr
 import { geminiStreamParser } from "./gemini-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
+import { geminiMcpServers, type PlatformMcp, platformMcp } from "./mcp.ts";
 import { meterFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import {
@@ -60,13 +61,15 @@ function configOf(context: LaunchContext): GeminiConfig {
   return parseAdapterConfig(ConfigSchema, "gemini_local", context);
 }
 
-function settingsOf(config: GeminiConfig): string {
+function settingsOf(config: GeminiConfig, mcp: PlatformMcp | null): string {
   return JSON.stringify(
     {
       general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
       privacy: { usageStatisticsEnabled: false },
       telemetry: { enabled: false },
       context: { loadMemoryFromIncludeDirectories: true },
+      // The platform as MCP tools (mcp.ts): the key stays in the environment.
+      ...(mcp ? { mcpServers: geminiMcpServers(mcp) } : {}),
       // With GOOGLE_GEMINI_BASE_URL alone the CLI picks its "gateway" auth, which it then refuses.
       ...(config.provider ? { security: { auth: { selectedType: "gemini-api-key" } } } : {}),
     },
@@ -128,7 +131,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
     ...(skills.overrideEnv ? { overrideEnv: skills.overrideEnv } : {}),
     stdin: "",
     files: [
-      { path: settings, content: settingsOf(config) },
+      { path: settings, content: settingsOf(config, platformMcp(context.run)) },
       { path: path.join(context.runDir, "GEMINI.md"), content: instructions },
       ...skills.files,
     ],

@@ -8,7 +8,7 @@
  * with OPENCODE_CONFIG_CONTENT (merged after the user's and the project's opencode.json; only an
  * administrator's managed config and an OpenCode console organisation's come later): the agent's
  * instructions and the platform protocol as an `instructions` file in the run's own directory,
- * the run's skills as `skills.paths` (<run dir>/skills/<slug>/SKILL.md, which OpenCode lists to the
+ * the platform's MCP server (mcp.ts), the run's skills as `skills.paths` (<run dir>/skills/<slug>/SKILL.md, which OpenCode lists to the
  * model in its skill tool), sharing and auto-update off, and the model's provider pointed at
  * adapterConfig.provider.baseUrl when set; OPENCODE_DISABLE_AUTOUPDATE=1; OPENCODE_DISABLE_MODELS_FETCH=1
  * (the CLI knows models and prices from the list it ships with instead of fetching models.dev on
@@ -33,6 +33,7 @@ import { z } from "zod";
 import { argumentRefusal, CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
+import { opencodeMcp, platformMcp } from "./mcp.ts";
 import { opencodeStreamParser } from "./opencode-stream.ts";
 import { type Meter, meterFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
@@ -72,13 +73,21 @@ function modelOf(config: OpencodeConfig): { provider: string | null; model: stri
   return { provider, model: rest.join("/") };
 }
 
-function cliConfig(config: OpencodeConfig, instructionsPath: string, skillsDir: string | null): string {
+function cliConfig(
+  context: LaunchContext,
+  config: OpencodeConfig,
+  instructionsPath: string,
+  skillsDir: string | null,
+): string {
   const { provider } = modelOf(config);
+  const mcp = platformMcp(context.run);
   return JSON.stringify({
     autoupdate: false,
     share: "disabled",
     instructions: [instructionsPath],
     ...(skillsDir ? { skills: { paths: [skillsDir] } } : {}),
+    // The platform as MCP tools (mcp.ts): the key stays in the environment.
+    ...(mcp ? { mcp: opencodeMcp(mcp) } : {}),
     ...(config.provider && provider
       ? { provider: { [provider]: { options: { baseURL: config.provider.baseUrl } } } }
       : {}),
@@ -111,7 +120,12 @@ async function launch(context: LaunchContext): Promise<Launch> {
       ...config.extraArgs,
     ],
     env: {
-      OPENCODE_CONFIG_CONTENT: cliConfig(config, instructionsPath, skills.length > 0 ? skillsDir : null),
+      OPENCODE_CONFIG_CONTENT: cliConfig(
+        context,
+        config,
+        instructionsPath,
+        skills.length > 0 ? skillsDir : null,
+      ),
       OPENCODE_DISABLE_AUTOUPDATE: "1",
       OPENCODE_DISABLE_MODELS_FETCH: "1",
     },
