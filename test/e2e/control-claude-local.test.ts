@@ -7,7 +7,8 @@
 // second wake on the issue resumes the same CLI session (the model sees the earlier turns) and its
 // cost pauses the agent at its budget, with no PLATFORM_USAGE line anywhere. A CLI failing after
 // checkout, hanging, or printing something that is not its stream (an impostor `claude` on the agent's
-// PATH) ends the run with a readable reason and releases the issue.
+// PATH) ends the run with a readable reason and releases the issue. An agent whose model uses the
+// platform's MCP tools (the runner's --mcp-config, the run's key) does its heartbeat through /mcp alone.
 // The loop itself and its checks: test/support/agent-loop.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -26,15 +27,24 @@ import {
   type Reply,
   requestText,
   startFakeAnthropic,
+  toolResultCount,
   toolResults,
 } from "../support/fake-models/anthropic.ts";
 import { expectImpostorReleased } from "../support/impostor-cli.ts";
+import { expectMcpLoop, MCP_AGENT, mcpMove } from "../support/mcp-loop.ts";
 
 let loop: AgentLoop;
 let fake: FakeAnthropic;
 
-/** The loop's next move as an Anthropic reply: a shell command is the Bash tool. */
-function reply(move: Move): Reply {
+/**
+ * The loop's next move as an Anthropic reply: a shell command is the Bash tool, an MCP call the
+ * tool Claude Code names mcp__<server>__<tool> (deferred: the model is told its name, and Claude Code
+ * runs it when called by that name).
+ */
+function reply(move: Move | ReturnType<typeof mcpMove>): Reply {
+  if (!move) throw new Error("no move");
+  if ("mcp" in move)
+    return { toolUse: { name: `mcp__switchboard__${move.mcp.tool}`, input: move.mcp.input } };
   if ("shell" in move) return { toolUse: { name: "Bash", input: { command: move.shell } } };
   if ("fail" in move)
     return { error: { status: 400, type: "invalid_request_error", message: "FAKE-REFUSAL" } };
@@ -43,7 +53,11 @@ function reply(move: Move): Reply {
 
 beforeAll(async () => {
   fake = await startFakeAnthropic(
-    (request: MessagesRequest) => reply(nextMove(requestText(request), toolResults(request).length > 0)),
+    (request: MessagesRequest) =>
+      reply(
+        mcpMove(requestText(request), toolResultCount(request)) ??
+          nextMove(requestText(request), toolResults(request).length > 0),
+      ),
     { usage: { input_tokens: 50_000, output_tokens: 1_000 } },
   );
   loop = await AgentLoop.start("claude", { ...fake, text: requestText });
@@ -78,6 +92,17 @@ describe("claude_local with the real claude CLI", () => {
     // Claude Code is handed the one cent left (--max-budget-usd) and stops itself at it.
     const second = await expectResumedAtBudget(loop, agent, first, true);
     expect(second.costCents).toBeGreaterThan(0);
+  });
+
+  it("our agent uses /mcp: the runner's MCP config lets the model check out, comment and finish through MCP tools, no curl", async () => {
+    const agent = await claudeAgent(MCP_AGENT);
+    await expectMcpLoop(loop, agent, (tool) => `mcp__switchboard__${tool}`);
+    const sent = loop.sent().filter((text) => text.includes(agent.name));
+    // Claude Code connected and listed the server's tools: the model was told their names, and the
+    // protocol told it to prefer them over curl.
+    expect(sent[0]).toContain("mcp__switchboard__update_issue");
+    // What came back from each call is the API's answer through /mcp (the comment it created).
+    expect(sent.at(-1)).toMatch(new RegExp(`authorAgentId\\W+${agent.id}`));
   });
 
   it("a CLI that fails after checking out, hangs, or prints garbage ends the run with a readable reason and releases the issue", async () => {

@@ -62,8 +62,38 @@ ${post}
 ${post}`;
 }
 
+/**
+ * How each CLI the runner starts names the platform's MCP tools (the runner's configuration calls the
+ * server `switchboard`: bridge/src/runner/adapters/mcp.ts).
+ */
+const MCP_TOOL_NAMES: Readonly<Record<string, (tool: string) => string>> = {
+  claude_local: (tool) => `mcp__switchboard__${tool}`,
+  codex_local: (tool) => `mcp__switchboard.${tool}`,
+  gemini_local: (tool) => `mcp_switchboard_${tool}`,
+  opencode_local: (tool) => `switchboard_${tool}`,
+};
+
+/** The heartbeat's MCP tools: who am I, read, check out, report, comment. */
+const HEARTBEAT_TOOLS = ["me", "get_issue", "checkout_issue", "update_issue", "add_comment"];
+
+/** The platform's MCP server, for a run whose CLI the runner connected to it, or for anyone. */
+function mcpText(apiUrl: string, audience: ProtocolAudience): string {
+  const name = audience === "any" ? undefined : MCP_TOOL_NAMES[audience.adapterType];
+  if (audience === "any")
+    return `MCP: the same calls are tools of the MCP server at ${apiUrl.replace(/\/api$/, "")}/mcp
+(Authorization: Bearer <agent key>): ${HEARTBEAT_TOOLS.join(", ")} and more. Runs of the
+${Object.keys(MCP_TOOL_NAMES).join(", ")} adapters have it connected already, with the run's key.`;
+  if (!name) return "";
+  const codex = audience.adapterType === "codex_local" ? " (the mcp__switchboard namespace)" : "";
+  return `Your platform tools: the platform is connected to you as an MCP server, "switchboard", with
+this run's key${codex}: ${HEARTBEAT_TOOLS.map(name).join(", ")}, and more (list your tools).
+Prefer them to curl: each is one of the calls above (same fields, same answers and errors, e.g.
+a 409 on checkout_issue), without building requests. curl with $PLATFORM_API_KEY keeps working.`;
+}
+
 /** The steps of one heartbeat, with the calls, for an API at `apiUrl`. */
 export function heartbeatProtocolText(apiUrl: string, audience: ProtocolAudience = "any"): string {
+  const mcp = mcpText(apiUrl, audience);
   return `One heartbeat is short: do one useful step of work, record it, stop.
 
   1. Who am I:      GET ${apiUrl}/agents/me
@@ -87,7 +117,7 @@ export function heartbeatProtocolText(apiUrl: string, audience: ProtocolAudience
                     (or set "blockedByIssueIds" to the issues you wait for), then status blocked.
                     The answer wakes you (PLATFORM_WAKE_REASON issue_question_answered).
 
-Mention a colleague with @Name in a comment to wake them.
+${mcp ? `${mcp.trimEnd()}\n` : ""}Mention a colleague with @Name in a comment to wake them.
 ${costReportingText(apiUrl, audience)}
 At 100 % of your monthly budget you are paused automatically (pauseReason "budget") until the board
 raises your budget, or the month ends, and resumes you.`;

@@ -53,6 +53,14 @@ export function toolResults(request: MessagesRequest): Array<{ content: string; 
     .map((block) => ({ content: JSON.stringify(block.content ?? ""), isError: block.is_error === true }));
 }
 
+/** How many tool results the whole conversation carries (the model's tool calls answered so far). */
+export function toolResultCount(request: MessagesRequest): number {
+  return request.messages
+    .filter((message) => message.role === "user" && Array.isArray(message.content))
+    .flatMap((message) => message.content as Json[])
+    .filter((block) => block.type === "tool_result").length;
+}
+
 function sse(res: ServerResponse, type: string, data: Json): void {
   res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 }
