@@ -8,7 +8,9 @@
 // same Codex thread (the model sees the earlier turns), is charged only its own tokens, and its cost
 // pauses the agent at its budget, with no PLATFORM_USAGE line anywhere. A model that refuses after
 // the checkout fails the run with Codex's words, and an impostor `codex` on the agent's PATH that
-// prints garbage after the checkout fails it readably; both release the issue.
+// prints garbage after the checkout fails it readably; both release the issue. An agent whose model
+// uses the platform's MCP tools (the runner's -c mcp_servers.switchboard.…) does its heartbeat
+// through /mcp alone.
 // The loop itself and its checks: test/support/agent-loop.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -21,6 +23,7 @@ import {
 } from "../support/agent-loop.ts";
 import type { FakeOpenAI } from "../support/fake-models/openai.ts";
 import { expectImpostorReleased } from "../support/impostor-cli.ts";
+import { expectMcpLoop, MCP_AGENT } from "../support/mcp-loop.ts";
 import { startOpenAILoop } from "../support/openai-loop.ts";
 
 let loop: AgentLoop;
@@ -30,9 +33,13 @@ let fake: FakeOpenAI;
 // $0.47. gpt-5.5 is the one model Codex 0.169 knows that it offers its classic tools (exec_command)
 // rather than its code mode only, and a shell command is that tool.
 beforeAll(async () => {
-  ({ loop, fake } = await startOpenAILoop("codex", (cmd) => ({
-    call: { name: "exec_command", arguments: { cmd } },
-  })));
+  ({ loop, fake } = await startOpenAILoop(
+    "codex",
+    (cmd) => ({ call: { name: "exec_command", arguments: { cmd } } }),
+    // Codex offers an MCP server's tools as functions of a namespace tool mcp__<server> (deferred
+    // behind its tool_search; it runs one called by namespace and name).
+    ({ tool, input }) => ({ name: tool, namespace: "mcp__switchboard", arguments: input }),
+  ));
 });
 
 afterAll(() => loop?.stop());
@@ -56,6 +63,14 @@ describe("codex_local with the real codex CLI", () => {
     // Codex reports the thread's running total; the resumed run is charged its one request: 47 cents.
     const second = await expectResumedAtBudget(loop, agent, first);
     expectPriced(second, { provider: "openai", model: "gpt-5.5", requests: 1, cents: 47 });
+  });
+
+  it("our agent uses /mcp: the runner's mcp_servers overrides let the model check out, comment and finish through MCP tools, no curl", async () => {
+    const agent = await codexAgent(MCP_AGENT);
+    await expectMcpLoop(loop, agent, (tool) => `mcp:switchboard/${tool}`);
+    // Each answer the model got back is the API's, through /mcp (the comment it created).
+    const sent = loop.sent().filter((text) => text.includes(agent.name));
+    expect(sent.at(-1)).toMatch(new RegExp(`authorAgentId\\W+${agent.id}`));
   });
 
   it("a refusal after the checkout, or garbage from the CLI, fails the run readably and releases the issue", async () => {

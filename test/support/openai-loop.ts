@@ -3,27 +3,42 @@
 // call, and a refusal is the API's 400.
 import { AgentLoop, type Move, nextMove, TOKENS_PER_REQUEST } from "./agent-loop.ts";
 import {
+  type Call,
   callOutputs,
   type FakeOpenAI,
   type Reply,
   requestText,
   startFakeOpenAI,
 } from "./fake-models/openai.ts";
+import { type McpCall, mcpMove } from "./mcp-loop.ts";
 
 const { input, cached, output } = TOKENS_PER_REQUEST;
 const USAGE = { input_tokens: input, cached_tokens: cached, output_tokens: output };
 
+/**
+ * `mcpCall`: how the CLI has the model call one of the platform's MCP tools (mcp-loop.ts), for the
+ * suites whose CLI the runner connects to /mcp.
+ */
 export async function startOpenAILoop(
   cli: string,
   shellCall: (shell: string) => Reply,
+  mcpCall?: (call: McpCall) => Call,
 ): Promise<{ loop: AgentLoop; fake: FakeOpenAI }> {
-  const reply = (move: Move): Reply => {
+  const reply = (move: Move | { mcp: McpCall }): Reply => {
+    if ("mcp" in move) {
+      if (!mcpCall) throw new Error(`${cli}: no MCP calls scripted`);
+      return { call: mcpCall(move.mcp) };
+    }
     if ("shell" in move) return shellCall(move.shell);
     if ("fail" in move) return { error: { status: 400, message: "FAKE-REFUSAL: prompt too long" } };
     return move;
   };
   const fake = await startFakeOpenAI(
-    (request) => reply(nextMove(requestText(request), callOutputs(request).length > 0)),
+    (request) => {
+      const text = requestText(request);
+      const answered = callOutputs(request).length;
+      return reply((mcpCall && mcpMove(text, answered)) || nextMove(text, answered > 0));
+    },
     { usage: USAGE },
   );
   const loop = await AgentLoop.start(cli, { ...fake, text: requestText });

@@ -8,6 +8,8 @@ import { type RecordedRequest as ModelRequestRecord, sendJson, startModelServer 
 
 export type Json = Record<string, unknown>;
 
+export type Call = { name: string; arguments: Json; namespace?: string };
+
 export interface ResponsesRequest {
   model: string;
   instructions?: unknown;
@@ -20,8 +22,11 @@ export type RecordedRequest = ModelRequestRecord<ResponsesRequest>;
 
 export type Reply =
   | { text: string }
-  /** A function call by the tool's name, its arguments as the model writes them. */
-  | { call: { name: string; arguments: Json } }
+  /**
+   * A function call by the tool's name, its arguments as the model writes them; `namespace` for a
+   * function of a namespace tool (Codex offers an MCP server's tools as namespace mcp__<server>).
+   */
+  | { call: Call }
   | { error: { status: number; message: string } }
   /** Never answers: the model hangs. */
   | { hang: true };
@@ -59,13 +64,14 @@ function sse(res: ServerResponse, type: string, data: Json): void {
 
 let responseCount = 0;
 
-function outputItem(reply: { text: string } | { call: { name: string; arguments: Json } }, n: number): Json {
+function outputItem(reply: { text: string } | { call: Call }, n: number): Json {
   if ("call" in reply)
     return {
       type: "function_call",
       id: `fc_fake_${n}`,
       call_id: `call_fake_${n}`,
       name: reply.call.name,
+      ...(reply.call.namespace ? { namespace: reply.call.namespace } : {}),
       arguments: JSON.stringify(reply.call.arguments),
       status: "completed",
     };
@@ -81,7 +87,7 @@ function outputItem(reply: { text: string } | { call: { name: string; arguments:
 function streamReply(
   res: ServerResponse,
   request: ResponsesRequest,
-  reply: { text: string } | { call: { name: string; arguments: Json } },
+  reply: { text: string } | { call: Call },
   options: FakeOptions,
 ): void {
   const n = ++responseCount;
