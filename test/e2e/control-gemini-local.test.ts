@@ -9,6 +9,7 @@
 // its budget, with no PLATFORM_USAGE line anywhere. A model that hangs after the checkout times the
 // run out, and an impostor `gemini` on the agent's PATH that prints garbage after the checkout fails
 // it readably; both release the issue.
+// An agent whose model uses the platform's MCP tools (the runner's mcpServers in the run's settings) does its heartbeat through /mcp alone.
 // The runner's work dir is outside /tmp (test/support/agent-loop.ts): Gemini CLI ignores the run's
 // settings file under a directory others may write to, and then looks for a login that is not there.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,6 +33,7 @@ import {
   startFakeGemini,
 } from "../support/fake-models/gemini.ts";
 import { expectImpostorReleased } from "../support/impostor-cli.ts";
+import { expectMcpLoop, MCP_AGENT, mcpMove } from "../support/mcp-loop.ts";
 
 let loop: AgentLoop;
 let fake: FakeGemini;
@@ -40,8 +42,12 @@ const { input, cached, output } = TOKENS_PER_REQUEST;
 /** What every answer reports; at gemini-2.5-flash prices (per M: 0.3, 0.03 cached, 2.5 out) $0.0296. */
 const USAGE = { promptTokenCount: input, cachedContentTokenCount: cached, candidatesTokenCount: output };
 
-/** The loop's next move as a Gemini API reply: a shell command is the CLI's run_shell_command tool. */
-function reply(move: Move): Reply {
+/**
+ * The loop's next move as a Gemini API reply: a shell command is the CLI's run_shell_command tool,
+ * an MCP call the tool Gemini CLI names mcp_<server>_<tool>.
+ */
+function reply(move: Move | NonNullable<ReturnType<typeof mcpMove>>): Reply {
+  if ("mcp" in move) return { call: { name: `mcp_switchboard_${move.mcp.tool}`, args: move.mcp.input } };
   if ("shell" in move) return { call: { name: "run_shell_command", args: { command: move.shell } } };
   if ("fail" in move) return { error: { status: 400, message: "FAKE-REFUSAL: prompt too long" } };
   return move;
@@ -49,7 +55,11 @@ function reply(move: Move): Reply {
 
 beforeAll(async () => {
   fake = await startFakeGemini(
-    (request) => reply(nextMove(requestText(request), functionResponses(request).length > 0)),
+    (request) => {
+      const text = requestText(request);
+      const answered = functionResponses(request).length;
+      return reply(mcpMove(text, answered) ?? nextMove(text, answered > 0));
+    },
     { usage: USAGE },
   );
   loop = await AgentLoop.start("gemini", { ...fake, text: requestText });
@@ -77,6 +87,11 @@ describe("gemini_local with the real gemini CLI", () => {
     // Gemini CLI counts the run's own tokens when it resumes: one request, 3 cents.
     const second = await expectResumedAtBudget(loop, agent, first);
     expectPriced(second, { provider: "google", model: "gemini-2.5-flash", requests: 1, cents: 3 });
+  });
+
+  it("our agent uses /mcp: the runner's mcpServers settings let the model check out, comment and finish through MCP tools, no curl", async () => {
+    const agent = await geminiAgent(MCP_AGENT);
+    await expectMcpLoop(loop, agent, (tool) => `mcp_switchboard_${tool}`);
   });
 
   it("a hang after the checkout, or garbage from the CLI, ends the run readably and releases the issue", async () => {

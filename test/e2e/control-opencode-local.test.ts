@@ -9,6 +9,7 @@
 // agent at its budget, with no PLATFORM_USAGE line anywhere. A model that refuses after the checkout
 // fails the run with OpenCode's words, and an impostor `opencode` on the agent's PATH that prints
 // garbage after the checkout fails it readably; both release the issue.
+// An agent whose model uses the platform's MCP tools (the runner's mcp in OPENCODE_CONFIG_CONTENT) does its heartbeat through /mcp alone.
 // The loop itself and its checks: test/support/agent-loop.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -21,6 +22,7 @@ import {
 } from "../support/agent-loop.ts";
 import type { FakeOpenAI } from "../support/fake-models/openai.ts";
 import { expectImpostorReleased } from "../support/impostor-cli.ts";
+import { expectMcpLoop, MCP_AGENT } from "../support/mcp-loop.ts";
 import { startOpenAILoop } from "../support/openai-loop.ts";
 
 let loop: AgentLoop;
@@ -30,9 +32,12 @@ const { input, cached, output } = TOKENS_PER_REQUEST;
 // Every answer reports TOKENS_PER_REQUEST: at OpenCode's own gpt-5-mini prices (per M: 0.25 input,
 // 0.025 cached, 2 output) $0.0245. A shell command is OpenCode's bash tool.
 beforeAll(async () => {
-  ({ loop, fake } = await startOpenAILoop("opencode", (command) => ({
-    call: { name: "bash", arguments: { command, description: "Works the issue" } },
-  })));
+  ({ loop, fake } = await startOpenAILoop(
+    "opencode",
+    (command) => ({ call: { name: "bash", arguments: { command, description: "Works the issue" } } }),
+    // OpenCode names an MCP server's tools <server>_<tool>.
+    ({ tool, input }) => ({ name: `switchboard_${tool}`, arguments: input }),
+  ));
 });
 
 afterAll(() => loop?.stop());
@@ -65,6 +70,11 @@ describe("opencode_local with the real opencode CLI", () => {
     // The resumed run is charged its one request: 3 cents.
     const second = await expectResumedAtBudget(loop, agent, first);
     expect(second.costCents).toBe(3);
+  });
+
+  it("our agent uses /mcp: the runner's mcp config lets the model check out, comment and finish through MCP tools, no curl", async () => {
+    const agent = await opencodeAgent(MCP_AGENT);
+    await expectMcpLoop(loop, agent, (tool) => `switchboard_${tool}`);
   });
 
   it("a refusal after the checkout, or garbage from the CLI, fails the run readably and releases the issue", async () => {

@@ -71,7 +71,7 @@ describe("the platform's MCP server in each CLI's configuration", () => {
     expect(platformMcp({ env: { PLATFORM_API_KEY: KEY } })).toBeNull();
   });
 
-  it("claude: <run dir>/mcp.json, --mcp-config with --strict-mcp-config, the header a ${VAR} reference", async () => {
+  it("claude: <run dir>/mcp.json, --mcp-config with --strict-mcp-config, the header a reference to the key variable", async () => {
     const launched = await launch("claude_local");
     const config = path.join(runDir, "mcp.json");
     expect(launched.args.join(" ")).toContain(`--mcp-config ${config} --strict-mcp-config`);
@@ -110,7 +110,7 @@ describe("the platform's MCP server in each CLI's configuration", () => {
     expect(JSON.stringify(launched)).not.toContain(KEY);
   });
 
-  it("gemini: mcpServers in the run's settings.json, trusted, the header a ${VAR} reference", async () => {
+  it("gemini: mcpServers in the run's settings.json, trusted, the header a reference to the key variable", async () => {
     const launched = await launch("gemini_local");
     expect(file(launched, "settings.json")).toMatchObject({
       mcpServers: {
