@@ -9,7 +9,8 @@
 // its budget, with no PLATFORM_USAGE line anywhere. A model that hangs after the checkout times the
 // run out, and an impostor `gemini` on the agent's PATH that prints garbage after the checkout fails
 // it readably; both release the issue.
-// An agent whose model uses the platform's MCP tools (the runner's mcpServers in the run's settings) does its heartbeat through /mcp alone.
+// An agent whose model uses the platform's MCP tools (the runner's mcpServers in the run's settings)
+// does its heartbeat through /mcp alone.
 // The runner's work dir is outside /tmp (test/support/agent-loop.ts): Gemini CLI ignores the run's
 // settings file under a directory others may write to, and then looks for a login that is not there.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -9,7 +9,8 @@
 // agent at its budget, with no PLATFORM_USAGE line anywhere. A model that refuses after the checkout
 // fails the run with OpenCode's words, and an impostor `opencode` on the agent's PATH that prints
 // garbage after the checkout fails it readably; both release the issue.
-// An agent whose model uses the platform's MCP tools (the runner's mcp in OPENCODE_CONFIG_CONTENT) does its heartbeat through /mcp alone.
+// An agent whose model uses the platform's MCP tools (the runner's mcp in OPENCODE_CONFIG_CONTENT)
+// does its heartbeat through /mcp alone.
 // The loop itself and its checks: test/support/agent-loop.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

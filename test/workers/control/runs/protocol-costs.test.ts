@@ -1,6 +1,7 @@
 // The protocol a run's agent reads says how to report its cost per adapter: a CLI the runner meters
 // (claude_local, codex_local, gemini_local, opencode_local) is told not to, since the runner already
 // records the CLI's own cost and a POST would count it twice; a `process` agent is told how to.
+// A CLI run is also told its platform tools, named as its CLI names them, and to prefer them to curl.
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { call } from "../../helpers";
@@ -56,5 +57,28 @@ describe("cost reporting in the protocol a run is handed", () => {
       expect(text).toContain("PLATFORM_USAGE");
       expect(text).not.toContain("do not report them");
     }
+  });
+});
+
+// The platform's MCP tools, as each CLI the runner connects to /mcp names them
+// (bridge/src/runner/adapters/mcp.ts); a process agent has no MCP client to connect.
+describe("the platform's MCP tools in the protocol a run is handed", () => {
+  it.each([
+    ["claude_local", "mcp__switchboard__checkout_issue"],
+    ["codex_local", "mcp__switchboard.checkout_issue"],
+    ["gemini_local", "mcp_switchboard_checkout_issue"],
+    ["opencode_local", "switchboard_checkout_issue"],
+  ])("a %s run is told its platform tools (%s, …) and to prefer them to curl", async (adapterType, tool) => {
+    const { protocol, skill } = await runTexts(await boardUser(), adapterType);
+    for (const text of [protocol, skill]) {
+      expect(text).toContain(tool);
+      expect(text).toContain("Prefer them to curl");
+      expect(text).toContain("curl with $PLATFORM_API_KEY keeps working");
+    }
+  });
+
+  it("a process run is not told of tools it does not have", async () => {
+    const { protocol } = await runTexts(await boardUser(), "process");
+    expect(protocol).not.toContain("Your platform tools");
   });
 });
