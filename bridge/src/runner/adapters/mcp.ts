@@ -93,8 +93,8 @@ export function geminiMcpServers(mcp: PlatformMcp): Record<string, unknown> {
 }
 
 /**
- * OpenCode's `mcp` config. `oauth: false`: a 401 (the run ended) is an error, not OAuth discovery;
- * the timeout is OpenCode's for connecting and listing tools (its default 5 s is short for a busy edge).
+ * OpenCode's `mcp` config. `oauth: false`: a 401 (the run ended) is an error, not OAuth discovery.
+ * Its timeout (connect, list, each call) stays OpenCode's default, 30 s in 1.18.33.
  */
 export function opencodeMcp(mcp: PlatformMcp): Record<string, unknown> {
   return {
@@ -103,7 +103,6 @@ export function opencodeMcp(mcp: PlatformMcp): Record<string, unknown> {
       url: mcp.url,
       headers: { Authorization: `Bearer {env:${mcp.keyVar}}` },
       oauth: false,
-      timeout: 30_000,
     },
   };
 }
