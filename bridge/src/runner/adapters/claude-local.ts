@@ -71,17 +71,10 @@ function configOf(context: LaunchContext): ClaudeConfig {
  * bypass, an MCP call nobody approved is a permission denial).
  */
 function permissionArgs(config: ClaudeConfig, withMcp: boolean): string[] {
-  if (config.permissionMode === "bypassPermissions")
-    return [
-      "--dangerously-skip-permissions",
-      ...(config.allowedTools?.length ? ["--allowedTools", config.allowedTools.join(",")] : []),
-    ];
-  const allowed = [...(config.allowedTools ?? []), ...(withMcp ? [CLAUDE_MCP_TOOLS] : [])];
-  return [
-    "--permission-mode",
-    config.permissionMode,
-    ...(allowed.length ? ["--allowedTools", allowed.join(",")] : []),
-  ];
+  const bypass = config.permissionMode === "bypassPermissions";
+  const mode = bypass ? ["--dangerously-skip-permissions"] : ["--permission-mode", config.permissionMode];
+  const allowed = [...(config.allowedTools ?? []), ...(withMcp && !bypass ? [CLAUDE_MCP_TOOLS] : [])];
+  return allowed.length ? [...mode, "--allowedTools", allowed.join(",")] : mode;
 }
 
 /**
