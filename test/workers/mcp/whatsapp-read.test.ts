@@ -70,6 +70,16 @@ async function seedWorld(link: Link): Promise<void> {
   await next(message("CLUB-0", CLUB, BOB, "next book: Dune", START + 20_000));
 }
 
+/**
+ * A session whose fake bridge is still linked (connected-session.ts closes each test's bridges after
+ * it), with the world reported, and a client with its owner's key: for what asks WhatsApp.
+ */
+async function linkedWorld(name: string): Promise<{ session: ConnectedSession; client: Client }> {
+  const session = await connectedSession(name, ME);
+  await seedWorld(session.link);
+  return { session, client: await connect(asKey(session.key)) };
+}
+
 /** The JSON of a resources/read answer's one text part. */
 function resourceJson(contents: ({ text: string } | { blob: string })[]): { messages: CompactMessage[] } {
   const [first] = contents;
@@ -214,7 +224,8 @@ describe("WhatsApp read tools over /mcp", () => {
   });
 
   it("check_numbers asks WhatsApp once and answers per number, plain numbers accepted", async () => {
-    const pending = callTool(mine, "check_numbers", {
+    const { session, client } = await linkedWorld("Checks");
+    const pending = callTool(client, "check_numbers", {
       sessionId: session.slug,
       numbers: ["+62 8100-000-101", "628100000199", "not a number"],
     });
@@ -229,6 +240,7 @@ describe("WhatsApp read tools over /mcp", () => {
       { number: "628100000199", exists: false, jid: null },
       { number: "not a number", exists: false, jid: null, error: "Invalid number format" },
     ]);
+    await client.close();
   });
 
   it("list_groups shows the group without its members; get_group has the members", async () => {
@@ -238,8 +250,9 @@ describe("WhatsApp read tools over /mcp", () => {
     expect(groups).toEqual([expect.objectContaining({ jid: CLUB, subject: "Book club", size: 3 })]);
     expect(groups[0]).not.toHaveProperty("participants");
 
-    const pending = callTool(mine, "get_group", { sessionId: session.slug, jid: CLUB });
-    await answerWa(session.link, "group.metadata", {
+    const { session: linked, client } = await linkedWorld("Groups");
+    const pending = callTool(client, "get_group", { sessionId: linked.slug, jid: CLUB });
+    await answerWa(linked.link, "group.metadata", {
       jid: CLUB,
       subject: "Book club",
       description: "Monthly reads",
@@ -249,7 +262,7 @@ describe("WhatsApp read tools over /mcp", () => {
         { id: BOB, admin: null },
       ],
     });
-    await answerWa(session.link, "profile.picture.url", { url: null });
+    await answerWa(linked.link, "profile.picture.url", { url: null });
     const group = jsonOf<Record<string, unknown>>(await pending);
     expect(group).toMatchObject({
       jid: CLUB,
@@ -264,6 +277,7 @@ describe("WhatsApp read tools over /mcp", () => {
       pictureUrl: null,
     });
     expect(group).not.toHaveProperty("desc");
+    await client.close();
   });
 
   it("a viewer the session is shared with reads it; another user gets 404 and sees no session", async () => {
@@ -304,8 +318,13 @@ describe("WhatsApp read tools over /mcp", () => {
   });
 
   it("bad arguments are a clear error naming the field, before any route runs", async () => {
+    const { session, client } = await linkedWorld("Bad arguments");
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ["read_messages", { sessionId: session.slug, jid: "628100000101" }, /jid[\s\S]*@s\.whatsapp\.net/],
+      [
+        "read_messages",
+        { sessionId: session.slug, jid: "628100000101" },
+        /must be <number>@s\.whatsapp\.net.* at jid/,
+      ],
       ["read_messages", { sessionId: session.slug, jid: ADA, limit: 0 }, /limit/],
       ["read_messages", { sessionId: session.slug, jid: ADA, before: "yesterday" }, /before/],
       ["read_messages", { sessionId: session.slug, jid: ADA, page: 2 }, /page/],
@@ -314,16 +333,14 @@ describe("WhatsApp read tools over /mcp", () => {
       ["list_chats", {}, /sessionId/],
     ];
     for (const [tool, args, problem] of cases) {
-      const result = await callTool(mine, tool, args);
+      const result = await callTool(client, tool, args);
       expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
       expect(textOf(result)).toContain("Input validation error");
       expect(textOf(result)).toMatch(problem);
     }
-    // No WhatsApp command went out for any of them (check_numbers' empty list included).
-    const checks = session.link.frames.filter(
-      (f) => f.type === "command" && (f.args as { op?: string }).op === "numbers.check",
-    );
-    expect(checks).toHaveLength(1);
+    // Nothing reached WhatsApp: the link carried no command (check_numbers' empty list included).
+    expect(session.link.frames.filter((f) => f.type === "command")).toEqual([]);
+    await client.close();
   });
 
   it("an agent key is refused: agents reach WhatsApp only through their company's line", async () => {
