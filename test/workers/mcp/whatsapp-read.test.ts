@@ -1,100 +1,24 @@
-// The WhatsApp read tools and the chat resource over /mcp, driven by the official SDK client: a session
-// held by a fake bridge whose WhatsApp world (messages, contacts, a group) is reported as network
-// events into the real SessionDO, so every answer comes from the real routes and the real store. What
-// only WhatsApp knows (a number check, a group's live metadata) the fake bridge answers when asked.
+// The WhatsApp read tools over /mcp, driven by the official SDK client against a session whose world
+// (whatsapp-world.ts) is in the real SessionDO: content, paging, search, number checks, groups, who may
+// read (owner, shared viewer; another user 404; an agent refused) and bad arguments.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConnectedSession, connectedSession } from "../connected-session";
 import { seedTenant } from "../control/helpers";
-import { emit, type Link } from "../fake-bridge";
-import { newSession, owner } from "../gateway/webhooks/helpers";
+import { owner } from "../gateway/webhooks/helpers";
 import { asKey, call } from "../helpers";
 import { callTool, connect, jsonOf, textOf } from "./client";
-
-const ME = "628100000100@s.whatsapp.net";
-const ADA = "628100000101@s.whatsapp.net";
-const BOB = "628100000102@s.whatsapp.net";
-const CLUB = "120363000000000101@g.us";
-const NOBODY = "628100000199@s.whatsapp.net";
-/** Ada's five messages, oldest first, one second apart, an hour ago. */
-const ADA_TEXTS = ["hi there", "about the invoice", "it is INV-2291", "due friday", "thanks!"];
-const START = Date.now() - 3_600_000;
-
-interface CompactMessage {
-  id: string;
-  chat: string;
-  sender: string;
-  fromMe: boolean;
-  type: string;
-  text: string | null;
-  timestamp: string;
-  [field: string]: unknown;
-}
-
-const message = (id: string, chat: string, sender: string, text: string, at: number) => ({
-  kind: "message",
-  live: true,
-  message: {
-    id,
-    chat,
-    sender,
-    fromMe: sender === ME,
-    pushName: sender === ADA ? "Ada" : sender === BOB ? "Bob" : undefined,
-    timestamp: at,
-    content: { type: "text", text },
-  },
-});
-
-/** Reports the world to the SessionDO as the bridge would: Ada's chat, Bob's chat, a group and a message in it. */
-async function seedWorld(link: Link): Promise<void> {
-  let seq = 2; // 1 was "connected"
-  const next = (event: Record<string, unknown>) => emit(link, 1, seq++, event);
-  for (const [i, text] of ADA_TEXTS.entries())
-    await next(message(`ADA-${i}`, ADA, ADA, text, START + i * 1000));
-  await next(message("BOB-0", BOB, BOB, "lunch tomorrow?", START + 10_000));
-  await next({
-    kind: "groups",
-    action: "upsert",
-    groups: [
-      {
-        jid: CLUB,
-        subject: "Book club",
-        participants: [
-          { id: ME, admin: "superadmin" },
-          { id: ADA, admin: null },
-          { id: BOB, admin: null },
-        ],
-      },
-    ],
-  });
-  await next(message("CLUB-0", CLUB, BOB, "next book: Dune", START + 20_000));
-}
-
-/**
- * A session whose fake bridge is still linked (connected-session.ts closes each test's bridges after
- * it), with the world reported, and a client with its owner's key: for what asks WhatsApp.
- */
-async function linkedWorld(name: string): Promise<{ session: ConnectedSession; client: Client }> {
-  const session = await connectedSession(name, ME);
-  await seedWorld(session.link);
-  return { session, client: await connect(asKey(session.key)) };
-}
-
-/** The JSON of a resources/read answer's one text part. */
-function resourceJson(contents: ({ text: string } | { blob: string })[]): { messages: CompactMessage[] } {
-  const [first] = contents;
-  if (!first || !("text" in first)) throw new Error(`not one text part: ${JSON.stringify(contents)}`);
-  return JSON.parse(first.text) as { messages: CompactMessage[] };
-}
-
-/** Answers the next `wa` command of `op` the edge sends the bridge, as a bridge would; answers its args. */
-async function answerWa(link: Link, op: string, data: unknown): Promise<Record<string, unknown>> {
-  const command = await link.next(
-    (f) => f.type === "command" && f.name === "wa" && (f.args as { op?: string }).op === op,
-  );
-  link.send({ type: "result", epoch: 1, id: command.id, ok: true, data });
-  return command.args as Record<string, unknown>;
-}
+import {
+  ADA,
+  answerWa,
+  BOB,
+  CLUB,
+  type CompactMessage,
+  linkedWorld,
+  ME,
+  START,
+  seedWorld,
+} from "./whatsapp-world";
 
 describe("WhatsApp read tools over /mcp", () => {
   let session: ConnectedSession;
@@ -355,50 +279,5 @@ describe("WhatsApp read tools over /mcp", () => {
       expect(textOf(refused), tool).toMatch(/^HTTP 403: .*company's line/);
     }
     await asAgent.close();
-  });
-});
-
-describe("the chat resource chat://{sessionId}/{jid}", () => {
-  let session: ConnectedSession;
-
-  beforeAll(async () => {
-    session = await connectedSession("Resource", ME);
-    await seedWorld(session.link);
-  });
-
-  it("is listed as a template and reads the chat's recent messages, oldest first", async () => {
-    const client = await connect(asKey(session.key));
-    const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates).toContainEqual(
-      expect.objectContaining({ uriTemplate: "chat://{sessionId}/{jid}", mimeType: "application/json" }),
-    );
-    const uri = `chat://${session.slug}/${ADA}`;
-    const { contents } = await client.readResource({ uri });
-    expect(contents).toHaveLength(1);
-    expect(contents[0]?.uri).toBe(uri);
-    expect(contents[0]?.mimeType).toBe("application/json");
-    const body = resourceJson(contents);
-    expect(body.messages.map((m) => m.text)).toEqual(ADA_TEXTS);
-    // A percent-encoded jid names the same chat.
-    const encoded = await client.readResource({ uri: `chat://${session.slug}/${encodeURIComponent(BOB)}` });
-    expect(resourceJson(encoded.contents).messages.map((m) => m.text)).toEqual(["lunch tomorrow?"]);
-    await client.close();
-  });
-
-  it("another user's session reads as not found; a bad jid is a clear error", async () => {
-    const stranger = await owner();
-    const strangers = await newSession(stranger.key);
-    const client = await connect(asKey(stranger.key));
-    await expect(client.readResource({ uri: `chat://${session.slug}/${ADA}` })).rejects.toThrow(
-      /-32002[\s\S]*HTTP 404/,
-    );
-    await expect(client.readResource({ uri: `chat://${strangers.sessionId}/not-a-jid` })).rejects.toThrow(
-      /HTTP 400[\s\S]*jid/,
-    );
-    await client.close();
-    const own = await connect(asKey(session.key));
-    const empty = await own.readResource({ uri: `chat://${session.slug}/${NOBODY}` });
-    expect(resourceJson(empty.contents)).toEqual({ messages: [], nextCursor: null });
-    await own.close();
   });
 });
