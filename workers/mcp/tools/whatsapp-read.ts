@@ -67,12 +67,25 @@ export function chatHistory(
   );
 }
 
-const ReadMessagesInput = z.strictObject({ ...ChatParamsSchema.shape, ...HistoryQuerySchema.shape });
-const ListChatsInput = z.strictObject({ ...SessionParamSchema.shape, ...ChatListQuerySchema.shape });
-const SearchInput = z.strictObject({ ...SessionParamSchema.shape, ...SearchQuerySchema.shape });
-const CheckNumbersInput = z.strictObject({ ...SessionParamSchema.shape, ...CheckNumbersBodySchema.shape });
-const SessionInput = z.strictObject(SessionParamSchema.shape);
-const GroupInput = z.strictObject(GroupParamsSchema.shape);
+// The routes' own fields; the descriptions are for the model (the routes' `.openapi()` texts do not
+// reach a tool's JSON Schema).
+const sessionId = SessionParamSchema.shape.sessionId.describe(
+  "The session's sessionId or id (list_sessions)",
+);
+const SessionInput = z.strictObject({ sessionId });
+const ListChatsInput = SessionInput.extend(ChatListQuerySchema.shape);
+const ReadMessagesInput = SessionInput.extend({
+  jid: ChatParamsSchema.shape.jid.describe(
+    "The chat: <number>@s.whatsapp.net, <digits>@lid or <digits>@g.us",
+  ),
+  limit: HistoryQuerySchema.shape.limit,
+  before: HistoryQuerySchema.shape.before.describe("nextCursor of the previous page; omit for the newest"),
+});
+const SearchInput = SessionInput.extend(SearchQuerySchema.shape);
+const CheckNumbersInput = SessionInput.extend(CheckNumbersBodySchema.shape);
+const GroupInput = SessionInput.extend({
+  jid: GroupParamsSchema.shape.jid.describe("The group's jid, <digits>@g.us (list_groups)"),
+});
 
 const readOnly = { readOnlyHint: true, openWorldHint: true } as const;
 
