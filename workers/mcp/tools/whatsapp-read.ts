@@ -113,7 +113,7 @@ export const whatsappReadTools: AnyToolDefinition[] = [
     description:
       "A session's chats (people and groups), pinned first, then by most recent message: jid, name, isGroup, " +
       "unreadCount, archived, pinned, mutedUntil and the last message's text. Pages: limit (default 50) and " +
-      "offset; nextOffset is the offset of the next page, null on the last page. " +
+      "offset; nextOffset is the offset to ask for next, null when this page was not full (nothing more). " +
       `${SESSION_AND_JID} ${REFUSALS}`,
     inputSchema: ListChatsInput,
     annotations: readOnly,
