@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { PRESENCES } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
+import { ChatListQuerySchema, CheckNumbersBodySchema, HistoryQuerySchema } from "./chat-schemas";
 import { ChatParamsSchema, MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messages";
 import { accessibleSession, callSession } from "./sessions";
 
@@ -38,10 +39,7 @@ chatsRoutes.openapi(
     security: authenticated,
     request: {
       params: SessionParamSchema,
-      query: z.object({
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-        offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
-      }),
+      query: ChatListQuerySchema,
     },
     responses: { 200: json(gatewayOk(z.array(ChatSchema)), "Chats"), ...messagingErrors },
   }),
@@ -51,9 +49,6 @@ chatsRoutes.openapi(
     return c.json(ok("Chats retrieved", chats), 200);
   },
 );
-
-/** The spec's limit on one page of history. */
-const HISTORY_PAGE = 100;
 
 chatsRoutes.openapi(
   createRoute({
@@ -66,13 +61,7 @@ chatsRoutes.openapi(
     security: authenticated,
     request: {
       params: ChatParamsSchema,
-      query: z.object({
-        limit: z.coerce.number().int().min(1).max(HISTORY_PAGE).default(HISTORY_PAGE),
-        before: z
-          .string()
-          .regex(/^\d{1,15}\.\d{1,15}$/, "before must be a cursor from a previous page")
-          .optional(),
-      }),
+      query: HistoryQuerySchema,
     },
     responses: {
       200: json(
@@ -125,7 +114,7 @@ chatsRoutes.openapi(
     security: authenticated,
     request: {
       params: SessionParamSchema,
-      ...jsonBody(z.strictObject({ numbers: z.array(z.string().min(1).max(64)).min(1).max(50) })),
+      ...jsonBody(CheckNumbersBodySchema),
     },
     responses: {
       200: json(gatewayOk(z.object({ results: z.array(CheckResultSchema) })), "One result per input"),

@@ -3,4 +3,4 @@
  *
  * This index is what the rest of the code may import from here.
  */
-export { GroupSchema } from "./schemas";
+export { GroupParamsSchema, GroupSchema } from "./schemas";

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ChatJidSchema } from "../../../bridge/src/protocol/messaging";
-import { MESSAGE_TYPES } from "../../../durable-objects/messaging/messages/store";
+import type { MESSAGE_TYPES } from "../../../durable-objects/messaging/messages/store";
 import type { AppEnv } from "../../core/env";
 import { ok } from "../../http/envelope";
 import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../../http/openapi";
@@ -11,6 +11,7 @@ import {
   MessageParamsSchema,
   MessageResourceSchema,
   messagingErrors,
+  SearchQuerySchema,
   SessionParamSchema,
 } from "./schemas";
 import { MentionsSchema, MessageInputSchema, toOutgoingContent } from "./send-content";
@@ -187,17 +188,6 @@ messageActionRoutes.openapi(
     return c.json(ok(`Message forwarded to ${result.forwarded.length} recipient(s)`, result), 200);
   },
 );
-
-const SearchQuerySchema = z
-  .object({
-    q: z.string().min(1).max(256).optional(),
-    jid: ChatJidSchema.optional(),
-    type: z.enum(Object.values(MESSAGE_TYPES) as [string, ...string[]]).optional(),
-    fromMe: z.enum(["true", "false"]).optional(),
-    page: z.coerce.number().int().min(1).max(100_000).default(1),
-    limit: z.coerce.number().int().min(1).max(100).default(20),
-  })
-  .refine((query) => query.q !== undefined || query.jid !== undefined, { message: "q or jid is required" });
 
 messageActionRoutes.openapi(
   createRoute({

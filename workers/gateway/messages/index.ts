@@ -4,7 +4,13 @@
  *
  * This index is what the rest of the code may import from here.
  */
-export { ChatParamsSchema, MessageResourceSchema, messagingErrors, SessionParamSchema } from "./schemas";
+export {
+  ChatParamsSchema,
+  MessageResourceSchema,
+  messagingErrors,
+  SearchQuerySchema,
+  SessionParamSchema,
+} from "./schemas";
 export {
   checkPoll,
   LocationBodyShape,

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import {
   CHAT_JID_MESSAGE,
+  ChatJidSchema,
   ContentSchema,
   isChatJid,
   MESSAGE_STATUSES,
@@ -65,6 +66,18 @@ export const MessageResourceSchema = z
     deletedAt: z.string().nullable(),
   })
   .openapi("Message");
+
+/** GET /messages/{sessionId}/search's query (also the MCP tool search_messages' input). */
+export const SearchQuerySchema = z
+  .object({
+    q: z.string().min(1).max(256).optional(),
+    jid: ChatJidSchema.optional(),
+    type: z.enum(Object.values(MESSAGE_TYPES) as [string, ...string[]]).optional(),
+    fromMe: z.enum(["true", "false"]).optional(),
+    page: z.coerce.number().int().min(1).max(100_000).default(1),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+  })
+  .refine((query) => query.q !== undefined || query.jid !== undefined, { message: "q or jid is required" });
 
 /** `{success, message}`: what the spec lists for poll, location, contact and some actions. */
 export const SuccessFlagSchema = z.object({ success: z.literal(true), message: z.string() });

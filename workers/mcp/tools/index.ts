@@ -1,5 +1,6 @@
 import { controlTools } from "./control";
 import type { AnyToolDefinition } from "./registry";
+import { whatsappReadTools } from "./whatsapp-read";
 
 export { invokeTool } from "./invoke";
 export type {
@@ -12,6 +13,8 @@ export type {
   ToolScope,
 } from "./registry";
 export { TOOL_SCOPES } from "./registry";
+export { type RestAnswer, toolResultOf } from "./rest";
+export { chatHistory } from "./whatsapp-read";
 
 /** Every tool /mcp serves, in the order tools/list shows them (one line per domain's list). */
-export const TOOLS: readonly AnyToolDefinition[] = [...controlTools];
+export const TOOLS: readonly AnyToolDefinition[] = [...controlTools, ...whatsappReadTools];
