@@ -19,7 +19,9 @@ const issueRow = (id: string) =>
 
 const commentsOf = async (issueId: string) =>
   (
-    await env.DB.prepare("SELECT body, author_agent_id FROM issue_comments WHERE issue_id = ? ORDER BY created_at")
+    await env.DB.prepare(
+      "SELECT body, author_agent_id FROM issue_comments WHERE issue_id = ? ORDER BY created_at",
+    )
       .bind(issueId)
       .all<{ body: string; author_agent_id: string | null }>()
   ).results;
@@ -57,7 +59,10 @@ describe("hand_off and record_document over /mcp", () => {
       to: `@${colleague.name.toUpperCase()}`,
       note: "Schema is done; the API routes are yours.",
     });
-    expect(jsonOf(result)).toMatchObject({ handedOffTo: { id: colleague.id, name: colleague.name }, reassigned: true });
+    expect(jsonOf(result)).toMatchObject({
+      handedOffTo: { id: colleague.id, name: colleague.name },
+      reassigned: true,
+    });
     expect(await issueRow(issue.id)).toEqual({ status: "in_progress", assignee_agent_id: colleague.id });
     expect(await commentsOf(issue.id)).toEqual([
       {
@@ -65,10 +70,15 @@ describe("hand_off and record_document over /mcp", () => {
         author_agent_id: agent.id,
       },
     ]);
-    expect(await wakesOf(colleague.id, issue.id)).toEqual([{ wake_reason: "issue_assigned", status: "queued" }]);
+    expect(await wakesOf(colleague.id, issue.id)).toEqual([
+      { wake_reason: "issue_assigned", status: "queued" },
+    ]);
     // The colleague now holds it: its checkout is the owner's idempotent one.
     const theirs = await connect(colleague.headers);
-    const checkout = await callTool(theirs, "checkout_issue", { issueId: issue.id, expectedStatuses: ["todo"] });
+    const checkout = await callTool(theirs, "checkout_issue", {
+      issueId: issue.id,
+      expectedStatuses: ["todo"],
+    });
     expect(checkout.isError).toBeFalsy();
     await theirs.close();
   });
@@ -103,7 +113,11 @@ describe("hand_off and record_document over /mcp", () => {
     expect(noNote.isError).toBe(true);
     expect(textOf(noNote)).toMatch(/note/);
     const theirIssue = await seedIssue(other, { status: "todo" });
-    const foreignIssue = await callTool(client, "hand_off", { issueId: theirIssue.id, to: colleague.name, note: "x" });
+    const foreignIssue = await callTool(client, "hand_off", {
+      issueId: theirIssue.id,
+      to: colleague.name,
+      note: "x",
+    });
     expect(textOf(foreignIssue)).toContain("HTTP 404");
     expect(await issueRow(issue.id)).toEqual({ status: "in_progress", assignee_agent_id: agent.id });
     expect(await commentsOf(issue.id)).toEqual([]);
@@ -122,7 +136,11 @@ describe("hand_off and record_document over /mcp", () => {
       }),
     );
     expect(created.latestRevisionNumber).toBe(1);
-    const stale = await callTool(client, "record_document", { issueId: issue.id, key: "plan", body: "overwrite" });
+    const stale = await callTool(client, "record_document", {
+      issueId: issue.id,
+      key: "plan",
+      body: "overwrite",
+    });
     expect(stale.isError).toBe(true);
     expect(textOf(stale)).toContain("HTTP 409");
     expect(textOf(stale)).toContain(`baseRevisionId "${created.latestRevisionId}"`);
@@ -135,7 +153,9 @@ describe("hand_off and record_document over /mcp", () => {
       }),
     );
     expect(revised.latestRevisionNumber).toBe(2);
-    const row = await env.DB.prepare("SELECT latest_body, title FROM issue_documents WHERE issue_id = ? AND key = 'plan'")
+    const row = await env.DB.prepare(
+      "SELECT latest_body, title FROM issue_documents WHERE issue_id = ? AND key = 'plan'",
+    )
       .bind(issue.id)
       .first();
     expect(row).toEqual({ latest_body: "# Plan\n\n1. Schema\n2. Routes", title: "Plan" });
@@ -143,7 +163,11 @@ describe("hand_off and record_document over /mcp", () => {
 
   it("record_document refuses a bad key and another company's issue, storing nothing", async () => {
     const issue = await seedIssue(company);
-    const badKey = await callTool(client, "record_document", { issueId: issue.id, key: "My Plan!", body: "x" });
+    const badKey = await callTool(client, "record_document", {
+      issueId: issue.id,
+      key: "My Plan!",
+      body: "x",
+    });
     expect(badKey.isError).toBe(true);
     expect(textOf(badKey)).toMatch(/key/);
     const theirs = await seedIssue(other);

@@ -5,8 +5,8 @@ import { type BoardUser, type SeededCompany, seedAgent, seedIssue, seedTwoTenant
 import { call } from "../helpers";
 import { connect } from "./client";
 
-const textOfResource = (contents: Array<{ text?: unknown }>) =>
-  contents.map((part) => (typeof part.text === "string" ? part.text : "")).join("\n");
+const textOfResource = (contents: Array<{ text: string } | { blob: string }>) =>
+  contents.map((part) => ("text" in part ? part.text : "")).join("\n");
 
 describe("issue resources and the heartbeat prompt over /mcp", () => {
   let owner: BoardUser;
@@ -59,9 +59,13 @@ describe("issue resources and the heartbeat prompt over /mcp", () => {
   it("reads an issue document's current body", async () => {
     const issue = await seedIssue(company);
     for (const body of ["v1", "# Plan\n\nv2"]) {
-      const current = await call<{ latestRevisionId: string }>("GET", `/api/issues/${issue.id}/documents/plan`, {
-        headers: owner.headers,
-      });
+      const current = await call<{ latestRevisionId: string }>(
+        "GET",
+        `/api/issues/${issue.id}/documents/plan`,
+        {
+          headers: owner.headers,
+        },
+      );
       await call("PUT", `/api/issues/${issue.id}/documents/plan`, {
         headers: owner.headers,
         body: { body, ...(current.status === 200 ? { baseRevisionId: current.body.latestRevisionId } : {}) },

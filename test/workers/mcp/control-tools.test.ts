@@ -152,7 +152,12 @@ describe("control-plane tools over /mcp", () => {
     )
       .bind(asked.id)
       .first();
-    expect(row).toEqual({ issue_id: issue.id, body: "Which region?", asked_by_agent_id: agent.id, answer: null });
+    expect(row).toEqual({
+      issue_id: issue.id,
+      body: "Which region?",
+      asked_by_agent_id: agent.id,
+      answer: null,
+    });
     const blank = await callTool(client, "ask_question", { issueId: issue.id, body: "   " });
     expect(blank.isError).toBe(true);
     expect(textOf(blank)).toMatch(/blank/);

@@ -1,7 +1,11 @@
 import { controlTools } from "./control";
+import { controlApprovalTools } from "./control-approvals";
+import { controlHandOffTools } from "./control-handoff";
+import { controlIssueTools } from "./control-issues";
 import type { AnyToolDefinition } from "./registry";
 
 export { invokeTool } from "./invoke";
+export { issuePath, readIssueWithComments, restAs } from "./issue-read";
 export type {
   AnyToolDefinition,
   AppFetch,
@@ -14,4 +18,9 @@ export type {
 export { TOOL_SCOPES } from "./registry";
 
 /** Every tool /mcp serves, in the order tools/list shows them (one line per domain's list). */
-export const TOOLS: readonly AnyToolDefinition[] = [...controlTools];
+export const TOOLS: readonly AnyToolDefinition[] = [
+  ...controlTools,
+  ...controlIssueTools,
+  ...controlHandOffTools,
+  ...controlApprovalTools,
+];
