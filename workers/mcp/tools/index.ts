@@ -16,6 +16,7 @@ export type {
   ToolScope,
 } from "./registry";
 export { TOOL_SCOPES } from "./registry";
+export type { RestAnswer } from "./rest";
 
 /** Every tool /mcp serves, in the order tools/list shows them (one line per domain's list). */
 export const TOOLS: readonly AnyToolDefinition[] = [
