@@ -16,6 +16,12 @@ const CompanyField = CompanyParamSchema.shape.companyId
 const RequestToolInput = z.strictObject({
   companyId: CompanyField,
   ...CreateApprovalBodySchema.shape,
+  payload: CreateApprovalBodySchema.shape.payload.describe(
+    'What the board decides on: {"summary": "what and why", …any details they need}',
+  ),
+  issueIds: CreateApprovalBodySchema.shape.issueIds.describe(
+    "Issues to link (ids or identifiers such as ACM-12), usually the one you work on",
+  ),
   type: CreateApprovalBodySchema.shape.type
     .optional()
     .describe("request_board_approval (the default) for anything you need the board to decide"),
