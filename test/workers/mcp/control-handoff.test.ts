@@ -98,6 +98,24 @@ describe("hand_off and record_document over /mcp", () => {
     ]);
   });
 
+  it("a paused colleague still gets the issue; the answer says the wake waits for the board", async () => {
+    const paused = await seedAgent(company.id, { status: "paused" });
+    const issue = await seedIssue(company, { status: "todo", assigneeAgentId: agent.id });
+    const result = jsonOf<{ message: string }>(
+      await callTool(client, "hand_off", {
+        issueId: issue.id,
+        to: paused.name,
+        note: "Yours when you are back.",
+      }),
+    );
+    expect(result.message).toContain("paused");
+    expect((await issueRow(issue.id))?.assignee_agent_id).toBe(paused.id);
+    // Recorded, never run: a paused agent's wakes are cancelled (the REST rule), none queued.
+    const wakes = await wakesOf(paused.id, issue.id);
+    expect(wakes).toContainEqual({ wake_reason: "issue_assigned", status: "cancelled" });
+    expect(wakes.every((wake) => wake.status === "cancelled")).toBe(true);
+  });
+
   it("an unknown name, oneself, another company's agent or a bad argument is refused; nothing changes", async () => {
     const issue = await seedIssue(company, { status: "in_progress", assigneeAgentId: agent.id });
     const unknown = await callTool(client, "hand_off", { issueId: issue.id, to: "Nobody Here", note: "x" });

@@ -4,6 +4,7 @@
 import { env } from "cloudflare:workers";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TOOLS } from "../../../workers/mcp/tools";
 import {
   type BoardUser,
   type SeededAgent,
@@ -51,6 +52,7 @@ describe("control-plane tools over /mcp", () => {
     for (const name of [
       "my_inbox",
       "create_subtask",
+      "get_document",
       "ask_question",
       "request_approval",
       "list_approvals",
@@ -63,6 +65,22 @@ describe("control-plane tools over /mcp", () => {
     expect(byName.get("create_subtask")?.inputSchema.required).toEqual(["parentId", "title"]);
     expect(byName.get("hand_off")?.inputSchema.required).toEqual(["issueId", "to", "note"]);
     expect(byName.get("me")?.description).toMatch(/chain of command/i);
+  });
+
+  it("read tools need the read scope, writes the control scope", () => {
+    const scopes = Object.fromEntries(TOOLS.map((tool) => [tool.name, tool.scope]));
+    expect(scopes).toMatchObject({
+      me: "read",
+      my_inbox: "read",
+      get_issue: "read",
+      get_document: "read",
+      list_approvals: "read",
+      create_subtask: "control",
+      ask_question: "control",
+      record_document: "control",
+      hand_off: "control",
+      request_approval: "control",
+    });
   });
 
   it("my_inbox answers the calling agent's open assigned issues, nobody else's", async () => {
