@@ -1,5 +1,6 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { PROMPTS } from "./prompts";
 import { RESOURCES } from "./resources";
 import { invokeTool, TOOLS, type ToolContext } from "./tools";
 
@@ -24,6 +25,14 @@ export function buildMcpServer(ctx: ToolContext): McpServer {
       new ResourceTemplate(resource.uriTemplate, { list: undefined }),
       { description: resource.description, mimeType: resource.mimeType },
       (uri, variables) => resource.read(ctx, uri, singleValues(variables)),
+    );
+  }
+  for (const prompt of PROMPTS) {
+    const { title, description, argsSchema } = prompt;
+    server.registerPrompt(
+      prompt.name,
+      { title, description, argsSchema },
+      (args: Record<string, string | undefined>) => prompt.get(ctx, args ?? {}),
     );
   }
   return server;

@@ -1,9 +1,6 @@
 // /mcp driven by the official MCP SDK client over Streamable HTTP, in workerd: its requests go through
 // the Worker's own fetch (dispatch), and what the tools did is read back from D1 and the REST API.
 import { env } from "cloudflare:workers";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   type BoardUser,
@@ -13,25 +10,8 @@ import {
   seedIssue,
   seedTwoTenants,
 } from "../control/helpers";
-import { BASE, call, dispatch } from "../helpers";
-
-const MCP_URL = `${BASE}/mcp`;
-
-async function connect(headers: Record<string, string>): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
-    requestInit: { headers },
-    fetch: (url, init) => dispatch(new Request(url, init)),
-  });
-  const client = new Client({ name: "switchboard-test", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
-}
-
-const callTool = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult;
-
-const textOf = (result: CallToolResult) =>
-  result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+import { call, dispatch } from "../helpers";
+import { callTool, connect, MCP_URL, textOf } from "./client";
 
 const issueRow = (id: string) =>
   env.DB.prepare("SELECT status, assignee_agent_id, updated_at FROM issues WHERE id = ?")

@@ -4,4 +4,9 @@
  *
  * This index is what the rest of the code may import from here.
  */
-export type { ApprovalSchema } from "./schemas";
+export {
+  type ApprovalSchema,
+  CompanyParamSchema,
+  CreateApprovalBodySchema,
+  ListApprovalsQuerySchema,
+} from "./schemas";

@@ -13,14 +13,20 @@ export type { IssueOperation, IssueOutcome } from "./operations";
 export { checkReferences } from "./refs";
 export { issueResource } from "./resource";
 export {
+  AskQuestionBodySchema,
   type AttachmentSchema,
   CheckoutBodySchema,
   type CommentSchema,
   CreateCommentBodySchema,
+  CreateIssueBodySchema,
+  DocumentParamSchema,
   type IssueDetailSchema,
   IssueParamSchema,
   IssueSchema,
   type IssueWithLabelsSchema,
+  ListCommentsQuerySchema,
+  ListIssuesQuerySchema,
+  PutDocumentBodySchema,
   type UpdatedIssueSchema,
   UpdateIssueBodySchema,
 } from "./schemas";

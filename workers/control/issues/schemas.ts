@@ -91,6 +91,38 @@ export const CheckoutBodySchema = z
 
 export const CreateCommentBodySchema = z.strictObject({ body: CommentBody }).openapi("CreateCommentBody");
 
+/** POST /issues/{issueId}/questions; also the MCP tool ask_question (workers/mcp). */
+export const AskQuestionBodySchema = z.strictObject({ body: QuestionText }).openapi("AskQuestionBody");
+
+/** 512 KiB of UTF-8 per document revision body. */
+export const MAX_DOCUMENT_BYTES = 512 * 1024;
+const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
+
+/** /issues/{issueId}/documents/{key}; also the MCP tool record_document and issue document resource. */
+export const DocumentParamSchema = IssueParamSchema.extend({
+  key: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(
+      /^[a-z0-9][a-z0-9._-]*$/,
+      "key: 1-64 characters of a-z, 0-9, '.', '_' or '-', starting alphanumeric",
+    ),
+});
+
+/** PUT /issues/{issueId}/documents/{key}; also the MCP tool record_document. */
+export const PutDocumentBodySchema = z
+  .object({
+    body: z
+      .string()
+      .refine((text) => utf8Length(text) <= MAX_DOCUMENT_BYTES, `body exceeds ${MAX_DOCUMENT_BYTES} bytes`),
+    format: z.enum(["markdown", "text"]).optional(),
+    title: z.string().max(500).nullable().optional(),
+    changeSummary: z.string().max(2000).nullable().optional(),
+    baseRevisionId: z.string().min(1).max(100).optional(),
+  })
+  .strict();
+
 const StatusList = z.string().max(200).openapi({
   description: "Comma-separated statuses, e.g. `todo,in_progress,blocked`",
   example: "todo,in_progress",

@@ -3,12 +3,12 @@ import {
   CheckoutBodySchema,
   CreateCommentBodySchema,
   IssueParamSchema,
+  ListCommentsQuerySchema,
   UpdateIssueBodySchema,
 } from "../../control/issues";
+import { issuePath, readIssueWithComments } from "./issue-read";
 import { type AnyToolDefinition, defineBareTool, defineTool, type ToolContext } from "./registry";
 import { callRest, type RestAnswer, type RestCall, toolResultOf } from "./rest";
-
-const issuePath = (issueId: string) => `/issues/${encodeURIComponent(issueId)}`;
 
 // The tools' inputs are the REST routes' own schemas (path parameters merged with the body), so a
 // change to a route's schema changes its tool; strict, so a misspelt field is refused, not dropped.
@@ -20,6 +20,13 @@ const CheckoutToolInput = z.strictObject({
     .describe("The agent to check out as; defaults to the calling agent (agent keys)"),
 });
 const UpdateToolInput = z.strictObject({ ...IssueParamSchema.shape, ...UpdateIssueBodySchema.shape });
+const GetIssueToolInput = z.strictObject({
+  ...IssueParamSchema.shape,
+  after: ListCommentsQuerySchema.shape.after.describe(
+    "Only comments after this comment id (e.g. the last one you already read, or nextCommentsAfter)",
+  ),
+  limit: ListCommentsQuerySchema.shape.limit.describe("At most this many comments (default 100, max 500)"),
+});
 const CommentToolInput = z.strictObject({ ...IssueParamSchema.shape, ...CreateCommentBodySchema.shape });
 
 /** A 409 on checkout, said so a model stops: who holds the issue, and what to do instead. */
@@ -47,8 +54,9 @@ export const controlTools: AnyToolDefinition[] = [
     domain: "control",
     scope: "read",
     description:
-      "Who you are: your agent record (id, company, role, status, budget) and chainOfCommand, your managers " +
-      "nearest first up to the CEO. Agent keys only.",
+      "Who you are and your chain of command: your agent record (id, companyId, role, status, monthly " +
+      "budget and spend) and chainOfCommand, your managers nearest first up to the CEO (ask them, or " +
+      "hand_off to them, when you are stuck). Call it first in a heartbeat. Agent keys only.",
     annotations: { readOnlyHint: true },
     run: (ctx) => run(ctx, { method: "GET", path: "/agents/me" }),
   }),
@@ -57,10 +65,14 @@ export const controlTools: AnyToolDefinition[] = [
     domain: "control",
     scope: "read",
     description:
-      "Read one issue by id or identifier (ACM-12): status, assignee, ancestors, project, goal, blockers.",
-    inputSchema: IssueParamSchema,
+      "Read one issue by id or identifier (ACM-12) with what you need to work on it: status, priority, " +
+      "assignee, description, ancestors (parent first, up to the root: why the work exists, each with its " +
+      "project and goal), blockers, and its comments oldest first under `comments`. When " +
+      "nextCommentsAfter is present there are more: call again with after set to it.",
+    inputSchema: GetIssueToolInput,
     annotations: { readOnlyHint: true },
-    run: (ctx, { issueId }) => run(ctx, { method: "GET", path: issuePath(issueId) }),
+    run: (ctx, { issueId, after, limit }) =>
+      readIssueWithComments(ctx, issueId, { after, limit }).then((answer) => toolResultOf(answer)),
   }),
   defineTool({
     name: "checkout_issue",

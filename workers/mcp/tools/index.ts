@@ -1,8 +1,12 @@
 import { controlTools } from "./control";
+import { controlApprovalTools } from "./control-approvals";
+import { controlHandOffTools } from "./control-handoff";
+import { controlIssueTools } from "./control-issues";
 import type { AnyToolDefinition } from "./registry";
 import { whatsappReadTools } from "./whatsapp-read";
 
 export { invokeTool } from "./invoke";
+export { issuePath, readIssueWithComments, restAs } from "./issue-read";
 export type {
   AnyToolDefinition,
   AppFetch,
@@ -17,4 +21,10 @@ export { type RestAnswer, toolResultOf } from "./rest";
 export { chatHistory } from "./whatsapp-read";
 
 /** Every tool /mcp serves, in the order tools/list shows them (one line per domain's list). */
-export const TOOLS: readonly AnyToolDefinition[] = [...controlTools, ...whatsappReadTools];
+export const TOOLS: readonly AnyToolDefinition[] = [
+  ...controlTools,
+  ...controlIssueTools,
+  ...controlHandOffTools,
+  ...controlApprovalTools,
+  ...whatsappReadTools,
+];

@@ -13,40 +13,14 @@ import {
 } from "../../../http/openapi";
 import { controlContext, requireBoard } from "../../shared";
 import { documentResource, documentSummary, findDocument, revisionResource } from "../documents";
+import { DocumentParamSchema, IssueParamSchema, MAX_DOCUMENT_BYTES, PutDocumentBodySchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
-import { IssueParamSchema, issueOpResponse } from "./checkout";
+import { issueOpResponse } from "./checkout";
 
 /** Issue documents (plans, specs, notes) with their revision history. Mounted at /api. */
 export const issueDocumentRoutes = createRouter();
 const tags = ["Issue documents"];
-
-/** 512 KiB of UTF-8 per revision body. */
-export const MAX_DOCUMENT_BYTES = 512 * 1024;
-const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
-
-const DocumentParamSchema = IssueParamSchema.extend({
-  key: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(
-      /^[a-z0-9][a-z0-9._-]*$/,
-      "key: 1-64 characters of a-z, 0-9, '.', '_' or '-', starting alphanumeric",
-    ),
-});
-
-const PutDocumentBodySchema = z
-  .object({
-    body: z
-      .string()
-      .refine((text) => utf8Length(text) <= MAX_DOCUMENT_BYTES, `body exceeds ${MAX_DOCUMENT_BYTES} bytes`),
-    format: z.enum(["markdown", "text"]).optional(),
-    title: z.string().max(500).nullable().optional(),
-    changeSummary: z.string().max(2000).nullable().optional(),
-    baseRevisionId: z.string().min(1).max(100).optional(),
-  })
-  .strict();
 
 const DocumentSummarySchema = z.object({
   id: z.string(),

@@ -10,7 +10,7 @@ import {
 } from "../../../http/openapi";
 import { controlContext } from "../../shared";
 import { questionResource, questionsOf } from "../questions";
-import { IssueParamSchema, QuestionText } from "../schemas";
+import { AskQuestionBodySchema, IssueParamSchema, QuestionText } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
 import { issueOpResponse } from "./checkout";
@@ -36,7 +36,6 @@ const QuestionSchema = z
   })
   .openapi("IssueQuestion");
 
-const AskBodySchema = z.strictObject({ body: QuestionText }).openapi("AskQuestionBody");
 const AnswerBodySchema = z.strictObject({ answer: QuestionText }).openapi("AnswerQuestionBody");
 const QuestionParamSchema = IssueParamSchema.extend({ questionId: z.string().min(1).max(100) });
 
@@ -68,7 +67,7 @@ issueQuestionRoutes.openapi(
       "A pending question is a reason the issue may enter `blocked`. A board user's question wakes the " +
       "assignee agent (reason issue_question_asked); an agent's question waits for a person.",
     security: controlAuth,
-    request: { params: IssueParamSchema, ...jsonBody(AskBodySchema) },
+    request: { params: IssueParamSchema, ...jsonBody(AskQuestionBodySchema) },
     responses: { 201: json(QuestionSchema, "Asked"), ...controlErrors },
   }),
   async (c) => {
