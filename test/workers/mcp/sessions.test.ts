@@ -29,7 +29,11 @@ const post = (headers: Record<string, string>, message: unknown) =>
   dispatch(
     new Request(MCP_URL, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        ...headers,
+      },
       body: JSON.stringify(message),
     }),
   );
@@ -137,7 +141,9 @@ describe("/mcp sessions", () => {
     for (const headers of [rival.headers, owner.headers, { Authorization: `Bearer ${owner.key}` }]) {
       expect((await post(inSession(headers, sessionId), LIST)).status).toBe(404);
       expect((await openStream(headers, sessionId)).status).toBe(404);
-      const end = await dispatch(new Request(MCP_URL, { method: "DELETE", headers: inSession(headers, sessionId) }));
+      const end = await dispatch(
+        new Request(MCP_URL, { method: "DELETE", headers: inSession(headers, sessionId) }),
+      );
       expect(end.status).toBe(404);
     }
     expect(JSON.parse(textOf(await callTool(client, "me")))).toMatchObject({ id: agent.id });
@@ -182,8 +188,8 @@ describe("/mcp sessions", () => {
       },
     ],
     [
-      "its agent is deleted",
-      (gone: SeededAgent) => call("DELETE", `/api/agents/${gone.id}`, { headers: owner.headers }),
+      "its agent is terminated",
+      (gone: SeededAgent) => call("POST", `/api/agents/${gone.id}/terminate`, { headers: owner.headers }),
     ],
   ] as const) {
     it(`when ${how}, its open GET stream closes at once and the next request answers 401`, async () => {
@@ -221,16 +227,20 @@ describe("/mcp sessions", () => {
   it("the event store keeps a bounded number of events and replays those after an id, in order", async () => {
     const { SqlEventStore: Store } = await import("../../../durable-objects/mcp-session/event-store");
     await runInDurableObject(sessionObject(crypto.randomUUID()), async (_, state) => {
-      const store: SqlEventStore = new Store(state.storage.sql, { maxEvents: 3, maxBytes: 1_000_000 });
+      const store: SqlEventStore = new Store(state.storage.sql, { maxEvents: 4, maxBytes: 1_000_000 });
       const ids: string[] = [];
-      for (let id = 1; id <= 5; id++) ids.push(await store.storeEvent("s1", { jsonrpc: "2.0", id, result: {} }));
+      for (let id = 1; id <= 5; id++)
+        ids.push(await store.storeEvent("s1", { jsonrpc: "2.0", id, result: {} }));
       await store.storeEvent("s2", { jsonrpc: "2.0", id: 9, result: {} });
       const replayed: unknown[] = [];
       const stream = await store.replayEventsAfter(ids[2] ?? "", {
         send: async (_id, message) => void replayed.push(message),
       });
       expect(stream).toBe("s1");
-      expect(replayed).toEqual([{ jsonrpc: "2.0", id: 4, result: {} }, { jsonrpc: "2.0", id: 5, result: {} }]);
+      expect(replayed).toEqual([
+        { jsonrpc: "2.0", id: 4, result: {} },
+        { jsonrpc: "2.0", id: 5, result: {} },
+      ]);
       // The oldest were dropped: an id older than what is kept cannot be resumed from.
       expect(await store.getStreamIdForEventId(ids[0] ?? "")).toBeUndefined();
     });
