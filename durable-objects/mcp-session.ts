@@ -2,8 +2,12 @@ import { DurableObject } from "cloudflare:workers";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Env } from "../workers/core/env";
 import { registeredAppFetch } from "../workers/mcp/app-fetch";
+import {
+  type McpSessionObject,
+  type SessionCredential,
+  sessionNotFound,
+} from "../workers/mcp/session-object";
 import type { McpCaller, ToolContext } from "../workers/mcp/tools";
-import { type McpSessionObject, type SessionCredential, sessionNotFound } from "./mcp-session/contract";
 import { SqlEventStore } from "./mcp-session/event-store";
 import { LiveSession } from "./mcp-session/live";
 import { type SessionRecord, SessionRecords } from "./mcp-session/record";

@@ -1,4 +1,4 @@
-import type { SessionCredential } from "./contract";
+import type { SessionCredential } from "../../workers/mcp/session-object";
 
 /** What a session object keeps of its session (never the key: its fingerprint). */
 export interface SessionRecord extends SessionCredential {

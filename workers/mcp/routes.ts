@@ -1,18 +1,18 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
-import {
-  jsonRpcError,
-  mcpSessionObject,
-  SESSION_ID_PATTERN,
-  type SessionCredential,
-  sessionNotFound,
-} from "../../durable-objects/mcp-session/contract";
 import { randomToken, sha256Hex } from "../auth/crypto";
 import { type LiveOwner, noteLiveSocket, ownerTag } from "../auth/live-sockets";
 import type { Actor } from "../core/actor";
 import type { AppEnv, Env } from "../core/env";
 import { registerAppFetch } from "./app-fetch";
 import { type CredentialProblem, mcpCallerOf, presentedKey } from "./credentials";
+import {
+  jsonRpcError,
+  mcpSessionObject,
+  SESSION_ID_PATTERN,
+  type SessionCredential,
+  sessionNotFound,
+} from "./session-object";
 import type { AppFetch, McpCaller } from "./tools";
 
 /**

@@ -1,7 +1,7 @@
-import type { LiveSocketHost } from "../../workers/auth/live-sockets";
-import type { Env } from "../../workers/core/env";
-import { namespaceOf } from "../../workers/core/env";
-import type { McpCaller } from "../../workers/mcp/tools";
+import type { LiveSocketHost } from "../auth/live-sockets";
+import type { Env } from "../core/env";
+import { namespaceOf } from "../core/env";
+import type { McpCaller } from "./tools";
 
 /** Which credential a request carries, as the session binds to it (never the key itself). */
 export interface SessionCredential {
