@@ -5,6 +5,7 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SqlEventStore } from "../../../durable-objects/mcp-session/event-store";
+import { firstEventOnly } from "../../support/sse-cut";
 import {
   type BoardUser,
   type SeededAgent,
@@ -67,25 +68,6 @@ async function readToEnd(body: ReadableStream<Uint8Array>): Promise<string> {
   const decoder = new TextDecoder();
   for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
   return text;
-}
-
-/** Passes a body's first SSE event (the priming event, with its id) and then cuts the stream. */
-function firstEventOnly(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let seen = "";
-  return new ReadableStream({
-    async pull(controller) {
-      const { value, done } = await reader.read();
-      if (done) return controller.close();
-      seen += decoder.decode(value, { stream: true });
-      const end = seen.indexOf("\n\n");
-      if (end < 0) return;
-      controller.enqueue(new TextEncoder().encode(seen.slice(0, end + 2)));
-      await reader.cancel();
-      controller.close();
-    },
-  });
 }
 
 const sessionObject = (sessionId: string) => env.MCP_SESSION.getByName(sessionId);
