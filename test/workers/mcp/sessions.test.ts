@@ -14,7 +14,7 @@ import {
   seedIssue,
   seedTwoTenants,
 } from "../control/helpers";
-import { BASE, call, dispatch } from "../helpers";
+import { asKey, BASE, call, createUser, dispatch, generateKey } from "../helpers";
 import { abortableDispatch, callTool, connectMcp, MCP_URL, textOf } from "./client";
 
 const VERSION = "2025-11-25";
@@ -186,6 +186,18 @@ describe("/mcp sessions", () => {
       expect((await post(inSession(doomed.headers, sessionId), LIST)).status).toBe(401);
     });
   }
+
+  it("when a user regenerates their API key, the old key's GET stream closes and its next request answers 401", async () => {
+    const session = await createUser("OWNER");
+    const oldKey = await generateKey(session);
+    const sessionId = await openSession(asKey(oldKey));
+    const stream = await openStream(asKey(oldKey), sessionId);
+    expect(stream.status).toBe(200);
+    const reading = readToEnd(stream.body as ReadableStream<Uint8Array>);
+    await generateKey(session);
+    await reading;
+    expect((await post(inSession(asKey(oldKey), sessionId), LIST)).status).toBe(401);
+  });
 
   it("a foreign Origin answers 403; the request's own origin and no Origin are served", async () => {
     const foreign = await post({ ...agent.headers, Origin: "https://evil.example" }, INITIALIZE);
