@@ -14,6 +14,7 @@ export { CompanyFeed } from "../durable-objects/company-feed";
 export { BridgeFleet } from "../durable-objects/fleet";
 export { IssueDO } from "../durable-objects/issue";
 export { Keyring } from "../durable-objects/keyring";
+export { McpSession } from "../durable-objects/mcp-session";
 export { RunDispatcher } from "../durable-objects/run-dispatcher";
 export { SessionDO } from "../durable-objects/session";
 

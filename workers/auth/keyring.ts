@@ -32,7 +32,7 @@ export interface WebSessionIdentity {
 
 /** A Durable Object that holds live sockets (auth/live-sockets.ts): its namespace binding and name. */
 export interface LiveHost {
-  binding: "ISSUE" | "COMPANY_FEED" | "SESSION";
+  binding: "ISSUE" | "COMPANY_FEED" | "SESSION" | "MCP_SESSION";
   name: string;
   /** The company whose data its sockets carry; null for a messaging session (no company). */
   companyId: string | null;

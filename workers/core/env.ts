@@ -19,6 +19,8 @@ export interface Env {
   RUNS: DurableObjectNamespace<Rpc.DurableObjectBranded>;
   /** One CompanyFeed per company: the board's live socket (`companyFeed()` in control/live). */
   COMPANY_FEED: DurableObjectNamespace<Rpc.DurableObjectBranded>;
+  /** One McpSession per MCP session (`mcpSessionObject()` in workers/mcp/session-object.ts). */
+  MCP_SESSION: DurableObjectNamespace<Rpc.DurableObjectBranded>;
   /** Company logos (and, later, package archives). Local R2 under `wrangler dev`. */
   ASSETS: R2Bucket;
   /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */

@@ -8,7 +8,7 @@ import type { McpCaller } from "./tools";
 
 export type CredentialProblem = "missing" | "invalid";
 
-function presentedKey(request: Request): string | undefined {
+export function presentedKey(request: Request): string | undefined {
   const apiKey = request.headers.get(API_KEY_HEADER)?.trim();
   if (apiKey) return apiKey;
   return request.headers.get("Authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];

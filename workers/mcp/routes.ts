@@ -1,18 +1,28 @@
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
-import type { AppEnv } from "../core/env";
-import { type CredentialProblem, mcpCallerOf } from "./credentials";
-import { buildMcpServer } from "./server";
-import type { AppFetch, BoundFetch, McpCaller } from "./tools";
+import { randomToken, sha256Hex } from "../auth/crypto";
+import { type LiveOwner, noteLiveSocket, ownerTag } from "../auth/live-sockets";
+import type { Actor } from "../core/actor";
+import type { AppEnv, Env } from "../core/env";
+import { registerAppFetch } from "./app-fetch";
+import { type CredentialProblem, mcpCallerOf, presentedKey } from "./credentials";
+import {
+  jsonRpcError,
+  mcpSessionObject,
+  SESSION_ID_PATTERN,
+  type SessionCredential,
+  sessionNotFound,
+} from "./session-object";
+import type { AppFetch, McpCaller } from "./tools";
 
 /**
- * The MCP server at /mcp (issue 27, docs/mcp.md): Streamable HTTP, stateless JSON responses for now;
- * each tool is a REST call made in-process as the caller (tools/, rest.ts).
+ * The MCP server at /mcp (issue 27, docs/mcp.md): Streamable HTTP with sessions. This Worker route
+ * checks the Origin and the key, then hands the request to the session's Durable Object
+ * (durable-objects/mcp-session.ts), which runs the SDK's server and transport; each tool is a REST
+ * call made in-process as the caller (tools/, rest.ts).
  */
 
-/** A JSON-RPC error outside any request (the transport level): `id` is null. */
-const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
-  Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
+const ALLOWED_METHODS = "GET, POST, DELETE";
 
 /**
  * 401 per the MCP authorization spec: a Bearer challenge. There is no OAuth server to point at
@@ -31,38 +41,100 @@ function unauthorizedAnswer(problem: CredentialProblem): Response {
 }
 
 /**
- * Stateless: a fresh server and transport per request (the SDK refuses to reuse a stateless one), JSON
- * responses, no session id. Sessions and resumable SSE belong in a Durable Object (docs/decisions.md).
+ * The spec's DNS-rebinding rule: an `Origin` other than this server's own is refused. MCP clients
+ * outside a browser (CLIs, the SDK) send none and pass.
  */
-async function answerMcpRequest(
-  request: Request,
-  appFetch: BoundFetch,
-  caller: McpCaller,
-): Promise<Response> {
-  const server = buildMcpServer({ appFetch, origin: new URL(request.url).origin, caller });
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  return transport.handleRequest(request);
+function isForeignOrigin(request: Request): boolean {
+  const origin = request.headers.get("Origin");
+  return origin !== null && origin !== new URL(request.url).origin;
 }
+
+/** Whose key it is, for cutting the session when their access ends. */
+const ownerOf = (actor: Actor): LiveOwner =>
+  actor.type === "agent" ? { kind: "agent", id: actor.agentId } : { kind: "user", id: actor.userId };
+
+/** Whose key it is, as the session remembers it (a fingerprint, never the key). */
+async function credentialOf(request: Request, actor: Actor): Promise<SessionCredential> {
+  const owner = ownerOf(actor);
+  return {
+    fingerprint: await sha256Hex(presentedKey(request) ?? ""),
+    ownerTag: ownerTag(owner),
+    companyId: actor.type === "agent" ? actor.companyId : null,
+  };
+}
+
+/** The initialize request's JSON text, or the answer to a sessionless request that is not one. */
+async function initializeOf(request: Request): Promise<string | Response> {
+  const text = await request.text();
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  if (!isInitializeRequest(message))
+    return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize first)");
+  return text;
+}
+
+/**
+ * A request without `Mcp-Session-Id` may only be an initialize: it opens a session under a new random
+ * id, noted with the key's owner first so that a revocation reaches it (auth/live-sockets.ts).
+ */
+async function openSession(
+  env: Env,
+  request: Request,
+  caller: McpCaller,
+  credential: SessionCredential,
+): Promise<Response> {
+  if (request.method !== "POST")
+    return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+  const initialize = await initializeOf(request);
+  if (initialize instanceof Response) return initialize;
+  const sessionId = randomToken(32);
+  await noteLiveSocket(env, ownerOf(caller.actor), {
+    binding: "MCP_SESSION",
+    name: sessionId,
+    companyId: credential.companyId,
+  });
+  const bodiless = new Request(request.url, { method: "POST", headers: request.headers });
+  return mcpSessionObject(env, sessionId).open(sessionId, bodiless, initialize, caller, credential);
+}
+
+/**
+ * The request as it crosses to the session object: its abort signal stays here (RPC cannot carry
+ * one; a client that goes away cancels the response body instead, which does cross).
+ */
+function forwarded(request: Request): Request {
+  const body = request.method === "GET" || request.method === "HEAD" ? null : request.body;
+  return new Request(request.url, { method: request.method, headers: request.headers, body });
+}
+
+/** A Durable Object's response has immutable headers; the app's middleware adds to every response. */
+const relayed = (response: Response) =>
+  new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: new Headers(response.headers),
+  });
 
 /** /mcp, mounted in app.ts before the dashboard (which owns every other path). */
 export function mcpRoutes(appFetch: AppFetch) {
+  registerAppFetch(appFetch);
   const router = new Hono<AppEnv>();
   router.all("/", async (c) => {
-    const caller = await mcpCallerOf(c.env, c.req.raw);
+    const request = c.req.raw;
+    if (isForeignOrigin(request))
+      return jsonRpcError(403, -32000, "Forbidden: a cross-origin request (Origin header)");
+    const caller = await mcpCallerOf(c.env, request);
     if (typeof caller === "string") return unauthorizedAnswer(caller);
-    // Without sessions there is no server-initiated stream to open (GET) nor session to end (DELETE);
-    // the spec lets a server answer both with 405, and MCP clients carry on over POST.
-    if (c.req.method === "GET" || c.req.method === "DELETE") {
-      return jsonRpcError(405, -32000, `${c.req.method} is not supported: this server has no sessions yet`, {
-        Allow: "POST",
-      });
-    }
-    const bound: BoundFetch = (request) => appFetch(request, c.env, c.executionCtx);
-    return answerMcpRequest(c.req.raw, bound, caller);
+    if (!["GET", "POST", "DELETE"].includes(request.method))
+      return jsonRpcError(405, -32000, "Method not allowed.", { Allow: ALLOWED_METHODS });
+    const credential = await credentialOf(request, caller.actor);
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId === null) return relayed(await openSession(c.env, request, caller, credential));
+    if (!SESSION_ID_PATTERN.test(sessionId)) return sessionNotFound();
+    return relayed(await mcpSessionObject(c.env, sessionId).serve(forwarded(request), caller, credential));
   });
   return router;
 }

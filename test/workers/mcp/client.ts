@@ -1,5 +1,4 @@
-// The official MCP SDK client wired to the Worker in workerd: its HTTP requests go through the Worker's
-// own fetch (dispatch), so a suite drives /mcp exactly as a remote MCP client would.
+// The official MCP SDK client against /mcp through the Worker's own fetch (dispatch), for tests.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -7,23 +6,46 @@ import { BASE, dispatch } from "../helpers";
 
 export const MCP_URL = `${BASE}/mcp`;
 
-/** An initialized client presenting `headers` (a key) on every request. */
-export async function connect(headers: Record<string, string>): Promise<Client> {
+type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * `dispatch` as the client's fetch. dispatch ignores the abort signal, so an aborted request's body
+ * is cut here, as a network client's would be: closing a client ends its open streams.
+ */
+export const abortableDispatch: Fetch = async (url, init) => {
+  const response = await dispatch(new Request(url, init));
+  const signal = init?.signal;
+  if (!response.body || !signal) return response;
+  return new Response(response.body.pipeThrough(new TransformStream(), { signal }), response);
+};
+
+/** A connected SDK client and its transport (whose `sessionId` is the issued Mcp-Session-Id). */
+export async function connectMcp(headers: Record<string, string>, fetch: Fetch = abortableDispatch) {
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
     requestInit: { headers },
-    fetch: (url, init) => dispatch(new Request(url, init)),
+    fetch,
+    reconnectionOptions: {
+      initialReconnectionDelay: 10,
+      maxReconnectionDelay: 100,
+      reconnectionDelayGrowFactor: 1.5,
+      maxRetries: 3,
+    },
   });
   const client = new Client({ name: "switchboard-test", version: "1.0.0" });
   await client.connect(transport);
-  return client;
+  return { client, transport };
 }
 
 export const callTool = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 
-/** The result's text parts, joined. */
 export const textOf = (result: CallToolResult) =>
   result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+
+/** An initialized client presenting `headers` (a key) on every request. */
+export async function connect(headers: Record<string, string>): Promise<Client> {
+  return (await connectMcp(headers)).client;
+}
 
 /** A successful result's JSON answer; fails the test with the tool's error text otherwise. */
 export function jsonOf<T = Record<string, unknown>>(result: CallToolResult): T {

@@ -13,6 +13,29 @@ import {
 import { call, dispatch } from "../helpers";
 import { callTool, connect, MCP_URL, textOf } from "./client";
 
+/** A raw initialize (no SDK client): the session id it answers with. */
+async function initializeRaw(headers: Record<string, string>): Promise<string> {
+  const response = await dispatch(
+    new Request(MCP_URL, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    }),
+  );
+  expect(response.status).toBe(200);
+  await response.text();
+  return response.headers.get("mcp-session-id") ?? "";
+}
+
 const issueRow = (id: string) =>
   env.DB.prepare("SELECT status, assignee_agent_id, updated_at FROM issues WHERE id = ?")
     .bind(id)
@@ -208,11 +231,12 @@ describe("/mcp", () => {
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
     };
+    const sessionId = await initializeRaw(headers);
     const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
     const wrongVersion = await dispatch(
       new Request(MCP_URL, {
         method: "POST",
-        headers: { ...headers, "MCP-Protocol-Version": "1999-01-01" },
+        headers: { ...headers, "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "1999-01-01" },
         body: list,
       }),
     );
@@ -221,18 +245,34 @@ describe("/mcp", () => {
     const notification = await dispatch(
       new Request(MCP_URL, {
         method: "POST",
-        headers,
+        headers: { ...headers, "Mcp-Session-Id": sessionId },
         body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
       }),
     );
     expect(notification.status).toBe(202);
   });
 
-  it("GET and DELETE answer 405: no sessions yet, nothing to stream or end", async () => {
+  it("GET opens the session's event stream and DELETE ends the session; without a session id both answer 400", async () => {
     for (const method of ["GET", "DELETE"]) {
-      const response = await dispatch(new Request(MCP_URL, { method, headers: agent.headers }));
-      expect(response.status).toBe(405);
-      expect(response.headers.get("Allow")).toBe("POST");
+      const response = await dispatch(
+        new Request(MCP_URL, { method, headers: { ...agent.headers, Accept: "text/event-stream" } }),
+      );
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain("Mcp-Session-Id");
     }
+    const sessionId = await initializeRaw({
+      ...agent.headers,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+    });
+    const inSession = { ...agent.headers, "Mcp-Session-Id": sessionId, Accept: "text/event-stream" };
+    const stream = await dispatch(new Request(MCP_URL, { method: "GET", headers: inSession }));
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toContain("text/event-stream");
+    await stream.body?.cancel();
+    const ended = await dispatch(new Request(MCP_URL, { method: "DELETE", headers: inSession }));
+    expect(ended.status).toBe(200);
+    const after = await dispatch(new Request(MCP_URL, { method: "GET", headers: inSession }));
+    expect(after.status).toBe(404);
   });
 });
