@@ -10,6 +10,7 @@ import type {
 } from "../workers/auth/keyring";
 import { PrincipalCache } from "../workers/auth/principal-cache";
 import type { Env } from "../workers/core/env";
+import { grantExpired } from "../workers/core/scopes";
 
 /**
  * Objects remembered per owner. A dashboard page re-notes its object each time it reconnects, so only
@@ -38,7 +39,9 @@ export class Keyring extends DurableObject<Env> implements KeyringObject {
 
   async resolve(keyHash: string): Promise<ResolvedKey | null> {
     const found = await this.users.resolve(keyHash, () => loadUserKey(this.env.DB, keyHash));
-    return found && { ...found.value, touch: found.touch };
+    // A scoped key's expiry is checked on every use, cached or not: access ends when it ends.
+    if (!found || grantExpired(found.value.grant)) return null;
+    return { ...found.value, touch: found.touch };
   }
 
   async resolveAgent(keyHash: string): Promise<ResolvedAgentKey | null> {

@@ -6,12 +6,13 @@ import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
 import { apiKeyRoutes } from "./auth/api-key";
 import { recognizeInProcessCalls } from "./auth/in-process";
 import { requireAuthentication } from "./auth/middleware";
+import { scopedKeyRoutes } from "./auth/scoped-keys";
 import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
 import { controlRoutes } from "./control/routes";
 import { runnerLinkRoutes } from "./control/runners/link";
-import { viewerGate } from "./control/shared";
+import { keyCompanyGate, viewerGate } from "./control/shared";
 import type { AppEnv } from "./core/env";
 import { createDashboard } from "./dashboard";
 import { autoRepliesRoutes } from "./gateway/auto-replies";
@@ -81,12 +82,14 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
   app.use("/api/*", requireAuthentication);
   app.use("/api/*", viewerGate);
+  app.use("/api/*", keyCompanyGate);
   app.use("/api/*", limitJsonDepth);
 
   app.route("/api", systemRoutes);
   app.route("/api/auth", webSessionRoutes);
   app.route("/api/users", userRoutes);
   app.route("/api/user/api-key", apiKeyRoutes);
+  app.route("/api/user/keys", scopedKeyRoutes);
   // Specific session sub-resources first: `POST /{id}/{action}` would otherwise claim them.
   app.route("/api/sessions", botConfigRoutes);
   app.route("/api/sessions", sessionSharingRoutes);

@@ -1,11 +1,14 @@
 import type { Env } from "../core/env";
 import { namespaceOf } from "../core/env";
 import type { PublicUser } from "../core/principal";
+import type { KeyGrant } from "../core/scopes";
 import type { AgentRole } from "../db/schema";
 
 export interface ResolvedKey {
   user: PublicUser;
   apiKeyId: string;
+  /** A scoped key's scopes, limit and expiry; null for the user's full key. */
+  grant: KeyGrant | null;
   /** The caller should record `last_used_at` (at most once a minute per key). */
   touch: boolean;
 }

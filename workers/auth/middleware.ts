@@ -1,13 +1,14 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppEnv } from "../core/env";
-import type { Principal } from "../core/principal";
+import { grantOfPrincipal, type Principal } from "../core/principal";
 import { database } from "../db/client";
 import type { Role } from "../db/schema";
 import { forbidden, unauthorized } from "../http/errors";
 import { apiFamilyOf } from "../http/family";
 import { actorFromAgentKey } from "./agent-key-store";
 import { principalFromApiKey } from "./api-key-store";
+import { keyRefusal } from "./key-scopes";
 import type { LiveOwner } from "./live-sockets";
 import { isValidCsrfToken, principalFromSessionToken, SESSION_COOKIE } from "./session-store";
 
@@ -98,6 +99,9 @@ export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) 
   }
   const principal = await resolvePrincipal(c);
   if (!principal) throw unauthorized();
+  const grant = grantOfPrincipal(principal);
+  const refusal = keyRefusal(grant, c.req.method, c.req.path);
+  if (refusal) throw refusal;
   if (principal.via === "cookie" && !SAFE_METHODS.has(c.req.method)) {
     const valid = await isValidCsrfToken(principal.webSession.token, c.req.header(CSRF_HEADER));
     if (!valid)
@@ -111,6 +115,7 @@ export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) 
     userId: principal.user.id,
     user: principal.user,
     mutating: !SAFE_METHODS.has(c.req.method),
+    ...(grant?.companyId ? { onlyCompanyId: grant.companyId } : {}),
   });
   return next();
 };

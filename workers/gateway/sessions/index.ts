@@ -5,6 +5,7 @@
  * This index is what the rest of the code may import from here.
  */
 export { accessibleSession, callSession } from "./call";
+export { loadAccessibleSession } from "./store";
 export { sealLegacyRemoveBgKeys } from "./remove-bg-key";
 export type {
   BotConfigSchema,

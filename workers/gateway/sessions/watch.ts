@@ -37,6 +37,6 @@ export async function openSessionWatch(c: Context<AppEnv>, session: SessionRow):
 async function recheck(c: Context<AppEnv>, userId: string, session: SessionRow): Promise<LiveCut | null> {
   const principal = await resolvePrincipal(c);
   if (principal === null || principal.user.id !== userId) return CREDENTIALS_CHANGED;
-  const access = await accessOf(database(c.env.DB), principal.user, session);
+  const access = await accessOf(database(c.env.DB), principal, session);
   return access === null ? SHARE_ENDED : null;
 }
