@@ -57,8 +57,11 @@ export interface KeyringObject extends Rpc.DurableObjectBranded {
   invalidate(userId: string): Promise<void>;
   /** Forgets an agent's keys; call after any committed change to its keys, role or status. */
   invalidateAgent(agentId: string): Promise<void>;
-  /** Records that a socket of `ownerTag` opens in `host` (auth/live-sockets.ts). */
-  noteLiveHost(ownerTag: string, host: LiveHost): Promise<void>;
+  /**
+   * Records that a socket of `ownerTag` opens in `host` (auth/live-sockets.ts); `until`, when the key
+   * that opens it expires: the owner's sockets are closed then.
+   */
+  noteLiveHost(ownerTag: string, host: LiveHost, until?: number | null): Promise<void>;
   /**
    * The objects holding sockets of `ownerTag` (only those of `companyId` when given), forgotten as
    * they are answered: the caller is about to close those sockets.

@@ -90,6 +90,12 @@ export async function currentOwner(c: Context<AppEnv>): Promise<(LiveOwner & { c
   return principal ? { kind: "user", id: principal.user.id } : null;
 }
 
+/** When the request's scoped key expires (a socket it opens closes then), or null. */
+export const keyExpiryOf = (c: Context<AppEnv>): number | null => {
+  const principal = c.get("principal") as Principal | undefined;
+  return principal ? (grantOfPrincipal(principal)?.expiresAt ?? null) : null;
+};
+
 export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isPublicRoute(c.req.method, c.req.path)) return next();
   const bearer = c.req.header(API_KEY_HEADER) === undefined ? bearerToken(c) : undefined;

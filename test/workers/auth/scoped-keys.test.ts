@@ -225,4 +225,20 @@ describe("scoped API keys (issue 27)", () => {
     expect(revoked.status).toBe(200);
     expect((await link.closedWith()).code).toBe(4401);
   });
+
+  it("a key's expiry closes the WebSockets it opened when it comes", async () => {
+    const user = await boardUser();
+    const session = await newSession(user.key);
+    const expiresAt = new Date(Date.now() + 1_500).toISOString();
+    const created = await createKey(user.key, { name: "brief watcher", scopes: ["read"], expiresAt });
+    const res = await fetchWorker(`${BASE}/api/sessions/${session.slug}/events`, {
+      headers: { Upgrade: "websocket", ...asKey(keyOf(created)) },
+    });
+    expect(res.status).toBe(101);
+    const link = new Link(res.webSocket as WebSocket);
+    await link.next((f) => f.type === "session");
+    const closed = await link.closedWith();
+    expect(closed).toEqual({ code: 4401, reason: "key expired: sign in again" });
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(expiresAt));
+  });
 });
