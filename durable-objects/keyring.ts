@@ -134,7 +134,9 @@ export class Keyring extends DurableObject<Env> implements KeyringObject {
           liveHost(this.env, host)
             .cutSockets(owner, KEY_EXPIRED.code, KEY_EXPIRED.reason)
             .catch((error: unknown) =>
-              console.error(JSON.stringify({ level: "error", msg: "expiry cut failed", host, error: String(error) })),
+              console.error(
+                JSON.stringify({ level: "error", msg: "expiry cut failed", host, error: String(error) }),
+              ),
             ),
         ),
       );

@@ -6,7 +6,6 @@ import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
 import { apiKeyRoutes } from "./auth/api-key";
 import { recognizeInProcessCalls } from "./auth/in-process";
 import { requireAuthentication } from "./auth/middleware";
-import { scopedKeyRoutes } from "./auth/scoped-keys";
 import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
@@ -39,6 +38,7 @@ import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./h
 import { limitJsonDepth } from "./http/json-depth";
 import { createRouter, documentAppWideErrors } from "./http/openapi";
 import { isUpload } from "./http/uploads";
+import { scopedKeyRoutes } from "./keys/routes";
 import { llmsPublicRoutes, llmsRoutes } from "./llms/routes";
 import { mcpRoutes } from "./mcp/routes";
 import { systemRoutes } from "./system";

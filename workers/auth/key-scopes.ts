@@ -1,5 +1,5 @@
 import { grantAllows, type KeyGrant, type KeyScope } from "../core/scopes";
-import { ApiError, forbidden } from "../http/errors";
+import { type ApiError, forbidden } from "../http/errors";
 import { apiFamilyOf } from "../http/family";
 
 /**
@@ -101,7 +101,9 @@ export function keyRefusal(grant: KeyGrant | null, method: string, path: string)
   if (grant === null) return null;
   const needed = scopeNeeded(method, path);
   if (!grantAllows(grant, needed)) {
-    return forbidden(`This key lacks the "${needed}" scope this request needs (it has: ${grant.scopes.join(", ")})`);
+    return forbidden(
+      `This key lacks the "${needed}" scope this request needs (it has: ${grant.scopes.join(", ")})`,
+    );
   }
   const outside = limitRefusal(grant, method, path);
   return outside === null ? null : forbidden(outside);

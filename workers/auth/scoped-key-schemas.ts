@@ -23,7 +23,8 @@ export const CreateScopedKeyBodySchema = z
       description: "Limit the key to this one company; one you are a member of.",
     }),
     expiresAt: z.iso.datetime({ offset: true }).optional().openapi({
-      description: "When the key stops working (ISO-8601, in the future); without it the key does not expire.",
+      description:
+        "When the key stops working (ISO-8601, in the future); without it the key does not expire.",
     }),
   })
   .refine((body) => body.sessionId === undefined || body.companyId === undefined, {

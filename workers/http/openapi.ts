@@ -101,8 +101,12 @@ export function documentAppWideErrors(app: OpenAPIHono<AppEnv>): void {
     const reads = route.method === "get" || route.method === "head";
     const added = {
       ...(takesKey ? { 403: error(SCOPED_KEY_REFUSAL) } : {}),
-      ...(reads ? {} : { 413: error("Body larger than the limit: 1 MiB, or the media limit for a multipart upload") }),
-      ...(!reads && route.request?.body ? { 415: error("Body not sent in a media type this route takes") } : {}),
+      ...(reads
+        ? {}
+        : { 413: error("Body larger than the limit: 1 MiB, or the media limit for a multipart upload") }),
+      ...(!reads && route.request?.body
+        ? { 415: error("Body not sent in a media type this route takes") }
+        : {}),
     };
     // A copy: the route object is shared with the router that declared it.
     definition.route = { ...route, responses: { ...added, ...route.responses } };

@@ -3,8 +3,8 @@ import { actorFromAgentKey } from "../auth/agent-key-store";
 import { principalFromApiKey } from "../auth/api-key-store";
 import { API_KEY_HEADER } from "../auth/middleware";
 import type { AgentActor } from "../core/actor";
-import { grantOfPrincipal } from "../core/principal";
 import type { Env } from "../core/env";
+import { grantOfPrincipal } from "../core/principal";
 import type { KeyGrant } from "../core/scopes";
 import { database } from "../db/client";
 import type { McpCaller } from "./tools";
@@ -37,7 +37,11 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
   if (key.startsWith(AGENT_KEY_PREFIX)) {
     const found = await actorFromAgentKey(env, db, key, { forRead: false });
     if (!found) return "invalid";
-    return { actor: found.actor, grant: agentGrant(found.actor), headers: { Authorization: `Bearer ${key}` } };
+    return {
+      actor: found.actor,
+      grant: agentGrant(found.actor),
+      headers: { Authorization: `Bearer ${key}` },
+    };
   }
   const found = await principalFromApiKey(env, db, key, { forRead: false });
   if (!found) return "invalid";

@@ -203,7 +203,9 @@ describe("scoped API keys (issue 27)", () => {
     const soon = new Date(Date.now() + 1_500).toISOString();
     const key = keyOf(await createKey(user.key, { name: "brief", scopes: ["read"], expiresAt: soon }));
     expect((await call("GET", "/api/sessions", { headers: asKey(key) })).status).toBe(200);
-    await eventually(async () => (await call("GET", "/api/sessions", { headers: asKey(key) })).status === 401);
+    await eventually(
+      async () => (await call("GET", "/api/sessions", { headers: asKey(key) })).status === 401,
+    );
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(soon));
     const listed = await call<Envelope<Array<ScopedKey & { expired: boolean }>>>("GET", "/api/user/keys", {
       headers: asKey(user.key),

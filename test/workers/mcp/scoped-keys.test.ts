@@ -8,7 +8,10 @@ import { eventually } from "../patience";
 import { callTool, connect, MCP_URL, textOf } from "./client";
 
 async function scopedKey(fullKey: string, body: Record<string, unknown>): Promise<string> {
-  const res = await call<{ data: { key: string } }>("POST", "/api/user/keys", { headers: asKey(fullKey), body });
+  const res = await call<{ data: { key: string } }>("POST", "/api/user/keys", {
+    headers: asKey(fullKey),
+    body,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.key;
 }
@@ -24,11 +27,16 @@ describe("/mcp with scoped keys", () => {
     const company = await seedCompany(user);
     const issue = await seedIssue(company);
     const before = await issueRow(issue.id);
-    const client = await connect({ Authorization: `Bearer ${await scopedKey(user.key, { name: "r", scopes: ["read"] })}` });
+    const client = await connect({
+      Authorization: `Bearer ${await scopedKey(user.key, { name: "r", scopes: ["read"] })}`,
+    });
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain("checkout_issue");
 
-    const result = await callTool(client, "checkout_issue", { issueId: issue.id, expectedStatuses: ["todo"] });
+    const result = await callTool(client, "checkout_issue", {
+      issueId: issue.id,
+      expectedStatuses: ["todo"],
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Refused: checkout_issue needs a key with the "control" scope/);
     expect(await issueRow(issue.id)).toEqual(before);
@@ -52,7 +60,7 @@ describe("/mcp with scoped keys", () => {
     await client.close();
   });
 
-  it("an expired key answers 401 with error=\"invalid_token\", like a revoked one", async () => {
+  it('an expired key answers 401 with error="invalid_token", like a revoked one', async () => {
     const user = await boardUser();
     const key = await scopedKey(user.key, {
       name: "brief",

@@ -158,7 +158,9 @@ export const keyCompanyGate: MiddlewareHandler<AppEnv> = async (c, next) => {
     return next();
   const company = companyOfPath(c.req.path);
   if (company === null) return next();
-  const row = await database(c.env.DB).get<{ company_id: string | null }>(sql`SELECT ${company} AS company_id`);
+  const row = await database(c.env.DB).get<{ company_id: string | null }>(
+    sql`SELECT ${company} AS company_id`,
+  );
   if (row?.company_id != null && row.company_id !== actor.onlyCompanyId) throw notFound("Not found");
   return next();
 };

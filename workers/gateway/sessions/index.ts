@@ -5,7 +5,6 @@
  * This index is what the rest of the code may import from here.
  */
 export { accessibleSession, callSession } from "./call";
-export { loadAccessibleSession } from "./store";
 export { sealLegacyRemoveBgKeys } from "./remove-bg-key";
 export type {
   BotConfigSchema,
@@ -16,6 +15,7 @@ export type {
   SessionSettingsSchema,
   WebhookSummary,
 } from "./schemas";
+export { loadAccessibleSession } from "./store";
 export {
   concerning,
   endpointsOf,

@@ -79,11 +79,7 @@ webhooksRoutes.openapi(
   }),
   async (c) => {
     const session = await accessibleSession(c, c.req.valid("param").sessionId);
-    const rows = await listWebhooks(
-      database(c.env.DB),
-      session,
-      managesGlobal(c.get("principal"), session),
-    );
+    const rows = await listWebhooks(database(c.env.DB), session, managesGlobal(c.get("principal"), session));
     return c.json(
       ok(
         "Webhooks retrieved",

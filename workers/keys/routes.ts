@@ -1,5 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import {
+  CreateScopedKeyBodySchema,
+  ScopedKeyIdParamsSchema,
+  ScopedKeySchema,
+} from "../auth/scoped-key-schemas";
+import {
+  createScopedKey,
+  listScopedKeys,
+  revokeScopedKey,
+  type ScopedKeyView,
+} from "../auth/scoped-key-store";
 import { membershipRole } from "../control/shared";
 import type { AppEnv } from "../core/env";
 import type { KeyScope } from "../core/scopes";
@@ -8,9 +19,15 @@ import { type Db, database } from "../db/client";
 import { loadAccessibleSession } from "../gateway/sessions";
 import { ok } from "../http/envelope";
 import { notFound, unprocessable } from "../http/errors";
-import { authenticated, createRouter, errorResponse, gatewayErrors, gatewayOk, json, jsonBody } from "../http/openapi";
-import { CreateScopedKeyBodySchema, ScopedKeyIdParamsSchema, ScopedKeySchema } from "./scoped-key-schemas";
-import { createScopedKey, listScopedKeys, revokeScopedKey, type ScopedKeyView } from "./scoped-key-store";
+import {
+  authenticated,
+  createRouter,
+  errorResponse,
+  gatewayErrors,
+  gatewayOk,
+  json,
+  jsonBody,
+} from "../http/openapi";
 
 /**
  * The caller's scoped API keys (issue 27): any number besides their one full key (/api/user/api-key),
@@ -54,7 +71,13 @@ scopedKeyRoutes.openapi(
   }),
   async (c) => {
     const views = await listScopedKeys(database(c.env.DB), c.get("principal").user.id);
-    return c.json(ok("Scoped API keys", views.map((view) => toScopedKey(view))), 200);
+    return c.json(
+      ok(
+        "Scoped API keys",
+        views.map((view) => toScopedKey(view)),
+      ),
+      200,
+    );
   },
 );
 
