@@ -13,7 +13,7 @@ function scopeRefusal(tool: AnyToolDefinition, ctx: ToolContext): CallToolResult
   const has = grant?.scopes.join(", ") ?? "";
   const text =
     `Refused: ${tool.name} needs a key with the "${tool.scope}" scope; this key has: ${has}. ` +
-    "Nothing was done. Ask the key's owner for a key with that scope (Account → API keys) or use another tool.";
+    "Nothing was done. Ask the key's owner for a key with that scope (dashboard: API key → Scoped keys) or use another tool.";
   return { isError: true, content: [{ type: "text", text }] };
 }
 
