@@ -8,8 +8,10 @@ import type {
   ResolvedKey,
   WebSessionIdentity,
 } from "../workers/auth/keyring";
+import { KEY_EXPIRED, liveHost } from "../workers/auth/live-sockets";
 import { PrincipalCache } from "../workers/auth/principal-cache";
 import type { Env } from "../workers/core/env";
+import { grantExpired } from "../workers/core/scopes";
 
 /**
  * Objects remembered per owner. A dashboard page re-notes its object each time it reconnects, so only
@@ -38,7 +40,9 @@ export class Keyring extends DurableObject<Env> implements KeyringObject {
 
   async resolve(keyHash: string): Promise<ResolvedKey | null> {
     const found = await this.users.resolve(keyHash, () => loadUserKey(this.env.DB, keyHash));
-    return found && { ...found.value, touch: found.touch };
+    // A scoped key's expiry is checked on every use, cached or not: access ends when it ends.
+    if (!found || grantExpired(found.value.grant)) return null;
+    return { ...found.value, touch: found.touch };
   }
 
   async resolveAgent(keyHash: string): Promise<ResolvedAgentKey | null> {
@@ -65,7 +69,8 @@ export class Keyring extends DurableObject<Env> implements KeyringObject {
     this.agents.invalidate(agentId);
   }
 
-  async noteLiveHost(ownerTag: string, host: LiveHost): Promise<void> {
+  async noteLiveHost(ownerTag: string, host: LiveHost, until: number | null = null): Promise<void> {
+    if (until !== null) await this.#cutAt(ownerTag, until);
     this.#liveHosts().exec(
       `INSERT INTO live_hosts (owner, binding, name, company_id, noted_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (owner, binding, name) DO UPDATE SET noted_at = excluded.noted_at`,
@@ -101,6 +106,45 @@ export class Keyring extends DurableObject<Env> implements KeyringObject {
     return hosts;
   }
 
+  /**
+   * A scoped key's expiry ends the sockets it opened when it comes, not when they next ask: the owner's
+   * sockets are closed at `until` (as a revocation closes them), by this object's alarm.
+   */
+  async #cutAt(ownerTag: string, until: number): Promise<void> {
+    this.#liveHosts().exec(
+      "INSERT OR IGNORE INTO live_deadlines (owner, cut_at) VALUES (?, ?)",
+      ownerTag,
+      until,
+    );
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || until < current) await this.ctx.storage.setAlarm(until);
+  }
+
+  override async alarm(): Promise<void> {
+    const sql = this.#liveHosts();
+    const now = Date.now();
+    const due = sql
+      .exec<{ owner: string }>("SELECT DISTINCT owner FROM live_deadlines WHERE cut_at <= ?", now)
+      .toArray();
+    sql.exec("DELETE FROM live_deadlines WHERE cut_at <= ?", now);
+    for (const { owner } of due) {
+      const hosts = await this.takeLiveHosts(owner, null);
+      await Promise.all(
+        hosts.map((host) =>
+          liveHost(this.env, host)
+            .cutSockets(owner, KEY_EXPIRED.code, KEY_EXPIRED.reason)
+            .catch((error: unknown) =>
+              console.error(
+                JSON.stringify({ level: "error", msg: "expiry cut failed", host, error: String(error) }),
+              ),
+            ),
+        ),
+      );
+    }
+    const next = sql.exec<{ at: number | null }>("SELECT min(cut_at) AS at FROM live_deadlines").one().at;
+    if (next !== null) await this.ctx.storage.setAlarm(next);
+  }
+
   #liveHostsReady = false;
 
   #liveHosts(): SqlStorage {
@@ -109,6 +153,10 @@ export class Keyring extends DurableObject<Env> implements KeyringObject {
       sql.exec(
         `CREATE TABLE IF NOT EXISTS live_hosts (owner TEXT NOT NULL, binding TEXT NOT NULL, name TEXT NOT NULL,
            company_id TEXT, noted_at INTEGER NOT NULL, PRIMARY KEY (owner, binding, name))`,
+      );
+      sql.exec(
+        `CREATE TABLE IF NOT EXISTS live_deadlines (owner TEXT NOT NULL, cut_at INTEGER NOT NULL,
+           PRIMARY KEY (owner, cut_at))`,
       );
       this.#liveHostsReady = true;
     }

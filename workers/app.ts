@@ -11,7 +11,7 @@ import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
 import { controlRoutes } from "./control/routes";
 import { runnerLinkRoutes } from "./control/runners/link";
-import { viewerGate } from "./control/shared";
+import { keyCompanyGate, viewerGate } from "./control/shared";
 import type { AppEnv } from "./core/env";
 import { createDashboard } from "./dashboard";
 import { autoRepliesRoutes } from "./gateway/auto-replies";
@@ -38,6 +38,7 @@ import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./h
 import { limitJsonDepth } from "./http/json-depth";
 import { createRouter, documentAppWideErrors } from "./http/openapi";
 import { isUpload } from "./http/uploads";
+import { scopedKeyRoutes } from "./keys/routes";
 import { llmsPublicRoutes, llmsRoutes } from "./llms/routes";
 import { mcpRoutes } from "./mcp/routes";
 import { systemRoutes } from "./system";
@@ -81,12 +82,14 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
   app.use("/api/*", requireAuthentication);
   app.use("/api/*", viewerGate);
+  app.use("/api/*", keyCompanyGate);
   app.use("/api/*", limitJsonDepth);
 
   app.route("/api", systemRoutes);
   app.route("/api/auth", webSessionRoutes);
   app.route("/api/users", userRoutes);
   app.route("/api/user/api-key", apiKeyRoutes);
+  app.route("/api/user/keys", scopedKeyRoutes);
   // Specific session sub-resources first: `POST /{id}/{action}` would otherwise claim them.
   app.route("/api/sessions", botConfigRoutes);
   app.route("/api/sessions", sessionSharingRoutes);

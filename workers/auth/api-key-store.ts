@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
 import type { Env } from "../core/env";
 import type { Principal } from "../core/principal";
+import { grantExpired } from "../core/scopes";
 import type { Db } from "../db/client";
 import { newId } from "../db/client";
-import { apiKeys } from "../db/schema";
+import { apiKeys, scopedApiKeys } from "../db/schema";
 import { generateApiKey, isWellFormedApiKey, keyringTagFor, keyringTagOf } from "./api-key-format";
 import { sha256Hex } from "./crypto";
 import { keyringShard } from "./keyring";
@@ -31,7 +32,7 @@ export async function principalFromApiKey(
   // check (a CRC32 in base62) cost about a tenth of a cached read.
   const keyHash = await sha256Hex(presented);
   const recent = forRead ? userKeyReads.recent(keyHash) : undefined;
-  if (recent) return { principal: { via: "api_key", ...recent } };
+  if (recent && !grantExpired(recent.grant)) return { principal: { via: "api_key", ...recent } };
   if (!isWellFormedApiKey(presented)) return null;
 
   const generationAtRead = userKeyReads.currentGeneration();
@@ -44,11 +45,8 @@ export async function principalFromApiKey(
   userKeyReads.remember(keyHash, identity, identity.user.id, generationAtRead);
   const principal: Principal = { via: "api_key", ...identity };
   if (!touch) return { principal };
-  const write = db
-    .update(apiKeys)
-    .set({ lastUsedAt: Date.now() })
-    .where(eq(apiKeys.id, identity.apiKeyId))
-    .run();
+  const table = identity.grant === null ? apiKeys : scopedApiKeys;
+  const write = db.update(table).set({ lastUsedAt: Date.now() }).where(eq(table.id, identity.apiKeyId)).run();
   return { principal, touch: write };
 }
 

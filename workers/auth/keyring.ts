@@ -1,11 +1,14 @@
 import type { Env } from "../core/env";
 import { namespaceOf } from "../core/env";
 import type { PublicUser } from "../core/principal";
+import type { KeyGrant } from "../core/scopes";
 import type { AgentRole } from "../db/schema";
 
 export interface ResolvedKey {
   user: PublicUser;
   apiKeyId: string;
+  /** A scoped key's scopes, limit and expiry; null for the user's full key. */
+  grant: KeyGrant | null;
   /** The caller should record `last_used_at` (at most once a minute per key). */
   touch: boolean;
 }
@@ -54,8 +57,11 @@ export interface KeyringObject extends Rpc.DurableObjectBranded {
   invalidate(userId: string): Promise<void>;
   /** Forgets an agent's keys; call after any committed change to its keys, role or status. */
   invalidateAgent(agentId: string): Promise<void>;
-  /** Records that a socket of `ownerTag` opens in `host` (auth/live-sockets.ts). */
-  noteLiveHost(ownerTag: string, host: LiveHost): Promise<void>;
+  /**
+   * Records that a socket of `ownerTag` opens in `host` (auth/live-sockets.ts); `until`, when the key
+   * that opens it expires: the owner's sockets are closed then.
+   */
+  noteLiveHost(ownerTag: string, host: LiveHost, until?: number | null): Promise<void>;
   /**
    * The objects holding sockets of `ownerTag` (only those of `companyId` when given), forgotten as
    * they are answered: the caller is about to close those sockets.

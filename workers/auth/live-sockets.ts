@@ -46,10 +46,21 @@ export function ownerTagOf(url: string): string | null {
   return who !== null && /^who:(user|agent):\S{1,200}$/.test(who) ? who : null;
 }
 
-/** Records where the owner's socket is about to open; call before forwarding the upgrade. */
-export async function noteLiveSocket(env: Env, owner: LiveOwner, host: LiveHost): Promise<void> {
-  await keyringShard(env, await keyringTagFor(owner.id)).noteLiveHost(ownerTag(owner), host);
+/**
+ * Records where the owner's socket is about to open; call before forwarding the upgrade. `until`: when
+ * the key that opens it expires (a scoped key, core/scopes.ts), so the Keyring closes it then.
+ */
+export async function noteLiveSocket(
+  env: Env,
+  owner: LiveOwner,
+  host: LiveHost,
+  until: number | null = null,
+): Promise<void> {
+  await keyringShard(env, await keyringTagFor(owner.id)).noteLiveHost(ownerTag(owner), host, until);
 }
+
+/** The close a socket gets when the scoped key that opened it expires. */
+export const KEY_EXPIRED = { code: CREDENTIALS_CHANGED.code, reason: "key expired: sign in again" } as const;
 
 /** Why a socket closes: the code and reason its client is told. */
 export interface LiveCut {

@@ -1,13 +1,14 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppEnv } from "../core/env";
-import type { Principal } from "../core/principal";
+import { grantOfPrincipal, type Principal } from "../core/principal";
 import { database } from "../db/client";
 import type { Role } from "../db/schema";
 import { forbidden, unauthorized } from "../http/errors";
 import { apiFamilyOf } from "../http/family";
 import { actorFromAgentKey } from "./agent-key-store";
 import { principalFromApiKey } from "./api-key-store";
+import { keyRefusal } from "./key-scopes";
 import type { LiveOwner } from "./live-sockets";
 import { isValidCsrfToken, principalFromSessionToken, SESSION_COOKIE } from "./session-store";
 
@@ -89,6 +90,12 @@ export async function currentOwner(c: Context<AppEnv>): Promise<(LiveOwner & { c
   return principal ? { kind: "user", id: principal.user.id } : null;
 }
 
+/** When the request's scoped key expires (a socket it opens closes then), or null. */
+export const keyExpiryOf = (c: Context<AppEnv>): number | null => {
+  const principal = c.get("principal") as Principal | undefined;
+  return principal ? (grantOfPrincipal(principal)?.expiresAt ?? null) : null;
+};
+
 export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isPublicRoute(c.req.method, c.req.path)) return next();
   const bearer = c.req.header(API_KEY_HEADER) === undefined ? bearerToken(c) : undefined;
@@ -98,6 +105,9 @@ export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) 
   }
   const principal = await resolvePrincipal(c);
   if (!principal) throw unauthorized();
+  const grant = grantOfPrincipal(principal);
+  const refusal = keyRefusal(grant, c.req.method, c.req.path);
+  if (refusal) throw refusal;
   if (principal.via === "cookie" && !SAFE_METHODS.has(c.req.method)) {
     const valid = await isValidCsrfToken(principal.webSession.token, c.req.header(CSRF_HEADER));
     if (!valid)
@@ -111,6 +121,7 @@ export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) 
     userId: principal.user.id,
     user: principal.user,
     mutating: !SAFE_METHODS.has(c.req.method),
+    ...(grant?.companyId ? { onlyCompanyId: grant.companyId } : {}),
   });
   return next();
 };

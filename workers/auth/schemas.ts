@@ -32,7 +32,8 @@ export const WebSessionSchema = z
   .object({
     user: PublicUserSchema,
     expires: z.string().nullable().openapi({
-      description: "When the browser session ends; null for API-key callers (keys do not expire).",
+      description:
+        "When the browser session ends; null for API-key callers (a scoped key's expiry is in GET /api/user/keys).",
     }),
   })
   .openapi("WebSession");

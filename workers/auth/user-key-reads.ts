@@ -1,4 +1,5 @@
 import type { PublicUser } from "../core/principal";
+import type { KeyGrant } from "../core/scopes";
 import { RecentReads } from "./recent-reads";
 
 /**
@@ -13,6 +14,7 @@ export const USER_READ_TTL_MS = 1_000;
 export interface RecentUserKey {
   user: PublicUser;
   apiKeyId: string;
+  grant: KeyGrant | null;
 }
 
 /** Scripts and dashboards poll with user keys too: each read would otherwise ask the Keyring first. */

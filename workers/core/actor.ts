@@ -16,6 +16,11 @@ export interface BoardActor {
    * viewer may make): company access checks then refuse a viewer (control/shared/roles.ts).
    */
   mutating: boolean;
+  /**
+   * Set when the request's key is limited to one company (core/scopes.ts): every other company is
+   * then as unknown to it as another tenant's (control/shared/access.ts).
+   */
+  onlyCompanyId?: string;
 }
 
 /**

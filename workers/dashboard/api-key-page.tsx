@@ -3,9 +3,17 @@ import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import type { ApiKeyStatusSchema } from "../auth/schemas";
+import { failedForm } from "./board-shared";
 import type { DashboardEnv } from "./env";
 import { failureStatus, redirectWithFlash, render } from "./render";
-import { ActionButton } from "./ui";
+import {
+  type KeyLimits,
+  SCOPED_KEYS_PATH,
+  type ScopedKey,
+  ScopedKeysPanel,
+  scopedKeyBody,
+} from "./scoped-keys-panel";
+import { ActionButton, blankForm, type FormState } from "./ui";
 
 type ApiKeyStatus = z.infer<typeof ApiKeyStatusSchema>;
 type Ctx = Context<DashboardEnv>;
@@ -62,12 +70,51 @@ function KeyStatus({ status, csrf }: { status: ApiKeyStatus; csrf: string }) {
   );
 }
 
-function showApiKeyPage(
+/** A new scoped key: shown once, in this response only, like the full key. */
+function NewScopedKey({ created }: { created: ScopedKey }) {
+  return (
+    <section class="panel" aria-labelledby="new-scoped-key-heading">
+      <h2 id="new-scoped-key-heading">Your new scoped key: {created.name}</h2>
+      <p class="alert" role="status">
+        Copy it now: it will not be shown again.
+      </p>
+      <div class="field">
+        <label for="new-scoped-key">Scoped key</label>
+        <div class="copy-row">
+          <input id="new-scoped-key" class="secret" readonly value={created.key ?? ""} />
+          <button type="button" class="secondary" data-copy="new-scoped-key">
+            Copy
+          </button>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+interface PageExtras {
+  newKey?: string;
+  alert?: string;
+  created?: ScopedKey;
+  form?: FormState;
+}
+
+/** The scoped keys and what a new one may be limited to, read as the viewer. */
+async function scopedKeysOf(c: Ctx): Promise<{ keys: ScopedKey[]; limits: KeyLimits }> {
+  const [keys, sessions, companies] = await Promise.all([
+    c.var.api.get<ScopedKey[]>(SCOPED_KEYS_PATH),
+    c.var.api.get<KeyLimits["sessions"]>("/api/sessions"),
+    c.var.api.get<KeyLimits["companies"]>("/api/companies"),
+  ]);
+  return { keys, limits: { sessions, companies } };
+}
+
+async function showApiKeyPage(
   c: Ctx,
   status: ApiKeyStatus,
-  extras: { newKey?: string; alert?: string } = {},
+  extras: PageExtras = {},
   code: ContentfulStatusCode = 200,
 ) {
+  const scoped = await scopedKeysOf(c);
   return render(
     c,
     {
@@ -82,6 +129,8 @@ function showApiKeyPage(
           )}
           {extras.newKey && <NewKey apiKey={extras.newKey} />}
           <KeyStatus status={status} csrf={c.var.csrf} />
+          {extras.created && <NewScopedKey created={extras.created} />}
+          <ScopedKeysPanel {...scoped} csrf={c.var.csrf} form={extras.form ?? blankForm()} />
         </>
       ),
     },
@@ -110,4 +159,32 @@ apiKeyPage.post("/api-key/revoke", async (c) => {
     return showApiKeyPage(c, await currentStatus(c), { alert: result.error }, failureStatus(result));
   }
   return redirectWithFlash(c, "/api-key", "API key revoked");
+});
+
+/** The form's fields; the API's scopes errors have none and show at the form's top. */
+const SCOPED_KEY_FIELDS = ["name", "limit", "expiresInDays"] as const;
+
+/** Answers with the page itself (200), not a redirect: the key must not travel in a URL or cookie. */
+apiKeyPage.post("/api-key/scoped", async (c) => {
+  const result = await c.var.api.send<ScopedKey>("POST", SCOPED_KEYS_PATH, scopedKeyBody(c.var.form));
+  if (!result.ok) {
+    const form = failedForm(c.var.form, result, SCOPED_KEY_FIELDS, {
+      sessionId: "limit",
+      companyId: "limit",
+      expiresAt: "expiresInDays",
+    });
+    return showApiKeyPage(c, await currentStatus(c), { form }, failureStatus(result));
+  }
+  return showApiKeyPage(c, await currentStatus(c), { created: result.data }, 201);
+});
+
+apiKeyPage.post("/api-key/scoped/:keyId/revoke", async (c) => {
+  const result = await c.var.api.send(
+    "DELETE",
+    `${SCOPED_KEYS_PATH}/${encodeURIComponent(c.req.param("keyId"))}`,
+  );
+  if (!result.ok) {
+    return showApiKeyPage(c, await currentStatus(c), { alert: result.error }, failureStatus(result));
+  }
+  return redirectWithFlash(c, "/api-key", "Scoped key revoked");
 });

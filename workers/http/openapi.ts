@@ -81,21 +81,32 @@ export const controlAuth: Array<Record<string, string[]>> = [
   { AgentKey: [] },
 ];
 
+const SCOPED_KEY_REFUSAL =
+  "A scoped API key without the scope this route needs (the error names it), or limited to a session or company this route is not about";
+
 /**
  * Statuses the app's own middleware answers whatever the route, documented on every route they can
  * reach (issue 26: the workers suite holds each response to the document): the body limit's 413 on
  * any /api request that may carry a body, and @hono/zod-openapi's 415 on a route that declares a
- * body sent in another media type. A route that documents either itself keeps its own wording.
+ * body sent in another media type; and the 403 of a scoped key outside its scope or limit on any route
+ * that takes a key (auth/key-scopes.ts). A route that documents one itself keeps its own wording.
  */
 export function documentAppWideErrors(app: OpenAPIHono<AppEnv>): void {
   for (const definition of app.openAPIRegistry.definitions) {
     if (definition.type !== "route") continue;
     const { route } = definition;
-    if (!route.path.startsWith("/api/") || route.method === "get" || route.method === "head") continue;
+    if (!route.path.startsWith("/api/")) continue;
     const error = apiFamilyOf(route.path) === "control" ? controlErrorResponse : gatewayErrorResponse;
+    const takesKey = route.security !== undefined && route.security.length > 0;
+    const reads = route.method === "get" || route.method === "head";
     const added = {
-      413: error("Body larger than the limit: 1 MiB, or the media limit for a multipart upload"),
-      ...(route.request?.body ? { 415: error("Body not sent in a media type this route takes") } : {}),
+      ...(takesKey ? { 403: error(SCOPED_KEY_REFUSAL) } : {}),
+      ...(reads
+        ? {}
+        : { 413: error("Body larger than the limit: 1 MiB, or the media limit for a multipart upload") }),
+      ...(!reads && route.request?.body
+        ? { 415: error("Body not sent in a media type this route takes") }
+        : {}),
     };
     // A copy: the route object is shared with the router that declared it.
     definition.route = { ...route, responses: { ...added, ...route.responses } };

@@ -2,7 +2,10 @@ import { AGENT_KEY_PREFIX } from "../auth/agent-key-format";
 import { actorFromAgentKey } from "../auth/agent-key-store";
 import { principalFromApiKey } from "../auth/api-key-store";
 import { API_KEY_HEADER } from "../auth/middleware";
+import type { AgentActor } from "../core/actor";
 import type { Env } from "../core/env";
+import { grantOfPrincipal } from "../core/principal";
+import type { KeyGrant } from "../core/scopes";
 import { database } from "../db/client";
 import type { McpCaller } from "./tools";
 
@@ -14,6 +17,18 @@ export function presentedKey(request: Request): string | undefined {
   return request.headers.get("Authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
 }
 
+/**
+ * What an agent key allows over MCP: reading and working its company's control plane, and WhatsApp
+ * sends (which the company's policy governs separately); never admin. Over REST an agent's role
+ * decides, as before.
+ */
+const agentGrant = (actor: AgentActor): KeyGrant => ({
+  scopes: ["read", "control", "send"],
+  sessionId: null,
+  companyId: actor.companyId,
+  expiresAt: null,
+});
+
 /** Who the request's key proves, or why there is nobody. Never a cookie: MCP clients send keys. */
 export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller | CredentialProblem> {
   const key = presentedKey(request);
@@ -21,13 +36,26 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
   const db = database(env.DB);
   if (key.startsWith(AGENT_KEY_PREFIX)) {
     const found = await actorFromAgentKey(env, db, key, { forRead: false });
-    return found ? { actor: found.actor, headers: { Authorization: `Bearer ${key}` } } : "invalid";
+    if (!found) return "invalid";
+    return {
+      actor: found.actor,
+      grant: agentGrant(found.actor),
+      headers: { Authorization: `Bearer ${key}` },
+    };
   }
   const found = await principalFromApiKey(env, db, key, { forRead: false });
   if (!found) return "invalid";
   const { user } = found.principal;
+  const grant = grantOfPrincipal(found.principal);
   return {
-    actor: { type: "board", userId: user.id, user, mutating: true },
+    actor: {
+      type: "board",
+      userId: user.id,
+      user,
+      mutating: true,
+      ...(grant?.companyId ? { onlyCompanyId: grant.companyId } : {}),
+    },
+    grant,
     headers: { [API_KEY_HEADER]: key },
   };
 }

@@ -34,7 +34,13 @@ export async function listCompanies(db: Db, actor: Actor): Promise<CompanyRow[]>
   const member = db
     .select({ companyId: companyMemberships.companyId })
     .from(companyMemberships)
-    .where(eq(companyMemberships.userId, actor.userId));
+    .where(
+      and(
+        eq(companyMemberships.userId, actor.userId),
+        // A key limited to one company lists that one only.
+        actor.onlyCompanyId === undefined ? undefined : eq(companyMemberships.companyId, actor.onlyCompanyId),
+      ),
+    );
   return db
     .select()
     .from(companies)

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
-import type { Actor } from "../../core/actor";
+import type { Actor, BoardActor } from "../../core/actor";
 import type { AppEnv } from "../../core/env";
 import type { Db } from "../../db/client";
 import { database } from "../../db/client";
@@ -14,6 +14,10 @@ export function controlContext(c: Context<AppEnv>): { actor: Actor; db: Db } {
   return { actor: c.get("actor"), db: database(c.env.DB) };
 }
 
+/** A board user's key limited to another company (core/scopes.ts): that one answers as unknown. */
+const outsideKeyLimit = (actor: BoardActor, companyId: string): boolean =>
+  actor.onlyCompanyId !== undefined && actor.onlyCompanyId !== companyId;
+
 /**
  * Whether the actor may see `companyId` at all. Agents see exactly their own company; board users the
  * companies they are members of (a "yes" is remembered briefly for reads: see memberships.ts). A
@@ -21,6 +25,7 @@ export function controlContext(c: Context<AppEnv>): { actor: Actor; db: Db } {
  */
 export async function canAccessCompany(db: Db, actor: Actor, companyId: string): Promise<boolean> {
   if (actor.type === "agent") return actor.companyId === companyId;
+  if (outsideKeyLimit(actor, companyId)) return false;
   if (!actor.mutating && recentlyConfirmedMember(actor.userId, companyId)) return true;
   const role = await membershipRole(db, actor.userId, companyId);
   if (role === null) return false;
@@ -35,6 +40,7 @@ export async function canAccessCompany(db: Db, actor: Actor, companyId: string):
  */
 export async function companyForActor(db: Db, actor: Actor, companyId: string): Promise<CompanyRow> {
   if (actor.type === "agent" && actor.companyId !== companyId) throw notFound("Company not found");
+  if (actor.type === "board" && outsideKeyLimit(actor, companyId)) throw notFound("Company not found");
   const row =
     actor.type === "agent"
       ? await db.select().from(companies).where(eq(companies.id, companyId)).get()

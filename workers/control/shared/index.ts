@@ -10,6 +10,7 @@ export { issueIdIn, issueIdsIn, issueKeyCondition, UUID } from "./issue-keys";
 export { forgetMember } from "./memberships";
 export { isSecretKey, isSecretValue, REDACTED, redactSecrets } from "./redact";
 export {
+  keyCompanyGate,
   membershipRole,
   refuseViewerWrites,
   requireOwner,

@@ -19,7 +19,7 @@ import {
   routines,
   routineTriggers,
 } from "../../db/schema";
-import { forbidden } from "../../http/errors";
+import { forbidden, notFound } from "../../http/errors";
 import { apiFamilyOf } from "../../http/family";
 
 /**
@@ -144,5 +144,23 @@ export const viewerGate: MiddlewareHandler<AppEnv> = async (c, next) => {
     )
     .get();
   if (row?.role === "viewer") throw forbidden(VIEWER_REFUSAL);
+  return next();
+};
+
+/**
+ * A key limited to one company (core/scopes.ts) reaches no other: a path naming another company's
+ * resource answers 404 before anything runs, as an unknown id would. Routes that list across companies
+ * filter by the same limit, and canAccessCompany refuses it again for what a path does not place.
+ */
+export const keyCompanyGate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const actor = c.get("actor") as Actor | undefined;
+  if (actor?.type !== "board" || actor.onlyCompanyId === undefined || apiFamilyOf(c.req.path) !== "control")
+    return next();
+  const company = companyOfPath(c.req.path);
+  if (company === null) return next();
+  const row = await database(c.env.DB).get<{ company_id: string | null }>(
+    sql`SELECT ${company} AS company_id`,
+  );
+  if (row?.company_id != null && row.company_id !== actor.onlyCompanyId) throw notFound("Not found");
   return next();
 };

@@ -33,7 +33,7 @@ botConfigRoutes.openapi(
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(
       db,
-      c.get("principal").user,
+      c.get("principal"),
       c.req.valid("param").id,
       c.req.method === "GET" ? "read" : "operate",
     );
@@ -61,7 +61,7 @@ botConfigRoutes.openapi(
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(
       db,
-      c.get("principal").user,
+      c.get("principal"),
       c.req.valid("param").id,
       c.req.method === "GET" ? "read" : "operate",
     );

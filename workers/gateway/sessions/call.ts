@@ -28,7 +28,7 @@ export async function callSession<K extends SessionApiName>(
  */
 export function accessibleSession(c: Context<AppEnv>, idOrSlug: string): Promise<SessionRow> {
   const need = c.req.method === "GET" || c.req.method === "HEAD" ? "read" : "operate";
-  return loadAccessibleSession(database(c.env.DB), c.get("principal").user, idOrSlug, need);
+  return loadAccessibleSession(database(c.env.DB), c.get("principal"), idOrSlug, need);
 }
 
 /** Sends the session's current settings and bot configuration to its Durable Object. */

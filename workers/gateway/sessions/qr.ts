@@ -62,7 +62,7 @@ qrRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const session = await loadAccessibleSession(database(c.env.DB), c.get("principal").user, id, "read");
+    const session = await loadAccessibleSession(database(c.env.DB), c.get("principal"), id, "read");
     const live = await sessionObject(c.env, session.id).awaitQr(session.id, qrWaitMs(c.env));
     if (live.state === "connected")
       throw new ApiError(400, "Already connected", "The session is already connected");

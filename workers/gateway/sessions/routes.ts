@@ -62,11 +62,11 @@ sessionRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const user = c.get("principal").user;
-    const rows = await listAccessibleSessions(db, user);
+    const caller = c.get("principal");
+    const rows = await listAccessibleSessions(db, caller);
     const hooks = await webhookSummaries(
       db,
-      user,
+      caller,
       rows.map((r) => r.session),
     );
     return c.json(
@@ -121,14 +121,14 @@ sessionRoutes.openapi(
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(
       db,
-      c.get("principal").user,
+      c.get("principal"),
       c.req.valid("param").id,
       needFor(c.req.method),
     );
     const [live, botConfig, hooks] = await Promise.all([
       stubFor(c, session.id).snapshot(session.id),
       findBotConfig(db, session.id),
-      webhookSummaries(db, c.get("principal").user, [session]),
+      webhookSummaries(db, c.get("principal"), [session]),
     ]);
     const resource = toSessionResource(session, botConfig ?? null);
     return c.json(
@@ -184,7 +184,7 @@ sessionRoutes.openapi(
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(
       db,
-      c.get("principal").user,
+      c.get("principal"),
       c.req.valid("param").id,
       needFor(c.req.method),
     );
@@ -209,7 +209,7 @@ sessionRoutes.openapi(
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(
       db,
-      c.get("principal").user,
+      c.get("principal"),
       c.req.valid("param").id,
       needFor(c.req.method),
     );
@@ -236,7 +236,7 @@ sessionRoutes.openapi(
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(
       db,
-      c.get("principal").user,
+      c.get("principal"),
       c.req.valid("param").id,
       needFor(c.req.method),
     );
@@ -270,7 +270,7 @@ sessionRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id, "own");
+    const session = await loadAccessibleSession(db, c.get("principal"), c.req.valid("param").id, "own");
     await stubFor(c, session.id).destroy(session.id);
     await db.delete(sessions).where(eq(sessions.id, session.id));
     forgetSession(session);
@@ -310,7 +310,7 @@ sessionRoutes.openapi(
     const db = database(c.env.DB);
     // Logging out unlinks the owner's phone: theirs to do. Starting, stopping, pairing: an operator's.
     const need = action === "logout" ? "own" : "operate";
-    const session = await loadAccessibleSession(db, c.get("principal").user, id, need);
+    const session = await loadAccessibleSession(db, c.get("principal"), id, need);
     const stub = stubFor(c, session.id);
     if (action === "pair") {
       const parsed = PairBodySchema.safeParse(c.req.valid("json"));

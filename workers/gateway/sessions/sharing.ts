@@ -86,7 +86,7 @@ sessionSharingRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id, "own");
+    const session = await loadAccessibleSession(db, c.get("principal"), c.req.valid("param").id, "own");
     const shares = await sharesOf(db, session.id);
     return c.json(
       ok(
@@ -118,7 +118,7 @@ sessionSharingRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id, "own");
+    const session = await loadAccessibleSession(db, c.get("principal"), c.req.valid("param").id, "own");
     const body = c.req.valid("json");
     const email = normaliseEmail(body.email);
     const owner = await db.query.users.findFirst({
@@ -170,7 +170,7 @@ sessionSharingRoutes.openapi(
   }),
   async (c) => {
     const db = database(c.env.DB);
-    const session = await loadAccessibleSession(db, c.get("principal").user, c.req.valid("param").id, "own");
+    const session = await loadAccessibleSession(db, c.get("principal"), c.req.valid("param").id, "own");
     const body = c.req.valid("json");
     const email = body.email ?? (await emailOf(db, body.userId ?? ""));
     const removed = email

@@ -47,7 +47,7 @@ simulatorRoutes.openapi(
   async (c) => {
     const session = await loadAccessibleSession(
       database(c.env.DB),
-      c.get("principal").user,
+      c.get("principal"),
       c.req.valid("param").id,
       "operate",
     );
@@ -72,7 +72,7 @@ simulatorRoutes.openapi(
   async (c) => {
     const session = await loadAccessibleSession(
       database(c.env.DB),
-      c.get("principal").user,
+      c.get("principal"),
       c.req.valid("param").id,
       "operate",
     );
@@ -103,7 +103,7 @@ simulatorRoutes.openapi(
   async (c) => {
     const session = await loadAccessibleSession(
       database(c.env.DB),
-      c.get("principal").user,
+      c.get("principal"),
       c.req.valid("param").id,
       "operate",
     );

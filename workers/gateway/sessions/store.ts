@@ -2,7 +2,7 @@ import { and, asc, eq, or, sql } from "drizzle-orm";
 import { BOT_CONFIG_DEFAULTS } from "../../../durable-objects/messaging/config/bot";
 import { randomBytes, toBase62 } from "../../auth/crypto";
 import { normaliseEmail } from "../../auth/user-store";
-import type { PublicUser } from "../../core/principal";
+import { grantOfPrincipal, type Principal } from "../../core/principal";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import {
@@ -61,7 +61,14 @@ export type SessionAccess = "owner" | ShareRole | null;
 /** What a request needs: to read it, to operate it (send, manage webhooks…), or to own it. */
 export type SessionNeed = "read" | "operate" | "own";
 
-export async function accessOf(db: Db, user: PublicUser, session: SessionRow): Promise<SessionAccess> {
+/**
+ * A key limited to one session (core/scopes.ts) reaches no other: for it every other session is as
+ * unknown as another tenant's. Checked here, where every session access is decided.
+ */
+export async function accessOf(db: Db, caller: Principal, session: SessionRow): Promise<SessionAccess> {
+  const only = grantOfPrincipal(caller)?.sessionId;
+  if (only != null && only !== session.id) return null;
+  const { user } = caller;
   if (user.role === "SUPERADMIN" || session.userId === user.id) return "owner";
   const share = await db.query.sessionAccess.findFirst({
     where: and(eq(sessionAccess.sessionId, session.id), eq(sessionAccess.email, normaliseEmail(user.email))),
@@ -87,20 +94,23 @@ const REFUSALS: Record<SessionNeed, string> = {
  */
 export async function loadAccessibleSession(
   db: Db,
-  user: PublicUser,
+  caller: Principal,
   idOrSlug: string,
   need: SessionNeed,
 ): Promise<SessionRow> {
   const session = await findSession(db, idOrSlug);
   if (!session) throw notFound(SESSION_NOT_FOUND);
-  const access = await accessOf(db, user, session);
+  const access = await accessOf(db, caller, session);
   if (access === null) throw notFound(SESSION_NOT_FOUND);
   if (!allows(access, need)) throw forbidden(REFUSALS[need], FORBIDDEN_SESSION);
   return session;
 }
 
-export async function listAccessibleSessions(db: Db, user: PublicUser): Promise<SessionWithBot[]> {
-  const visible =
+/** The sessions the caller may use; for a key limited to one session, that one only. */
+export async function listAccessibleSessions(db: Db, caller: Principal): Promise<SessionWithBot[]> {
+  const { user } = caller;
+  const only = grantOfPrincipal(caller)?.sessionId;
+  const shared =
     user.role === "SUPERADMIN"
       ? undefined
       : or(
@@ -111,7 +121,7 @@ export async function listAccessibleSessions(db: Db, user: PublicUser): Promise<
     .select({ session: sessions, botConfig: botConfigs })
     .from(sessions)
     .leftJoin(botConfigs, eq(botConfigs.sessionId, sessions.id))
-    .where(visible)
+    .where(and(shared, only == null ? undefined : eq(sessions.id, only)))
     .orderBy(asc(sessions.createdAt), asc(sessions.sessionId));
   return rows;
 }

@@ -8,7 +8,7 @@ import {
   ownerTag,
   SHARE_ENDED,
 } from "../../auth/live-sockets";
-import { resolvePrincipal } from "../../auth/middleware";
+import { keyExpiryOf, resolvePrincipal } from "../../auth/middleware";
 import type { AppEnv } from "../../core/env";
 import { database } from "../../db/client";
 import type { SessionRow } from "../../db/schema";
@@ -22,7 +22,7 @@ import { accessOf } from "./store";
 export async function openSessionWatch(c: Context<AppEnv>, session: SessionRow): Promise<Response> {
   const owner = { kind: "user", id: c.get("principal").user.id } as const;
   const host = { binding: "SESSION", name: session.id, companyId: null } as const;
-  await noteLiveSocket(c.env, owner, host);
+  await noteLiveSocket(c.env, owner, host, keyExpiryOf(c));
   const watch = new URL(`https://session/watch/${encodeURIComponent(session.id)}`);
   watch.searchParams.set("who", ownerTag(owner));
   const upgraded = await sessionObject(c.env, session.id).fetch(
@@ -37,6 +37,6 @@ export async function openSessionWatch(c: Context<AppEnv>, session: SessionRow):
 async function recheck(c: Context<AppEnv>, userId: string, session: SessionRow): Promise<LiveCut | null> {
   const principal = await resolvePrincipal(c);
   if (principal === null || principal.user.id !== userId) return CREDENTIALS_CHANGED;
-  const access = await accessOf(database(c.env.DB), principal.user, session);
+  const access = await accessOf(database(c.env.DB), principal, session);
   return access === null ? SHARE_ENDED : null;
 }

@@ -1,15 +1,16 @@
 import { inArray, isNull, or } from "drizzle-orm";
-import type { PublicUser } from "../../core/principal";
+import { grantOfPrincipal, type Principal } from "../../core/principal";
 import type { Db } from "../../db/client";
 import { type SessionRow, type WebhookRow, webhooks } from "../../db/schema";
 
 /**
  * A global webhook receives every session of its owner, so only the owner (or a SUPERADMIN) may see
  * or change it through one of those sessions; a user the session is shared with manages only the
- * session's own webhooks.
+ * session's own webhooks. Nor does a key limited to one session: a global webhook reaches the others.
  */
-export const managesGlobal = (user: PublicUser, session: SessionRow): boolean =>
-  user.role === "SUPERADMIN" || user.id === session.userId;
+export const managesGlobal = (caller: Principal, session: SessionRow): boolean =>
+  (caller.user.role === "SUPERADMIN" || caller.user.id === session.userId) &&
+  grantOfPrincipal(caller)?.sessionId == null;
 
 /** The Session resource's `webhooks`: a summary, as GET /sessions shows it (never the secret). */
 export interface WebhookSummary {
@@ -34,9 +35,10 @@ const summaryOf = (row: WebhookRow): WebhookSummary => ({
  */
 export async function webhookSummaries(
   db: Db,
-  user: PublicUser,
+  caller: Principal,
   listed: readonly SessionRow[],
 ): Promise<Map<string, WebhookSummary[]>> {
+  const { user } = caller;
   const result = new Map<string, WebhookSummary[]>(listed.map((session) => [session.id, []]));
   if (listed.length === 0) return result;
   const owners = [...new Set(listed.map((session) => session.userId))];
@@ -51,7 +53,7 @@ export async function webhookSummaries(
   for (const session of listed) {
     const shown = rows.filter((row) =>
       row.sessionId === null
-        ? row.userId === session.userId && managesGlobal(user, session)
+        ? row.userId === session.userId && managesGlobal(caller, session)
         : row.sessionId === session.id,
     );
     result.set(session.id, shown.map(summaryOf));

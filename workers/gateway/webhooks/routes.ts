@@ -60,7 +60,7 @@ function assertTarget(c: Context<AppEnv>, url: string): void {
 /** The webhook named in the path, if it concerns this session and the caller may manage it. */
 async function webhookInPath(c: Context<AppEnv>, sessionId: string, webhookId: string) {
   const session = await accessibleSession(c, sessionId);
-  const includeGlobal = managesGlobal(c.get("principal").user, session);
+  const includeGlobal = managesGlobal(c.get("principal"), session);
   const row = await findWebhook(database(c.env.DB), session, webhookId, includeGlobal);
   if (!row) throw notFound(WEBHOOK_NOT_FOUND, WEBHOOK_NOT_FOUND);
   return { session, row };
@@ -79,11 +79,7 @@ webhooksRoutes.openapi(
   }),
   async (c) => {
     const session = await accessibleSession(c, c.req.valid("param").sessionId);
-    const rows = await listWebhooks(
-      database(c.env.DB),
-      session,
-      managesGlobal(c.get("principal").user, session),
-    );
+    const rows = await listWebhooks(database(c.env.DB), session, managesGlobal(c.get("principal"), session));
     return c.json(
       ok(
         "Webhooks retrieved",
@@ -116,8 +112,10 @@ webhooksRoutes.openapi(
     const session = await accessibleSession(c, c.req.valid("param").sessionId);
     const body = c.req.valid("json");
     const user = c.get("principal").user;
-    if (body.global && !managesGlobal(user, session)) {
-      throw forbidden("Only the session's owner or a SUPERADMIN can add a global webhook");
+    if (body.global && !managesGlobal(c.get("principal"), session)) {
+      throw forbidden(
+        "Only the session's owner or a SUPERADMIN can add a global webhook, and not with a key limited to one session",
+      );
     }
     assertTarget(c, body.url);
     const db = database(c.env.DB);

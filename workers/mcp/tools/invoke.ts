@@ -1,5 +1,21 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { grantAllows } from "../../core/scopes";
 import type { AnyToolDefinition, ToolContext } from "./registry";
+
+/**
+ * A tool the key's scopes do not allow, refused before anything runs: an MCP tool error the model can
+ * read, naming the scope it needs. The REST routes the tool calls would refuse it too (403), but
+ * never after a tool's earlier calls: a refusal here is never a partial action.
+ */
+function scopeRefusal(tool: AnyToolDefinition, ctx: ToolContext): CallToolResult | null {
+  const { grant } = ctx.caller;
+  if (grantAllows(grant, tool.scope)) return null;
+  const has = grant?.scopes.join(", ") ?? "";
+  const text =
+    `Refused: ${tool.name} needs a key with the "${tool.scope}" scope; this key has: ${has}. ` +
+    "Nothing was done. Ask the key's owner for a key with that scope (dashboard: API key → Scoped keys) or use another tool.";
+  return { isError: true, content: [{ type: "text", text }] };
+}
 
 /**
  * Every tool call goes through here, after the SDK has validated the arguments against the tool's
@@ -10,5 +26,5 @@ export async function invokeTool(
   ctx: ToolContext,
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
-  return tool.run(ctx, args);
+  return scopeRefusal(tool, ctx) ?? tool.run(ctx, args);
 }

@@ -3,6 +3,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import type { ExecutionContext } from "hono";
 import type { Actor } from "../../core/actor";
 import type { Env } from "../../core/env";
+import { KEY_SCOPES, type KeyGrant, type KeyScope } from "../../core/scopes";
 
 /** The app's own fetch (app.ts), so a tool runs the very REST handler a curl would reach. */
 export type AppFetch = (request: Request, env: Env, ctx: ExecutionContext) => Promise<Response>;
@@ -17,6 +18,11 @@ export type BoundFetch = (request: Request) => Promise<Response>;
  */
 export interface McpCaller {
   actor: Actor;
+  /**
+   * What the key allows (scopes, one session or one company, expiry); null for a user's full key.
+   * An agent key allows read, control and send within its company.
+   */
+  grant: KeyGrant | null;
   /** The header that carries the key to the REST API, as its middleware expects it. */
   headers: Record<string, string>;
 }
@@ -29,12 +35,11 @@ export interface ToolContext {
 }
 
 /**
- * What a key must allow for a tool to run (issue 27's scoped keys): `read` reads anything the key
- * reaches; `send` sends WhatsApp messages; `control` changes the control plane (issues, comments,
- * approvals); `admin` manages sessions, keys and members. Every tool names exactly one.
+ * What a key must allow for a tool to run: the scoped keys' own scopes (core/scopes.ts), so a key
+ * means the same over REST and MCP. Every tool names exactly one.
  */
-export const TOOL_SCOPES = ["read", "send", "control", "admin"] as const;
-export type ToolScope = (typeof TOOL_SCOPES)[number];
+export const TOOL_SCOPES = KEY_SCOPES;
+export type ToolScope = KeyScope;
 
 /** The product a tool belongs to, for the generated tool list (docs/mcp-tools.md). */
 export type ToolDomain = "control" | "whatsapp";

@@ -10,7 +10,7 @@ import {
   noteLiveSocket,
   ownerTag,
 } from "../../../auth/live-sockets";
-import { currentOwner } from "../../../auth/middleware";
+import { currentOwner, keyExpiryOf } from "../../../auth/middleware";
 import type { Actor } from "../../../core/actor";
 import type { AppEnv } from "../../../core/env";
 import { database } from "../../../db/client";
@@ -66,7 +66,7 @@ async function openLive(
   open: (ownerTag: string) => Promise<Response>,
 ): Promise<Response> {
   const owner = ownerOf(actor);
-  await noteLiveSocket(c.env, owner, host);
+  await noteLiveSocket(c.env, owner, host, keyExpiryOf(c));
   const response = await relayUpgrade(open(ownerTag(owner)));
   if (response.status === 101) await confirmLiveSocket(c.env, owner, host, () => recheck(c, host));
   return response;
