@@ -76,7 +76,17 @@ describe("/mcp with scoped keys", () => {
             "Content-Type": "application/json",
             Accept: "application/json, text/event-stream",
           },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+          // An initialize: the one message that needs no session, so only the key decides the status.
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: {
+              protocolVersion: "2025-11-25",
+              capabilities: {},
+              clientInfo: { name: "t", version: "1" },
+            },
+          }),
         }),
       );
     expect((await list()).status).toBe(200);
