@@ -14,16 +14,22 @@ function presentedKey(request: Request): string | undefined {
   return request.headers.get("Authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
 }
 
-/** Who the request's key proves, or why there is nobody. Never a cookie: MCP clients send keys. */
+/**
+ * Who the request's key proves, or why there is nobody. Never a cookie: MCP clients send keys.
+ * Answered like a REST read (the isolate's recent answer for this key, under a second old; a revoked
+ * key is forgotten at once): this is only the door. Every tool acts through a REST call that checks
+ * the key again by the REST rules, so a write still asks the Keyring. Asking it here as well cost one
+ * Keyring round trip on every MCP message (bench/mcp.mjs, docs/decisions.md).
+ */
 export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller | CredentialProblem> {
   const key = presentedKey(request);
   if (key === undefined) return "missing";
   const db = database(env.DB);
   if (key.startsWith(AGENT_KEY_PREFIX)) {
-    const found = await actorFromAgentKey(env, db, key, { forRead: false });
+    const found = await actorFromAgentKey(env, db, key, { forRead: true });
     return found ? { actor: found.actor, headers: { Authorization: `Bearer ${key}` } } : "invalid";
   }
-  const found = await principalFromApiKey(env, db, key, { forRead: false });
+  const found = await principalFromApiKey(env, db, key, { forRead: true });
   if (!found) return "invalid";
   const { user } = found.principal;
   return {
