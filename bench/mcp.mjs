@@ -5,6 +5,9 @@
 //   (b) check out a fresh todo issue: tools/call checkout_issue  vs  POST /api/issues/:id/checkout
 // plus MCP ping (a JSON-RPC round trip that runs no tool: /mcp's own cost, key check and server
 // construction included) beside GET /api/health. All sequential on one keep-alive connection each.
+// Then workerd's CPU per call, each kind in a block of its own (tools/list too): latency on a busy
+// machine swings with other load, CPU much less, and it says whether the gap is the Worker's or the
+// client's and the wire's.
 // Target: MCP p50 <= 1.5 × REST p50 for (a) and (b) (printed as met or NOT met).
 // Sessions held: when /mcp issues an Mcp-Session-Id, it opens BENCH_MCP_SESSIONS (200) sessions and
 // keeps them open, then reports initialize p50/p95, workerd's RSS growth per session held, that every
@@ -19,12 +22,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createIssues, setUp } from "./control.mjs";
 import { bootStack, createAdminApiKey } from "./lib.mjs";
-import { now, percentile } from "./support/common.mjs";
-import { workerdRssKib } from "./support/workerd-memory.mjs";
+import { now, percentile, sleep } from "./support/common.mjs";
+import { workerdCpuMs, workerdRssKib } from "./support/workerd-usage.mjs";
 
 export const name = "mcp";
 export const TARGET_MCP_TO_REST_P50 = 1.5;
 const WARMUP_CALLS = 20;
+const CPU_CALLS = 200;
+const IDLE_SAMPLE_MS = 3_000;
 
 const envCount = (variable, fallback) => {
   const value = Number(process.env[variable]);
@@ -132,6 +137,36 @@ async function measureCalls(baseUrl, cast, client) {
   return { read: await read(CALLS), checkout: await checkout(CALLS), ping: await overhead(CALLS) };
 }
 
+/**
+ * workerd CPU ms per call for each kind of call, run CPU_CALLS times in a block of its own, less the
+ * CPU workerd spends meanwhile when idle (the runner's and the bridge's polls), measured first.
+ */
+async function measureCpu(baseUrl, cast, client, stackPid) {
+  if (workerdCpuMs(stackPid) === null) return null;
+  const ids = await freshIssues(baseUrl, cast.board, cast.company.id, 20);
+  const idleStart = workerdCpuMs(stackPid);
+  await sleep(IDLE_SAMPLE_MS);
+  const idleMsPerMs = (workerdCpuMs(stackPid) - idleStart) / IDLE_SAMPLE_MS;
+  const kinds = {
+    "tools/call get_issue": (i) => toolCall(client, "get_issue", { issueId: ids[i % ids.length] }),
+    "GET /api/issues/:id": (i) =>
+      restCall(baseUrl, "GET", `/api/issues/${ids[i % ids.length]}`, cast.agent.headers),
+    "MCP ping": () => pingCall(client),
+    "GET /api/health": () => restCall(baseUrl, "GET", "/api/health", {}),
+    "tools/list": async () => (await client.listTools()).tools.length > 0,
+  };
+  const perCall = {};
+  for (const [kind, callOnce] of Object.entries(kinds)) {
+    for (let i = 0; i < ids.length; i++) await callOnce(i);
+    const before = workerdCpuMs(stackPid);
+    const startedAt = now();
+    for (let i = 0; i < CPU_CALLS; i++) await callOnce(i);
+    const background = idleMsPerMs * (now() - startedAt);
+    perCall[kind] = (workerdCpuMs(stackPid) - before - background) / CPU_CALLS;
+  }
+  return { idleMsPerSecond: idleMsPerMs * 1000, perCall };
+}
+
 /** Opens SESSIONS sessions and holds them: what each costs the stack, and that they all still work. */
 async function measureSessions(baseUrl, headers, stackPid, issueId) {
   const rssBefore = workerdRssKib(stackPid);
@@ -166,6 +201,18 @@ async function measureSessions(baseUrl, headers, stackPid, issueId) {
 }
 
 const fixed = (value, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+
+function printCpu(cpu) {
+  if (!cpu) return console.log("workerd CPU per call: not measured (no workerd found in /proc)");
+  console.log(
+    `workerd CPU per call (${CPU_CALLS} calls of each in a block of their own, less its idle ` +
+      `${fixed(cpu.idleMsPerSecond)} ms/s):`,
+  );
+  for (const [kind, ms] of Object.entries(cpu.perCall))
+    console.log(`  ${kind.padEnd(22)} ${fixed(ms, 2)} ms`);
+  const ratio = cpu.perCall["tools/call get_issue"] / cpu.perCall["GET /api/issues/:id"];
+  console.log(`  get_issue / GET issue: ${fixed(ratio, 2)}`);
+}
 
 function printReport(calls, ratios, sessions) {
   const row = (label, mcp, rest, ratio) => ({
@@ -221,12 +268,15 @@ export async function run() {
       checkout: calls.checkout.mcp.p50 / calls.checkout.rest.p50,
       ping: calls.ping.mcp.p50 / calls.ping.rest.p50,
     };
+    console.error(`workerd CPU per call (${CPU_CALLS} of each)`);
+    const cpu = await measureCpu(baseUrl, cast, client, stack.pid);
     const [sampleIssue] = await freshIssues(baseUrl, board, company.id, 1);
     const sessions = transport.sessionId
       ? await measureSessions(baseUrl, cast.agent.headers, stack.pid, sampleIssue)
       : { sessionsIssued: false };
     await client.close();
     printReport(calls, ratios, sessions);
+    printCpu(cpu);
     const failures = Object.values(calls).reduce((sum, op) => sum + op.mcp.failures + op.rest.failures, 0);
     const sessionsClean =
       !sessions.sessionsIssued ||
@@ -239,6 +289,7 @@ export async function run() {
       calls: CALLS,
       ...calls,
       ratios,
+      workerdCpuMsPerCall: cpu,
       sessions,
     };
   } finally {
