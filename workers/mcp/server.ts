@@ -1,6 +1,7 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { RESOURCES } from "./resources";
+import { listToolsFromCache } from "./tool-list";
 import { invokeTool, TOOLS, type ToolContext } from "./tools";
 
 const SERVER_INFO = { name: "switchboard", version: "0.1.0" };
@@ -18,6 +19,7 @@ export function buildMcpServer(ctx: ToolContext): McpServer {
       (args: Record<string, unknown>) => invokeTool(tool, ctx, args ?? {}),
     );
   }
+  listToolsFromCache(server, TOOLS);
   for (const resource of RESOURCES) {
     server.registerResource(
       resource.name,

@@ -29,7 +29,8 @@ async function sdkListing() {
   await client.connect(clientSide);
   const { tools } = await client.listTools();
   await client.close();
-  return tools;
+  // As a client over HTTP receives it: the in-memory pair passes objects, undefined members included.
+  return JSON.parse(JSON.stringify(tools));
 }
 
 async function servedListing(headers: Record<string, string>) {
