@@ -167,8 +167,12 @@ async function measureCpu(baseUrl, cast, client, stackPid) {
   return { idleMsPerSecond: idleMsPerMs * 1000, perCall };
 }
 
-/** Opens SESSIONS sessions and holds them: what each costs the stack, and that they all still work. */
-async function measureSessions(baseUrl, headers, stackPid, issueId) {
+/**
+ * Opens SESSIONS sessions and holds them: what each costs the stack, and that they all still work.
+ * Exported so it can be pointed at any server that issues sessions (it was tried on the SDK's own
+ * stateful Node transport before /mcp had sessions).
+ */
+export async function measureSessions(baseUrl, headers, stackPid, issueId) {
   const rssBefore = workerdRssKib(stackPid);
   const held = [];
   const initialize = [];
