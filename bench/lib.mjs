@@ -143,7 +143,8 @@ const stackArgs = () => (benchStack() === "dev" ? ["--dev"] : []);
  * Its output goes to this process's stderr. Ctrl-C or SIGTERM here also stops the stack.
  * @param {Record<string, string>} [extraEnv]
  * @param {{ logLevel?: string | null }} [options]
- * @returns {Promise<{ baseUrl: string, stop: () => Promise<void> }>}
+ * `pid` is start.mjs's, for reading its children (workerd) in /proc.
+ * @returns {Promise<{ baseUrl: string, pid: number | undefined, stop: () => Promise<void> }>}
  */
 export async function bootStack(extraEnv = {}, { logLevel = "warn" } = {}) {
   const port = await findFreePort();
@@ -182,7 +183,7 @@ export async function bootStack(extraEnv = {}, { logLevel = "warn" } = {}) {
     await stop();
     throw error;
   }
-  return { baseUrl, stop };
+  return { baseUrl, pid: child.pid, stop };
 }
 
 async function expectStatus(response, status, what) {

@@ -18,6 +18,7 @@ const BENCH_FILES = [
   "messages.mjs",
   "webhooks.mjs",
   "control.mjs",
+  "mcp.mjs",
   "automation.mjs",
   "dashboard.mjs",
   "defaults.mjs",

@@ -29,13 +29,19 @@ const agentGrant = (actor: AgentActor): KeyGrant => ({
   expiresAt: null,
 });
 
-/** Who the request's key proves, or why there is nobody. Never a cookie: MCP clients send keys. */
+/**
+ * Who the request's key proves, or why there is nobody. Never a cookie: MCP clients send keys.
+ * Answered like a REST read (the isolate's recent answer for this key, under a second old; a revoked
+ * key is forgotten at once): this is only the door. Every tool acts through a REST call that checks
+ * the key again by the REST rules, so a write still asks the Keyring. Asking it here as well cost one
+ * Keyring round trip on every MCP message (bench/mcp.mjs, docs/decisions.md).
+ */
 export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller | CredentialProblem> {
   const key = presentedKey(request);
   if (key === undefined) return "missing";
   const db = database(env.DB);
   if (key.startsWith(AGENT_KEY_PREFIX)) {
-    const found = await actorFromAgentKey(env, db, key, { forRead: false });
+    const found = await actorFromAgentKey(env, db, key, { forRead: true });
     if (!found) return "invalid";
     return {
       actor: found.actor,
@@ -43,7 +49,7 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
       headers: { Authorization: `Bearer ${key}` },
     };
   }
-  const found = await principalFromApiKey(env, db, key, { forRead: false });
+  const found = await principalFromApiKey(env, db, key, { forRead: true });
   if (!found) return "invalid";
   const { user } = found.principal;
   const grant = grantOfPrincipal(found.principal);

@@ -4,6 +4,7 @@ import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sd
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { PROMPTS } from "./prompts";
 import { RESOURCES } from "./resources";
+import { listToolsFromCache } from "./tool-list";
 import { invokeTool, TOOLS, type ToolContext } from "./tools";
 
 const SERVER_INFO = { name: "switchboard", version: "0.1.0" };
@@ -28,6 +29,7 @@ export function buildMcpServer(contextOf: (extra: McpRequestExtra) => ToolContex
         invokeTool(tool, contextOf(extra), args ?? {}),
       );
   }
+  listToolsFromCache(server, TOOLS);
   for (const resource of RESOURCES) {
     server.registerResource(
       resource.name,
