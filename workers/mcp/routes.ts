@@ -1,9 +1,9 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
-import type { AppEnv } from "../core/env";
+import type { AppEnv, Env } from "../core/env";
 import { type CredentialProblem, mcpCallerOf } from "./credentials";
 import { buildMcpServer } from "./server";
-import type { AppFetch, BoundFetch, McpCaller } from "./tools";
+import { type AppFetch, type BoundFetch, type McpCaller, sendApprovedMessages } from "./tools";
 
 /**
  * The MCP server at /mcp (issue 27, docs/mcp.md): Streamable HTTP, stateless JSON responses for now;
@@ -38,8 +38,9 @@ async function answerMcpRequest(
   request: Request,
   appFetch: BoundFetch,
   caller: McpCaller,
+  env: Env,
 ): Promise<Response> {
-  const server = buildMcpServer({ appFetch, origin: new URL(request.url).origin, caller });
+  const server = buildMcpServer({ appFetch, env, origin: new URL(request.url).origin, caller });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -50,6 +51,8 @@ async function answerMcpRequest(
 
 /** /mcp, mounted in app.ts before the dashboard (which owns every other path). */
 export function mcpRoutes(appFetch: AppFetch) {
+  // Approving an agent's held WhatsApp send sends it, through the same in-process REST calls.
+  sendApprovedMessages(appFetch);
   const router = new Hono<AppEnv>();
   router.all("/", async (c) => {
     const caller = await mcpCallerOf(c.env, c.req.raw);
@@ -62,7 +65,7 @@ export function mcpRoutes(appFetch: AppFetch) {
       });
     }
     const bound: BoundFetch = (request) => appFetch(request, c.env, c.executionCtx);
-    return answerMcpRequest(c.req.raw, bound, caller);
+    return answerMcpRequest(c.req.raw, bound, caller, c.env);
   });
   return router;
 }

@@ -11,6 +11,7 @@ import {
   MessageParamsSchema,
   MessageResourceSchema,
   messagingErrors,
+  ReactBodySchema,
   SessionParamSchema,
 } from "./schemas";
 import { MentionsSchema, MessageInputSchema, toOutgoingContent } from "./send-content";
@@ -27,7 +28,7 @@ messageActionRoutes.openapi(
     tags,
     summary: "React with an emoji (an empty string removes the reaction)",
     security: authenticated,
-    request: { params: MessageParamsSchema, ...jsonBody(z.strictObject({ emoji: z.string().max(32) })) },
+    request: { params: MessageParamsSchema, ...jsonBody(ReactBodySchema) },
     responses: { 200: done, ...messagingErrors },
   }),
   async (c) => {

@@ -4,7 +4,14 @@
  *
  * This index is what the rest of the code may import from here.
  */
-export { ChatParamsSchema, MessageResourceSchema, messagingErrors, SessionParamSchema } from "./schemas";
+export {
+  ChatParamsSchema,
+  MessageParamsSchema,
+  MessageResourceSchema,
+  messagingErrors,
+  ReactBodySchema,
+  SessionParamSchema,
+} from "./schemas";
 export {
   checkPoll,
   LocationBodyShape,
@@ -13,5 +20,6 @@ export {
   MessageInputSchema,
   PollBodyShape,
   pollContent,
+  SendBodySchema,
   toOutgoingContent,
 } from "./send-content";

@@ -1,5 +1,6 @@
 import { controlTools } from "./control";
 import type { AnyToolDefinition } from "./registry";
+import { whatsappSendTools } from "./whatsapp-send";
 
 export { invokeTool } from "./invoke";
 export type {
@@ -12,6 +13,7 @@ export type {
   ToolScope,
 } from "./registry";
 export { TOOL_SCOPES } from "./registry";
+export { sendApprovedMessages } from "./send-approval";
 
 /** Every tool /mcp serves, in the order tools/list shows them (one line per domain's list). */
-export const TOOLS: readonly AnyToolDefinition[] = [...controlTools];
+export const TOOLS: readonly AnyToolDefinition[] = [...controlTools, ...whatsappSendTools];

@@ -1,0 +1,264 @@
+// Agents' WhatsApp sends through /mcp on their company's line, under the board's governance (issue 27):
+// the official SDK client, the real Worker, D1 and SessionDO; only the bridge is a fake, and what it
+// was asked to send is what WhatsApp would have received.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { boardUser, seedAgent, seedCompany } from "../control/helpers";
+import { call } from "../helpers";
+import { callTool, connectMcp, textOf } from "./client";
+import { linkedLine, personJid } from "./whatsapp-line";
+
+const approvalRow = (id: string) =>
+  env.DB.prepare("SELECT type, status, payload FROM approvals WHERE id = ?")
+    .bind(id)
+    .first<{ type: string; status: string; payload: string }>();
+
+const approvalIdOf = (text: string) => {
+  const parsed = JSON.parse(text) as { status: string; approvalId: string; message: string };
+  expect(parsed.status).toBe("pending_approval");
+  expect(parsed.message).toMatch(new RegExp(`^pending approval ${parsed.approvalId}`));
+  return parsed.approvalId;
+};
+
+describe("the company's line", () => {
+  it("an owner links one of their sessions; others' sessions are 404; members cannot", async () => {
+    const line = await linkedLine();
+    const got = await call<{ sessionId: string }>("GET", `/api/companies/${line.company.id}/line`, {
+      headers: line.agent.headers,
+    });
+    expect(got.status).toBe(200);
+    expect(got.body.sessionId).toBe(line.session.slug);
+
+    const stranger = await boardUser();
+    const theirs = await call<{ data: { sessionId: string } }>("POST", "/api/sessions", {
+      body: { name: "Not yours" },
+      headers: stranger.headers,
+    });
+    const refused = await call("PUT", `/api/companies/${line.company.id}/line`, {
+      body: { sessionId: theirs.body.data.sessionId },
+      headers: line.owner.headers,
+    });
+    expect(refused.status).toBe(404);
+
+    const member = await boardUser();
+    await env.DB.prepare(
+      "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, 'member', ?)",
+    )
+      .bind(line.company.id, member.userId, Date.now())
+      .run();
+    const byMember = await call("PUT", `/api/companies/${line.company.id}/line`, {
+      body: { sessionId: line.session.slug },
+      headers: member.headers,
+    });
+    expect(byMember.status).toBe(403);
+  });
+
+  it("an agent of a company without a line is told so; nothing is sent", async () => {
+    const owner = await boardUser();
+    const company = await seedCompany(owner);
+    const agent = await seedAgent(company.id);
+    const client = await connectMcp(agent.headers);
+    const result = await callTool(client, "send_text", {
+      sessionId: "sess_anything",
+      jid: personJid(),
+      text: "hello",
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/no WhatsApp line/);
+  });
+
+  it("another session id than the line's is 404 for an agent, even its linking owner's", async () => {
+    const line = await linkedLine();
+    const other = await linkedLine();
+    const client = await connectMcp(line.agent.headers);
+    const result = await callTool(client, "send_text", {
+      sessionId: other.session.slug,
+      jid: personJid(),
+      text: "hello",
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^HTTP 404/);
+    expect(other.sent()).toEqual([]);
+  });
+});
+
+describe("agents' sends under the default policy", () => {
+  it("a contact who wrote first gets the message at once", async () => {
+    const line = await linkedLine();
+    const friend = personJid();
+    await line.receiveFrom(friend, "hi, it's me");
+    const client = await connectMcp(line.agent.headers);
+    const result = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: friend,
+      text: "Hello!",
+    });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(JSON.parse(textOf(result)).data.id).toEqual(expect.any(String));
+    expect(line.sent(friend)).toEqual([
+      expect.objectContaining({ content: { type: "text", text: "Hello!" } }),
+    ]);
+  });
+
+  it("a stranger: an approval, nothing sent; approved twice and concurrently, sent exactly once", async () => {
+    const line = await linkedLine();
+    const stranger = personJid();
+    const client = await connectMcp(line.agent.headers);
+    const result = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: stranger,
+      text: "Cold hello",
+    });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    const approvalId = approvalIdOf(textOf(result));
+    expect(line.sent()).toEqual([]);
+    const pending = await approvalRow(approvalId);
+    expect(pending?.type).toBe("whatsapp_send");
+    expect(pending?.status).toBe("pending");
+    expect(JSON.parse(pending?.payload ?? "{}")).toMatchObject({
+      tool: "send_text",
+      sessionId: line.session.slug,
+      recipient: stranger,
+      arguments: { text: "Cold hello" },
+    });
+
+    const approve = () =>
+      call<{ status: string; payload: { delivery?: { status: string; messageId: string } } }>(
+        "POST",
+        `/api/approvals/${approvalId}/approve`,
+        { body: {}, headers: line.owner.headers },
+      );
+    const answers = await Promise.all([approve(), approve()]);
+    for (const answer of answers) expect(answer.status).toBe(200);
+    const again = await approve();
+    expect(again.status).toBe(200);
+
+    const sent = line.sent(stranger);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.content).toEqual({ type: "text", text: "Cold hello" });
+    const row = await approvalRow(approvalId);
+    expect(row?.status).toBe("approved");
+    expect(JSON.parse(row?.payload ?? "{}").delivery).toMatchObject({
+      status: "sent",
+      messageId: expect.any(String),
+    });
+  });
+
+  it("a rejected send is never sent", async () => {
+    const line = await linkedLine();
+    const stranger = personJid();
+    const client = await connectMcp(line.agent.headers);
+    const result = await callTool(client, "send_location", {
+      sessionId: line.session.slug,
+      jid: stranger,
+      latitude: 1.5,
+      longitude: 2.5,
+    });
+    const approvalId = approvalIdOf(textOf(result));
+    const rejected = await call("POST", `/api/approvals/${approvalId}/reject`, {
+      body: {},
+      headers: line.owner.headers,
+    });
+    expect(rejected.status).toBe(200);
+    const approveAfter = await call("POST", `/api/approvals/${approvalId}/approve`, {
+      body: {},
+      headers: line.owner.headers,
+    });
+    expect(approveAfter.status).toBe(422);
+    expect(line.sent()).toEqual([]);
+  });
+});
+
+describe("the board's policy", () => {
+  it("off refuses; allowed sends even to a stranger; a user key sends as over REST", async () => {
+    const line = await linkedLine();
+    const put = (policies: Record<string, string>) =>
+      call("PUT", `/api/companies/${line.company.id}/mcp-policy`, {
+        body: { policies },
+        headers: line.owner.headers,
+      });
+    expect((await put({ send_text: "off" })).status).toBe(200);
+    const client = await connectMcp(line.agent.headers);
+    const stranger = personJid();
+    const off = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: stranger,
+      text: "x",
+    });
+    expect(off.isError).toBe(true);
+    expect(textOf(off)).toMatch(/^HTTP 403: The board has turned send_text off/);
+    expect(line.sent()).toEqual([]);
+
+    expect((await put({ send_text: "allowed" })).status).toBe(200);
+    const allowed = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: stranger,
+      text: "y",
+    });
+    expect(allowed.isError, textOf(allowed)).toBeFalsy();
+    expect(line.sent(stranger)).toHaveLength(1);
+
+    const asUser = await connectMcp(line.owner.headers);
+    const byUser = await callTool(asUser, "send_text", {
+      sessionId: line.session.slug,
+      jid: personJid(),
+      text: "z",
+    });
+    expect(byUser.isError, textOf(byUser)).toBeFalsy();
+    expect(line.sent()).toHaveLength(2);
+
+    const agentPut = await call("PUT", `/api/companies/${line.company.id}/mcp-policy`, {
+      body: { policies: { send_text: "allowed" } },
+      headers: line.agent.headers,
+    });
+    expect(agentPut.status).toBe(403);
+  });
+
+  it("the daily cap refuses the next send with the cap and when it resets", async () => {
+    const line = await linkedLine();
+    const put = await call("PUT", `/api/companies/${line.company.id}/mcp-policy`, {
+      body: { policies: { send_text: "allowed" }, dailySendCap: 1 },
+      headers: line.owner.headers,
+    });
+    expect(put.status).toBe(200);
+    const client = await connectMcp(line.agent.headers);
+    const first = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: personJid(),
+      text: "1",
+    });
+    expect(first.isError, textOf(first)).toBeFalsy();
+    const second = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: personJid(),
+      text: "2",
+    });
+    expect(second.isError).toBe(true);
+    expect(textOf(second)).toMatch(/^HTTP 429: Daily send cap reached: .* 1 WhatsApp messages per UTC day/);
+    expect(textOf(second)).toMatch(/resets at \d{4}-\d{2}-\d{2}T00:00:00.000Z/);
+    expect(line.sent()).toHaveLength(1);
+  });
+});
+
+describe("the send tools", () => {
+  it("are listed with the gateway routes' schemas", async () => {
+    const line = await linkedLine();
+    const { tools } = await (await connectMcp(line.agent.headers)).listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    for (const name of [
+      "send_text",
+      "send_media",
+      "send_location",
+      "send_poll",
+      "send_reaction",
+      "schedule_message",
+    ])
+      expect(byName.get(name)?.description).toMatch(/pending approval/);
+    expect(byName.get("send_poll")?.inputSchema.required).toEqual(
+      expect.arrayContaining(["sessionId", "jid", "question", "options"]),
+    );
+    expect(byName.get("schedule_message")?.inputSchema.required).toEqual(
+      expect.arrayContaining(["sessionId", "jid", "sendAt"]),
+    );
+  });
+});
