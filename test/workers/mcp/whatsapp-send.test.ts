@@ -262,3 +262,56 @@ describe("the send tools", () => {
     );
   });
 });
+
+describe("the activity log of tool calls", () => {
+  const toolRows = async (companyId: string) =>
+    (
+      await env.DB.prepare(
+        "SELECT actor_type, actor_id, entity_id, details FROM activity_log WHERE company_id = ? AND action = 'mcp.tool_called' ORDER BY created_at, rowid",
+      )
+        .bind(companyId)
+        .all<{ actor_type: string; actor_id: string; entity_id: string; details: string }>()
+    ).results.map((row) => ({ ...row, details: JSON.parse(row.details) as Record<string, unknown> }));
+
+  it("records who called which tool, the arguments with secrets redacted, and the outcome", async () => {
+    const line = await linkedLine();
+    const client = await connectMcp(line.agent.headers);
+    await callTool(client, "me");
+    const secret = "sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4";
+    const pending = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: personJid(),
+      text: secret,
+    });
+    const approvalId = JSON.parse(textOf(pending)).approvalId as string;
+    await call("PUT", `/api/companies/${line.company.id}/mcp-policy`, {
+      body: { policies: { send_poll: "off" } },
+      headers: line.owner.headers,
+    });
+    await callTool(client, "send_poll", {
+      sessionId: line.session.slug,
+      jid: personJid(),
+      question: "Lunch?",
+      options: ["yes", "no"],
+    });
+
+    const rows = await toolRows(line.company.id);
+    expect(rows.map((row) => [row.actor_type, row.actor_id, row.entity_id])).toEqual([
+      ["agent", line.agent.id, "me"],
+      ["agent", line.agent.id, "send_text"],
+      ["agent", line.agent.id, "send_poll"],
+    ]);
+    expect(rows[0]?.details).toMatchObject({ tool: "me", outcome: "ok" });
+    expect(rows[1]?.details).toMatchObject({
+      outcome: "pending_approval",
+      approvalId,
+      arguments: { sessionId: line.session.slug, text: "***REDACTED***" },
+    });
+    expect(JSON.stringify(rows[1]?.details)).not.toContain(secret);
+    expect(rows[2]?.details).toMatchObject({
+      outcome: "error",
+      status: 403,
+      arguments: { question: "Lunch?" },
+    });
+  });
+});

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { auditToolCall } from "./audit";
 import type { AnyToolDefinition, ToolContext } from "./registry";
 
 /**
@@ -10,5 +11,5 @@ export async function invokeTool(
   ctx: ToolContext,
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
-  return tool.run(ctx, args);
+  return auditToolCall(tool, ctx, args, () => tool.run(ctx, args));
 }
