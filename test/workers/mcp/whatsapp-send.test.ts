@@ -315,3 +315,57 @@ describe("the activity log of tool calls", () => {
     });
   });
 });
+
+describe("pacing of agents' sends per session", () => {
+  const slotOf = (sessionId: string) =>
+    env.DB.prepare("SELECT next_at FROM line_send_slots WHERE session_id = ?")
+      .bind(sessionId)
+      .first<{ next_at: number }>();
+
+  it("shows typing before the message and holds the next agent send a broadcast gap back", async () => {
+    const line = await linkedLine();
+    const friend = personJid();
+    await line.receiveFrom(friend, "hello there");
+    const client = await connectMcp(line.agent.headers);
+    const before = Date.now();
+    const result = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: friend,
+      text: "Hi",
+    });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    const ops = line.session.link.frames
+      .filter((f) => f.type === "command" && f.name === "wa")
+      .map((f) => f.args as { op: string; chat?: string; presence?: string; to?: string });
+    const typing = ops.findIndex(
+      (op) => op.op === "presence" && op.chat === friend && op.presence === "composing",
+    );
+    const sent = ops.findIndex((op) => op.op === "send" && op.to === friend);
+    expect(typing).toBeGreaterThanOrEqual(0);
+    expect(sent).toBeGreaterThan(typing);
+    // The next agent send on this session may not go before the broadcast gap (10 s minimum here).
+    expect((await slotOf(line.session.id))?.next_at).toBeGreaterThanOrEqual(before + 10_000);
+  });
+
+  it("refuses a send whose turn is too far away; nothing is sent and the cap is not used", async () => {
+    const line = await linkedLine();
+    const friend = personJid();
+    await line.receiveFrom(friend, "hello there");
+    await env.DB.prepare("INSERT INTO line_send_slots (session_id, next_at) VALUES (?, ?)")
+      .bind(line.session.id, Date.now() + 10 * 60_000)
+      .run();
+    const client = await connectMcp(line.agent.headers);
+    const result = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: friend,
+      text: "Hi",
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^HTTP 429: The line is busy: .*retry after \d{4}-/);
+    expect(line.sent()).toEqual([]);
+    const used = await env.DB.prepare("SELECT count FROM agent_daily_sends WHERE agent_id = ?")
+      .bind(line.agent.id)
+      .first<{ count: number }>();
+    expect(used?.count ?? 0).toBe(0);
+  });
+});

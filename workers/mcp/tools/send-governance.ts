@@ -189,7 +189,11 @@ export async function sendOnLine(
 ): Promise<RestAnswer> {
   const reserved = await reserveSend(ctx.env, sender.agentId, send.cap, { enforce: send.enforceCap });
   if (!reserved.ok) return reserved.answer;
-  await paceLineSend(ctx.env, send.session, send.recipient);
+  const paced = await paceLineSend(ctx, sender.companyId, send.session, send.recipient);
+  if (!paced.ok) {
+    await refundSend(ctx.env, sender.agentId, reserved.day);
+    return paced.answer;
+  }
   const answer = await lineCall(ctx, sender.companyId, call);
   if (answer.status < 200 || answer.status >= 300) await refundSend(ctx.env, sender.agentId, reserved.day);
   return answer;
