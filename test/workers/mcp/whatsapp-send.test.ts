@@ -369,3 +369,23 @@ describe("pacing of agents' sends per session", () => {
     expect(used?.count ?? 0).toBe(0);
   });
 });
+
+describe("whatsapp_send approvals", () => {
+  it("cannot be created over REST: only the send tools file them", async () => {
+    const line = await linkedLine();
+    for (const headers of [line.owner.headers, line.agent.headers]) {
+      const created = await call("POST", `/api/companies/${line.company.id}/approvals`, {
+        body: {
+          type: "whatsapp_send",
+          payload: { tool: "send_text", sessionId: line.session.slug, recipient: personJid(), arguments: {} },
+        },
+        headers,
+      });
+      expect(created.status).toBe(422);
+    }
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM approvals WHERE company_id = ?")
+      .bind(line.company.id)
+      .first<{ n: number }>();
+    expect(count?.n).toBe(0);
+  });
+});
