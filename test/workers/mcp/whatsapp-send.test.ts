@@ -142,6 +142,11 @@ describe("agents' sends under the default policy", () => {
       status: "sent",
       messageId: expect.any(String),
     });
+    // It counts against the agent's daily cap when it is sent, once.
+    const used = await env.DB.prepare("SELECT count FROM agent_daily_sends WHERE agent_id = ?")
+      .bind(line.agent.id)
+      .first<{ count: number }>();
+    expect(used?.count).toBe(1);
   });
 
   it("a rejected send is never sent", async () => {
