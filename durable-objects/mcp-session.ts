@@ -113,6 +113,7 @@ export class McpSession extends DurableObject<Env> implements McpSessionObject {
     };
     return {
       appFetch: (rest) => appFetch(rest, this.env, executionContext),
+      env: this.env,
       origin: new URL(request.url).origin,
       caller,
     };

@@ -66,6 +66,8 @@ export const APPROVAL_TYPES = [
   "approve_ceo_strategy",
   "budget_override_required",
   "request_board_approval",
+  /** An agent's WhatsApp send held for the board (MCP governance, docs/mcp.md); sent once on approval. */
+  "whatsapp_send",
 ] as const;
 export const APPROVAL_STATUSES = [
   "pending",

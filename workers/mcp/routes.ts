@@ -13,7 +13,7 @@ import {
   type SessionCredential,
   sessionNotFound,
 } from "./session-object";
-import type { AppFetch, McpCaller } from "./tools";
+import { type AppFetch, type McpCaller, sendApprovedMessages } from "./tools";
 
 /**
  * The MCP server at /mcp (issue 27, docs/mcp.md): Streamable HTTP with sessions. This Worker route
@@ -121,6 +121,8 @@ const relayed = (response: Response) =>
 /** /mcp, mounted in app.ts before the dashboard (which owns every other path). */
 export function mcpRoutes(appFetch: AppFetch) {
   registerAppFetch(appFetch);
+  // Approving an agent's held WhatsApp send sends it, through the same in-process REST calls.
+  sendApprovedMessages(appFetch);
   const router = new Hono<AppEnv>();
   router.all("/", async (c) => {
     const request = c.req.raw;

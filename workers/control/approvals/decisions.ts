@@ -11,6 +11,7 @@ import { controlAuth, controlError, controlErrors, createRouter, json } from "..
 import type { Statement } from "../issues";
 import { controlContext, requireBoard } from "../shared";
 import { runsQueued } from "../wakes";
+import { afterApproved } from "./after-decision";
 import { approvalActivity, hireEffects, requesterWake, type Transition } from "./effects";
 import { approvalResource, companyAgent, findApproval, hiredAgentId } from "./records";
 import { ApprovalParamSchema, ApprovalSchema, DecisionBodySchema, ResubmitBodySchema } from "./schemas";
@@ -115,7 +116,8 @@ async function decide(c: Context<AppEnv>, approvalId: string, decision: Decision
     });
   }
   await afterCommit(c, hired?.status === "pending_approval" ? hired.id : null, wake?.run);
-  return next;
+  // Only the request whose UPDATE moved the approval gets here: what approval does happens once.
+  return decision === "approved" ? afterApproved(c, next) : next;
 }
 
 const noteOf = (body: { decisionNote?: string | null }) => body.decisionNote ?? null;

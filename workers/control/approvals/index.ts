@@ -4,6 +4,7 @@
  *
  * This index is what the rest of the code may import from here.
  */
+export { type ApprovedHandler, onApproved } from "./after-decision";
 export {
   type ApprovalSchema,
   CompanyParamSchema,

@@ -82,13 +82,19 @@ approvalRoutes.openapi(
     responses: {
       201: json(ApprovalSchema, "The pending approval"),
       ...controlErrors,
-      422: controlError("requestedByAgentId, issueIds or a hire payload not valid in this company"),
+      422: controlError(
+        "requestedByAgentId, issueIds or a hire payload not valid in this company, or a whatsapp_send (filed only by MCP)",
+      ),
     },
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
     const body = c.req.valid("json");
+    // A held WhatsApp send is sent on the company's line when approved: only the MCP send tools file
+    // one, with the arguments their schema checked (docs/mcp.md "WhatsApp send tools and governance").
+    if (body.type === "whatsapp_send")
+      throw unprocessable("whatsapp_send approvals are filed by the MCP send tools, not created directly");
     const requester = await requesterOf(db, actor, company.id, body);
     if (body.type === "hire_agent") await assertHirePayload(db, company.id, body.payload);
     const issueIds = await companyIssueIds(db, company.id, body.issueIds ?? []);

@@ -12,6 +12,7 @@ import {
   MessageResourceSchema,
   messagingErrors,
   SearchQuerySchema,
+  ReactBodySchema,
   SessionParamSchema,
 } from "./schemas";
 import { MentionsSchema, MessageInputSchema, toOutgoingContent } from "./send-content";
@@ -28,7 +29,7 @@ messageActionRoutes.openapi(
     tags,
     summary: "React with an emoji (an empty string removes the reaction)",
     security: authenticated,
-    request: { params: MessageParamsSchema, ...jsonBody(z.strictObject({ emoji: z.string().max(32) })) },
+    request: { params: MessageParamsSchema, ...jsonBody(ReactBodySchema) },
     responses: { 200: done, ...messagingErrors },
   }),
   async (c) => {

@@ -6,8 +6,10 @@
  */
 export {
   ChatParamsSchema,
+  MessageParamsSchema,
   MessageResourceSchema,
   messagingErrors,
+  ReactBodySchema,
   SearchQuerySchema,
   SessionParamSchema,
 } from "./schemas";
@@ -19,5 +21,6 @@ export {
   MessageInputSchema,
   PollBodyShape,
   pollContent,
+  SendBodySchema,
   toOutgoingContent,
 } from "./send-content";

@@ -46,6 +46,9 @@ export const MessageParamsSchema = ChatParamsSchema.extend({
     }),
 });
 
+/** The body of a reaction (actions.ts): an emoji, or "" to remove one's reaction. */
+export const ReactBodySchema = z.strictObject({ emoji: z.string().max(32) });
+
 export const MessageResourceSchema = z
   .object({
     id: z.string(),

@@ -4,6 +4,7 @@ import { controlHandOffTools } from "./control-handoff";
 import { controlIssueTools } from "./control-issues";
 import type { AnyToolDefinition } from "./registry";
 import { whatsappReadTools } from "./whatsapp-read";
+import { whatsappSendTools } from "./whatsapp-send";
 
 export { invokeTool } from "./invoke";
 export { issuePath, readIssueWithComments, restAs } from "./issue-read";
@@ -18,6 +19,7 @@ export type {
 } from "./registry";
 export { TOOL_SCOPES } from "./registry";
 export { type RestAnswer, toolResultOf } from "./rest";
+export { sendApprovedMessages } from "./send-approval";
 export { chatHistory } from "./whatsapp-read";
 
 /** Every tool /mcp serves, in the order tools/list shows them (one line per domain's list). */
@@ -27,4 +29,5 @@ export const TOOLS: readonly AnyToolDefinition[] = [
   ...controlHandOffTools,
   ...controlApprovalTools,
   ...whatsappReadTools,
+  ...whatsappSendTools,
 ];

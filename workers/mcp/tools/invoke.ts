@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { grantAllows } from "../../core/scopes";
+import { auditToolCall } from "./audit";
 import type { AnyToolDefinition, ToolContext } from "./registry";
 
 /**
@@ -26,5 +27,5 @@ export async function invokeTool(
   ctx: ToolContext,
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
-  return scopeRefusal(tool, ctx) ?? tool.run(ctx, args);
+  return auditToolCall(tool, ctx, args, async () => scopeRefusal(tool, ctx) ?? tool.run(ctx, args));
 }

@@ -30,6 +30,8 @@ export interface McpCaller {
 /** What every tool needs to act as its caller through the REST API. */
 export interface ToolContext {
   appFetch: BoundFetch;
+  /** The request's bindings: governance reads the company's line and policy from D1. */
+  env: Env;
   origin: string;
   caller: McpCaller;
 }

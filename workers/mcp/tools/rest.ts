@@ -17,7 +17,7 @@ export interface RestAnswer {
 export async function callRest(
   appFetch: BoundFetch,
   origin: string,
-  caller: McpCaller,
+  caller: Pick<McpCaller, "headers">,
   call: RestCall,
 ): Promise<RestAnswer> {
   const headers: Record<string, string> = { ...caller.headers, Accept: "application/json" };

@@ -1,0 +1,93 @@
+// A company whose owner linked a connected session (held by a fake bridge) as its WhatsApp line, and
+// what the fake bridge was asked to send on it. Every `wa` command is answered as a bridge would.
+import { afterEach, expect } from "vitest";
+import { type ConnectedSession, connect } from "../connected-session";
+import {
+  type BoardUser,
+  boardUser,
+  type SeededAgent,
+  type SeededCompany,
+  seedAgent,
+  seedCompany,
+} from "../control/helpers";
+import { answerSend, emit } from "../fake-bridge";
+import { call } from "../helpers";
+
+export interface Line {
+  owner: BoardUser;
+  company: SeededCompany;
+  agent: SeededAgent;
+  session: ConnectedSession;
+  me: string;
+  /** Messages the fake bridge was asked to send, to `jid` (or all). */
+  sent(jid?: string): Array<{ to: string; content: Record<string, unknown> }>;
+  /** `jid` writes to the line (an inbound message). */
+  receiveFrom(jid: string, text: string): Promise<void>;
+}
+
+const responders: ReturnType<typeof setInterval>[] = [];
+afterEach(() => {
+  for (const timer of responders.splice(0)) clearInterval(timer);
+});
+
+let phone = 628_200_000_000;
+export const personJid = () => `${++phone}@s.whatsapp.net`;
+
+export async function linkedLine(): Promise<Line> {
+  const owner = await boardUser();
+  const company = await seedCompany(owner);
+  const agent = await seedAgent(company.id);
+  const created = await call<{ data: { id: string; sessionId: string } }>("POST", "/api/sessions", {
+    body: { name: "Line" },
+    headers: owner.headers,
+  });
+  expect(created.status).toBe(200);
+  const me = personJid();
+  const session = await connect(
+    { key: owner.key, userId: owner.userId, id: created.body.data.id, slug: created.body.data.sessionId },
+    me,
+  );
+  const linked = await call("PUT", `/api/companies/${company.id}/line`, {
+    body: { sessionId: session.slug },
+    headers: owner.headers,
+  });
+  expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+
+  const answered = new Set<unknown>();
+  responders.push(
+    setInterval(() => {
+      for (const frame of session.link.frames) {
+        if (frame.type !== "command" || frame.name !== "wa" || answered.has(frame.id)) continue;
+        answered.add(frame.id);
+        if ((frame.args as { op?: string }).op === "send") answerSend(session.link, frame, me);
+        else session.link.send({ type: "result", epoch: 1, id: frame.id, ok: true, data: null });
+      }
+    }, 10),
+  );
+  let seq = 1;
+  return {
+    owner,
+    company,
+    agent,
+    session,
+    me,
+    sent: (jid) =>
+      session.link.frames
+        .filter((f) => f.type === "command" && f.name === "wa" && (f.args as { op?: string }).op === "send")
+        .map((f) => f.args as { to: string; content: Record<string, unknown> })
+        .filter((args) => jid === undefined || args.to === jid),
+    receiveFrom: (jid, text) =>
+      emit(session.link, 1, ++seq, {
+        kind: "message",
+        live: true,
+        message: {
+          id: `IN${crypto.randomUUID().replace(/-/g, "").slice(0, 16).toUpperCase()}`,
+          chat: jid,
+          sender: jid,
+          fromMe: false,
+          timestamp: Date.now(),
+          content: { type: "text", text },
+        },
+      }),
+  };
+}
