@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { seedIssue, seedTenant } from "../control/helpers";
 import { BASE, call, dispatch } from "../helpers";
 
-const rpc = (headers: Record<string, string>, method: string, params: Record<string, unknown>) =>
+const post = (headers: Record<string, string>, body: Record<string, unknown>) =>
   dispatch(
     new Request(`${BASE}/mcp`, {
       method: "POST",
@@ -15,9 +15,34 @@ const rpc = (headers: Record<string, string>, method: string, params: Record<str
         "Content-Type": "application/json",
         Accept: "application/json, text/event-stream",
       },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...body }),
     }),
   );
+
+/** The key's session: the id its initialize was answered with, sent on every later message. */
+const sessions = new Map<string, string>();
+
+async function sessionOf(headers: Record<string, string>): Promise<Record<string, string>> {
+  const key = JSON.stringify(headers);
+  let id = sessions.get(key);
+  if (id === undefined) {
+    const answer = await post(headers, {
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "gate", version: "1" } },
+    });
+    expect(answer.status).toBe(200);
+    await answer.text();
+    id = answer.headers.get("mcp-session-id") ?? "";
+    sessions.set(key, id);
+  }
+  return { ...headers, "Mcp-Session-Id": id, "MCP-Protocol-Version": "2025-11-25" };
+}
+
+const rpc = async (headers: Record<string, string>, method: string, params: Record<string, unknown>) => {
+  const answer = await post(await sessionOf(headers), { method, params });
+  await answer.clone().text();
+  return answer;
+};
 
 const issueRow = (id: string) =>
   env.DB.prepare("SELECT status, assignee_agent_id FROM issues WHERE id = ?").bind(id).first();

@@ -267,7 +267,7 @@ describe("WhatsApp read tools over /mcp", () => {
     await client.close();
   });
 
-  it("an agent key is refused: agents reach WhatsApp only through their company's line", async () => {
+  it("an agent key whose company has no line is refused, and names the line it needs", async () => {
     const { agent } = await seedTenant();
     const asAgent = await connect(agent.headers);
     for (const [tool, args] of [
@@ -276,7 +276,7 @@ describe("WhatsApp read tools over /mcp", () => {
     ] as const) {
       const refused = await callTool(asAgent, tool, args);
       expect(refused.isError, tool).toBe(true);
-      expect(textOf(refused), tool).toMatch(/^HTTP 403: .*company's line/);
+      expect(textOf(refused), tool).toMatch(/^HTTP 409: This company has no WhatsApp line/);
     }
     await asAgent.close();
   });
