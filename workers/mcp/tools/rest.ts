@@ -47,6 +47,12 @@ const errorTextOf = (body: unknown): string => {
   return typeof body === "string" ? body : JSON.stringify(body);
 };
 
+/** A list becomes `{items}`, a scalar or an empty body `{value}`: an object is what every client parses. */
+function asJsonObject(body: unknown): object {
+  if (Array.isArray(body)) return { items: body };
+  return body !== null && typeof body === "object" ? body : { value: body };
+}
+
 /**
  * A REST answer as an MCP tool result: the JSON body on success; on failure an error result with the
  * status and the API's own error text (an MCP tool error, so the model reads it and can react).
@@ -54,7 +60,9 @@ const errorTextOf = (body: unknown): string => {
  */
 export function toolResultOf(answer: RestAnswer, explain?: (answer: RestAnswer) => string | undefined) {
   if (answer.status >= 200 && answer.status < 300) {
-    return { content: [{ type: "text", text: JSON.stringify(answer.body) }] } satisfies CallToolResult;
+    return {
+      content: [{ type: "text", text: JSON.stringify(asJsonObject(answer.body)) }],
+    } satisfies CallToolResult;
   }
   const hint = explain?.(answer);
   const text = `HTTP ${answer.status}: ${errorTextOf(answer.body)}${hint ? `\n${hint}` : ""}`;
