@@ -11,8 +11,8 @@ import {
   MessageParamsSchema,
   MessageResourceSchema,
   messagingErrors,
-  SearchQuerySchema,
   ReactBodySchema,
+  SearchQuerySchema,
   SessionParamSchema,
 } from "./schemas";
 import { MentionsSchema, MessageInputSchema, toOutgoingContent } from "./send-content";
