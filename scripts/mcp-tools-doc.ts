@@ -6,6 +6,7 @@
  */
 import "@hono/zod-openapi"; // first, as in workers/index.ts: later zod schemas get `.openapi()`
 import { z } from "zod";
+import { PROMPTS, type PromptDefinition } from "../workers/mcp/prompts";
 import { RESOURCES, type ResourceDefinition } from "../workers/mcp/resources";
 import { type AnyToolDefinition, TOOLS, type ToolDomain, type ToolScope } from "../workers/mcp/tools";
 
@@ -100,12 +101,27 @@ function resourceSection(resource: ResourceDefinition): string[] {
   ];
 }
 
+function promptSection(prompt: PromptDefinition): string[] {
+  const args = Object.entries(prompt.argsSchema ?? {}).map(
+    ([name, schema]) =>
+      `- \`${name}\`${schema.isOptional() ? "" : " (required)"}${schema.description ? `: ${schema.description}` : ""}`,
+  );
+  return [
+    `### \`${prompt.name}\``,
+    "",
+    `${prompt.title}. ${prompt.description}`,
+    "",
+    ...(args.length ? [...args, ""] : []),
+  ];
+}
+
 /** The domains in the order their first tool appears in the registry. */
 const domainsOf = (tools: readonly AnyToolDefinition[]) => [...new Set(tools.map((tool) => tool.domain))];
 
 export function renderMcpToolsDoc(
   tools: readonly AnyToolDefinition[] = TOOLS,
   resources: readonly ResourceDefinition[] = RESOURCES,
+  prompts: readonly PromptDefinition[] = PROMPTS,
 ): string {
   const lines = [
     "# MCP tools and resources",
@@ -114,7 +130,7 @@ export function renderMcpToolsDoc(
     "workers/mcp/resources. Do not edit by hand: a test fails while this file is stale. -->",
     "",
     `What \`/mcp\` serves (docs/mcp.md says how to connect): ${tools.length} tools and ` +
-      `${resources.length} resource templates. Each tool needs one scope of the caller's key:`,
+      `${resources.length} resource templates and ${prompts.length} prompt(s). Each tool needs one scope of the caller's key:`,
     "",
     ...Object.entries(SCOPE_MEANINGS).map(([scope, meaning]) => `- \`${scope}\`: ${meaning}`),
     "",
@@ -129,5 +145,8 @@ export function renderMcpToolsDoc(
   lines.push("## Resources", "");
   if (resources.length === 0) lines.push("None yet.", "");
   for (const resource of resources) lines.push(...resourceSection(resource));
+  lines.push("## Prompts", "");
+  if (prompts.length === 0) lines.push("None yet.", "");
+  for (const prompt of prompts) lines.push(...promptSection(prompt));
   return `${lines.join("\n").trimEnd()}\n`;
 }

@@ -177,6 +177,10 @@ describe("hand_off and record_document over /mcp", () => {
       .bind(issue.id)
       .first();
     expect(row).toEqual({ latest_body: "# Plan\n\n1. Schema\n2. Routes", title: "Plan" });
+    const read = jsonOf<{ body: string; latestRevisionNumber: number }>(
+      await callTool(client, "get_document", { issueId: issue.identifier, key: "plan" }),
+    );
+    expect(read).toMatchObject({ body: "# Plan\n\n1. Schema\n2. Routes", latestRevisionNumber: 2 });
   });
 
   it("record_document refuses a bad key and another company's issue, storing nothing", async () => {
