@@ -65,10 +65,19 @@ export class McpSession extends DurableObject<Env> implements McpSessionObject {
     return request.method === "GET" && response.ok ? withOpeningComment(response) : response;
   }
 
-  /** The owner's access ended (auth/live-sockets.ts): the session ends and its streams close. */
+  /**
+   * The owner's credentials changed (auth/live-sockets.ts: a revoked key, a removed member, but also
+   * a sign-out of one of their dashboard sessions): the open streams close at once. The session itself
+   * is kept: it grants nothing alone, since every request is authenticated again at /mcp (a revoked
+   * key gets 401) and every tool is authorized again by the REST route it calls. Ending it here made
+   * a still-valid key's client lose its session to an unrelated sign-out (SDK clients do not
+   * re-initialize on 404). The next request rebuilds the server from the stored initialize.
+   */
   async cutSockets(ownerTag: string): Promise<number> {
     if (this.#records.read()?.ownerTag !== ownerTag) return 0;
-    await this.#end();
+    const live = this.#live;
+    this.#live = undefined;
+    await (await live?.catch(() => undefined))?.transport.close();
     return 1;
   }
 

@@ -136,6 +136,14 @@ export function mcpRoutes(appFetch: AppFetch) {
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) return relayed(await openSession(c.env, request, caller, credential));
     if (!SESSION_ID_PATTERN.test(sessionId)) return sessionNotFound();
+    // A GET opens a long-lived stream: noted again (an upsert), since a cut takes the session's note
+    // while keeping the session, and a later revocation must still find the stream.
+    if (request.method === "GET")
+      await noteLiveSocket(c.env, ownerOf(caller.actor), {
+        binding: "MCP_SESSION",
+        name: sessionId,
+        companyId: credential.companyId,
+      });
     return relayed(await mcpSessionObject(c.env, sessionId).serve(forwarded(request), caller, credential));
   });
   return router;

@@ -14,7 +14,7 @@ import {
   seedIssue,
   seedTwoTenants,
 } from "../control/helpers";
-import { asKey, BASE, call, createUser, dispatch, generateKey } from "../helpers";
+import { asKey, asSession, BASE, call, createUser, dispatch, generateKey, login } from "../helpers";
 import { abortableDispatch, callTool, connectMcp, MCP_URL, textOf } from "./client";
 
 const VERSION = "2025-11-25";
@@ -197,6 +197,28 @@ describe("/mcp sessions", () => {
     await generateKey(session);
     await reading;
     expect((await post(inSession(asKey(oldKey), sessionId), LIST)).status).toBe(401);
+  });
+
+  it("a sign-out elsewhere closes the key's open stream but not its session; a later revocation still closes a new stream", async () => {
+    const session = await createUser("OWNER");
+    const key = await generateKey(session);
+    const sessionId = await openSession(asKey(key));
+    const first = await openStream(asKey(key), sessionId);
+    const firstReading = readToEnd(first.body as ReadableStream<Uint8Array>);
+    // The runner signing in and out as this user, say: the key is untouched.
+    const other = await login(session.email, session.password);
+    expect((await call("POST", "/api/auth/logout", { headers: asSession(other) })).status).toBe(200);
+    await firstReading;
+    const listed = await post(inSession(asKey(key), sessionId), LIST);
+    expect(listed.status).toBe(200);
+    expect(await listed.text()).toContain("checkout_issue");
+
+    const second = await openStream(asKey(key), sessionId);
+    expect(second.status).toBe(200);
+    const secondReading = readToEnd(second.body as ReadableStream<Uint8Array>);
+    expect((await call("DELETE", "/api/user/api-key", { headers: asSession(session) })).status).toBe(200);
+    await secondReading;
+    expect((await post(inSession(asKey(key), sessionId), LIST)).status).toBe(401);
   });
 
   it("a foreign Origin answers 403; the request's own origin and no Origin are served", async () => {
