@@ -4,6 +4,14 @@
  *
  * This index is what the rest of the code may import from here.
  */
+
+export {
+  type LineRecipient,
+  memberByPhone,
+  quietUntil,
+  type RecipientFilter,
+  recipientsFor,
+} from "./directory";
 export {
   DEFAULT_DAILY_SEND_CAP,
   DEFAULT_POLICY,
