@@ -32,9 +32,13 @@ function formTargetOf(redirectUri: string): string {
   return url.origin === "null" ? url.protocol : url.origin;
 }
 
-/** The scopes the app asked for that a key can have; read when it asked for none of them. */
+/**
+ * The scopes the app asked for that a key can have, ticked; admin never is (the user ticks it on
+ * purpose); read when nothing else is left. Clients that find no scope in the 401 ask for every
+ * scope the resource lists.
+ */
 function requestedScopes(pending: PendingAuthorization): FormState {
-  const asked = KEY_SCOPES.filter((scope) => pending.request.scope.includes(scope));
+  const asked = KEY_SCOPES.filter((scope) => scope !== "admin" && pending.request.scope.includes(scope));
   const scopes = asked.length > 0 ? asked : (["read"] as const);
   return blankForm(Object.fromEntries(scopes.map((scope) => [`scope_${scope}`, "on"])));
 }
@@ -58,6 +62,9 @@ function ConsentForm(props: {
         It will connect to the MCP server and act as you, with only what you allow here, until you revoke it
         under <a href="/api-key">API key → Connected apps</a>. After you decide, your browser goes back to{" "}
         <code>{pending.redirectHost}</code>.
+      </p>
+      <p class="muted">
+        It asked for: {pending.request.scope.length > 0 ? pending.request.scope.join(", ") : "no particular scope"}.
       </p>
       <Form action={CONSENT_PATH} csrf={props.csrf} form={form} label="Allow the app">
         <input type="hidden" name="request" value={pending.query} />

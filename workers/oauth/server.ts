@@ -47,6 +47,9 @@ export function authorizationServer(origin: string): OAuthAuthorizationServer<En
         accessTokenTTL: ACCESS_TOKEN_TTL_S,
         refreshTokenTTL: GRANT_TTL_S,
         refreshTokenIdleTTL: GRANT_TTL_S,
+        // Our log format, and never a token: the library's descriptions name the problem only.
+        onError: ({ status, code, description }) =>
+          console.warn(JSON.stringify({ level: "warn", msg: "oauth error", status, code, description })),
       })
     : null;
   servers.set(origin, server);
