@@ -83,6 +83,10 @@ describe("/mcp OAuth", () => {
       /^Refused: send_text needs a key with the "send" scope; this key has: read\./,
     );
 
+    // The token is for /mcp only: the REST API takes it for no key.
+    for (const headers of [asKey(tokens.access_token), bearer(tokens.access_token)])
+      expect((await call("GET", "/api/companies", { headers })).status).toBe(401);
+
     const foreign = await callTool(client, "get_issue", { issueId: theirIssue.identifier });
     expect(foreign.isError).toBe(true);
     expect(textOf(foreign)).toMatch(/^HTTP 404/);
