@@ -1,6 +1,7 @@
 // OAuth for browser-based MCP clients (issue 27): a client that only speaks the MCP authorization spec
 // finds the authorization server from /mcp's 401, registers, sends the signed-in user through the
 // dashboard's consent page, and uses the token on /mcp with exactly the grant the user chose.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type BoardUser, seedCompany, seedIssue } from "../control/helpers";
 import { asKey, asSession, call, createUser, generateKey, type Session } from "../helpers";
@@ -203,6 +204,30 @@ describe("/mcp OAuth", () => {
     }
   });
 
+  it("an expired access token answers 401 with the challenge; tokens are stored hashed, never as issued", async () => {
+    const { session } = await owner();
+    const { tokens } = await connectApp(session);
+    const stored = await env.OAUTH_KV.list({ prefix: `token:${session.userId}:` });
+    expect(stored.keys.length).toBe(1);
+    for (const secret of [tokens.access_token, tokens.refresh_token]) {
+      const tail = secret.split(":")[2] ?? "";
+      for (const { name } of (await env.OAUTH_KV.list()).keys) {
+        expect(name).not.toContain(tail);
+        expect((await env.OAUTH_KV.get(name)) ?? "").not.toContain(tail);
+      }
+    }
+    // An hour passes: the record's expiry is what the library checks.
+    const name = stored.keys[0]?.name ?? "";
+    const record = (await env.OAUTH_KV.get(name, "json")) as { expiresAt: number };
+    await env.OAUTH_KV.put(name, JSON.stringify({ ...record, expiresAt: Math.floor(Date.now() / 1000) - 1 }));
+    const refused = await postMcp(bearer(tokens.access_token));
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("WWW-Authenticate")).toContain('error="invalid_token"');
+    expect(refused.headers.get("WWW-Authenticate")).toContain(
+      `resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+
   it("refresh: a new access token works, and the refresh token rotates", async () => {
     const { session } = await owner();
     const { tokens, clientId, server } = await connectApp(session);
@@ -214,6 +239,7 @@ describe("/mcp OAuth", () => {
     expect(refreshed.status).toBe(200);
     const renewed = (await refreshed.json()) as { access_token: string; refresh_token: string };
     expect(renewed.access_token).not.toBe(tokens.access_token);
+    expect(renewed.refresh_token).not.toBe(tokens.refresh_token);
     const initialized = await postMcp(bearer(renewed.access_token));
     expect(initialized.status).toBe(200);
     await initialized.text();
