@@ -64,7 +64,8 @@ function ConsentForm(props: {
         <code>{pending.redirectHost}</code>.
       </p>
       <p class="muted">
-        It asked for: {pending.request.scope.length > 0 ? pending.request.scope.join(", ") : "no particular scope"}.
+        It asked for:{" "}
+        {pending.request.scope.length > 0 ? pending.request.scope.join(", ") : "no particular scope"}.
       </p>
       <Form action={CONSENT_PATH} csrf={props.csrf} form={form} label="Allow the app">
         <input type="hidden" name="request" value={pending.query} />
