@@ -1,5 +1,5 @@
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { Hono } from "hono";
+import { isInitializeRequest, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type Context, Hono } from "hono";
 import { randomToken, sha256Hex } from "../auth/crypto";
 import { type LiveOwner, noteLiveSocket, ownerTag } from "../auth/live-sockets";
 import type { Actor } from "../core/actor";
@@ -7,6 +7,7 @@ import type { AppEnv, Env } from "../core/env";
 import { resourceMetadataUrl } from "../oauth";
 import { registerAppFetch } from "./app-fetch";
 import { type CredentialProblem, mcpCallerOf, presentedKey } from "./credentials";
+import { answerDirectly, directRequestOf } from "./direct";
 import {
   jsonRpcError,
   mcpSessionObject,
@@ -14,7 +15,7 @@ import {
   type SessionCredential,
   sessionNotFound,
 } from "./session-object";
-import { type AppFetch, type McpCaller, sendApprovedMessages } from "./tools";
+import { type AppFetch, type McpCaller, sendApprovedMessages, type ToolContext } from "./tools";
 
 /**
  * The MCP server at /mcp (issue 27, docs/mcp.md): Streamable HTTP with sessions. This Worker route
@@ -105,12 +106,26 @@ async function openSession(
 }
 
 /**
- * The request as it crosses to the session object: its abort signal stays here (RPC cannot carry
- * one; a client that goes away cancels the response body instead, which does cross).
+ * The request as it crosses to the session object, with the body already read here (or none): its
+ * abort signal stays here (RPC cannot carry one; a client that goes away cancels the response body
+ * instead, which does cross).
  */
-function forwarded(request: Request): Request {
-  const body = request.method === "GET" || request.method === "HEAD" ? null : request.body;
-  return new Request(request.url, { method: request.method, headers: request.headers, body });
+const forwarded = (request: Request, body: string | null): Request =>
+  new Request(request.url, { method: request.method, headers: request.headers, body });
+
+/**
+ * A read answered here (direct.ts) once the session object confirms the session is this key's: one
+ * small round trip to it instead of the whole request through its transport.
+ */
+async function answerInSession(
+  env: Env,
+  sessionId: string,
+  fingerprint: string,
+  message: JSONRPCRequest,
+  context: ToolContext,
+): Promise<Response> {
+  if (!(await mcpSessionObject(env, sessionId).admit(fingerprint))) return sessionNotFound();
+  return Response.json(await answerDirectly(message, context), { headers: { "mcp-session-id": sessionId } });
 }
 
 /** A Durable Object's response has immutable headers; the app's middleware adds to every response. */
@@ -123,6 +138,13 @@ const relayed = (response: Response) =>
 
 /** /mcp, mounted in app.ts before the dashboard (which owns every other path). */
 export function mcpRoutes(appFetch: AppFetch) {
+  const toolContextOf = (c: Context<AppEnv>, caller: McpCaller): ToolContext => ({
+    appFetch: (request) => appFetch(request, c.env, c.executionCtx),
+    env: c.env,
+    origin: new URL(c.req.url).origin,
+    caller,
+    defer: (promise) => c.executionCtx.waitUntil(promise),
+  });
   registerAppFetch(appFetch);
   // Approving an agent's held WhatsApp send sends it, through the same in-process REST calls.
   sendApprovedMessages(appFetch);
@@ -147,7 +169,13 @@ export function mcpRoutes(appFetch: AppFetch) {
         name: sessionId,
         companyId: credential.companyId,
       });
-    return relayed(await mcpSessionObject(c.env, sessionId).serve(forwarded(request), caller, credential));
+    const body = request.method === "POST" ? await request.text() : null;
+    const direct = body === null ? null : directRequestOf(request, body);
+    if (direct !== null)
+      return answerInSession(c.env, sessionId, credential.fingerprint, direct, toolContextOf(c, caller));
+    return relayed(
+      await mcpSessionObject(c.env, sessionId).serve(forwarded(request, body), caller, credential),
+    );
   });
   return router;
 }

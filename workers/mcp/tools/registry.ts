@@ -40,6 +40,8 @@ export interface ToolContext {
   env: Env;
   origin: string;
   caller: McpCaller;
+  /** Work that may finish after the answer (`waitUntil`): a read's activity-log row. */
+  defer(promise: Promise<unknown>): void;
 }
 
 /**
