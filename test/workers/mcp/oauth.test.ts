@@ -94,6 +94,22 @@ describe("/mcp OAuth", () => {
     await client.close();
   });
 
+  it("resources through the token: an issue reads and can be subscribed to; another tenant's cannot", async () => {
+    const { session, me } = await owner();
+    const issue = await seedIssue(await seedCompany(me), { title: "Watched by an app" });
+    const stranger = await owner();
+    const theirs = await seedIssue(await seedCompany(stranger.me));
+    const { tokens } = await connectApp(session);
+    const client = await connectWithToken(tokens.access_token);
+    const uri = `issue://${issue.identifier}`;
+    expect(JSON.stringify((await client.readResource({ uri })).contents)).toContain("Watched by an app");
+    await client.subscribeResource({ uri });
+    await expect(client.subscribeResource({ uri: `issue://${theirs.identifier}` })).rejects.toThrow(
+      /not found/,
+    );
+    await client.close();
+  });
+
   it("a grant limited to one company reaches only that company, like a key limited to it", async () => {
     const { session, me } = await owner();
     const mine = await seedCompany(me);
