@@ -244,9 +244,12 @@ describe("/mcp OAuth", () => {
     );
   });
 
-  it("refresh: a new access token works, and the refresh token rotates", async () => {
+  it("refresh: a new access token works in the same MCP session, and the refresh token rotates", async () => {
     const { session } = await owner();
     const { tokens, clientId, server } = await connectApp(session);
+    const opened = await postMcp(bearer(tokens.access_token));
+    await opened.text();
+    const sessionId = opened.headers.get("mcp-session-id") ?? "";
     const refreshed = await tokenRequest(server, {
       grant_type: "refresh_token",
       refresh_token: tokens.refresh_token,
@@ -256,9 +259,23 @@ describe("/mcp OAuth", () => {
     const renewed = (await refreshed.json()) as { access_token: string; refresh_token: string };
     expect(renewed.access_token).not.toBe(tokens.access_token);
     expect(renewed.refresh_token).not.toBe(tokens.refresh_token);
-    const initialized = await postMcp(bearer(renewed.access_token));
-    expect(initialized.status).toBe(200);
-    await initialized.text();
+    // The session belongs to the grant, not to one access token: an hourly refresh keeps it.
+    const inSession = {
+      ...bearer(renewed.access_token),
+      "Mcp-Session-Id": sessionId,
+      "MCP-Protocol-Version": "2025-11-25",
+    };
+    const listed = await postMcp(inSession, { jsonrpc: "2.0", id: 2, method: "tools/list" });
+    expect(listed.status).toBe(200);
+    expect(await listed.text()).toContain("get_issue");
+    const written = await postMcp(inSession, {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "add_comment", arguments: { issueId: "ACM-1", body: "x" } },
+    });
+    expect(written.status).toBe(200);
+    expect(await written.text()).toContain("Refused: add_comment");
   });
 
   it("Connected apps: listed on the API key page; Revoke answers 401 at once and closes the app's open stream", async () => {

@@ -15,6 +15,13 @@ export interface RestAnswer {
 }
 
 /**
+ * A request the caller makes in-process (built with `caller.headers`): for an OAuth caller, vouched for
+ * the principal the door proved (auth/in-process.ts), since REST takes no OAuth token itself.
+ */
+export const asCaller = (request: Request, caller: Pick<McpCaller, "principal">): Request =>
+  caller.principal ? vouchFor(request, caller.principal) : request;
+
+/**
  * Runs one REST call in-process as the MCP caller: same key (or, for an OAuth token, the principal it
  * proved, with its grant), same middleware, same rules.
  */
@@ -31,7 +38,7 @@ export async function callRest(
     headers,
     body: call.body === undefined ? undefined : JSON.stringify(call.body),
   });
-  const response = await appFetch(caller.principal ? vouchFor(request, caller.principal) : request);
+  const response = await appFetch(asCaller(request, caller));
   const text = await response.text();
   let body: unknown = text;
   try {
