@@ -76,3 +76,11 @@ function boardCaller(principal: Principal, headers: Record<string, string>): Mcp
     headers,
   };
 }
+
+/**
+ * What a session is bound to: the key itself, or for an OAuth token its grant, so that the hourly
+ * refresh (a new access token of the same grant) keeps the client's session. A revoked grant's tokens
+ * are refused at the door before this matters.
+ */
+export const credentialIdentity = (request: Request, caller: McpCaller): string =>
+  caller.principal?.via === "api_key" ? caller.principal.apiKeyId : (presentedKey(request) ?? "");

@@ -6,7 +6,7 @@ import type { Actor } from "../core/actor";
 import type { AppEnv, Env } from "../core/env";
 import { resourceMetadataUrl } from "../oauth";
 import { registerAppFetch } from "./app-fetch";
-import { type CredentialProblem, mcpCallerOf, presentedKey } from "./credentials";
+import { type CredentialProblem, credentialIdentity, mcpCallerOf } from "./credentials";
 import { answerDirectly, directRequestOf } from "./direct";
 import {
   jsonRpcError,
@@ -58,10 +58,11 @@ const ownerOf = (actor: Actor): LiveOwner =>
   actor.type === "agent" ? { kind: "agent", id: actor.agentId } : { kind: "user", id: actor.userId };
 
 /** Whose key it is, as the session remembers it (a fingerprint, never the key). */
-async function credentialOf(request: Request, actor: Actor): Promise<SessionCredential> {
+async function credentialOf(request: Request, caller: McpCaller): Promise<SessionCredential> {
+  const { actor } = caller;
   const owner = ownerOf(actor);
   return {
-    fingerprint: await sha256Hex(presentedKey(request) ?? ""),
+    fingerprint: await sha256Hex(credentialIdentity(request, caller)),
     ownerTag: ownerTag(owner),
     companyId: actor.type === "agent" ? actor.companyId : null,
   };
@@ -157,7 +158,7 @@ export function mcpRoutes(appFetch: AppFetch) {
     if (typeof caller === "string") return unauthorizedAnswer(caller, new URL(request.url).origin);
     if (!["GET", "POST", "DELETE"].includes(request.method))
       return jsonRpcError(405, -32000, "Method not allowed.", { Allow: ALLOWED_METHODS });
-    const credential = await credentialOf(request, caller.actor);
+    const credential = await credentialOf(request, caller);
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) return relayed(await openSession(c.env, request, caller, credential));
     if (!SESSION_ID_PATTERN.test(sessionId)) return sessionNotFound();
