@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type BoardUser, seedCompany, seedIssue } from "../control/helpers";
-import { asKey, asSession, call, createUser, generateKey, type Session } from "../helpers";
+import { asKey, asSession, call, createUser, generateKey, rootSession, type Session } from "../helpers";
 import { callTool, textOf } from "./client";
 import {
   authorizeUrl,
@@ -16,7 +16,6 @@ import {
   exchangeCode,
   fetchAt,
   hiddenField,
-  INITIALIZE,
   MCP,
   ORIGIN,
   pkce,
@@ -35,10 +34,31 @@ async function owner(): Promise<{ session: Session; me: BoardUser }> {
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
+const LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+
 async function readToEnd(body: ReadableStream<Uint8Array>): Promise<void> {
   for await (const _chunk of body) {
     // drained until the server closes it
   }
+}
+
+/** An MCP session opened with the token, and its GET stream being read until the server closes it. */
+async function openStream(accessToken: string): Promise<{ sessionId: string; reading: Promise<void> }> {
+  const opened = await postMcp(bearer(accessToken));
+  expect(opened.status).toBe(200);
+  await opened.text();
+  const sessionId = opened.headers.get("mcp-session-id") ?? "";
+  const stream = await fetchAt(MCP, {
+    method: "GET",
+    headers: {
+      ...bearer(accessToken),
+      "Mcp-Session-Id": sessionId,
+      "MCP-Protocol-Version": "2025-11-25",
+      Accept: "text/event-stream",
+    },
+  });
+  expect(stream.status).toBe(200);
+  return { sessionId, reading: readToEnd(stream.body as ReadableStream<Uint8Array>) };
 }
 
 describe("/mcp OAuth", () => {
@@ -281,21 +301,7 @@ describe("/mcp OAuth", () => {
   it("Connected apps: listed on the API key page; Revoke answers 401 at once and closes the app's open stream", async () => {
     const { session } = await owner();
     const { tokens } = await connectApp(session, { scope_read: "on" }, "Cursor");
-    const opened = await postMcp(bearer(tokens.access_token));
-    expect(opened.status).toBe(200);
-    await opened.text();
-    const sessionId = opened.headers.get("mcp-session-id") ?? "";
-    const stream = await fetchAt(MCP, {
-      method: "GET",
-      headers: {
-        ...bearer(tokens.access_token),
-        "Mcp-Session-Id": sessionId,
-        "MCP-Protocol-Version": "2025-11-25",
-        Accept: "text/event-stream",
-      },
-    });
-    expect(stream.status).toBe(200);
-    const reading = readToEnd(stream.body as ReadableStream<Uint8Array>);
+    const { sessionId, reading } = await openStream(tokens.access_token);
 
     const page = await (await fetchAt(`${ORIGIN}/api-key`, { headers: { cookie: session.cookie } })).text();
     expect(page).toContain("Connected apps");
@@ -309,14 +315,7 @@ describe("/mcp OAuth", () => {
     });
     expect(revoked.status).toBe(303);
     await reading;
-    const after = await postMcp(
-      { ...bearer(tokens.access_token), "Mcp-Session-Id": sessionId },
-      {
-        jsonrpc: "2.0",
-        id: 2,
-        method: "tools/list",
-      },
-    );
+    const after = await postMcp({ ...bearer(tokens.access_token), "Mcp-Session-Id": sessionId }, LIST);
     expect(after.status).toBe(401);
     expect(after.headers.get("WWW-Authenticate")).toContain("resource_metadata=");
     const listed = await (await fetchAt(`${ORIGIN}/api-key`, { headers: { cookie: session.cookie } })).text();
@@ -324,13 +323,16 @@ describe("/mcp OAuth", () => {
     expect(listed).toContain("No connected apps.");
   });
 
-  it("a deleted user's token answers 401", async () => {
+  it("a deleted user's token answers 401 and the app's open stream closes", async () => {
     const { session } = await owner();
     const { tokens } = await connectApp(session);
-    const root = await (await import("../helpers")).rootSession();
+    const { sessionId, reading } = await openStream(tokens.access_token);
+    const root = await rootSession();
     expect((await call("DELETE", `/api/users/${session.userId}`, { headers: asSession(root) })).status).toBe(
       200,
     );
-    expect((await postMcp(bearer(tokens.access_token), INITIALIZE)).status).toBe(401);
+    await reading;
+    const after = await postMcp({ ...bearer(tokens.access_token), "Mcp-Session-Id": sessionId }, LIST);
+    expect(after.status).toBe(401);
   });
 });
