@@ -156,6 +156,9 @@ describe("/mcp OAuth", () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain("Claude Desktop wants to use Switchboard as you");
     expect(page.html).toContain("127.0.0.1");
+    // The form's redirect goes to the app: the page's CSP lets the form send the browser there.
+    const headers = (await fetchAt(url, { headers: { cookie: session.cookie } })).headers;
+    expect(headers.get("Content-Security-Policy")).toContain("form-action 'self' http://127.0.0.1:33418;");
     const refused = await decide(session, url, {
       decision: "approve",
       scope_read: "on",
