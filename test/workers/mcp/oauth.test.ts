@@ -326,6 +326,25 @@ describe("/mcp OAuth", () => {
     expect(listed).toContain("No connected apps.");
   });
 
+  it("another user cannot revoke an app that is not theirs (404), and it keeps working", async () => {
+    const { session } = await owner();
+    const { tokens } = await connectApp(session);
+    const intruder = await owner();
+    const grantId = tokens.access_token.split(":")[1] ?? "";
+    const page = await (
+      await fetchAt(`${ORIGIN}/api-key`, { headers: { cookie: intruder.session.cookie } })
+    ).text();
+    const refused = await fetchAt(`${ORIGIN}/api-key/apps/${encodeURIComponent(grantId)}/revoke`, {
+      method: "POST",
+      headers: { cookie: intruder.session.cookie, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ _csrf: hiddenField(page, "_csrf") }),
+    });
+    expect(refused.status).toBe(404);
+    const still = await postMcp(bearer(tokens.access_token));
+    expect(still.status).toBe(200);
+    await still.text();
+  });
+
   it("a deleted user's token answers 401 and the app's open stream closes", async () => {
     const { session } = await owner();
     const { tokens } = await connectApp(session);
