@@ -31,6 +31,7 @@ const allowsOAuth = (origin: string): boolean => {
   return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname));
 };
 
+const MAX_ORIGINS = 16;
 const servers = new Map<string, OAuthAuthorizationServer<Env> | null>();
 
 export function authorizationServer(origin: string): OAuthAuthorizationServer<Env> | null {
@@ -52,6 +53,8 @@ export function authorizationServer(origin: string): OAuthAuthorizationServer<En
           console.warn(JSON.stringify({ level: "warn", msg: "oauth error", status, code, description })),
       })
     : null;
+  // A deployment has one or two origins; a flood of made-up Host headers must not grow the map.
+  if (servers.size >= MAX_ORIGINS) servers.clear();
   servers.set(origin, server);
   return server;
 }

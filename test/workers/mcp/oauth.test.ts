@@ -144,6 +144,27 @@ describe("/mcp OAuth", () => {
     await client.close();
   });
 
+  it("a grant limited to one WhatsApp session lists only it; the user's other session is 404", async () => {
+    const { session, me } = await owner();
+    const created = async (name: string) =>
+      (
+        await call<{ data: { sessionId: string } }>("POST", "/api/sessions", {
+          body: { name },
+          headers: me.headers,
+        })
+      ).body.data.sessionId;
+    const [kept, other] = [await created("kept"), await created("other")];
+    const { tokens } = await connectApp(session, { scope_read: "on", limit: `session:${kept}` });
+    const client = await connectWithToken(tokens.access_token);
+    const listed = JSON.parse(textOf(await callTool(client, "list_sessions"))) as {
+      sessions: { sessionId: string }[];
+    };
+    expect(listed.sessions.map((s) => s.sessionId)).toEqual([kept]);
+    const refused = await callTool(client, "list_chats", { sessionId: other });
+    expect(textOf(refused)).toMatch(/^HTTP 404/);
+    await client.close();
+  });
+
   it("the consent page shows the app and the requested scopes; a company that is not the user's is refused", async () => {
     const { session } = await owner();
     const stranger = await owner();
