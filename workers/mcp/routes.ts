@@ -4,8 +4,9 @@ import { randomToken, sha256Hex } from "../auth/crypto";
 import { type LiveOwner, noteLiveSocket, ownerTag } from "../auth/live-sockets";
 import type { Actor } from "../core/actor";
 import type { AppEnv, Env } from "../core/env";
+import { resourceMetadataUrl } from "../oauth";
 import { registerAppFetch } from "./app-fetch";
-import { type CredentialProblem, mcpCallerOf, presentedKey } from "./credentials";
+import { type CredentialProblem, credentialIdentity, mcpCallerOf } from "./credentials";
 import { answerDirectly, directRequestOf } from "./direct";
 import {
   jsonRpcError,
@@ -26,14 +27,16 @@ import { type AppFetch, type McpCaller, sendApprovedMessages, type ToolContext }
 const ALLOWED_METHODS = "GET, POST, DELETE";
 
 /**
- * 401 per the MCP authorization spec: a Bearer challenge. There is no OAuth server to point at
- * (resource_metadata): keys are created in the dashboard or by POST /api/agents/{agentId}/keys.
+ * 401 per the MCP authorization spec: a Bearer challenge naming the protected resource metadata
+ * (RFC 9728), from which an OAuth client finds this Worker's authorization server (workers/oauth).
+ * Keys are created in the dashboard or by POST /api/agents/{agentId}/keys.
  */
-function unauthorizedAnswer(problem: CredentialProblem): Response {
+function unauthorizedAnswer(problem: CredentialProblem, origin: string): Response {
+  const metadata = `resource_metadata="${resourceMetadataUrl(origin)}"`;
   const challenge =
     problem === "missing"
-      ? 'Bearer realm="switchboard"'
-      : 'Bearer realm="switchboard", error="invalid_token", error_description="invalid or revoked key"';
+      ? `Bearer realm="switchboard", ${metadata}`
+      : `Bearer realm="switchboard", error="invalid_token", error_description="invalid or revoked key", ${metadata}`;
   const message =
     problem === "missing"
       ? "Missing key: send a user API key (X-API-Key or Authorization: Bearer) or an agent key (Authorization: Bearer swa_…)"
@@ -55,10 +58,11 @@ const ownerOf = (actor: Actor): LiveOwner =>
   actor.type === "agent" ? { kind: "agent", id: actor.agentId } : { kind: "user", id: actor.userId };
 
 /** Whose key it is, as the session remembers it (a fingerprint, never the key). */
-async function credentialOf(request: Request, actor: Actor): Promise<SessionCredential> {
+async function credentialOf(request: Request, caller: McpCaller): Promise<SessionCredential> {
+  const { actor } = caller;
   const owner = ownerOf(actor);
   return {
-    fingerprint: await sha256Hex(presentedKey(request) ?? ""),
+    fingerprint: await sha256Hex(credentialIdentity(request, caller)),
     ownerTag: ownerTag(owner),
     companyId: actor.type === "agent" ? actor.companyId : null,
   };
@@ -151,10 +155,10 @@ export function mcpRoutes(appFetch: AppFetch) {
     if (isForeignOrigin(request))
       return jsonRpcError(403, -32000, "Forbidden: a cross-origin request (Origin header)");
     const caller = await mcpCallerOf(c.env, request);
-    if (typeof caller === "string") return unauthorizedAnswer(caller);
+    if (typeof caller === "string") return unauthorizedAnswer(caller, new URL(request.url).origin);
     if (!["GET", "POST", "DELETE"].includes(request.method))
       return jsonRpcError(405, -32000, "Method not allowed.", { Allow: ALLOWED_METHODS });
-    const credential = await credentialOf(request, caller.actor);
+    const credential = await credentialOf(request, caller);
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) return relayed(await openSession(c.env, request, caller, credential));
     if (!SESSION_ID_PATTERN.test(sessionId)) return sessionNotFound();

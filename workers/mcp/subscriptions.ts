@@ -6,7 +6,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpRequestExtra } from "./server";
-import { issuePath, type ToolContext } from "./tools";
+import { asCaller, issuePath, type ToolContext } from "./tools";
 
 /** issue://ACM-12 or issue://ACM-12/documents/plan: which issue, and which document if one. */
 interface Watched {
@@ -107,9 +107,12 @@ export class ResourceSubscriptions {
 /** The issue's live feed as the caller, or the REST refusal as an MCP error (another company's issue: not found). */
 async function openFeed(context: ToolContext, issueId: string, uri: string): Promise<WebSocket> {
   const response = await context.appFetch(
-    new Request(`${context.origin}/api${issuePath(issueId)}/events`, {
-      headers: { ...context.caller.headers, Upgrade: "websocket" },
-    }),
+    asCaller(
+      new Request(`${context.origin}/api${issuePath(issueId)}/events`, {
+        headers: { ...context.caller.headers, Upgrade: "websocket" },
+      }),
+      context.caller,
+    ),
   );
   if (response.status === 101 && response.webSocket) return response.webSocket;
   await response.body?.cancel();
