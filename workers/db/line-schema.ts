@@ -56,3 +56,77 @@ export const lineMembers = sqliteTable(
 );
 
 export type LineMemberRow = typeof lineMembers.$inferSelect;
+
+/** What a notice is about: the thing an answer acts on. */
+export const LINE_NOTICE_SUBJECTS = ["approval", "question", "agent", "company", "run", "digest"] as const;
+export type LineNoticeSubject = (typeof LINE_NOTICE_SUBJECTS)[number];
+
+/**
+ * queued: waiting for the line (disconnected, quiet hours, a member's rate limit); sent: on WhatsApp
+ * (`waMessageId` set); dropped: no longer worth sending (decided meanwhile, member gone); failed: the
+ * line refused it (`error`).
+ */
+export const LINE_NOTICE_STATUSES = ["queued", "sent", "dropped", "failed"] as const;
+export type LineNoticeStatus = (typeof LINE_NOTICE_STATUSES)[number];
+
+/**
+ * One message the line sends one member about one thing. At most one per (member, subject, kind), so
+ * a retried trigger never sends twice; `waMessageId` is how an answer (a quoted reply, a reaction, a
+ * poll vote) finds the notice it answers.
+ */
+export const lineNotices = sqliteTable(
+  "line_notices",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: LINE_NOTICE_KINDS }).notNull(),
+    subjectType: text("subject_type", { enum: LINE_NOTICE_SUBJECTS }).notNull(),
+    subjectId: text("subject_id").notNull(),
+    /** The member's number it goes to (digits only), as verified when it was queued. */
+    phone: text("phone").notNull(),
+    text: text("text").notNull(),
+    /** A poll's options exactly as sent (a vote names them by hash); null for a plain message. */
+    pollOptions: text("poll_options", { mode: "json" }).$type<string[]>(),
+    status: text("status", { enum: LINE_NOTICE_STATUSES }).notNull().default("queued"),
+    /** Not before this (quiet hours, a rate limit). */
+    notBefore: integer("not_before").notNull(),
+    waMessageId: text("wa_message_id"),
+    error: text("error"),
+    createdAt: integer("created_at").notNull(),
+    sentAt: integer("sent_at"),
+  },
+  (t) => [
+    uniqueIndex("line_notices_once_uq").on(t.userId, t.subjectType, t.subjectId, t.kind),
+    uniqueIndex("line_notices_wa_message_uq").on(t.companyId, t.waMessageId),
+    index("line_notices_queue_idx").on(t.companyId, t.status, t.createdAt),
+  ],
+);
+
+export type LineNoticeRow = typeof lineNotices.$inferSelect;
+
+/**
+ * Each inbound WhatsApp message the line has acted on (a vote, a reply, a reaction), by its WhatsApp
+ * id: a redelivered or replayed message finds its row and changes nothing.
+ */
+export const lineAnswers = sqliteTable(
+  "line_answers",
+  {
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    waMessageId: text("wa_message_id").notNull(),
+    noticeId: text("notice_id").references(() => lineNotices.id, { onDelete: "set null" }),
+    /** The sender's number (digits only), whoever they turned out to be. */
+    phone: text("phone").notNull(),
+    /** applied, refused, already_decided, not_understood, ignored. */
+    outcome: text("outcome").notNull(),
+    detail: text("detail"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.waMessageId] })],
+);
