@@ -52,3 +52,38 @@ export function jsonOf<T = Record<string, unknown>>(result: CallToolResult): T {
   if (result.isError) throw new Error(`tool error: ${textOf(result)}`);
   return JSON.parse(textOf(result)) as T;
 }
+
+export const PROTOCOL_VERSION = "2025-11-25";
+
+/** One raw JSON-RPC POST to /mcp, as a client that speaks the transport by hand. */
+export const rawPost = (headers: Record<string, string>, message: unknown) =>
+  dispatch(
+    new Request(MCP_URL, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: JSON.stringify(message),
+    }),
+  );
+
+/** A session opened by a raw initialize: its id, with the initialize answer read to the end. */
+export async function openRawSession(headers: Record<string, string>): Promise<string> {
+  const response = await rawPost(headers, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: "raw", version: "1" },
+    },
+  });
+  if (response.status !== 200) throw new Error(`initialize answered ${response.status}`);
+  await response.text();
+  const id = response.headers.get("mcp-session-id");
+  if (!id) throw new Error("no Mcp-Session-Id on the initialize answer");
+  return id;
+}

@@ -13,36 +13,14 @@ import {
 } from "../control/helpers";
 import { dispatch } from "../helpers";
 import { eventually } from "../patience";
-import { MCP_URL } from "./client";
+import { MCP_URL, openRawSession, PROTOCOL_VERSION, rawPost } from "./client";
 
-const VERSION = "2025-11-25";
+const post = rawPost;
 
-const post = (headers: Record<string, string>, message: unknown) =>
-  dispatch(
-    new Request(MCP_URL, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        ...headers,
-      },
-      body: JSON.stringify(message),
-    }),
-  );
-
-/** A raw session: initialize, then every later request carries its id and the protocol version. */
+/** A raw session: every later request carries its id and the protocol version. */
 async function openSession(headers: Record<string, string>): Promise<Record<string, string>> {
-  const opened = await post(headers, {
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-  });
-  expect(opened.status).toBe(200);
-  await opened.text();
-  const sessionId = opened.headers.get("mcp-session-id") ?? "";
-  expect(sessionId).not.toBe("");
-  return { ...headers, "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": VERSION };
+  const sessionId = await openRawSession(headers);
+  return { ...headers, "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": PROTOCOL_VERSION };
 }
 
 const toolCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({

@@ -15,7 +15,7 @@ import {
   seedTwoTenants,
 } from "../control/helpers";
 import { asKey, asSession, BASE, call, createUser, dispatch, generateKey, login } from "../helpers";
-import { abortableDispatch, callTool, connectMcp, MCP_URL, textOf } from "./client";
+import { abortableDispatch, callTool, connectMcp, MCP_URL, openRawSession, rawPost, textOf } from "./client";
 
 const VERSION = "2025-11-25";
 const INITIALIZE = {
@@ -26,28 +26,8 @@ const INITIALIZE = {
 };
 const LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
 
-const post = (headers: Record<string, string>, message: unknown) =>
-  dispatch(
-    new Request(MCP_URL, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        ...headers,
-      },
-      body: JSON.stringify(message),
-    }),
-  );
-
-/** A session opened by a raw initialize: its id, with the init answer read to the end. */
-async function openSession(headers: Record<string, string>): Promise<string> {
-  const response = await post(headers, INITIALIZE);
-  expect(response.status).toBe(200);
-  await response.text();
-  const id = response.headers.get("mcp-session-id");
-  if (!id) throw new Error("no Mcp-Session-Id on the initialize answer");
-  return id;
-}
+const post = rawPost;
+const openSession = openRawSession;
 
 const inSession = (headers: Record<string, string>, sessionId: string) => ({
   ...headers,

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import {
   companyMemberships,
@@ -32,16 +32,12 @@ export interface RecipientFilter {
   roles?: MembershipRole[];
 }
 
-/** Verified members who chose `kind`, with whether they are in their quiet hours at `now`. */
-export async function recipientsFor(
-  db: Db,
-  companyId: string,
-  kind: LineNoticeKind,
-  filter: RecipientFilter,
-  now: number,
-): Promise<LineRecipient[]> {
-  if (filter.userIds?.length === 0 || filter.roles?.length === 0) return [];
-  const rows = await db
+/**
+ * Verified numbers of the company's current members, with their role now and their name, narrowed by
+ * `where`: the one query both questions below ask.
+ */
+function verifiedMembers(db: Db, companyId: string, ...where: Array<SQL | undefined>) {
+  return db
     .select({ member: lineMembers, role: companyMemberships.role, name: users.name })
     .from(lineMembers)
     .innerJoin(
@@ -52,15 +48,24 @@ export async function recipientsFor(
       ),
     )
     .innerJoin(users, eq(users.id, lineMembers.userId))
-    .where(
-      and(
-        eq(lineMembers.companyId, companyId),
-        isNotNull(lineMembers.verifiedAt),
-        filter.userIds ? inArray(lineMembers.userId, filter.userIds) : undefined,
-        filter.roles ? inArray(companyMemberships.role, filter.roles) : undefined,
-      ),
-    )
-    .all();
+    .where(and(eq(lineMembers.companyId, companyId), isNotNull(lineMembers.verifiedAt), ...where));
+}
+
+/** Verified members who chose `kind`, with whether they are in their quiet hours at `now`. */
+export async function recipientsFor(
+  db: Db,
+  companyId: string,
+  kind: LineNoticeKind,
+  filter: RecipientFilter,
+  now: number,
+): Promise<LineRecipient[]> {
+  if (filter.userIds?.length === 0 || filter.roles?.length === 0) return [];
+  const rows = await verifiedMembers(
+    db,
+    companyId,
+    filter.userIds ? inArray(lineMembers.userId, filter.userIds) : undefined,
+    filter.roles ? inArray(companyMemberships.role, filter.roles) : undefined,
+  ).all();
   return rows
     .filter((row) => row.member.notify.includes(kind))
     .map((row) => ({
@@ -79,26 +84,8 @@ export async function memberByPhone(
   companyId: string,
   phone: string,
 ): Promise<{ userId: string; name: string; role: MembershipRole } | null> {
-  const row = await db
-    .select({ userId: lineMembers.userId, name: users.name, role: companyMemberships.role })
-    .from(lineMembers)
-    .innerJoin(
-      companyMemberships,
-      and(
-        eq(companyMemberships.companyId, lineMembers.companyId),
-        eq(companyMemberships.userId, lineMembers.userId),
-      ),
-    )
-    .innerJoin(users, eq(users.id, lineMembers.userId))
-    .where(
-      and(
-        eq(lineMembers.companyId, companyId),
-        eq(lineMembers.phone, phone),
-        isNotNull(lineMembers.verifiedAt),
-      ),
-    )
-    .get();
-  return row ?? null;
+  const row = await verifiedMembers(db, companyId, eq(lineMembers.phone, phone)).get();
+  return row ? { userId: row.member.userId, name: row.name, role: row.role } : null;
 }
 
 const MINUTES_PER_DAY = 24 * 60;
