@@ -1,3 +1,4 @@
+import type { ExecutionContext } from "hono";
 import { AGENT_KEY_PREFIX } from "../auth/agent-key-format";
 import { actorFromAgentKey } from "../auth/agent-key-store";
 import { principalFromApiKey } from "../auth/api-key-store";
@@ -34,15 +35,22 @@ const agentGrant = (actor: AgentActor): KeyGrant => ({
  * Answered like a REST read (the isolate's recent answer for this key, under a second old; a revoked
  * key is forgotten at once): this is only the door. Every tool acts through a REST call that checks
  * the key again by the REST rules, so a write still asks the Keyring. Asking it here as well cost one
- * Keyring round trip on every MCP message (bench/mcp.mjs, docs/decisions.md).
+ * Keyring round trip on every MCP message (bench/mcp.mjs, docs/decisions.md). When the Keyring was
+ * asked and the key's `last_used_at` is due (at most once a minute per key, as over REST), the write is
+ * kept alive past the answer with `waitUntil`, so a key used only over MCP shows when it was used.
  */
-export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller | CredentialProblem> {
+export async function mcpCallerOf(
+  env: Env,
+  request: Request,
+  ctx: Pick<ExecutionContext, "waitUntil">,
+): Promise<McpCaller | CredentialProblem> {
   const key = presentedKey(request);
   if (key === undefined) return "missing";
   const db = database(env.DB);
   if (key.startsWith(AGENT_KEY_PREFIX)) {
     const found = await actorFromAgentKey(env, db, key, { forRead: true });
     if (!found) return "invalid";
+    keepTouch(ctx, found.touch);
     return {
       actor: found.actor,
       grant: agentGrant(found.actor),
@@ -51,6 +59,7 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
   }
   const found = await principalFromApiKey(env, db, key, { forRead: true });
   if (!found) return "invalid";
+  keepTouch(ctx, found.touch);
   const { user } = found.principal;
   const grant = grantOfPrincipal(found.principal);
   return {
@@ -64,4 +73,9 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
     grant,
     headers: { [API_KEY_HEADER]: key },
   };
+}
+
+/** A due `last_used_at` write outlives the answer; its failure is no reason to refuse the request. */
+function keepTouch(ctx: Pick<ExecutionContext, "waitUntil">, touch: Promise<unknown> | undefined): void {
+  if (touch) ctx.waitUntil(touch.catch(() => undefined));
 }
