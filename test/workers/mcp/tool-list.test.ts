@@ -55,3 +55,18 @@ describe("tools/list", () => {
     expect(await servedListing(board.headers)).toEqual(expected);
   });
 });
+
+describe("tools/list input schemas", () => {
+  it("carry the descriptions the REST schemas give their fields with .openapi({ description })", async () => {
+    const { board } = await seedTenant();
+    const tools = await servedListing(board.headers);
+    const schedule = tools.find((tool) => tool.name === "schedule_message");
+    const fields = schedule?.inputSchema.properties as Record<string, { description?: string }>;
+    // Written only as `.openapi({ description })` in gateway/scheduler-schemas.ts.
+    expect(fields.cronExpression?.description).toBe(
+      "5-field cron, read in `timezone`: after each send the message moves to the next tick",
+    );
+    expect(fields.timezone?.description).toBe("IANA time zone; default UTC");
+    expect(fields.sendAt?.description).toMatch(/^ISO 8601\. With an offset/);
+  });
+});
