@@ -1,4 +1,3 @@
-import type { ExecutionContext } from "hono";
 import { AGENT_KEY_PREFIX } from "../auth/agent-key-format";
 import { actorFromAgentKey } from "../auth/agent-key-store";
 import { principalFromApiKey } from "../auth/api-key-store";
@@ -36,21 +35,18 @@ const agentGrant = (actor: AgentActor): KeyGrant => ({
  * key is forgotten at once): this is only the door. Every tool acts through a REST call that checks
  * the key again by the REST rules, so a write still asks the Keyring. Asking it here as well cost one
  * Keyring round trip on every MCP message (bench/mcp.mjs, docs/decisions.md). When the Keyring was
- * asked and the key's `last_used_at` is due (at most once a minute per key, as over REST), the write is
- * kept alive past the answer with `waitUntil`, so a key used only over MCP shows when it was used.
+ * asked and the key's `last_used_at` is due (at most once a minute per key, as over REST), the write
+ * is awaited, so a key used only over MCP shows when it was used: not left floating, where workerd
+ * may cancel it with the request, nor in `waitUntil`, which would keep a cut stream's request alive.
  */
-export async function mcpCallerOf(
-  env: Env,
-  request: Request,
-  ctx: Pick<ExecutionContext, "waitUntil">,
-): Promise<McpCaller | CredentialProblem> {
+export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller | CredentialProblem> {
   const key = presentedKey(request);
   if (key === undefined) return "missing";
   const db = database(env.DB);
   if (key.startsWith(AGENT_KEY_PREFIX)) {
     const found = await actorFromAgentKey(env, db, key, { forRead: true });
     if (!found) return "invalid";
-    keepTouch(ctx, found.touch);
+    await touched(found.touch);
     return {
       actor: found.actor,
       grant: agentGrant(found.actor),
@@ -59,7 +55,7 @@ export async function mcpCallerOf(
   }
   const found = await principalFromApiKey(env, db, key, { forRead: true });
   if (!found) return "invalid";
-  keepTouch(ctx, found.touch);
+  await touched(found.touch);
   const { user } = found.principal;
   const grant = grantOfPrincipal(found.principal);
   return {
@@ -75,7 +71,7 @@ export async function mcpCallerOf(
   };
 }
 
-/** A due `last_used_at` write outlives the answer; its failure is no reason to refuse the request. */
-function keepTouch(ctx: Pick<ExecutionContext, "waitUntil">, touch: Promise<unknown> | undefined): void {
-  if (touch) ctx.waitUntil(touch.catch(() => undefined));
+/** A due `last_used_at` write, done; its failure is no reason to refuse the request. */
+async function touched(touch: Promise<unknown> | undefined): Promise<void> {
+  await touch?.catch(() => undefined);
 }

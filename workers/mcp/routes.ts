@@ -128,7 +128,7 @@ export function mcpRoutes(appFetch: AppFetch) {
     const request = c.req.raw;
     if (isForeignOrigin(request))
       return jsonRpcError(403, -32000, "Forbidden: a cross-origin request (Origin header)");
-    const caller = await mcpCallerOf(c.env, request, c.executionCtx);
+    const caller = await mcpCallerOf(c.env, request);
     if (typeof caller === "string") return unauthorizedAnswer(caller);
     if (!["GET", "POST", "DELETE"].includes(request.method))
       return jsonRpcError(405, -32000, "Method not allowed.", { Allow: ALLOWED_METHODS });
