@@ -11,6 +11,7 @@ import type { McpCaller, ToolContext } from "../workers/mcp/tools";
 import { SqlEventStore } from "./mcp-session/event-store";
 import { LiveSession } from "./mcp-session/live";
 import { type SessionRecord, SessionRecords } from "./mcp-session/record";
+import { SubscriptionStore } from "./mcp-session/subscription-store";
 
 /** A session nobody used for this long ends (its alarm); docs/decisions.md, "MCP sessions". */
 export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
@@ -27,6 +28,7 @@ const OPENING_COMMENT = new TextEncoder().encode(": stream open\n\n");
 export class McpSession extends DurableObject<Env> implements McpSessionObject {
   readonly #records = new SessionRecords(this.ctx.storage.sql);
   readonly #events = new SqlEventStore(this.ctx.storage.sql);
+  readonly #subscribed = new SubscriptionStore(this.ctx.storage.sql);
   #live: Promise<LiveSession> | undefined;
 
   async open(
@@ -37,7 +39,7 @@ export class McpSession extends DurableObject<Env> implements McpSessionObject {
     credential: SessionCredential,
   ): Promise<Response> {
     if (this.#records.read() !== null || this.#live !== undefined) return sessionNotFound();
-    const live = await LiveSession.start(sessionId, this.#events, () => this.#end());
+    const live = await LiveSession.start(sessionId, this.#events, this.#subscribed, () => this.#end());
     const response = await live.handle(request, this.#toolContext(request, caller), JSON.parse(initialize));
     if (!response.ok) return response;
     const now = Date.now();
@@ -59,10 +61,16 @@ export class McpSession extends DurableObject<Env> implements McpSessionObject {
     if (record === null || record.fingerprint !== credential.fingerprint) return sessionNotFound();
     const context = this.#toolContext(request, caller);
     const live = await this.#liveSession(record, request.url, context);
-    const now = Date.now();
-    if (now - record.lastUsedAt >= TOUCH_EVERY_MS) this.#records.touch(now);
+    this.#noteUse(record);
     const response = await live.handle(request, context);
     return request.method === "GET" && response.ok ? withOpeningComment(response) : response;
+  }
+
+  async admit(fingerprint: string): Promise<boolean> {
+    const record = this.#records.read();
+    if (record === null || record.fingerprint !== fingerprint) return false;
+    this.#noteUse(record);
+    return true;
   }
 
   /**
@@ -77,7 +85,7 @@ export class McpSession extends DurableObject<Env> implements McpSessionObject {
     if (this.#records.read()?.ownerTag !== ownerTag) return 0;
     const live = this.#live;
     this.#live = undefined;
-    await (await live?.catch(() => undefined))?.transport.close();
+    await (await live?.catch(() => undefined))?.close();
     return 1;
   }
 
@@ -93,8 +101,11 @@ export class McpSession extends DurableObject<Env> implements McpSessionObject {
   /** The session in memory, or rebuilt from storage after an eviction (one rebuild for concurrent requests). */
   #liveSession(record: SessionRecord, url: string, context: ToolContext): Promise<LiveSession> {
     this.#live ??= (async () => {
-      const live = await LiveSession.start(record.sessionId, this.#events, () => this.#end());
+      const live = await LiveSession.start(record.sessionId, this.#events, this.#subscribed, () =>
+        this.#end(),
+      );
       await live.replayInitialize(record.initialize, url, context);
+      await live.resubscribe(this.#subscribed.list(), context);
       return live;
     })().catch((error: unknown) => {
       this.#live = undefined;
@@ -103,14 +114,20 @@ export class McpSession extends DurableObject<Env> implements McpSessionObject {
     return this.#live;
   }
 
+  #noteUse(record: SessionRecord): void {
+    const now = Date.now();
+    if (now - record.lastUsedAt >= TOUCH_EVERY_MS) this.#records.touch(now);
+  }
+
   /** Forgets the session (record, events, alarm) and closes its open streams; later requests get 404. */
   async #end(): Promise<void> {
     const live = this.#live;
     this.#live = undefined;
     this.#records.erase();
     this.#events.clear();
+    this.#subscribed.clear();
     await this.ctx.storage.deleteAlarm();
-    await (await live?.catch(() => undefined))?.transport.close();
+    await (await live?.catch(() => undefined))?.close();
   }
 
   #toolContext(request: Request, caller: McpCaller): ToolContext {
@@ -125,6 +142,7 @@ export class McpSession extends DurableObject<Env> implements McpSessionObject {
       env: this.env,
       origin: new URL(request.url).origin,
       caller,
+      defer: (promise) => this.ctx.waitUntil(promise),
     };
   }
 }

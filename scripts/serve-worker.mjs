@@ -94,6 +94,8 @@ function miniflareOptions(options, buildDir) {
     d1Persist: path.join(persistRoot, "d1"),
     durableObjectsPersist: path.join(persistRoot, "do"),
     r2Persist: path.join(persistRoot, "r2"),
+    // OAuth clients, grants and hashed tokens (OAUTH_KV), kept across restarts like the rest.
+    kvPersist: path.join(persistRoot, "kv"),
     cachePersist: path.join(persistRoot, "cache"),
     workers: [
       {

@@ -41,6 +41,7 @@ import { isUpload } from "./http/uploads";
 import { scopedKeyRoutes } from "./keys/routes";
 import { llmsPublicRoutes, llmsRoutes } from "./llms/routes";
 import { mcpRoutes } from "./mcp/routes";
+import { oauthRoutes } from "./oauth/routes";
 import { systemRoutes } from "./system";
 
 /** JSON bodies above 1 MiB answer 413 before any handler reads them. */
@@ -127,6 +128,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
     "/mcp",
     mcpRoutes(async (request, env, ctx) => app.fetch(request, env, ctx)),
   );
+
+  // OAuth for browser-based MCP clients: discovery, token, registration (the consent page is the dashboard's).
+  app.route("/", oauthRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

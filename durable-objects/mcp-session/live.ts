@@ -2,7 +2,9 @@ import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { buildMcpServer, type McpRequestExtra } from "../../workers/mcp/server";
+import { ResourceSubscriptions } from "../../workers/mcp/subscriptions";
 import type { ToolContext } from "../../workers/mcp/tools";
+import type { SubscriptionStore } from "./subscription-store";
 
 /** The `retry:` a priming event suggests: how soon a client whose stream was cut asks to resume. */
 const RETRY_MS = 1_000;
@@ -17,6 +19,7 @@ export class LiveSession {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   /** Each request's tool context, found from the `authInfo` object the SDK passes to its handlers. */
   readonly #contexts = new WeakMap<AuthInfo, ToolContext>();
+  #subscriptions: ResourceSubscriptions | undefined;
   #replaying = false;
 
   private constructor(sessionId: string, events: EventStore, onClosed: () => Promise<void>) {
@@ -38,11 +41,27 @@ export class LiveSession {
   static async start(
     sessionId: string,
     events: EventStore,
+    subscribed: SubscriptionStore,
     onClosed: () => Promise<void>,
   ): Promise<LiveSession> {
     const live = new LiveSession(sessionId, events, onClosed);
-    await buildMcpServer(live.#contextOf).connect(live.transport);
+    const server = buildMcpServer(live.#contextOf);
+    live.#subscriptions = new ResourceSubscriptions(server.server, subscribed);
+    live.#subscriptions.register(live.#contextOf);
+    await server.connect(live.transport);
     return live;
+  }
+
+  /** Subscribes again to what the session had subscribed to; one refused now (access ended) is dropped. */
+  async resubscribe(uris: string[], context: ToolContext): Promise<void> {
+    for (const uri of uris)
+      await this.#subscriptions?.subscribe(uri, context).catch(() => this.#subscriptions?.unsubscribe(uri));
+  }
+
+  /** Closes the session's streams and the feeds its subscriptions listen to. */
+  async close(): Promise<void> {
+    this.#subscriptions?.closeAll();
+    await this.transport.close();
   }
 
   /** One HTTP request of the session, its tools acting through `context`. */

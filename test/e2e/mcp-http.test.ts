@@ -69,13 +69,28 @@ describe("/mcp over HTTP on the served stack", () => {
     })) as CallToolResult;
     expect(checkout.isError).toBeFalsy();
 
-    cutNextToolCall = true;
+    // A read is answered as one JSON body; a write streams, and a cut stream is resumed.
     const read = (await client.callTool({
       name: "get_issue",
       arguments: { issueId: issue.id },
     })) as CallToolResult;
     expect(JSON.parse(textOf(read))).toMatchObject({ id: issue.id, status: "in_progress" });
+
+    cutNextToolCall = true;
+    const commented = (await client.callTool({
+      name: "add_comment",
+      arguments: { issueId: issue.id, body: "written through a cut stream" },
+    })) as CallToolResult;
+    expect(JSON.parse(textOf(commented))).toMatchObject({ body: "written through a cut stream" });
     expect(resumedFrom).toHaveLength(1);
+    const comments = await fetch(`${stack.baseUrl}/api/issues/${issue.id}/comments`, {
+      headers: { Authorization: `Bearer ${agentKey}` },
+    });
+    expect(
+      ((await comments.json()) as Array<{ body: string }>).filter(
+        (comment) => comment.body === "written through a cut stream",
+      ),
+    ).toHaveLength(1);
 
     await transport.terminateSession();
     const after = await fetch(`${stack.baseUrl}/mcp`, {

@@ -13,7 +13,7 @@ export interface ApiClient {
   ): Promise<ApiResponse<T>>;
 }
 
-const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
+export const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
 
 /** Logs in with the .dev.vars admin, creates an API key, and returns a client using it. */
 export function adminClient(baseUrl: string): Promise<ApiClient> {

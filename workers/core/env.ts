@@ -23,6 +23,8 @@ export interface Env {
   MCP_SESSION: DurableObjectNamespace<Rpc.DurableObjectBranded>;
   /** Company logos (and, later, package archives). Local R2 under `wrangler dev`. */
   ASSETS: R2Bucket;
+  /** OAuth clients, grants and hashed tokens (workers/oauth, @cloudflare/workers-oauth-provider). */
+  OAUTH_KV: KVNamespace;
   /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */
   ENVIRONMENT: string;
   ADMIN_EMAIL?: string;

@@ -3,7 +3,10 @@ import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import type { ApiKeyStatusSchema } from "../auth/schemas";
+import { listConnectedApps, revokeConnectedApp } from "../oauth";
+import { PageError } from "./api-client";
 import { failedForm } from "./board-shared";
+import { ConnectedAppsPanel } from "./connected-apps-panel";
 import type { DashboardEnv } from "./env";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import {
@@ -114,7 +117,10 @@ async function showApiKeyPage(
   extras: PageExtras = {},
   code: ContentfulStatusCode = 200,
 ) {
-  const scoped = await scopedKeysOf(c);
+  const [scoped, apps] = await Promise.all([
+    scopedKeysOf(c),
+    listConnectedApps(c.env, new URL(c.req.url).origin, c.var.viewer.id),
+  ]);
   return render(
     c,
     {
@@ -131,6 +137,7 @@ async function showApiKeyPage(
           <KeyStatus status={status} csrf={c.var.csrf} />
           {extras.created && <NewScopedKey created={extras.created} />}
           <ScopedKeysPanel {...scoped} csrf={c.var.csrf} form={extras.form ?? blankForm()} />
+          <ConnectedAppsPanel apps={apps} csrf={c.var.csrf} />
         </>
       ),
     },
@@ -187,4 +194,12 @@ apiKeyPage.post("/api-key/scoped/:keyId/revoke", async (c) => {
     return showApiKeyPage(c, await currentStatus(c), { alert: result.error }, failureStatus(result));
   }
   return redirectWithFlash(c, "/api-key", "Scoped key revoked");
+});
+
+/** Ends a connected app's access: its tokens answer 401 and its open MCP streams close. */
+apiKeyPage.post("/api-key/apps/:grantId/revoke", async (c) => {
+  const origin = new URL(c.req.url).origin;
+  if (!(await revokeConnectedApp(c.env, origin, c.var.viewer.id, c.req.param("grantId"))))
+    throw new PageError(404, "There is no such connected app of yours.");
+  return redirectWithFlash(c, "/api-key", "App disconnected");
 });

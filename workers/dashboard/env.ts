@@ -18,6 +18,11 @@ export type DashboardVariables = {
   api: ApiClient;
   /** The parsed body of a POST (set by the CSRF middleware). */
   form: FormFields;
+  /**
+   * A page whose form sends the browser on to another origin (the OAuth consent page: the app's
+   * redirect URI), which the Content-Security-Policy's form-action must then name.
+   */
+  formTarget?: string;
 };
 
 export type DashboardEnv = { Bindings: Env; Variables: DashboardVariables };

@@ -28,6 +28,7 @@ import { issueBoardPage } from "./issue-board-page";
 import { issueModelPages } from "./issue-model-pages";
 import { issuePage } from "./issue-page";
 import { memberPages } from "./member-pages";
+import { oauthConsentPage } from "./oauth-consent-page";
 import { orgPage } from "./org-page";
 import { packagePages } from "./package-pages";
 import { pairingPage } from "./pairing-page";
@@ -59,20 +60,21 @@ function onDashboardPaths(handler: MiddlewareHandler<DashboardEnv>): MiddlewareH
  * Scripts, styles and connections from this origin only; no inline script or style, no framing.
  * `img-src data:` admits the QR code, which the SessionDO keeps as a PNG data URL.
  */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join("; ");
+const contentSecurityPolicy = (formTarget: string | undefined) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    formTarget === undefined ? "form-action 'self'" : `form-action 'self' ${formTarget}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join("; ");
 
 const securityHeaders: MiddlewareHandler<DashboardEnv> = async (c, next) => {
   await next();
-  c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+  c.header("Content-Security-Policy", contentSecurityPolicy(c.var.formTarget));
   if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
 };
 
@@ -182,6 +184,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", pairingPage);
   dashboard.route("/", webhookPages);
   dashboard.route("/", apiKeyPage);
+  dashboard.route("/", oauthConsentPage);
   dashboard.route("/", userPages);
   // Board
   dashboard.route("/", companyPages);

@@ -22,7 +22,7 @@ export interface KeyLimits {
   companies: ReadonlyArray<{ id: string; name: string }>;
 }
 
-const SCOPE_HINTS: Record<(typeof KEY_SCOPES)[number], string> = {
+export const SCOPE_HINTS: Record<(typeof KEY_SCOPES)[number], string> = {
   read: "read anything it reaches",
   send: "send WhatsApp messages",
   control: "change issues, comments, approvals, documents",

@@ -4,9 +4,10 @@ import { principalFromApiKey } from "../auth/api-key-store";
 import { API_KEY_HEADER } from "../auth/middleware";
 import type { AgentActor } from "../core/actor";
 import type { Env } from "../core/env";
-import { grantOfPrincipal } from "../core/principal";
+import { grantOfPrincipal, type Principal } from "../core/principal";
 import type { KeyGrant } from "../core/scopes";
 import { database } from "../db/client";
+import { looksLikeOAuthToken, principalFromOAuthToken } from "../oauth";
 import type { McpCaller } from "./tools";
 
 export type CredentialProblem = "missing" | "invalid";
@@ -53,11 +54,21 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
       headers: { Authorization: `Bearer ${key}` },
     };
   }
+  if (looksLikeOAuthToken(key)) {
+    const principal = await principalFromOAuthToken(env, new URL(request.url).origin, key);
+    // REST never accepts the token itself: its calls carry the proved principal, vouched.
+    return principal === null ? "invalid" : { ...boardCaller(principal, {}), principal };
+  }
   const found = await principalFromApiKey(env, db, key, { forRead: true });
   if (!found) return "invalid";
   await touched(found.touch);
-  const { user } = found.principal;
-  const grant = grantOfPrincipal(found.principal);
+  return boardCaller(found.principal, { [API_KEY_HEADER]: key });
+}
+
+/** A user's caller (full key, scoped key or OAuth token): the board actor, limited as the grant says. */
+function boardCaller(principal: Principal, headers: Record<string, string>): McpCaller {
+  const { user } = principal;
+  const grant = grantOfPrincipal(principal);
   return {
     actor: {
       type: "board",
@@ -67,7 +78,7 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
       ...(grant?.companyId ? { onlyCompanyId: grant.companyId } : {}),
     },
     grant,
-    headers: { [API_KEY_HEADER]: key },
+    headers,
   };
 }
 
@@ -75,3 +86,11 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
 async function touched(touch: Promise<unknown> | undefined): Promise<void> {
   await touch?.catch(() => undefined);
 }
+
+/**
+ * What a session is bound to: the key itself, or for an OAuth token its grant, so that the hourly
+ * refresh (a new access token of the same grant) keeps the client's session. A revoked grant's tokens
+ * are refused at the door before this matters.
+ */
+export const credentialIdentity = (request: Request, caller: McpCaller): string =>
+  caller.principal?.via === "api_key" ? caller.principal.apiKeyId : (presentedKey(request) ?? "");

@@ -1,11 +1,13 @@
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { Hono } from "hono";
+import { isInitializeRequest, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type Context, Hono } from "hono";
 import { randomToken, sha256Hex } from "../auth/crypto";
 import { type LiveOwner, noteLiveSocket, ownerTag } from "../auth/live-sockets";
 import type { Actor } from "../core/actor";
 import type { AppEnv, Env } from "../core/env";
+import { resourceMetadataUrl } from "../oauth";
 import { registerAppFetch } from "./app-fetch";
-import { type CredentialProblem, mcpCallerOf, presentedKey } from "./credentials";
+import { type CredentialProblem, credentialIdentity, mcpCallerOf } from "./credentials";
+import { answerDirectly, directRequestOf } from "./direct";
 import {
   jsonRpcError,
   mcpSessionObject,
@@ -13,7 +15,7 @@ import {
   type SessionCredential,
   sessionNotFound,
 } from "./session-object";
-import { type AppFetch, type McpCaller, sendApprovedMessages } from "./tools";
+import { type AppFetch, type McpCaller, sendApprovedMessages, type ToolContext } from "./tools";
 
 /**
  * The MCP server at /mcp (issue 27, docs/mcp.md): Streamable HTTP with sessions. This Worker route
@@ -25,14 +27,16 @@ import { type AppFetch, type McpCaller, sendApprovedMessages } from "./tools";
 const ALLOWED_METHODS = "GET, POST, DELETE";
 
 /**
- * 401 per the MCP authorization spec: a Bearer challenge. There is no OAuth server to point at
- * (resource_metadata): keys are created in the dashboard or by POST /api/agents/{agentId}/keys.
+ * 401 per the MCP authorization spec: a Bearer challenge naming the protected resource metadata
+ * (RFC 9728), from which an OAuth client finds this Worker's authorization server (workers/oauth).
+ * Keys are created in the dashboard or by POST /api/agents/{agentId}/keys.
  */
-function unauthorizedAnswer(problem: CredentialProblem): Response {
+function unauthorizedAnswer(problem: CredentialProblem, origin: string): Response {
+  const metadata = `resource_metadata="${resourceMetadataUrl(origin)}"`;
   const challenge =
     problem === "missing"
-      ? 'Bearer realm="switchboard"'
-      : 'Bearer realm="switchboard", error="invalid_token", error_description="invalid or revoked key"';
+      ? `Bearer realm="switchboard", ${metadata}`
+      : `Bearer realm="switchboard", error="invalid_token", error_description="invalid or revoked key", ${metadata}`;
   const message =
     problem === "missing"
       ? "Missing key: send a user API key (X-API-Key or Authorization: Bearer) or an agent key (Authorization: Bearer swa_…)"
@@ -54,10 +58,11 @@ const ownerOf = (actor: Actor): LiveOwner =>
   actor.type === "agent" ? { kind: "agent", id: actor.agentId } : { kind: "user", id: actor.userId };
 
 /** Whose key it is, as the session remembers it (a fingerprint, never the key). */
-async function credentialOf(request: Request, actor: Actor): Promise<SessionCredential> {
+async function credentialOf(request: Request, caller: McpCaller): Promise<SessionCredential> {
+  const { actor } = caller;
   const owner = ownerOf(actor);
   return {
-    fingerprint: await sha256Hex(presentedKey(request) ?? ""),
+    fingerprint: await sha256Hex(credentialIdentity(request, caller)),
     ownerTag: ownerTag(owner),
     companyId: actor.type === "agent" ? actor.companyId : null,
   };
@@ -102,12 +107,26 @@ async function openSession(
 }
 
 /**
- * The request as it crosses to the session object: its abort signal stays here (RPC cannot carry
- * one; a client that goes away cancels the response body instead, which does cross).
+ * The request as it crosses to the session object, with the body already read here (or none): its
+ * abort signal stays here (RPC cannot carry one; a client that goes away cancels the response body
+ * instead, which does cross).
  */
-function forwarded(request: Request): Request {
-  const body = request.method === "GET" || request.method === "HEAD" ? null : request.body;
-  return new Request(request.url, { method: request.method, headers: request.headers, body });
+const forwarded = (request: Request, body: string | null): Request =>
+  new Request(request.url, { method: request.method, headers: request.headers, body });
+
+/**
+ * A read answered here (direct.ts) once the session object confirms the session is this key's: one
+ * small round trip to it instead of the whole request through its transport.
+ */
+async function answerInSession(
+  env: Env,
+  sessionId: string,
+  fingerprint: string,
+  message: JSONRPCRequest,
+  context: ToolContext,
+): Promise<Response> {
+  if (!(await mcpSessionObject(env, sessionId).admit(fingerprint))) return sessionNotFound();
+  return Response.json(await answerDirectly(message, context), { headers: { "mcp-session-id": sessionId } });
 }
 
 /** A Durable Object's response has immutable headers; the app's middleware adds to every response. */
@@ -120,6 +139,13 @@ const relayed = (response: Response) =>
 
 /** /mcp, mounted in app.ts before the dashboard (which owns every other path). */
 export function mcpRoutes(appFetch: AppFetch) {
+  const toolContextOf = (c: Context<AppEnv>, caller: McpCaller): ToolContext => ({
+    appFetch: (request) => appFetch(request, c.env, c.executionCtx),
+    env: c.env,
+    origin: new URL(c.req.url).origin,
+    caller,
+    defer: (promise) => c.executionCtx.waitUntil(promise),
+  });
   registerAppFetch(appFetch);
   // Approving an agent's held WhatsApp send sends it, through the same in-process REST calls.
   sendApprovedMessages(appFetch);
@@ -129,10 +155,10 @@ export function mcpRoutes(appFetch: AppFetch) {
     if (isForeignOrigin(request))
       return jsonRpcError(403, -32000, "Forbidden: a cross-origin request (Origin header)");
     const caller = await mcpCallerOf(c.env, request);
-    if (typeof caller === "string") return unauthorizedAnswer(caller);
+    if (typeof caller === "string") return unauthorizedAnswer(caller, new URL(request.url).origin);
     if (!["GET", "POST", "DELETE"].includes(request.method))
       return jsonRpcError(405, -32000, "Method not allowed.", { Allow: ALLOWED_METHODS });
-    const credential = await credentialOf(request, caller.actor);
+    const credential = await credentialOf(request, caller);
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) return relayed(await openSession(c.env, request, caller, credential));
     if (!SESSION_ID_PATTERN.test(sessionId)) return sessionNotFound();
@@ -144,7 +170,13 @@ export function mcpRoutes(appFetch: AppFetch) {
         name: sessionId,
         companyId: credential.companyId,
       });
-    return relayed(await mcpSessionObject(c.env, sessionId).serve(forwarded(request), caller, credential));
+    const body = request.method === "POST" ? await request.text() : null;
+    const direct = body === null ? null : directRequestOf(request, body);
+    if (direct !== null)
+      return answerInSession(c.env, sessionId, credential.fingerprint, direct, toolContextOf(c, caller));
+    return relayed(
+      await mcpSessionObject(c.env, sessionId).serve(forwarded(request, body), caller, credential),
+    );
   });
   return router;
 }

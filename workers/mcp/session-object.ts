@@ -28,6 +28,11 @@ export interface McpSessionObject extends LiveSocketHost {
   ): Promise<Response>;
   /** Any later request of the session (POST, GET, DELETE); 404 when the session is unknown or not this key's. */
   serve(request: Request, caller: McpCaller, credential: SessionCredential): Promise<Response>;
+  /**
+   * Whether the session exists and is this key's (noting the use), for a request the Worker answers
+   * itself (direct.ts).
+   */
+  admit(fingerprint: string): Promise<boolean>;
 }
 
 /** Session ids are 32 random bytes, base64url: anything else is no session of ours. */

@@ -132,7 +132,7 @@ describe("/mcp sessions", () => {
     await client.close();
   });
 
-  it("a tools/call stream cut after its priming event is resumed with Last-Event-ID and delivers the result", async () => {
+  it("a write's tools/call stream cut after its priming event is resumed with Last-Event-ID and delivers the result once", async () => {
     const issue = await seedIssue(company, { title: "Resume me" });
     const resumedFrom: string[] = [];
     const { client } = await connectMcp(agent.headers, async (url, init) => {
@@ -142,19 +142,27 @@ describe("/mcp sessions", () => {
       const isToolCall = typeof init?.body === "string" && init.body.includes('"tools/call"');
       return isToolCall && response.body ? new Response(firstEventOnly(response.body), response) : response;
     });
-    const result = await callTool(client, "get_issue", { issueId: issue.identifier });
+    const result = await callTool(client, "add_comment", { issueId: issue.identifier, body: "resumed" });
     expect(result.isError).toBeFalsy();
-    expect(JSON.parse(textOf(result))).toMatchObject({ id: issue.id, title: "Resume me" });
+    expect(JSON.parse(textOf(result))).toMatchObject({ body: "resumed" });
     expect(resumedFrom).toHaveLength(1);
+    const comments = await env.DB.prepare("SELECT body FROM issue_comments WHERE issue_id = ?")
+      .bind(issue.id)
+      .all<{ body: string }>();
+    expect(comments.results.map((row) => row.body)).toEqual(["resumed"]);
     await client.close();
   });
 
-  it("the session survives its Durable Object being evicted (rehydrated from storage)", async () => {
+  it("the session survives its Durable Object being evicted (rehydrated from storage) for reads and writes", async () => {
+    const issue = await seedIssue(company, { title: "After eviction" });
     const { client, transport } = await connectMcp(agent.headers);
     const sessionId = transport.sessionId ?? "";
     expect(sessionId).not.toBe("");
     await abortAllDurableObjects();
     expect(JSON.parse(textOf(await callTool(client, "me")))).toMatchObject({ id: agent.id });
+    await abortAllDurableObjects();
+    const written = await callTool(client, "add_comment", { issueId: issue.identifier, body: "still here" });
+    expect(written.isError).toBeFalsy();
     expect(transport.sessionId).toBe(sessionId);
     await client.close();
   });

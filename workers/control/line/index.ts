@@ -4,6 +4,16 @@
  *
  * This index is what the rest of the code may import from here.
  */
+
+export { type LineOwnerAccess, lineOwnerAccess } from "./access";
+export {
+  type LineRecipient,
+  memberByPhone,
+  quietUntil,
+  type RecipientFilter,
+  recipientsFor,
+} from "./directory";
+export { type LineContent, type LineFetch, type LineSendResult, sendOnLine } from "./send";
 export {
   DEFAULT_DAILY_SEND_CAP,
   DEFAULT_POLICY,

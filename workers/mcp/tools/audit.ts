@@ -26,7 +26,11 @@ export async function auditToolCall(
     await record(tool, ctx, args, { outcome: "error", error: String(error) });
     throw error;
   }
-  await record(tool, ctx, args, outcomeOf(result));
+  // A write's row is committed before its answer; a read's may follow it (it changed nothing the
+  // caller could act on before the row lands, and the row is most of a read's cost).
+  const written = record(tool, ctx, args, outcomeOf(result));
+  if (tool.annotations?.readOnlyHint === true) ctx.defer(written);
+  else await written;
   return result;
 }
 

@@ -19,7 +19,7 @@ export type {
   ToolScope,
 } from "./registry";
 export { TOOL_SCOPES } from "./registry";
-export { type RestAnswer, toolResultOf } from "./rest";
+export { asCaller, type RestAnswer, toolResultOf } from "./rest";
 export { sendApprovedMessages } from "./send-approval";
 export { chatHistory } from "./whatsapp-read";
 

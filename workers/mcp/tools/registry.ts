@@ -3,6 +3,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import type { ExecutionContext } from "hono";
 import type { Actor } from "../../core/actor";
 import type { Env } from "../../core/env";
+import type { Principal } from "../../core/principal";
 import { KEY_SCOPES, type KeyGrant, type KeyScope } from "../../core/scopes";
 
 /** The app's own fetch (app.ts), so a tool runs the very REST handler a curl would reach. */
@@ -25,6 +26,11 @@ export interface McpCaller {
   grant: KeyGrant | null;
   /** The header that carries the key to the REST API, as its middleware expects it. */
   headers: Record<string, string>;
+  /**
+   * For a credential REST does not accept (an OAuth access token, workers/oauth): the principal the
+   * door proved from it, which each in-process REST call carries instead, vouched (auth/in-process.ts).
+   */
+  principal?: Principal;
 }
 
 /** What every tool needs to act as its caller through the REST API. */
@@ -34,6 +40,8 @@ export interface ToolContext {
   env: Env;
   origin: string;
   caller: McpCaller;
+  /** Work that may finish after the answer (`waitUntil`): a read's activity-log row. */
+  defer(promise: Promise<unknown>): void;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { vouchFor } from "../../auth/in-process";
 import type { BoundFetch, McpCaller } from "./registry";
 
 export interface RestCall {
@@ -13,22 +14,31 @@ export interface RestAnswer {
   body: unknown;
 }
 
-/** Runs one REST call in-process as the MCP caller: same key, same middleware, same rules. */
+/**
+ * A request the caller makes in-process (built with `caller.headers`): for an OAuth caller, vouched for
+ * the principal the door proved (auth/in-process.ts), since REST takes no OAuth token itself.
+ */
+export const asCaller = (request: Request, caller: Pick<McpCaller, "principal">): Request =>
+  caller.principal ? vouchFor(request, caller.principal) : request;
+
+/**
+ * Runs one REST call in-process as the MCP caller: same key (or, for an OAuth token, the principal it
+ * proved, with its grant), same middleware, same rules.
+ */
 export async function callRest(
   appFetch: BoundFetch,
   origin: string,
-  caller: Pick<McpCaller, "headers">,
+  caller: Pick<McpCaller, "headers" | "principal">,
   call: RestCall,
 ): Promise<RestAnswer> {
   const headers: Record<string, string> = { ...caller.headers, Accept: "application/json" };
   if (call.body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await appFetch(
-    new Request(`${origin}/api${call.path}`, {
-      method: call.method,
-      headers,
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
-    }),
-  );
+  const request = new Request(`${origin}/api${call.path}`, {
+    method: call.method,
+    headers,
+    body: call.body === undefined ? undefined : JSON.stringify(call.body),
+  });
+  const response = await appFetch(asCaller(request, caller));
   const text = await response.text();
   let body: unknown = text;
   try {

@@ -1,10 +1,7 @@
 import { vouchFor } from "../../auth/in-process";
-import { findUserById, toPublicUser } from "../../auth/user-store";
-import { findLine } from "../../control/line";
-import { membershipRole } from "../../control/shared";
+import { lineOwnerAccess } from "../../control/line";
 import type { Env } from "../../core/env";
 import type { LineAgentSend, Principal } from "../../core/principal";
-import { database } from "../../db/client";
 import type { SessionRow } from "../../db/schema";
 import type { BoundFetch, ToolContext } from "./registry";
 import { callRest, type RestAnswer, type RestCall } from "./rest";
@@ -48,37 +45,8 @@ export type LineAccess =
   | { ok: false; answer: RestAnswer };
 
 export async function lineAccess(env: Env, companyId: string): Promise<LineAccess> {
-  const db = database(env.DB);
-  const found = await findLine(db, companyId);
-  if (!found)
-    return {
-      ok: false,
-      answer: refusal(
-        409,
-        "This company has no WhatsApp line: a company owner must link one of their sessions " +
-          "(PUT /api/companies/{companyId}/line) before agents can use WhatsApp",
-      ),
-    };
-  const [owner, role] = await Promise.all([
-    findUserById(db, found.line.linkedByUserId),
-    membershipRole(db, found.line.linkedByUserId, companyId),
-  ]);
-  if (!owner || role !== "owner")
-    return {
-      ok: false,
-      answer: refusal(
-        409,
-        "The user who linked this company's line no longer owns the company: an owner must link the line again",
-      ),
-    };
-  // Limited to the line's session, send and read only: the owner's other sessions stay out of reach.
-  const principal: Principal = {
-    via: "api_key",
-    user: toPublicUser(owner),
-    apiKeyId: `line:${companyId}`,
-    grant: { scopes: ["read", "send"], sessionId: found.session.id, companyId: null, expiresAt: null },
-  };
-  return { ok: true, session: found.session, principal };
+  const access = await lineOwnerAccess(env, companyId);
+  return access.ok ? access : { ok: false, answer: refusal(access.status, access.error) };
 }
 
 /**

@@ -1,0 +1,134 @@
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import {
+  companyMemberships,
+  type LineMemberRow,
+  type LineNoticeKind,
+  lineMembers,
+  type MembershipRole,
+  users,
+} from "../../db/schema";
+
+/**
+ * Who the company's line may reach, and who an answering number is (issue 28). Only verified numbers
+ * of current members count: a removed member's row may linger, but the join with the membership drops
+ * it, and the role is always the member's role now, never the one they had when the notice went out.
+ */
+
+export interface LineRecipient {
+  userId: string;
+  name: string;
+  phone: string;
+  role: MembershipRole;
+  timeZone: string;
+  /** When the member's quiet hours end, if `now` is inside them; null when they may be messaged now. */
+  quietUntil: number | null;
+}
+
+export interface RecipientFilter {
+  /** Only these users (the person an agent's question asks). */
+  userIds?: string[];
+  /** Only members with these roles (those whose role may decide an approval). */
+  roles?: MembershipRole[];
+}
+
+/** Verified members who chose `kind`, with whether they are in their quiet hours at `now`. */
+export async function recipientsFor(
+  db: Db,
+  companyId: string,
+  kind: LineNoticeKind,
+  filter: RecipientFilter,
+  now: number,
+): Promise<LineRecipient[]> {
+  if (filter.userIds?.length === 0 || filter.roles?.length === 0) return [];
+  const rows = await db
+    .select({ member: lineMembers, role: companyMemberships.role, name: users.name })
+    .from(lineMembers)
+    .innerJoin(
+      companyMemberships,
+      and(
+        eq(companyMemberships.companyId, lineMembers.companyId),
+        eq(companyMemberships.userId, lineMembers.userId),
+      ),
+    )
+    .innerJoin(users, eq(users.id, lineMembers.userId))
+    .where(
+      and(
+        eq(lineMembers.companyId, companyId),
+        isNotNull(lineMembers.verifiedAt),
+        filter.userIds ? inArray(lineMembers.userId, filter.userIds) : undefined,
+        filter.roles ? inArray(companyMemberships.role, filter.roles) : undefined,
+      ),
+    )
+    .all();
+  return rows
+    .filter((row) => row.member.notify.includes(kind))
+    .map((row) => ({
+      userId: row.member.userId,
+      name: row.name,
+      phone: row.member.phone,
+      role: row.role,
+      timeZone: row.member.timeZone,
+      quietUntil: quietUntil(row.member, now),
+    }));
+}
+
+/** The current member whose verified number this is (digits only), or null: a stranger, unverified, or removed. */
+export async function memberByPhone(
+  db: Db,
+  companyId: string,
+  phone: string,
+): Promise<{ userId: string; name: string; role: MembershipRole } | null> {
+  const row = await db
+    .select({ userId: lineMembers.userId, name: users.name, role: companyMemberships.role })
+    .from(lineMembers)
+    .innerJoin(
+      companyMemberships,
+      and(
+        eq(companyMemberships.companyId, lineMembers.companyId),
+        eq(companyMemberships.userId, lineMembers.userId),
+      ),
+    )
+    .innerJoin(users, eq(users.id, lineMembers.userId))
+    .where(
+      and(
+        eq(lineMembers.companyId, companyId),
+        eq(lineMembers.phone, phone),
+        isNotNull(lineMembers.verifiedAt),
+      ),
+    )
+    .get();
+  return row ?? null;
+}
+
+const MINUTES_PER_DAY = 24 * 60;
+
+/** Minutes after local midnight in `timeZone` at `at`. */
+function localMinute(at: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).formatToParts(new Date(at));
+  const value = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
+  return value("hour") * 60 + value("minute");
+}
+
+/**
+ * When the member's quiet hours end if `now` falls in them ([start, end), wrapping past midnight when
+ * start > end), else null. To the minute: a notice held for quiet hours goes out at their end.
+ */
+export function quietUntil(
+  member: Pick<LineMemberRow, "quietStartMinute" | "quietEndMinute" | "timeZone">,
+  now: number,
+): number | null {
+  const { quietStartMinute: start, quietEndMinute: end } = member;
+  if (start === null || end === null || start === end) return null;
+  const minute = localMinute(now, member.timeZone);
+  const inside = start < end ? minute >= start && minute < end : minute >= start || minute < end;
+  if (!inside) return null;
+  const minutesLeft = (end - minute + MINUTES_PER_DAY) % MINUTES_PER_DAY;
+  const startOfMinute = now - (now % 60_000);
+  return startOfMinute + minutesLeft * 60_000;
+}
