@@ -5,10 +5,15 @@
  * while the committed file differs (test/workers/mcp/tools-doc-drift.test.ts).
  */
 import "@hono/zod-openapi"; // first, as in workers/index.ts: later zod schemas get `.openapi()`
-import { z } from "zod";
 import { PROMPTS, type PromptDefinition } from "../workers/mcp/prompts";
 import { RESOURCES, type ResourceDefinition } from "../workers/mcp/resources";
-import { type AnyToolDefinition, TOOLS, type ToolDomain, type ToolScope } from "../workers/mcp/tools";
+import {
+  type AnyToolDefinition,
+  TOOLS,
+  type ToolDomain,
+  type ToolScope,
+  toolInputJsonSchema,
+} from "../workers/mcp/tools";
 
 /** A JSON Schema node, as far as this page reads it. */
 interface SchemaNode {
@@ -33,10 +38,10 @@ const SCOPE_MEANINGS: Record<ToolScope, string> = {
   admin: "manages sessions, keys and members",
 };
 
-/** The tool's input as tools/list shows it: the SDK converts zod 4 with these options (mcp.js). */
+/** The tool's input as tools/list shows it (workers/mcp/tools/input-schema.ts). */
 export function inputJsonSchema(tool: AnyToolDefinition): SchemaNode | undefined {
   if (!tool.inputSchema) return undefined;
-  return z.toJSONSchema(tool.inputSchema, { target: "draft-7", io: "input" }) as SchemaNode;
+  return toolInputJsonSchema(tool.inputSchema) as SchemaNode;
 }
 
 /** A compact type for a table cell: `string (uuid)`, `"todo" \| "done"`, `array of string`, … */

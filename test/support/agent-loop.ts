@@ -242,12 +242,16 @@ export interface FirstRun {
 }
 
 /**
- * Wakes `agent` (Scribe) on a fresh issue and checks the first run: it succeeded, the issue is done by
- * the agent with both comments, the transcript is one shell call (`toolName`) and an answer, and no
- * PLATFORM_USAGE line exists (cost and tokens come from the CLI's own output).
+ * Wakes `agent` on a fresh issue titled `title` and checks what every heartbeat that works shows, by
+ * whatever path the agent took (curl or MCP): its one run succeeded, and the issue is done by the
+ * agent with both its comments. Returns the run, its raw log and the issue's id.
  */
-export async function expectFullLoop(loop: AgentLoop, agent: Agent, toolName: string): Promise<FirstRun> {
-  const task = await loop.todoIssue("Write the release notes");
+export async function expectWokenToDone(
+  loop: AgentLoop,
+  agent: Agent,
+  title: string,
+): Promise<{ run: Run; raw: string; issueId: string }> {
+  const task = await loop.todoIssue(title);
   await loop.wake(task.id, agent.name);
   const [run] = await loop.endedRuns(agent.id, 1);
   if (!run) throw new Error("no run");
@@ -255,6 +259,16 @@ export async function expectFullLoop(loop: AgentLoop, agent: Agent, toolName: st
   expect(run, raw).toMatchObject({ status: "succeeded", errorReason: null });
   expect(await loop.issue(task.id)).toMatchObject({ status: "done", assigneeAgentId: agent.id });
   expect(await loop.commentsBy(task.id, agent.id)).toEqual([PICKED_UP, DONE]);
+  return { run, raw, issueId: task.id };
+}
+
+/**
+ * Wakes `agent` (Scribe) on a fresh issue and checks the first run: it succeeded, the issue is done by
+ * the agent with both comments, the transcript is one shell call (`toolName`) and an answer, and no
+ * PLATFORM_USAGE line exists (cost and tokens come from the CLI's own output).
+ */
+export async function expectFullLoop(loop: AgentLoop, agent: Agent, toolName: string): Promise<FirstRun> {
+  const { run, raw, issueId } = await expectWokenToDone(loop, agent, "Write the release notes");
   expect(raw).not.toContain("PLATFORM_USAGE");
   expect(run.costCents).toBeGreaterThan(0);
 
@@ -267,7 +281,7 @@ export async function expectFullLoop(loop: AgentLoop, agent: Agent, toolName: st
   expect(transcript[2]).toMatchObject({ isError: false, output: expect.stringContaining("API-LOOP-OK") });
   expect(transcript[3]).toMatchObject({ text: FIRST_RUN_DONE });
   expectBriefed(loop, agent);
-  return { run, raw, transcript, issueId: task.id };
+  return { run, raw, transcript, issueId };
 }
 
 /**

@@ -2,7 +2,7 @@
 // use /mcp"), for the CLI suites whose runner writes the CLI's MCP configuration
 // (bridge/src/runner/adapters/mcp.ts): the moves the fake model makes, and what the run must show.
 import { expect } from "vitest";
-import { type Agent, type AgentLoop, DONE, type Json, PICKED_UP } from "./agent-loop.ts";
+import { type Agent, type AgentLoop, DONE, expectWokenToDone, type Json, PICKED_UP } from "./agent-loop.ts";
 
 /** A call of one of the platform's MCP tools (workers/mcp/tools), by its bare name. */
 export type McpCall = { tool: string; input: Json };
@@ -39,14 +39,7 @@ export async function expectMcpLoop(
   agent: Agent,
   toolName: (tool: string) => string,
 ): Promise<Json[]> {
-  const task = await loop.todoIssue("Ship the changelog");
-  await loop.wake(task.id, agent.name);
-  const [run] = await loop.endedRuns(agent.id, 1);
-  if (!run) throw new Error("no run");
-  const raw = await loop.log(run.id);
-  expect(run, raw).toMatchObject({ status: "succeeded", errorReason: null });
-  expect(await loop.issue(task.id)).toMatchObject({ status: "done", assigneeAgentId: agent.id });
-  expect(await loop.commentsBy(task.id, agent.id)).toEqual([PICKED_UP, DONE]);
+  const { run, raw } = await expectWokenToDone(loop, agent, "Ship the changelog");
   expect(raw).not.toMatch(/curl/i);
 
   const transcript = await loop.events(run.id);

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { MEDIA_KINDS } from "../../durable-objects/messaging/scheduler/content";
+import { lineAgentSendOf } from "../core/principal";
 import { ok } from "../http/envelope";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
 import { messagingErrors, SessionParamSchema } from "./messages";
@@ -118,6 +119,7 @@ schedulerRoutes.openapi(
     const data = await callSession(c.env, session, "scheduler.create", {
       ...c.req.valid("json"),
       createdBy: c.get("principal").user.id,
+      sentFor: lineAgentSendOf(c.get("principal")),
     });
     return c.json(ok("Message scheduled", data), 200);
   },

@@ -35,7 +35,10 @@ const agentGrant = (actor: AgentActor): KeyGrant => ({
  * Answered like a REST read (the isolate's recent answer for this key, under a second old; a revoked
  * key is forgotten at once): this is only the door. Every tool acts through a REST call that checks
  * the key again by the REST rules, so a write still asks the Keyring. Asking it here as well cost one
- * Keyring round trip on every MCP message (bench/mcp.mjs, docs/decisions.md).
+ * Keyring round trip on every MCP message (bench/mcp.mjs, docs/decisions.md). When the Keyring was
+ * asked and the key's `last_used_at` is due (at most once a minute per key, as over REST), the write
+ * is awaited, so a key used only over MCP shows when it was used: not left floating, where workerd
+ * may cancel it with the request, nor in `waitUntil`, which would keep a cut stream's request alive.
  */
 export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller | CredentialProblem> {
   const key = presentedKey(request);
@@ -44,6 +47,7 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
   if (key.startsWith(AGENT_KEY_PREFIX)) {
     const found = await actorFromAgentKey(env, db, key, { forRead: true });
     if (!found) return "invalid";
+    await touched(found.touch);
     return {
       actor: found.actor,
       grant: agentGrant(found.actor),
@@ -57,6 +61,7 @@ export async function mcpCallerOf(env: Env, request: Request): Promise<McpCaller
   }
   const found = await principalFromApiKey(env, db, key, { forRead: true });
   if (!found) return "invalid";
+  await touched(found.touch);
   return boardCaller(found.principal, { [API_KEY_HEADER]: key });
 }
 
@@ -75,6 +80,11 @@ function boardCaller(principal: Principal, headers: Record<string, string>): Mcp
     grant,
     headers,
   };
+}
+
+/** A due `last_used_at` write, done; its failure is no reason to refuse the request. */
+async function touched(touch: Promise<unknown> | undefined): Promise<void> {
+  await touch?.catch(() => undefined);
 }
 
 /**

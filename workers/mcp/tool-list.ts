@@ -1,7 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
 import { ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AnyToolDefinition } from "./tools";
+import { type AnyToolDefinition, toolInputJsonSchema } from "./tools";
 
 /** What the SDK lists as the input of a tool registered without one (mcp.js, EMPTY_OBJECT_JSON_SCHEMA). */
 const NO_INPUT: Tool["inputSchema"] = { type: "object", properties: {} };
@@ -14,18 +13,14 @@ const listings = new WeakMap<AnyToolDefinition, Tool>();
 
 /**
  * The entry the SDK's own tools/list handler builds for a registered tool (same conversion, same
- * options), without converting its zod schema to JSON Schema again on every request: that conversion
- * was about half of a tools/list's CPU in the Worker (bench/mcp.mjs).
+ * options, plus the REST fields' `.openapi()` descriptions: tools/input-schema.ts), without converting
+ * its zod schema to JSON Schema again on every request: that conversion was about half of a
+ * tools/list's CPU in the Worker (bench/mcp.mjs).
  */
 function listingOf(tool: AnyToolDefinition): Tool {
   let listing = listings.get(tool);
   if (!listing) {
-    const inputSchema = tool.inputSchema
-      ? (toJsonSchemaCompat(tool.inputSchema, {
-          strictUnions: true,
-          pipeStrategy: "input",
-        }) as Tool["inputSchema"])
-      : NO_INPUT;
+    const inputSchema = tool.inputSchema ? toolInputJsonSchema(tool.inputSchema) : NO_INPUT;
     const { name, description, annotations } = tool;
     listing = { name, description, inputSchema, annotations, execution: EXECUTION };
     listings.set(tool, listing);

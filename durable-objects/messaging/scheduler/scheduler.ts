@@ -1,8 +1,11 @@
 import type { Env } from "../../../workers/core/env";
+import type { LineAgentSend } from "../../../workers/core/principal";
+import { MAX_WAIT_MS, TYPING_MS } from "../../../workers/mcp/governance/send-turns";
 import { CREATOR_WITHOUT_ACCESS, mayStillOperate } from "../access";
 import { deterministicMessageId } from "../broadcasts/ids";
 import { failure, type Outcome, type SessionContext, success, type TimedWork } from "../context";
 import { sendMessage } from "../messages/send";
+import { type AgentTurn, giveBack, logRefusedSend, sentForOf, takeAgentTurn } from "./agent-sends";
 import { outgoingContent, resolveSchedule, type ScheduleFields, type ScheduleInput } from "./content";
 import {
   deleteScheduled,
@@ -78,10 +81,13 @@ export const schedulerApi = {
   "scheduler.get": (ctx: SessionContext, input: { id: string }): Promise<Outcome<ScheduledMessage>> =>
     view(ctx, findScheduled(ctx.sql, input.id)),
 
-  /** `createdBy`: the caller; the message is sent only while they may operate the session. */
+  /**
+   * `createdBy`: the caller; the message is sent only while they may operate the session. `sentFor`:
+   * the agent whose governed send it is (sent under its cap and the line's pacing: agent-sends.ts).
+   */
   "scheduler.create": async (
     ctx: SessionContext,
-    input: ScheduleInput & { jid: string; sendAt: string; createdBy: string },
+    input: ScheduleInput & { jid: string; sendAt: string; createdBy: string; sentFor?: LineAgentSend | null },
   ): Promise<Outcome<ScheduledMessage>> => {
     const fields: ScheduleFields = {
       jid: input.jid,
@@ -96,7 +102,8 @@ export const schedulerApi = {
     const resolved = resolveSchedule(fields, input.sendAt, null, now);
     if (!resolved.ok) return failure(400, resolved.error);
     const id = crypto.randomUUID();
-    insertScheduled(ctx.sql, id, resolved.schedule, input.createdBy, now);
+    const sentFor = input.sentFor ? JSON.stringify(input.sentFor) : null;
+    insertScheduled(ctx.sql, id, resolved.schedule, { by: input.createdBy, sentFor }, now);
     await ctx.wake(resolved.schedule.sendAt);
     return view(ctx, findScheduled(ctx.sql, id));
   },
@@ -221,9 +228,15 @@ export async function fire(ctx: SessionContext, due: ScheduledRow): Promise<void
   if (findScheduled(ctx.sql, due.id)?.updated_at !== due.updated_at) return;
   if (!allowed) return cancelForCreator(ctx, due);
   const messageId = due.message_id ?? (await deterministicMessageId(`${due.id}:${due.send_at}`));
-  patchScheduled(ctx.sql, due.id, { lease_until: ctx.now() + LEASE_MS, message_id: messageId }, ctx.now());
+  const agent = sentForOf(due);
+  // An agent's message may first wait for the line's turn: the lease covers that wait too.
+  const lease = LEASE_MS + (agent ? MAX_WAIT_MS + TYPING_MS : 0);
+  patchScheduled(ctx.sql, due.id, { lease_until: ctx.now() + lease, message_id: messageId }, ctx.now());
   const row = { ...due, message_id: messageId };
+  const day = agent ? await governAgentSend(ctx, row, agent) : null;
+  if (agent && day === null) return;
   const outcome = await attempt(ctx, row, messageId);
+  if (!outcome.ok && agent && day !== null) await giveBack(ctx, agent, day);
   const now = ctx.now();
   const attempts = row.attempts + 1;
   // Deleting is refused while the lease is held, but a row gone anyway has nothing left to record.
@@ -246,6 +259,30 @@ export async function fire(ctx: SessionContext, due: ScheduledRow): Promise<void
     { attempts, last_error: outcome.error, next_at: now + retryDelay(ctx.env), lease_until: null },
     now,
   );
+}
+
+/**
+ * The cap and the line's turn for an agent's message (agent-sends.ts): the day its send was counted
+ * on, or null when it is not sent now (the row then says why: FAILED by the cap, or put off).
+ */
+async function governAgentSend(ctx: SessionContext, row: ScheduledRow, agent: LineAgentSend) {
+  let turn: AgentTurn;
+  try {
+    turn = await takeAgentTurn(ctx, row, agent);
+  } catch (error) {
+    const reason = `could not count it against the agent's cap: ${error instanceof Error ? error.message : String(error)}`;
+    turn = { kind: "later", at: ctx.now() + retryDelay(ctx.env), error: reason };
+  }
+  if (turn.kind === "go") return turn.day;
+  const now = ctx.now();
+  if (turn.kind === "later") {
+    patchScheduled(ctx.sql, row.id, { last_error: turn.error, next_at: turn.at, lease_until: null }, now);
+    return null;
+  }
+  if (findScheduled(ctx.sql, row.id)?.status === "PENDING")
+    finish(ctx, row, { status: "FAILED", attempts: row.attempts, error: turn.error, sentAt: null }, now);
+  await logRefusedSend(ctx, row, agent, turn.error);
+  return null;
 }
 
 export const scheduledWork: TimedWork = {

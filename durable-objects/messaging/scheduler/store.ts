@@ -25,6 +25,8 @@ export const SCHEDULER_TABLES = [
  */
 export const SCHEDULER_ADDED_COLUMNS: readonly AddedColumn[] = [
   { table: "scheduled", column: "created_by", definition: "TEXT" },
+  // JSON LineAgentSend: an agent's message, sent under its daily cap and the line's pacing (agent-sends.ts).
+  { table: "scheduled", column: "sent_for", definition: "TEXT" },
 ];
 
 export type ScheduledStatus = "PENDING" | "SENT" | "FAILED" | "CANCELLED";
@@ -48,6 +50,7 @@ export type ScheduledRow = {
   message_id: string | null;
   parent_id: string | null;
   created_by: string | null;
+  sent_for: string | null;
   created_at: number;
   updated_at: number;
 };
@@ -128,13 +131,13 @@ export function insertScheduled(
   sql: SqlStorage,
   id: string,
   schedule: ResolvedSchedule,
-  createdBy: string,
+  created: { by: string; sentFor: string | null },
   now: number,
 ): void {
   sql.exec(
     `INSERT INTO scheduled (id, jid, content, media_url, media_type, file_name, send_at, timezone, cron,
-       status, next_at, created_by, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?)`,
+       status, next_at, created_by, sent_for, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?)`,
     id,
     schedule.jid,
     schedule.content,
@@ -145,7 +148,8 @@ export function insertScheduled(
     schedule.timezone,
     schedule.cronExpression,
     schedule.sendAt,
-    createdBy,
+    created.by,
+    created.sentFor,
     now,
     now,
   );
@@ -153,7 +157,7 @@ export function insertScheduled(
 
 /**
  * A new schedule for a pending row: its attempts start over, at the (possibly new) sendAt, and it is
- * now sent on the access of whoever changed it.
+ * now sent on the access of whoever changed it (a user: an agent's message becomes theirs, ungoverned).
  */
 export function rescheduleRow(
   sql: SqlStorage,
@@ -165,7 +169,7 @@ export function rescheduleRow(
   sql.exec(
     `UPDATE scheduled SET jid = ?, content = ?, media_url = ?, media_type = ?, file_name = ?, send_at = ?,
        timezone = ?, cron = ?, attempts = 0, last_error = NULL, next_at = ?, message_id = NULL,
-       created_by = ?, updated_at = ?
+       created_by = ?, sent_for = NULL, updated_at = ?
      WHERE id = ?`,
     schedule.jid,
     schedule.content,

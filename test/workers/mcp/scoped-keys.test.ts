@@ -97,4 +97,30 @@ describe("/mcp with scoped keys", () => {
     });
     expect(answer?.headers.get("WWW-Authenticate")).toContain('error="invalid_token"');
   });
+
+  it("a scoped key used only over /mcp shows when it was last used, as REST use does", async () => {
+    const user = await boardUser();
+    const company = await seedCompany(user);
+    const issue = await seedIssue(company);
+    const key = await scopedKey(user.key, { name: "mcp only", scopes: ["read"] });
+    const lastUsedAt = async () => {
+      const listed = await call<{ data: Array<{ name: string; lastUsedAt: string | null }> }>(
+        "GET",
+        "/api/user/keys",
+        { headers: asKey(user.key) },
+      );
+      return listed.body.data.find((row) => row.name === "mcp only")?.lastUsedAt ?? null;
+    };
+    expect(await lastUsedAt()).toBeNull();
+    const before = Date.now();
+    const client = await connect(asKey(key));
+    expect((await callTool(client, "get_issue", { issueId: issue.identifier })).isError).toBeFalsy();
+    await client.close();
+    let seen: string | null = null;
+    await eventually(async () => {
+      seen = await lastUsedAt();
+      return seen !== null;
+    });
+    expect(Date.parse(seen ?? "")).toBeGreaterThanOrEqual(before - 1000);
+  });
 });

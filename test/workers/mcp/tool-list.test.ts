@@ -1,5 +1,6 @@
 // tools/list over /mcp answers exactly what the SDK's own McpServer lists for the same definitions
-// (server.ts builds the list once per isolate instead of converting every schema on every request).
+// (server.ts builds the list once per isolate instead of converting every schema on every request),
+// plus the field descriptions the REST schemas write with `.openapi()`, which the SDK cannot see.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -46,12 +47,44 @@ async function servedListing(headers: Record<string, string>) {
   return tools;
 }
 
+/**
+ * `served` without the descriptions `reference` lacks at the same place: what is left must be the
+ * SDK's listing exactly, so the only difference allowed is descriptions added.
+ */
+function withoutAddedDescriptions(served: unknown, reference: unknown): unknown {
+  if (Array.isArray(served))
+    return served.map((item, i) => withoutAddedDescriptions(item, (reference as unknown[] | undefined)?.[i]));
+  if (served === null || typeof served !== "object") return served;
+  const ref = (reference ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(served)
+      .filter(([key]) => key !== "description" || "description" in ref)
+      .map(([key, value]) => [key, withoutAddedDescriptions(value, ref[key])]),
+  );
+}
+
 describe("tools/list", () => {
   it("answers what the SDK lists for the same tool definitions, request after request", async () => {
     const { agent, board } = await seedTenant();
     const expected = await sdkListing();
     expect(expected.length).toBe(TOOLS.length);
-    expect(await servedListing(agent.headers)).toEqual(expected);
-    expect(await servedListing(board.headers)).toEqual(expected);
+    const asAgent = await servedListing(agent.headers);
+    expect(withoutAddedDescriptions(asAgent, expected)).toEqual(expected);
+    expect(await servedListing(board.headers)).toEqual(asAgent);
+  });
+});
+
+describe("tools/list input schemas", () => {
+  it("carry the descriptions the REST schemas give their fields with .openapi({ description })", async () => {
+    const { board } = await seedTenant();
+    const tools = await servedListing(board.headers);
+    const schedule = tools.find((tool) => tool.name === "schedule_message");
+    const fields = schedule?.inputSchema.properties as Record<string, { description?: string }>;
+    // Written only as `.openapi({ description })` in gateway/scheduler-schemas.ts.
+    expect(fields.cronExpression?.description).toBe(
+      "5-field cron, read in `timezone`: after each send the message moves to the next tick",
+    );
+    expect(fields.timezone?.description).toBe("IANA time zone; default UTC");
+    expect(fields.sendAt?.description).toMatch(/^ISO 8601\. With an offset/);
   });
 });

@@ -22,6 +22,14 @@ describe("send_media, send_reaction and schedule_message", () => {
     expect(JSON.stringify(sent?.content)).toContain("the cat");
 
     const messageId = jsonOf<{ data: { id: string } }>(media).data.id;
+    // A later message in the same chat: the reaction must still point at the one named.
+    const later = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: contact,
+      text: "and another",
+    });
+    expect(later.isError, textOf(later)).toBeFalsy();
+    expect(jsonOf<{ data: { id: string } }>(later).data.id).not.toBe(messageId);
     const reaction = await callTool(client, "send_reaction", {
       sessionId: line.session.slug,
       jid: contact,
@@ -29,7 +37,16 @@ describe("send_media, send_reaction and schedule_message", () => {
       emoji: "👍",
     });
     expect(reaction.isError, textOf(reaction)).toBeFalsy();
-    expect(JSON.stringify(line.session.link.frames.slice(-3))).toContain("👍");
+    const reacts = line.session.link.frames
+      .filter((f) => f.type === "command" && f.name === "wa" && (f.args as { op?: string }).op === "react")
+      .map((f) => f.args);
+    expect(reacts).toEqual([
+      {
+        op: "react",
+        target: expect.objectContaining({ id: messageId, chat: contact, fromMe: true, sender: line.me }),
+        emoji: "👍",
+      },
+    ]);
 
     const sendAt = new Date(Date.now() + 86_400_000).toISOString();
     const scheduled = jsonOf<{ data: { id: string; status: string } }>(

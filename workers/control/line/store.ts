@@ -8,6 +8,7 @@ import {
   type SessionRow,
   sessions,
 } from "../../db/schema";
+import { DEFAULT_DAILY_SEND_CAP } from "../../mcp/governance/send-cap";
 
 /**
  * The WhatsApp tools whose use by agents the board governs (MCP, docs/mcp.md "Governance"). Reads
@@ -27,8 +28,8 @@ export type GovernedTool = (typeof GOVERNED_TOOLS)[number];
 export const DEFAULT_POLICY = "default";
 export type PolicySetting = McpToolPolicy | typeof DEFAULT_POLICY;
 
-/** Sends per agent per UTC day when the board set no cap. */
-export const DEFAULT_DAILY_SEND_CAP = 50;
+/** Sends per agent per UTC day when the board set no cap (kept with the cap's counting). */
+export { DEFAULT_DAILY_SEND_CAP };
 
 /** The company's line and its session, or undefined when it has none. */
 export async function findLine(

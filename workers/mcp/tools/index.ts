@@ -6,6 +6,7 @@ import type { AnyToolDefinition } from "./registry";
 import { whatsappReadTools } from "./whatsapp-read";
 import { whatsappSendTools } from "./whatsapp-send";
 
+export { toolInputJsonSchema } from "./input-schema";
 export { invokeTool } from "./invoke";
 export { issuePath, readIssueWithComments, restAs } from "./issue-read";
 export type {

@@ -53,7 +53,13 @@ async function sendHeld(ctx: Pick<ToolContext, "appFetch" | "origin" | "env">, a
     ctx,
     { companyId: approval.companyId, agentId: approval.requestedByAgentId },
     call,
-    { session: access.session, recipient: spec.recipient(parsed.data), cap: dailySendCap, enforceCap: false },
+    {
+      session: access.session,
+      recipient: spec.recipient(parsed.data),
+      cap: dailySendCap,
+      enforceCap: false,
+      later: spec.sendsLater === true,
+    },
   );
   if (answer.status < 200 || answer.status >= 300) return failed(`HTTP ${answer.status}: ${errorOf(answer)}`);
   const data = (answer.body as { data?: { id?: unknown } } | null)?.data;

@@ -7,9 +7,9 @@ import { database, newId } from "../../db/client";
 import { activityLog, approvals, type McpToolPolicy, type SessionRow } from "../../db/schema";
 import { callSession } from "../../gateway/sessions";
 import { ApiError } from "../../http/errors";
+import { refundSend, reserveSend } from "../governance/send-cap";
 import { type AnyToolDefinition, defineTool, type ToolContext } from "./registry";
 import { type RestAnswer, type RestCall, toolResultOf } from "./rest";
-import { refundSend, reserveSend } from "./send-cap";
 import { paceLineSend } from "./send-pacing";
 import { lineAccess, lineCall, namesLineSession, whatsappCall } from "./whatsapp-access";
 
@@ -28,6 +28,11 @@ export interface SendSpec<Input extends z.ZodObject = z.ZodObject> {
   inputSchema: Input;
   call(args: z.infer<Input>): RestCall;
   recipient(args: z.infer<Input>): string;
+  /**
+   * The call only schedules the message: nothing goes out now, so the daily cap and the pacing apply
+   * when it does, on that day (durable-objects/messaging/scheduler/agent-sends.ts).
+   */
+  sendsLater?: boolean;
 }
 
 export function defineSendTool<Input extends z.ZodObject>(spec: SendSpec<Input>): AnyToolDefinition {
@@ -73,6 +78,7 @@ async function governedSend(
       recipient,
       cap: settings.dailySendCap,
       enforceCap: true,
+      later: spec.sendsLater === true,
     }),
   );
 }
@@ -179,14 +185,16 @@ export interface LineSender {
 /**
  * The send itself, once governance allowed it (or the board approved it): the daily cap, the
  * session's pacing, then the REST call on the line as the owner who linked it. A failed send gives
- * its count back.
+ * its count back. A send `later` (a schedule) is only created now, marked as this agent's: the cap
+ * and the pacing apply when it goes out.
  */
 export async function sendOnLine(
   ctx: Pick<ToolContext, "appFetch" | "origin" | "env">,
   sender: LineSender,
   call: RestCall,
-  send: { session: SessionRow; recipient: string; cap: number; enforceCap: boolean },
+  send: { session: SessionRow; recipient: string; cap: number; enforceCap: boolean; later: boolean },
 ): Promise<RestAnswer> {
+  if (send.later) return lineCall(ctx, sender.companyId, call, { ...sender, capEnforced: send.enforceCap });
   const reserved = await reserveSend(ctx.env, sender.agentId, send.cap, { enforce: send.enforceCap });
   if (!reserved.ok) return reserved.answer;
   const paced = await paceLineSend(ctx, sender.companyId, send.session, send.recipient);

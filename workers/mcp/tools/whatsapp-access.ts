@@ -1,7 +1,7 @@
 import { vouchFor } from "../../auth/in-process";
 import { lineOwnerAccess } from "../../control/line";
 import type { Env } from "../../core/env";
-import type { Principal } from "../../core/principal";
+import type { LineAgentSend, Principal } from "../../core/principal";
 import type { SessionRow } from "../../db/schema";
 import type { BoundFetch, ToolContext } from "./registry";
 import { callRest, type RestAnswer, type RestCall } from "./rest";
@@ -53,17 +53,23 @@ export async function lineAccess(env: Env, companyId: string): Promise<LineAcces
  * One REST call on the company's line, in-process as the owner who linked it: the request carries no
  * credential, only the principal vouched for here (auth/in-process.ts), which nothing from outside can
  * forge. The gateway then applies that owner's own access to the session. Another session id is 404.
+ * `agentSend` names the agent whose governed send this is, for what happens later (a schedule).
  */
 export async function lineCall(
   ctx: Pick<ToolContext, "appFetch" | "origin" | "env">,
   companyId: string,
   call: RestCall,
+  agentSend?: LineAgentSend,
 ): Promise<RestAnswer> {
   const access = await lineAccess(ctx.env, companyId);
   if (!access.ok) return access.answer;
   if (call.path === "/sessions" && call.method === "GET") return lineSessionList(ctx, access, call);
   if (!namesLineSession(call.path, access.session)) return NOT_THE_LINE;
-  return callRest(asLineOwner(ctx.appFetch, access.principal), ctx.origin, { headers: {} }, call);
+  const principal: Principal =
+    agentSend && access.principal.via === "api_key"
+      ? { ...access.principal, lineAgentSend: agentSend }
+      : access.principal;
+  return callRest(asLineOwner(ctx.appFetch, principal), ctx.origin, { headers: {} }, call);
 }
 
 /** Requests made as the line's owner. */

@@ -110,7 +110,10 @@ const specs = [
     description:
       "Schedule a message (text in `content`, or media by `mediaUrl` with `content` as caption) for " +
       "`sendAt` (ISO 8601; without an offset it is local time in `timezone`), once or on a 5-field " +
-      `cronExpression. Returns the scheduled message (its id, status PENDING). ${ON_REFUSAL}`,
+      "cronExpression. Returns the scheduled message (its id, status PENDING). For an agent the board's " +
+      "policy applies now, and the daily cap and pacing when it is sent: a message the cap refuses on its " +
+      "day is not sent: it becomes FAILED with the reason in `lastError`, and the activity log says so. " +
+      ON_REFUSAL,
     inputSchema: ScheduleInput,
     call: ({ sessionId, ...body }: z.infer<typeof ScheduleInput>) => ({
       method: "POST",
@@ -118,6 +121,7 @@ const specs = [
       body,
     }),
     recipient: (args: z.infer<typeof ScheduleInput>) => args.jid,
+    sendsLater: true,
   } satisfies SendSpec<typeof ScheduleInput>,
 ] as const;
 

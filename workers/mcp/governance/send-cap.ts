@@ -1,17 +1,36 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Env } from "../../core/env";
 import { database } from "../../db/client";
-import { agentDailySends } from "../../db/schema";
-import type { RestAnswer } from "./rest";
+import { agentDailySends, companyMcpSettings } from "../../db/schema";
 
 /**
  * The per-agent daily cap on WhatsApp sends through MCP (docs/mcp.md "Governance"): counted per UTC
  * day in D1, reserved before the send by one conditional upsert (two agents' or two calls' races
- * cannot both take the last send) and given back when the send fails.
+ * cannot both take the last send) and given back when the send fails. An agent's scheduled message
+ * takes it when it goes out (durable-objects/messaging/scheduler/agent-sends.ts).
  */
+/** The cap when the board set none. */
+export const DEFAULT_DAILY_SEND_CAP = 50;
+
+/** The company's cap now: what it set, else the default. */
+export async function dailySendCapOf(env: Env, companyId: string): Promise<number> {
+  const row = await database(env.DB)
+    .select({ cap: companyMcpSettings.dailySendCap })
+    .from(companyMcpSettings)
+    .where(eq(companyMcpSettings.companyId, companyId))
+    .get();
+  return row?.cap ?? DEFAULT_DAILY_SEND_CAP;
+}
+
 export const utcDay = (now: number): string => new Date(now).toISOString().slice(0, 10);
 
 const nextUtcMidnight = (now: number): string => `${utcDay(now + 86_400_000)}T00:00:00.000Z`;
+
+/** Why a send was refused, as the REST API would answer it (the tool's answer). */
+export interface SendRefusal {
+  status: number;
+  body: { error: string };
+}
 
 /**
  * Takes one send of today's allowance; `enforce: false` (a send the board approved) counts it
@@ -22,7 +41,7 @@ export async function reserveSend(
   agentId: string,
   cap: number,
   options: { enforce: boolean; now?: number },
-): Promise<{ ok: true; day: string } | { ok: false; answer: RestAnswer }> {
+): Promise<{ ok: true; day: string } | { ok: false; answer: SendRefusal }> {
   const now = options.now ?? Date.now();
   const day = utcDay(now);
   const below = options.enforce ? sql`${agentDailySends.count} < ${cap}` : sql`1`;
