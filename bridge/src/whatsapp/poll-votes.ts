@@ -119,6 +119,12 @@ function decryptWithAnyPair(
   return null;
 }
 
+/** The digits of a phone-number JID, when they look like one (the protocol refuses anything else). */
+function phoneDigits(jid: string | null): string | null {
+  const digits = jid?.split("@")[0] ?? "";
+  return /^\d{5,20}$/.test(digits) ? digits : null;
+}
+
 const epochMs = (value: number | { toNumber(): number } | null | undefined): number | undefined =>
   value === null || value === undefined ? undefined : typeof value === "number" ? value : value.toNumber();
 
@@ -132,11 +138,11 @@ export async function pollVoteEvent(message: WAMessage, context: VoteContext): P
   const pollId = update?.pollCreationMessageKey?.id ?? "";
   if (!update?.vote || !voteId || !pollId) throw new UndecryptableVote(voteId, pollId, "incomplete vote");
   const voter = await voterJids(message, context);
-  const chat = message.key.remoteJid ?? "";
-  const chatPn =
-    message.key.remoteJidAlt && isPnUser(message.key.remoteJidAlt) ? message.key.remoteJidAlt : null;
-  // A one-to-one vote comes from the voter's chat; in a group the chat is the group's own JID.
-  const pollChat = message.key.participant ? chat : (voter.pn ?? jidNormalizedUser(chatPn ?? chat));
+  const chat = jidNormalizedUser(message.key.remoteJid ?? "");
+  const chatAlt = message.key.remoteJidAlt ? jidNormalizedUser(message.key.remoteJidAlt) : "";
+  // The poll's chat as the edge stored it: by phone number when known (a group keeps its own JID).
+  const oneToOneFromPeer = !message.key.fromMe && !message.key.participant;
+  const pollChat = isPnUser(chatAlt) ? chatAlt : oneToOneFromPeer && voter.pn ? voter.pn : chat;
   const record = await context.pollRecord(pollChat, pollId);
   if (!record) throw new UndecryptableVote(voteId, pollId, "the poll's record (its secret) is not known");
   const creators = [context.own.lid, context.own.pn].filter(Boolean).map(jidNormalizedUser);
@@ -154,7 +160,7 @@ export async function pollVoteEvent(message: WAMessage, context: VoteContext): P
     chat: pollChat,
     pollId,
     voter: voter.pn ?? voter.lid ?? chat,
-    voterPhone: voter.pn ? (voter.pn.split("@")[0] ?? null) : null,
+    voterPhone: phoneDigits(voter.pn),
     selectedOptions,
     timestamp: epochMs(update.senderTimestampMs) ?? (seconds !== undefined ? seconds * 1000 : Date.now()),
   };

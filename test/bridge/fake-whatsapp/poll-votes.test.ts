@@ -25,7 +25,12 @@ const stored = <K extends SessionEvent["kind"]>(edge: FakeEdge, kind: K) => stor
 const votes = (edge: FakeEdge) => stored(edge, "poll.vote").map(({ vote }) => vote);
 
 /** The edge's `wa send` of a poll; like the real edge, it keeps the sent message's record (`raw`). */
-async function sendPoll(edge: FakeEdge, to: string, messageId: string, selectableCount = 1): Promise<void> {
+async function sendPoll(
+  edge: FakeEdge,
+  to: string,
+  messageId: string,
+  { selectableCount = 1, keep = true } = {},
+): Promise<void> {
   const result = await edge.command(SESSION, "wa", {
     op: "send",
     to,
@@ -34,7 +39,7 @@ async function sendPoll(edge: FakeEdge, to: string, messageId: string, selectabl
   });
   expect(result).toMatchObject({ ok: true, data: { id: messageId, content: { type: "poll" } } });
   const raw = result.ok ? (result.data as { raw?: Json }).raw : undefined;
-  if (raw !== undefined) edge.sent.set(`${SESSION}/${messageId}`, raw);
+  if (raw !== undefined && keep) edge.sent.set(`${SESSION}/${messageId}`, raw);
 }
 
 const received = (contact: FakeContact, id: string): Promise<Received> =>
@@ -81,10 +86,14 @@ describe("poll votes through the bridge on real Baileys against the fake WhatsAp
     const bob = new FakeContact(whatsapp, "4915550002222", "Bob");
     await bob.sendText(device, "hi");
     await waitFor(() => stored(edge, "message").length > 0, "the first message", 10_000);
-    await sendPoll(edge, bob.jid, "POLL-0002", 2);
+    await sendPoll(edge, bob.jid, "POLL-0002", { selectableCount: 2 });
     const poll = await received(bob, "POLL-0002");
+    // A poll whose record the edge lost: its votes cannot be read after the restart.
+    await sendPoll(edge, bob.jid, "POLL-LOST", { keep: false });
+    const lost = await received(bob, "POLL-LOST");
 
     await restartBridge(cleanup, { session: SESSION, edge, whatsapp }, bridge);
+    await bob.sendPollVote(device, lost, ["Approve"]);
     await bob.sendPollVote(device, poll, ["Approve", "Reject"]);
     await waitFor(() => votes(edge).length === 1, "the vote after the restart", 15_000);
     expect(votes(edge)[0]).toMatchObject({
@@ -94,6 +103,9 @@ describe("poll votes through the bridge on real Baileys against the fake WhatsAp
       selectedOptions: ["Approve", "Reject"],
     });
     expect(edge.mediaRequests).toContain(`GET sent ${SESSION}/POLL-0002 200`);
+    // The unreadable vote was looked up, reported nowhere, and the session went on.
+    expect(edge.mediaRequests).toContain(`GET sent ${SESSION}/POLL-LOST 404`);
+    expect(votes(edge).map(({ pollId }) => pollId)).toEqual(["POLL-0002"]);
 
     // Another phone may hash the account's number and its own LID instead.
     await bob.sendPollVote(device, poll, ["Reject"], { creator: "pn", voter: "lid" });
