@@ -17,7 +17,7 @@ export const failure = (status: FailureStatus, error: string): Outcome<never> =>
   error,
 });
 
-/** Webhook events (the spec's eleven); the outbox holds them for the webhooks dispatcher. */
+/** Webhook events (the spec's eleven, and poll votes); the outbox holds them for the webhooks dispatcher. */
 export const WEBHOOK_EVENTS = [
   "message.received",
   "message.sent",
@@ -30,6 +30,7 @@ export const WEBHOOK_EVENTS = [
   "status.update",
   "message.edited",
   "message.deleted",
+  "poll.vote",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -16,6 +16,7 @@ import type { Outcome, SessionContext, TimedWork } from "../messaging/context";
 import { GROUPS_SCHEMA, groupsApi } from "../messaging/groups/store";
 import { LABELS_SCHEMA, labelsApi } from "../messaging/labels/store";
 import { messagesApi } from "../messaging/messages/api";
+import { POLL_ADDED_COLUMNS } from "../messaging/messages/polls";
 import { profileApi } from "../messaging/profile/api";
 import {
   SCHEDULER_ADDED_COLUMNS,
@@ -77,6 +78,7 @@ export const SESSION_ADDED_COLUMNS: readonly AddedColumn[] = [
   ...SCHEDULER_ADDED_COLUMNS,
   ...AUTO_REPLIES_ADDED_COLUMNS,
   ...BROADCAST_ADDED_COLUMNS,
+  ...POLL_ADDED_COLUMNS,
 ];
 
 /** Work the alarm runs: whatever is due, then the alarm is set for the earliest next time. */

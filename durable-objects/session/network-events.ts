@@ -8,6 +8,7 @@ import { reactToLiveMessage } from "../messaging/bot/bot";
 import { applyContactsEvent } from "../messaging/contacts/store";
 import type { SessionContext } from "../messaging/context";
 import { applyGroupsEvent, applyParticipantsEvent } from "../messaging/groups/store";
+import { applyPollVote } from "../messaging/messages/polls";
 import {
   findMessage,
   markDeleted,
@@ -52,6 +53,23 @@ export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent
       const { settings } = await ctx.config();
       if (markDeleted(ctx.sql, event.chat, event.id, ctx.now(), settings.antiDelete)) {
         ctx.emit("message.deleted", { keyId: event.id, remoteJid: event.chat, fromMe: event.fromMe });
+      }
+      return [];
+    }
+    case "poll.vote": {
+      const { vote } = event;
+      const poll = applyPollVote(ctx.sql, vote);
+      if (poll) {
+        ctx.emit("poll.vote", {
+          keyId: vote.id,
+          pollId: vote.pollId,
+          remoteJid: poll.chat,
+          voter: vote.voter,
+          voterPhone: vote.voterPhone,
+          selectedOptions: vote.selectedOptions,
+          // Epoch milliseconds, as the vote carries it.
+          timestamp: vote.timestamp,
+        });
       }
       return [];
     }

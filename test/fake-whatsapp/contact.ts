@@ -4,9 +4,16 @@
  * really encrypted messages (`pkmsg` until the device has answered on the session, then `msg`), decrypts
  * what the device sends it, answers with receipts, and writes in groups under its sender key (`skmsg`).
  */
-import { randomBytes, randomInt } from "node:crypto";
+import { createHash, randomBytes, randomInt } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { type BinaryNode, prepareWAMessageMedia, type proto } from "@whiskeysockets/baileys";
+import {
+  aesEncryptGCM,
+  type BinaryNode,
+  hmacSign,
+  jidNormalizedUser,
+  prepareWAMessageMedia,
+  proto,
+} from "@whiskeysockets/baileys";
 import { FakeDevice, type Received } from "./device.ts";
 import { type Account, type Companion, companionBundle, lidJid, pnJid } from "./directory.ts";
 import type { FakeGroup } from "./messages.ts";
@@ -102,6 +109,46 @@ export class FakeContact {
       { upload: async (encFilePath) => media.store(await readFile(encFilePath)) },
     );
     return this.send(companion, message, "media");
+  }
+
+  /**
+   * A vote on a poll the companion's account sent this contact (`poll`: the creation as it arrived in
+   * `inbox`, with its `messageSecret`), as a phone casts it: the chosen option names hashed
+   * (`sha256`), encrypted with a key derived from the poll's secret, its id, the creator's and the
+   * voter's JIDs (HMAC-SHA256, then AES-256-GCM with `pollId\0voter` as associated data): the inverse of
+   * Baileys' `decryptPollVote`. The phone's own forms by default: creator = the account's LID, voter =
+   * this contact's number (`jids` picks others). `[]` takes the vote back. Resolves with the vote's id.
+   */
+  async sendPollVote(
+    companion: Companion,
+    poll: Received,
+    optionNames: string[],
+    jids: { creator?: "lid" | "pn"; voter?: "lid" | "pn" } = {},
+  ): Promise<{ id: string; type: string }> {
+    const secret = poll.message.messageContextInfo?.messageSecret;
+    if (!secret?.length) throw new Error(`poll ${poll.id} arrived without a messageSecret`);
+    const creator = jidNormalizedUser(jids.creator === "pn" ? companion.jid : companion.lid);
+    const voter = jids.voter === "lid" ? this.lid : this.jid;
+    const plaintext = proto.Message.PollVoteMessage.encode({
+      selectedOptions: optionNames.map((name) => createHash("sha256").update(name).digest()),
+    }).finish();
+    const iv = randomBytes(12);
+    const signed = Buffer.concat([
+      Buffer.from(poll.id),
+      Buffer.from(creator),
+      Buffer.from(voter),
+      Buffer.from("Poll Vote"),
+      Buffer.from([1]),
+    ]);
+    const key = hmacSign(signed, hmacSign(secret, new Uint8Array(32)));
+    const encPayload = aesEncryptGCM(plaintext, key, iv, Buffer.from(`${poll.id}\0${voter}`));
+    return this.send(companion, {
+      pollUpdateMessage: {
+        pollCreationMessageKey: { remoteJid: creator, fromMe: false, id: poll.id },
+        vote: { encPayload, encIv: iv },
+        senderTimestampMs: Date.now(),
+      },
+    });
   }
 
   /**

@@ -15,6 +15,7 @@ const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   "message.status": "Delivery and read receipts",
   "message.edited": "Edited",
   "message.deleted": "Deleted",
+  "poll.vote": "Poll votes",
   "connection.update": "Connection changes",
   "group.update": "Group changes",
   "group.upsert": "Groups joined or created",

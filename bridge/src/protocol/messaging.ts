@@ -224,6 +224,34 @@ export const GROUP_SETTINGS = ["announcement", "not_announcement", "locked", "un
 export const EPHEMERAL_SECONDS = [0, 86_400, 604_800, 7_776_000] as const;
 export const PRESENCES = ["composing", "recording", "paused", "available", "unavailable"] as const;
 
+// ── Poll votes ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * One person's vote on a poll this account sent, decrypted by the bridge with the poll's secret. A
+ * changed vote is a new vote message (its own `id`) replacing the voter's earlier one; an empty
+ * `selectedOptions` takes the vote back.
+ */
+export const PollVoteSchema = z.object({
+  /** The vote message's own id: the same vote delivered twice has the same id. */
+  id: z.string().min(1).max(128),
+  /** The poll's chat, phone-number JID preferred (as the poll was stored). */
+  chat: AnyJidSchema,
+  /** The poll message's id (`key.id`). */
+  pollId: z.string().min(1).max(128),
+  /** Who voted: their phone-number JID when known, else their LID. */
+  voter: AnyJidSchema,
+  /** The voter's phone number, digits only; null when only their LID is known. */
+  voterPhone: z
+    .string()
+    .regex(/^\d{5,20}$/)
+    .nullable(),
+  /** The options chosen, by name as the poll was sent. */
+  selectedOptions: z.array(z.string().max(100)).max(12),
+  /** Epoch milliseconds (the voter's clock). */
+  timestamp: z.number().int().nonnegative(),
+});
+export type PollVote = z.infer<typeof PollVoteSchema>;
+
 // ── Network events: bridge → SessionDO (inside the session socket's `event` frame) ─────────────
 
 export const NetworkEventSchema = z.discriminatedUnion("kind", [
@@ -248,6 +276,7 @@ export const NetworkEventSchema = z.discriminatedUnion("kind", [
     chat: AnyJidSchema,
     fromMe: z.boolean(),
   }),
+  z.object({ kind: z.literal("poll.vote"), vote: PollVoteSchema }),
   z.object({ kind: z.literal("contacts"), contacts: z.array(ContactInfoSchema).max(5000) }),
   /** `upsert`: groups the account is in now (joined, added, or a full sync); `update`: partial changes. */
   z.object({

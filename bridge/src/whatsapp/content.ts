@@ -3,6 +3,7 @@
  * forward, and the content of a send. Imported only by operations.ts, so it belongs to the
  * Baileys side that only whatsapp.ts loads (see the rule in mapping.ts).
  */
+import { randomBytes } from "node:crypto";
 import type { AnyMessageContent, WAMessage, WAMessageKey } from "@whiskeysockets/baileys";
 import { isAnimatedWebp } from "../media/webp.ts";
 import type { MessageRef, OutgoingContent } from "../protocol/messaging.ts";
@@ -75,8 +76,15 @@ export function messageContent(content: OutgoingContent, media: PreparedMedia | 
       return { sticker: webp, mimetype: "image/webp", isAnimated: isAnimatedWebp(webp) };
     }
     case "poll":
+      // Our own secret rather than Baileys' silent default: votes are decrypted with it (poll-votes.ts),
+      // and it travels in the sent message's record (`messageContextInfo`), which the edge keeps.
       return {
-        poll: { name: content.question, values: content.options, selectableCount: content.selectableCount },
+        poll: {
+          name: content.question,
+          values: content.options,
+          selectableCount: content.selectableCount,
+          messageSecret: randomBytes(32),
+        },
       };
     case "location":
       return {

@@ -209,6 +209,8 @@ export function wireMessage(message: WAMessage, meId: string): WireMessage | nul
  */
 export function upsertEvent(message: WAMessage, live: boolean, meId: string): NetworkEvent | null {
   const content = normalizeMessageContent(message.message);
+  // A poll vote is not a message in the chat: whatsapp.ts decrypts it into a `poll.vote` (poll-votes.ts).
+  if (content?.pollUpdateMessage) return null;
   const protocol = content?.protocolMessage;
   if (protocol) {
     const id = protocol.key?.id;

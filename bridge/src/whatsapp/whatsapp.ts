@@ -29,6 +29,7 @@ import { networkEvents } from "./events.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
 import { performOperation } from "./operations.ts";
+import { isPollVote, pollRecordOf, pollVoteEvent, type VoteContext } from "./poll-votes.ts";
 import { inOrderWithPhoneNumbers } from "./receipts.ts";
 import { makeCheckedSocket, ServerCertificateRefused, WHATSAPP_ROOT_KEY } from "./server-certificate.ts";
 
@@ -262,8 +263,39 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
           if (!silenced) handlers.onNetworkEvent(event);
         },
       );
+      // What a poll vote is decrypted with: the poll's record from memory, else the edge's copy.
+      const votes: VoteContext = {
+        own: {
+          get pn() {
+            return sock.user?.id ?? creds.me?.id ?? "";
+          },
+          get lid() {
+            return sock.user?.lid ?? creds.me?.lid ?? "";
+          },
+        },
+        pollRecord: async (chat, pollId) => {
+          const recent = pollRecordOf(recentSent.get(pollId));
+          if (recent) return recent;
+          const raw = await handlers.storedMessage?.(chat, pollId).catch(() => null);
+          return raw ? pollRecordOf((fromJson(raw) as { message?: unknown }).message) : null;
+        },
+        phoneNumberOf: (lid) => sock.signalRepository.lidMapping.getPNForLID(lid),
+      };
       sock.ev.process((events) => {
         if (silenced) return;
+        for (const message of events["messages.upsert"]?.messages ?? []) {
+          if (!isPollVote(message)) continue;
+          pollVoteEvent(message, votes).then(
+            (event) => {
+              if (!silenced) handlers.onNetworkEvent(event);
+            },
+            (error) =>
+              log("warn", "poll vote could not be read", {
+                voteId: message.key.id ?? null,
+                error: errorMessage(error),
+              }),
+          );
+        }
         const onError = failed("could not translate a WhatsApp event");
         let translated: NetworkEvent[] = [];
         try {

@@ -147,6 +147,14 @@ export const messagesApi = {
     return edited ? success(toMessageResource(edited, slug)) : notFoundMessage;
   },
 
+  /** One stored message (a poll with its current votes). Reactions are folded into their targets. */
+  "message.get": async (ctx: SessionContext, input: MessageTarget): Promise<Outcome<MessageResource>> => {
+    const row = target(ctx, input);
+    if (!row || row.type === "REACTION") return notFoundMessage;
+    const { slug } = await ctx.config();
+    return success(toMessageResource(row, slug));
+  },
+
   "message.search": async (
     ctx: SessionContext,
     query: SearchQuery,

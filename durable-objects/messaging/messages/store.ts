@@ -41,6 +41,8 @@ export type MessageRow = {
   reactions: string | null;
   raw: string | null;
   media_ref: string | null;
+  /** A poll's votes (polls.ts); null on anything else and on a poll nobody voted on. */
+  poll_votes: string | null;
 };
 
 /** Statuses only move forward (a late SERVER_ACK must not undo a READ); FAILED can come any time. */

@@ -1,4 +1,5 @@
 import type { Content, MessageStatus } from "../../../bridge/src/protocol/messaging";
+import { type PollTally, pollTally } from "./polls";
 import { hasMedia, type MessageRow, type MessageType } from "./store";
 
 /** A stored message as the API shows it (history, search, send responses, webhooks). */
@@ -23,6 +24,8 @@ export interface MessageResource {
   reactions: Record<string, string>;
   editedAt: string | null;
   deletedAt: string | null;
+  /** A poll's current votes: each option with who chose it; null for any other message. */
+  poll: PollTally | null;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -49,6 +52,7 @@ export function toMessageResource(row: MessageRow, slug: string): MessageResourc
     reactions: row.reactions ? (JSON.parse(row.reactions) as Record<string, string>) : {},
     editedAt: iso(row.edited_at),
     deletedAt: iso(row.deleted_at),
+    poll: pollTally(row, message),
   };
 }
 

@@ -62,3 +62,23 @@ export async function linkedBridge(
   await waitFor(() => storedEvents(edge, session, "connected").length > 0, "connected", 15_000);
   return { whatsapp, edge, phone, device, bridge };
 }
+
+/** A new bridge process takes `session` over from the edge's copy of the auth state (no QR). */
+export async function restartBridge(
+  cleanup: Array<() => Promise<void>>,
+  { session, edge, whatsapp }: { session: string; edge: FakeEdge; whatsapp: FakeWhatsApp },
+  old: { fleet: { shutdown(): Promise<void> } },
+) {
+  const before = storedEvents(edge, session, "connected").length;
+  await old.fleet.shutdown();
+  const bridge = await startBridge(
+    edge,
+    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000, rootKey: whatsapp.rootKey }),
+  );
+  cleanup.push(() => bridge.fleet.shutdown());
+  edge.session(session).epoch += 1;
+  edge.session(session).lastSeq = 0;
+  await bridge.assign(session);
+  await waitFor(() => storedEvents(edge, session, "connected").length > before, "connected again", 15_000);
+  return bridge;
+}

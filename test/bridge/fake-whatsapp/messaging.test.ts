@@ -8,16 +8,14 @@ import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
 import type { Json } from "../../../bridge/src/protocol/seam.ts";
-import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
 import { FakeContact } from "../../fake-whatsapp/contact.ts";
 import type { Received } from "../../fake-whatsapp/device.ts";
 import { lidJid } from "../../fake-whatsapp/directory.ts";
 import { sendRetryReceipt } from "../../fake-whatsapp/retry.ts";
 import type { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
-import { startBridge } from "../support/bridge.ts";
 import type { FakeEdge } from "../support/fake-edge.ts";
 import { waitFor } from "../support/wait.ts";
-import { linkedBridge as linkTo, storedEvents } from "./linked-bridge.ts";
+import { linkedBridge as linkTo, restartBridge as restartTo, storedEvents } from "./linked-bridge.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -35,23 +33,11 @@ const statuses = (edge: FakeEdge) =>
 /** A bridge session linked to a fake phone's account by QR, connected; `media` adds the media host. */
 const linkedBridge = ({ media = false } = {}) => linkTo(cleanup, { session: SESSION, media });
 
-/** A new bridge process takes the session over from the edge's copy of the auth state (no QR). */
-async function restartBridge(
+const restartBridge = (
   edge: FakeEdge,
   whatsapp: FakeWhatsApp,
   old: { fleet: { shutdown(): Promise<void> } },
-) {
-  await old.fleet.shutdown();
-  const bridge = await startBridge(
-    edge,
-    baileysNetwork({ waWebSocketUrl: whatsapp.url, connectTimeoutMs: 5_000, rootKey: whatsapp.rootKey }),
-  );
-  cleanup.push(() => bridge.fleet.shutdown());
-  edge.session(SESSION).epoch = 2;
-  edge.session(SESSION).lastSeq = 0;
-  await bridge.assign(SESSION);
-  await waitFor(() => stored(edge, "connected").length === 2, "connected again", 15_000);
-}
+) => restartTo(cleanup, { session: SESSION, edge, whatsapp }, old);
 
 /**
  * The edge's `wa send` of a text; the bridge answers with the sent message, whose `raw` record the edge

@@ -119,6 +119,25 @@ messageActionRoutes.openapi(
 
 messageActionRoutes.openapi(
   createRoute({
+    method: "get",
+    path: "/{sessionId}/{jid}/{messageId}",
+    tags,
+    summary: "One stored message; a poll with its current votes (`poll`: each option with its voters)",
+    description: "Answers from the session's store: WhatsApp need not be connected.",
+    security: authenticated,
+    request: { params: MessageParamsSchema },
+    responses: { 200: json(gatewayOk(MessageResourceSchema), "The message"), ...messagingErrors },
+  }),
+  async (c) => {
+    const { sessionId, jid, messageId } = c.req.valid("param");
+    const session = await accessibleSession(c, sessionId);
+    const message = await callSession(c.env, session, "message.get", { chat: jid, messageId });
+    return c.json(ok("Message found", message), 200);
+  },
+);
+
+messageActionRoutes.openapi(
+  createRoute({
     method: "delete",
     path: "/{sessionId}/{jid}/{messageId}",
     tags,

@@ -67,6 +67,22 @@ export const MessageResourceSchema = z
     reactions: z.record(z.string(), z.string()),
     editedAt: z.string().nullable(),
     deletedAt: z.string().nullable(),
+    poll: z
+      .object({
+        options: z.array(
+          z.object({
+            name: z.string(),
+            count: z.number().int(),
+            voters: z.array(z.string()).openapi({ description: "Voters' JIDs (phone number when known)" }),
+          }),
+        ),
+        totalVoters: z.number().int().openapi({ description: "People whose current vote counts" }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "A poll's current votes, each option with who chose it (a changed vote replaces the voter's earlier one, an un-vote removes it); null for other messages",
+      }),
   })
   .openapi("Message");
 

@@ -41,6 +41,7 @@ const receivedText = {
   reactions: {},
   editedAt: null,
   deletedAt: null,
+  poll: null,
 };
 
 interface EventDoc {
@@ -207,6 +208,28 @@ const CATALOGUE: Record<WebhookEvent, EventDoc> = {
     summary: "A message was deleted for everyone (revoked), by this account or the peer",
     data: z.object({ keyId: z.string(), remoteJid: z.string(), fromMe: z.boolean() }),
     example: { keyId: "3EB0C431C26A1916E1E5", remoteJid: PEER, fromMe: false },
+  },
+  "poll.vote": {
+    summary:
+      "Someone voted on a poll this account sent (a changed vote is a new event, an un-vote has no options); each vote once",
+    data: z.object({
+      keyId: z.string().openapi({ description: "The vote message's id" }),
+      pollId: z.string().openapi({ description: "The poll message's id" }),
+      remoteJid: z.string().openapi({ description: "The poll's chat" }),
+      voter: z.string().openapi({ description: "The voter's JID (phone number when known, else LID)" }),
+      voterPhone: z.string().nullable().openapi({ description: "The voter's number, digits only" }),
+      selectedOptions: z.array(z.string()).openapi({ description: "Option names; empty = vote taken back" }),
+      timestamp: z.number().int().openapi({ description: "When the vote was cast (epoch milliseconds)" }),
+    }),
+    example: {
+      keyId: "3EB0A1B2C3D4E5F60718",
+      pollId: "3EB0C431C26A1916E1E6",
+      remoteJid: PEER,
+      voter: PEER,
+      voterPhone: "628123456789",
+      selectedOptions: ["Approve"],
+      timestamp: 1772442904120,
+    },
   },
 };
 

@@ -64,6 +64,7 @@ const PROBES: Probe[] = [
   { method: "POST", path: `/api/messages/{S}/${JID}/m1/reply`, body: { message: "hi" } },
   { method: "POST", path: `/api/messages/{S}/${JID}/reply`, body: { message: "hi", messageId: "m1" } },
   { method: "POST", path: `/api/messages/{S}/${JID}/m1/star`, body: { star: true } },
+  { method: "GET", path: `/api/messages/{S}/${JID}/m1` },
   { method: "DELETE", path: `/api/messages/{S}/${JID}/m1` },
   { method: "PATCH", path: `/api/messages/{S}/${JID}/m1`, body: { text: "hi" } },
   {
