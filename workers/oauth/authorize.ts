@@ -1,11 +1,7 @@
-import {
-  AuthorizationError,
-  type AuthRequest,
-  authorizationErrorRedirect,
-} from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../core/env";
 import type { KeyGrant } from "../core/scopes";
 import type { GrantRecord } from "./access";
+import { AuthorizationError, type AuthRequest, authorizationErrorRedirect } from "./library";
 import { AUTHORIZE_PATH, oauthApi } from "./server";
 
 /** An authorization request the library accepted, with what the consent page shows of it. */

@@ -1,6 +1,6 @@
-import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../core/env";
 import { KEY_SCOPES } from "../core/scopes";
+import { OAuthAuthorizationServer, type OAuthHelpers } from "./library";
 
 /** Where the OAuth endpoints live on this origin (the metadata advertises them). */
 export const AUTHORIZE_PATH = "/oauth/authorize";
