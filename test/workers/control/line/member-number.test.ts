@@ -3,76 +3,20 @@
 // it, and chooses what reaches them. The real Worker, D1 and SessionDO; only the bridge is a fake.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { linkedLine } from "../../mcp/whatsapp-line";
 import { call } from "../../helpers";
-import { type BoardUser, boardUser, seedAgent, seedCompany } from "../helpers";
-
-const meOf = (companyId: string) => `/api/companies/${companyId}/line/members/me`;
-
-interface MyNumber {
-  phone: string | null;
-  verified: boolean;
-  codePending: boolean;
-  notify: string[];
-  quietHours: { start: string; end: string } | null;
-  timeZone: string;
-}
-
-let nextPhone = 491_700_000_000;
-const freshPhone = () => String(++nextPhone);
-
-async function join(companyId: string, role: "member" | "viewer" | "owner" = "member"): Promise<BoardUser> {
-  const user = await boardUser();
-  await env.DB.prepare(
-    "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
-  )
-    .bind(companyId, user.userId, role, Date.now())
-    .run();
-  return user;
-}
-
-const rowOf = (companyId: string, userId: string) =>
-  env.DB.prepare("SELECT * FROM line_members WHERE company_id = ? AND user_id = ?")
-    .bind(companyId, userId)
-    .first<{
-      phone: string;
-      verified_at: number | null;
-      code_hash: string | null;
-      code_attempts: number;
-      notify: string;
-      time_zone: string;
-    }>();
-
-/** The codes the line sent to `phone`, in order. */
-function codesSentTo(line: Awaited<ReturnType<typeof linkedLine>>, phone: string, companyName: string) {
-  return line.sent(`${phone}@s.whatsapp.net`).map((sent) => {
-    const text = String(sent.content.text);
-    expect(sent.content.type).toBe("text");
-    const match = text.match(/^Your Switchboard code for (.+): (\d{6}) \(valid 10 minutes\)$/);
-    expect(match, text).not.toBeNull();
-    expect(match?.[1]).toBe(companyName);
-    return match?.[2] ?? "";
-  });
-}
-
-/** Moves the last code's send time back, as if a minute had passed. */
-const aMinuteLater = (companyId: string, userId: string) =>
-  env.DB.prepare("UPDATE line_members SET code_sent_at = code_sent_at - 61000 WHERE company_id = ? AND user_id = ?")
-    .bind(companyId, userId)
-    .run();
-
-async function requestCode(line: Awaited<ReturnType<typeof linkedLine>>, user: BoardUser, phone: string) {
-  const put = await call<MyNumber>("PUT", meOf(line.company.id), { body: { phone }, headers: user.headers });
-  expect(put.status, JSON.stringify(put.body)).toBe(200);
-  const codes = codesSentTo(line, phone.replace(/^\+/, ""), line.company.name);
-  return codes[codes.length - 1] ?? "";
-}
-
-const verify = (companyId: string, user: BoardUser, code: unknown) =>
-  call<{ error?: string } & MyNumber>("POST", `${meOf(companyId)}/verify`, {
-    body: { code },
-    headers: user.headers,
-  });
+import { linkedLine } from "../../mcp/whatsapp-line";
+import { boardUser, seedCompany } from "../helpers";
+import {
+  aMinuteLater,
+  codesSentTo,
+  freshPhone,
+  join,
+  type MyNumber,
+  meOf,
+  requestCode,
+  rowOf,
+  verify,
+} from "./member-world";
 
 describe("linking and verifying one's own number", () => {
   it("the line sends a 6-digit code to the number; the right code verifies it", async () => {
@@ -83,7 +27,10 @@ describe("linking and verifying one's own number", () => {
     expect(before.status).toBe(200);
     expect(before.body).toMatchObject({ phone: null, verified: false, codePending: false, timeZone: "UTC" });
 
-    const put = await call<MyNumber>("PUT", meOf(line.company.id), { body: { phone: `+${phone}` }, headers: member.headers });
+    const put = await call<MyNumber>("PUT", meOf(line.company.id), {
+      body: { phone: `+${phone}` },
+      headers: member.headers,
+    });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toMatchObject({ phone, verified: false, codePending: true });
     const [code] = codesSentTo(line, phone, line.company.name);
@@ -109,7 +56,14 @@ describe("linking and verifying one's own number", () => {
     const phone = freshPhone();
     const code = await requestCode(line, viewer, phone);
     expect((await verify(line.company.id, viewer, code)).body).toMatchObject({ phone, verified: true });
-    expect((await call("PATCH", meOf(line.company.id), { body: { timeZone: "Asia/Tokyo" }, headers: viewer.headers })).status).toBe(200);
+    expect(
+      (
+        await call("PATCH", meOf(line.company.id), {
+          body: { timeZone: "Asia/Tokyo" },
+          headers: viewer.headers,
+        })
+      ).status,
+    ).toBe(200);
     expect((await call("DELETE", meOf(line.company.id), { headers: viewer.headers })).status).toBe(204);
   });
 
@@ -217,7 +171,10 @@ describe("linking and verifying one's own number", () => {
     expect(raced.status).toBe(409);
     expect(raced.body.error).toMatch(/already verified by another member/);
     await aMinuteLater(line.company.id, b.userId);
-    const put = await call<{ error: string }>("PUT", meOf(line.company.id), { body: { phone }, headers: b.headers });
+    const put = await call<{ error: string }>("PUT", meOf(line.company.id), {
+      body: { phone },
+      headers: b.headers,
+    });
     expect(put.status).toBe(409);
     expect(line.sent(`${phone}@s.whatsapp.net`)).toHaveLength(2);
   });
@@ -225,7 +182,10 @@ describe("linking and verifying one's own number", () => {
   it("a company without a line answers 409 and stores nothing", async () => {
     const owner = await boardUser();
     const company = await seedCompany(owner);
-    const res = await call<{ error: string }>("PUT", meOf(company.id), { body: { phone: freshPhone() }, headers: owner.headers });
+    const res = await call<{ error: string }>("PUT", meOf(company.id), {
+      body: { phone: freshPhone() },
+      headers: owner.headers,
+    });
     expect(res.status).toBe(409);
     expect(res.body.error).toMatch(/could not send the code: This company has no WhatsApp line/);
     expect(await rowOf(company.id, owner.userId)).toBeNull();
@@ -253,13 +213,18 @@ describe("linking and verifying one's own number", () => {
     expect(await rowOf(line.company.id, member.userId)).toBeNull();
 
     // Preferences before a number is linked: nothing to change.
-    expect((await call("PATCH", path, { body: { timeZone: "UTC" }, headers: member.headers })).status).toBe(422);
+    expect((await call("PATCH", path, { body: { timeZone: "UTC" }, headers: member.headers })).status).toBe(
+      422,
+    );
     await requestCode(line, member, freshPhone());
     for (const code of [123456, "12345", "1234567", "abcdef"])
       expect((await verify(line.company.id, member, code)).status, String(code)).toBe(400);
     expect((await rowOf(line.company.id, member.userId))?.code_attempts).toBe(0);
 
-    const zone = await call<{ error: string }>("PATCH", path, { body: { timeZone: "Mars/Olympus_Mons" }, headers: member.headers });
+    const zone = await call<{ error: string }>("PATCH", path, {
+      body: { timeZone: "Mars/Olympus_Mons" },
+      headers: member.headers,
+    });
     expect(zone.status).toBe(422);
     expect(zone.body.error).toMatch(/not an IANA time zone/);
     for (const body of [
@@ -270,115 +235,17 @@ describe("linking and verifying one's own number", () => {
       { timeZone: 3 },
       { colour: "red" },
     ])
-      expect((await call("PATCH", path, { body, headers: member.headers })).status, JSON.stringify(body)).toBe(400);
-    const empty = await call("PATCH", path, { body: { quietHours: { start: "22:00", end: "22:00" } }, headers: member.headers });
+      expect(
+        (await call("PATCH", path, { body, headers: member.headers })).status,
+        JSON.stringify(body),
+      ).toBe(400);
+    const empty = await call("PATCH", path, {
+      body: { quietHours: { start: "22:00", end: "22:00" } },
+      headers: member.headers,
+    });
     expect(empty.status).toBe(422);
     const row = await rowOf(line.company.id, member.userId);
     expect(row?.time_zone).toBe("UTC");
     expect(JSON.parse(row?.notify ?? "[]")).toHaveLength(5);
-  });
-});
-
-describe("choosing what reaches one", () => {
-  it("kinds, quiet hours and time zone are stored and shown; null clears quiet hours; DELETE unlinks", async () => {
-    const line = await linkedLine();
-    const member = await join(line.company.id);
-    const path = meOf(line.company.id);
-    await requestCode(line, member, freshPhone());
-    const patched = await call<MyNumber>("PATCH", path, {
-      body: { notify: ["questions", "approvals", "questions"], quietHours: { start: "22:00", end: "07:00" }, timeZone: "Europe/Berlin" },
-      headers: member.headers,
-    });
-    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
-    expect(patched.body).toMatchObject({
-      notify: ["approvals", "questions"],
-      quietHours: { start: "22:00", end: "07:00" },
-      timeZone: "Europe/Berlin",
-    });
-    const row = await env.DB.prepare(
-      "SELECT quiet_start_minute AS s, quiet_end_minute AS e FROM line_members WHERE company_id = ? AND user_id = ?",
-    )
-      .bind(line.company.id, member.userId)
-      .first<{ s: number; e: number }>();
-    expect(row).toEqual({ s: 22 * 60, e: 7 * 60 });
-
-    const cleared = await call<MyNumber>("PATCH", path, { body: { quietHours: null }, headers: member.headers });
-    expect(cleared.body).toMatchObject({ quietHours: null, notify: ["approvals", "questions"], timeZone: "Europe/Berlin" });
-
-    expect((await call("DELETE", path, { headers: member.headers })).status).toBe(204);
-    expect(await rowOf(line.company.id, member.userId)).toBeNull();
-    expect((await call<MyNumber>("GET", path, { headers: member.headers })).body.phone).toBeNull();
-  });
-});
-
-describe("who may see and change numbers", () => {
-  it("owners list every member's number masked but for the last 4 digits; members and agents may not", async () => {
-    const line = await linkedLine();
-    const member = await join(line.company.id);
-    const phone = freshPhone();
-    await verify(line.company.id, member, await requestCode(line, member, phone));
-    const listPath = `/api/companies/${line.company.id}/line/members`;
-    const list = await call<Array<{ userId: string; phone: string | null; verified: boolean; role: string }>>(
-      "GET",
-      listPath,
-      { headers: line.owner.headers },
-    );
-    expect(list.status).toBe(200);
-    expect(list.body).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ userId: line.owner.userId, role: "owner", phone: null, verified: false }),
-        expect.objectContaining({ userId: member.userId, role: "member", phone: `••••••••${phone.slice(-4)}`, verified: true }),
-      ]),
-    );
-    expect(JSON.stringify(list.body)).not.toContain(phone);
-    expect((await call("GET", listPath, { headers: member.headers })).status).toBe(403);
-    expect((await call("GET", listPath, { headers: line.agent.headers })).status).toBe(403);
-    expect((await call("GET", meOf(line.company.id), { headers: line.agent.headers })).status).toBe(403);
-    expect((await call("PUT", meOf(line.company.id), { body: { phone }, headers: line.agent.headers })).status).toBe(403);
-  });
-
-  it("another company's id is 404 for every route, and nothing is sent", async () => {
-    const line = await linkedLine();
-    const stranger = await boardUser();
-    await seedCompany(stranger);
-    const other = await seedAgent((await seedCompany(await boardUser())).id);
-    const path = meOf(line.company.id);
-    for (const [method, suffix, body] of [
-      ["GET", "", undefined],
-      ["PUT", "", { phone: freshPhone() }],
-      ["POST", "/verify", { code: "123456" }],
-      ["PATCH", "", { timeZone: "UTC" }],
-      ["DELETE", "", undefined],
-    ] as const) {
-      expect((await call(method, `${path}${suffix}`, { body, headers: stranger.headers })).status, method).toBe(404);
-      expect((await call(method, `${path}${suffix}`, { body, headers: other.headers })).status, method).toBe(404);
-    }
-    expect((await call("GET", `/api/companies/${line.company.id}/line/members`, { headers: stranger.headers })).status).toBe(404);
-    expect(line.sent()).toEqual([]);
-  });
-
-  it("removing a member deletes their number on the line in the same request; leaving does too", async () => {
-    const line = await linkedLine();
-    const removed = await join(line.company.id);
-    const leaving = await join(line.company.id);
-    await verify(line.company.id, removed, await requestCode(line, removed, freshPhone()));
-    await requestCode(line, leaving, freshPhone());
-    const res = await call("DELETE", `/api/companies/${line.company.id}/members/${removed.userId}`, {
-      headers: line.owner.headers,
-    });
-    expect(res.status).toBe(204);
-    expect(await rowOf(line.company.id, removed.userId)).toBeNull();
-    const left = await call("DELETE", `/api/companies/${line.company.id}/members/${leaving.userId}`, {
-      headers: leaving.headers,
-    });
-    expect(left.status).toBe(204);
-    expect(await rowOf(line.company.id, leaving.userId)).toBeNull();
-    // The last owner cannot leave: that refusal keeps their number.
-    await requestCode(line, line.owner, freshPhone());
-    const refused = await call("DELETE", `/api/companies/${line.company.id}/members/${line.owner.userId}`, {
-      headers: line.owner.headers,
-    });
-    expect(refused.status).toBe(409);
-    expect(await rowOf(line.company.id, line.owner.userId)).not.toBeNull();
   });
 });
