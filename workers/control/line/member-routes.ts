@@ -4,9 +4,9 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../core/env";
 import type { Db } from "../../db/client";
 import { companyMemberships, type LineMemberRow, lineMembers, users } from "../../db/schema";
+import { registeredAppFetch } from "../../http/app-fetch";
 import { ApiError, conflict, conflictOnDuplicate, titleOf, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { registeredAppFetch } from "../../http/app-fetch";
 import { companyForActor, controlContext, requireBoard, requireOwner } from "../shared";
 import {
   CompanyParamSchema,
