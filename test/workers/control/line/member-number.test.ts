@@ -191,6 +191,24 @@ describe("linking and verifying one's own number", () => {
     expect(await rowOf(company.id, owner.userId)).toBeNull();
   });
 
+  it("a line whose session is stopped answers 409 saying why, and stores nothing", async () => {
+    const line = await linkedLine();
+    const member = await join(line.company.id);
+    const stopped = await call("POST", `/api/sessions/${line.session.slug}/stop`, {
+      headers: line.owner.headers,
+    });
+    expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
+    const res = await call<{ error: string }>("PUT", meOf(line.company.id), {
+      body: { phone: freshPhone() },
+      headers: member.headers,
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe(
+      "The company's line could not send the code: Session not ready: WhatsApp is not connected",
+    );
+    expect(await rowOf(line.company.id, member.userId)).toBeNull();
+  });
+
   it("bad input is a 4xx naming the problem and changes nothing", async () => {
     const line = await linkedLine();
     const member = await join(line.company.id);
