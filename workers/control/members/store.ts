@@ -7,6 +7,7 @@ import {
   activityLog,
   agentApiKeys,
   companyMemberships,
+  lineMembers,
   type MembershipRole,
   users,
 } from "../../db/schema";
@@ -130,7 +131,8 @@ const keysMintedBy = (companyId: string, userId: string) =>
 /**
  * Removal by an owner, or leaving (`actor` is the member); refuses (409) to remove the last owner.
  * The agent keys the member minted in the company go with the membership, in the same batch and
- * under the same condition: revoked, or re-owned by the removing owner (`transfer`). The caller
+ * under the same condition: revoked, or re-owned by the removing owner (`transfer`); so does their
+ * number on the company's line. The caller
  * invalidates the returned agents' keys in the Keyring.
  */
 export async function removeMember(
@@ -164,12 +166,16 @@ export async function removeMember(
     agentKeys === "transfer" && actor.type === "board"
       ? { createdByUserId: actor.userId }
       : { revokedAt: now };
-  const [, , removed] = await db.batch([
+  const membershipGoes = sql`EXISTS (SELECT 1 FROM ${companyMemberships} WHERE ${allowed})`;
+  const [, , , removed] = await db.batch([
     activityWhere(db, entry, allowed, now),
+    db.update(agentApiKeys).set(change).where(and(minted, membershipGoes)),
+    // Their number on the company's line goes too: nothing more is sent to it (issue 28).
     db
-      .update(agentApiKeys)
-      .set(change)
-      .where(and(minted, sql`EXISTS (SELECT 1 FROM ${companyMemberships} WHERE ${allowed})`)),
+      .delete(lineMembers)
+      .where(
+        and(eq(lineMembers.companyId, companyId), eq(lineMembers.userId, target.userId), membershipGoes),
+      ),
     db.delete(companyMemberships).where(allowed).returning({ userId: companyMemberships.userId }),
   ]);
   if (removed.length === 0) throw conflict(LAST_OWNER);

@@ -31,7 +31,8 @@ import { apiFamilyOf } from "../../http/family";
 export const VIEWER_REFUSAL = "Viewers of this company may read but not change anything";
 
 /**
- * Writes a viewer may make: they change only the viewer's own state (read marks, leaving) or read
+ * Writes a viewer may make: they change only the viewer's own state (read marks, leaving, their own
+ * number on the line) or read
  * (an export renders the company, it changes nothing). Anything else a viewer sends that is not a
  * GET, HEAD or OPTIONS answers 403.
  */
@@ -39,6 +40,12 @@ const VIEWER_MAY: ReadonlyArray<{ method: string; path: RegExp }> = [
   { method: "POST", path: /^\/api\/issues\/[^/]+\/read$/ },
   { method: "DELETE", path: /^\/api\/companies\/[^/]+\/members\/[^/]+$/ },
   { method: "POST", path: /^\/api\/companies\/[^/]+\/exports(\/preview)?$/ },
+  // A viewer's own number on the company's line (issue 28): theirs to link, verify and unlink.
+  ...["PUT", "PATCH", "DELETE"].map((method) => ({
+    method,
+    path: /^\/api\/companies\/[^/]+\/line\/members\/me$/,
+  })),
+  { method: "POST", path: /^\/api\/companies\/[^/]+\/line\/members\/me\/verify$/ },
 ];
 
 /** The user's role in the company, read from D1 (never from a cache: writes must see a change at once). */

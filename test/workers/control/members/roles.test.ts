@@ -21,6 +21,10 @@ const NOT_REFUSED: Record<string, string> = {
   "DELETE /api/companies/{companyId}/members/{userId}": "leaving (removing others needs ownership)",
   "POST /api/companies/{companyId}/exports": "renders the company, changes nothing",
   "POST /api/companies/{companyId}/exports/preview": "renders the company, changes nothing",
+  "PUT /api/companies/{companyId}/line/members/me": "the viewer's own number on the line",
+  "POST /api/companies/{companyId}/line/members/me/verify": "the viewer's own number on the line",
+  "PATCH /api/companies/{companyId}/line/members/me": "the viewer's own line preferences",
+  "DELETE /api/companies/{companyId}/line/members/me": "the viewer's own number on the line",
 };
 
 const WRITES = new Set(["post", "put", "patch", "delete"]);
