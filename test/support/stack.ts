@@ -150,7 +150,23 @@ function stackEnvironment(options: StackOptions, port: number, stateDir: string)
   return { ...inherited, ...options.env, ...logging, PORT: String(port), STATE_DIR: stateDir };
 }
 
+/** Tries a port's race lost this many times: another process took the free port before workerd bound it. */
+const PORT_RACES_TOLERATED = 2;
+
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await startStackOnce(options);
+    } catch (error) {
+      // findFreePort releases the port before workerd binds it; on a busy machine another test's
+      // process can take it in between. That is the harness's race, not the stack's: try another.
+      const lostPortRace = String(error).includes("Address already in use");
+      if (!lostPortRace || attempt >= PORT_RACES_TOLERATED) throw error;
+    }
+  }
+}
+
+async function startStackOnce(options: StackOptions): Promise<Stack> {
   const port = await findFreePort();
   const stateDir = options.stateDir ?? (await mkdtemp(path.join(tmpdir(), "switchboard-e2e-")));
   const baseUrl = `http://${HOST}:${port}`;
@@ -177,7 +193,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   try {
     await waitUntilHealthy(baseUrl, child, options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS, output);
   } catch (error) {
-    await stop().catch(() => undefined);
+    // A state dir the caller gave is theirs to keep (a retry boots on it again).
+    await stop({ keepState: options.stateDir !== undefined }).catch(() => undefined);
     throw error;
   }
   return { baseUrl, port, stateDir, stop, output };
