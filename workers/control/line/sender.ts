@@ -86,12 +86,24 @@ export async function sendAllDueNotices(env: Env, fetch: LineFetch, now = Date.n
     .where(and(eq(lineNotices.status, "queued"), lte(lineNotices.notBefore, now)))
     .all();
   for (const { companyId } of due)
-    await sendDueNoticesLogged(env, fetch, (await knownOrigin(db, companyId)) || INTERNAL_ORIGIN, companyId);
+    await sendDueNoticesLogged(
+      env,
+      fetch,
+      (await knownOrigin(db, companyId)) || INTERNAL_ORIGIN,
+      companyId,
+      now,
+    );
 }
 
-async function sendDueNoticesLogged(env: Env, fetch: LineFetch, origin: string, companyId: string) {
+async function sendDueNoticesLogged(
+  env: Env,
+  fetch: LineFetch,
+  origin: string,
+  companyId: string,
+  now = Date.now(),
+) {
   try {
-    await sendDueNotices(env, fetch, origin, companyId);
+    await sendDueNotices(env, fetch, origin, companyId, now);
   } catch (error) {
     console.error(
       JSON.stringify({ level: "error", msg: "line notices pass failed", companyId, error: String(error) }),
