@@ -210,6 +210,61 @@ describe("approvals go out as polls to those who may decide", () => {
   });
 });
 
+describe("the sender", () => {
+  it("holds a member's 11th notice within an hour until the oldest of the 10 is an hour old", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const oldest = Date.now() - 30 * 60_000;
+    for (let i = 0; i < 10; i++)
+      await env.DB.prepare(
+        `INSERT INTO line_notices (id, company_id, user_id, kind, subject_type, subject_id, phone, text, status,
+           not_before, wa_message_id, created_at, sent_at)
+         VALUES (?, ?, ?, 'failed_runs', 'run', ?, ?, 'earlier', 'sent', ?, ?, ?, ?)`,
+      )
+        .bind(
+          crypto.randomUUID(),
+          line.company.id,
+          line.owner.userId,
+          `run-${i}`,
+          ownerPhone,
+          oldest,
+          `WA${i}`,
+          oldest,
+          oldest + i,
+        )
+        .run();
+    const approvalId = await requestApproval(line, "One too many");
+    await scheduledTick(Date.now());
+    const held = (await noticesOf(line.company.id)).find((row) => row.subject_id === approvalId);
+    expect(held?.status).toBe("queued");
+    expect(held?.not_before).toBe(oldest + 3_600_000);
+    expect(polls(line, ownerPhone)).toEqual([]);
+
+    await scheduledTick(oldest + 3_600_000);
+    expect((await noticesOf(line.company.id)).find((row) => row.subject_id === approvalId)?.status).toBe(
+      "sent",
+    );
+    expect(polls(line, ownerPhone)).toHaveLength(1);
+  });
+
+  it("sends a notice once when two passes race for it", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    await emit(line.session.link, 1, 50, {
+      kind: "disconnected",
+      code: 428,
+      reason: "closed",
+      next: "reconnecting",
+    });
+    await requestApproval(line, "Raced");
+    await emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
+    const at = Date.now();
+    await Promise.all([scheduledTick(at), scheduledTick(at), scheduledTick(at)]);
+    expect((await noticesOf(line.company.id)).map((row) => row.status)).toEqual(["sent"]);
+    expect(polls(line, ownerPhone)).toHaveLength(1);
+  });
+});
+
 describe("questions, budget incidents and failed runs", () => {
   it("sends an agent's question to the person who handed the issue over, and only them", async () => {
     const line = await linkedLine();
