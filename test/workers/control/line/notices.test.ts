@@ -9,7 +9,8 @@ import { database } from "../../../../workers/db/client";
 import type { ApprovalRow } from "../../../../workers/db/schema";
 import { emit } from "../../fake-bridge";
 import { call, scheduledTick } from "../../helpers";
-import { type Line, linkedLine } from "../../mcp/whatsapp-line";
+import { callTool, connect, textOf as mcpText } from "../../mcp/client";
+import { type Line, linkedLine, personJid } from "../../mcp/whatsapp-line";
 import { eventually } from "../../patience";
 import { type BoardUser, boardUser, seedIssue } from "../helpers";
 
@@ -120,6 +121,22 @@ describe("approvals go out as polls to those who may decide", () => {
     expect(JSON.stringify(content)).toContain(`/companies/${line.company.id}/approvals`);
     expect(line.sent(jid(unverifiedPhone))).toEqual([]);
     expect(line.sent(jid(viewerPhone))).toEqual([]);
+  });
+
+  it("polls the owner about an agent's WhatsApp send held for the board", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const client = await connect(line.agent.headers);
+    const result = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: personJid(),
+      text: "Cold hello",
+    });
+    const { approvalId } = JSON.parse(mcpText(result)) as { approvalId: string };
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
+    expect((await noticesOf(line.company.id)).map((row) => row.subject_id)).toEqual([approvalId]);
+    const [poll] = polls(line, ownerPhone);
+    expect(JSON.stringify(poll?.content)).toContain("send a WhatsApp message to");
   });
 
   it("queues one notice however often the trigger runs", async () => {
