@@ -9,6 +9,7 @@ import { requireAuthentication } from "./auth/middleware";
 import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
+import { registerLineAppFetch } from "./control/line";
 import { controlRoutes } from "./control/routes";
 import { runnerLinkRoutes } from "./control/runners/link";
 import { keyCompanyGate, viewerGate } from "./control/shared";
@@ -128,6 +129,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
     "/mcp",
     mcpRoutes(async (request, env, ctx) => app.fetch(request, env, ctx)),
   );
+  // The company line's notices are sent through the gateway's own routes, in-process (control/line).
+  registerLineAppFetch(async (request, env, ctx) => app.fetch(request, env, ctx));
 
   // OAuth for browser-based MCP clients: discovery, token, registration (the consent page is the dashboard's).
   app.route("/", oauthRoutes());

@@ -3,6 +3,7 @@
 import "@hono/zod-openapi";
 import { createApp } from "./app";
 import { recomputeAllSpend } from "./control/costs";
+import { sendAllDueNotices } from "./control/line";
 import { fireDueSchedules } from "./control/routines";
 import { runnerCron } from "./control/runs";
 import type { Env } from "./core/env";
@@ -22,7 +23,7 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  async scheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
+  async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     const db = database(env.DB);
     await fireDueSchedules(env, controller.scheduledTime);
     await runnerCron(env, db, controller.scheduledTime);
@@ -30,6 +31,9 @@ export default {
     // so a new month starts every agent and company at its real (zero) spend.
     if (new Date(controller.scheduledTime).getUTCMinutes() === 0)
       await recomputeAllSpend(db, controller.scheduledTime);
+    // The company line's notices that are due: queued while the line was down, after quiet hours, a
+    // rate limit, or queued where no request was at hand (a run that failed).
+    await sendAllDueNotices(env, async (request) => app.fetch(request, env, ctx), controller.scheduledTime);
     // Webhook secrets stored in plaintext before migration 0010, a batch a minute until none is left.
     await sealLegacyWebhookSecrets(env);
     // Bot remove.bg keys stored in plaintext before they were sealed, likewise.

@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { lineOverview, rememberOrigin } from "../control/line";
+import { database } from "../db/client";
 import {
   apiCompanyPath,
   type BoardContext,
@@ -10,6 +12,7 @@ import {
   optionalNumber,
 } from "./board-shared";
 import type { DashboardEnv } from "./env";
+import { LinePanel } from "./line-panel";
 import { loadMyRole } from "./member-shared";
 import { failureStatus, redirectWithFlash, render } from "./render";
 import { blankForm, CheckboxField, Field, Form, type FormState, TextAreaField } from "./ui";
@@ -74,6 +77,10 @@ interface SettingsView {
 async function showSettings(c: BoardContext, companyId: string, view: SettingsView = {}) {
   const company = await loadCompany(c, companyId);
   const role = await loadMyRole(c, company.id);
+  // loadCompany answered, so the viewer is a member: the line's panel reads D1 directly.
+  const db = database(c.env.DB);
+  const line = await lineOverview(db, company.id);
+  if (line.line) await rememberOrigin(db, company.id, new URL(c.req.url).origin, Date.now());
   return render(
     c,
     {
@@ -93,6 +100,7 @@ async function showSettings(c: BoardContext, companyId: string, view: SettingsVi
               <p class="muted">Only the company's owners change its settings.</p>
             )}
           </section>
+          <LinePanel overview={line} />
           {/* MEMBERS SLOT: the members module's section goes here (routes /companies/:id/settings/members). */}
         </>
       ),

@@ -12,6 +12,7 @@ export * from "./bridge-schema";
 export * from "./control-schema";
 export * from "./foundation-schema";
 export * from "./issue-schema";
+export * from "./line-origin-schema";
 export * from "./line-schema";
 export * from "./mcp-schema";
 export * from "./member-schema";

@@ -5,6 +5,7 @@ import { approvals, issueApprovals } from "../../db/schema";
 import { forbidden } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { approvalResource } from "../approvals/records";
+import { announceFrom, queueApprovalNotices } from "../line";
 import { activityInsert, companyForActor, controlContext } from "../shared";
 import { agentInsert, buildAgentRow, hireApprovalRow, isManager } from "./create";
 import { AgentCreateSchema, AgentSchema, CompanyParamSchema, HireResultSchema } from "./schemas";
@@ -140,6 +141,8 @@ agentHireRoutes.openapi(
       ),
     );
     await writeAgent(commit(db, statements));
+    if (approval)
+      await announceFrom(c, company.id, (tx, origin, at) => queueApprovalNotices(tx, approval, origin, at));
     return c.json({ agent: agentResource(row), approval: approval ? approvalResource(approval) : null }, 201);
   },
 );

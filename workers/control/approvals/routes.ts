@@ -6,6 +6,7 @@ import { type ApprovalRow, approvals, issueApprovals } from "../../db/schema";
 import { forbidden, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { commitBatch, IssueSchema, issueResource, type Statement } from "../issues";
+import { announceFrom, queueApprovalNotices } from "../line";
 import { activityInsert, companyForActor, controlContext } from "../shared";
 import { approvalCommentRoutes } from "./comments";
 import { approvalDecisionRoutes } from "./decisions";
@@ -130,6 +131,7 @@ approvalRoutes.openapi(
       ),
     );
     await commitBatch(db, statements);
+    await announceFrom(c, company.id, (tx, origin, at) => queueApprovalNotices(tx, row, origin, at));
     return c.json(approvalResource(row), 201);
   },
 );

@@ -4,6 +4,7 @@ import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type CostEventRow, costEvents } from "../../db/schema";
+import { announceLater, queueAgentBudgetNotices, queueCompanyBudgetNotices } from "../line";
 import { activityInsert } from "../shared";
 import { budgetSpent, cancelQueuedCompanyRuns } from "../wakes";
 import { stopRunsOverBudget } from "./stop";
@@ -55,10 +56,19 @@ export async function recordCostEvent(
       now,
     ),
   ]);
-  if (agent && (await pauseOverBudget(db, agent, actor, row.id, now)))
+  if (agent && (await pauseOverBudget(db, agent, actor, row.id, now))) {
     await agentCredentialsChanged(env, agent.id);
-  if (company && budgetSpent(company))
+    // The owners hear of it on the company's line; whoever has a request at hand sends it at once.
+    await announceLater(env, row.companyId, (tx, origin, at) =>
+      queueAgentBudgetNotices(tx, agent, row.id, origin, at),
+    );
+  }
+  if (company && budgetSpent(company)) {
     await cancelQueuedCompanyRuns(db, row.companyId, "company_over_budget", now).run();
+    await announceLater(env, row.companyId, (tx, origin, at) =>
+      queueCompanyBudgetNotices(tx, row.companyId, origin, at),
+    );
+  }
   await stopRunsOverBudget(env, db, row, { agent, company, finishing }, actor, now);
   return row;
 }

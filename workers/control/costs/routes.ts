@@ -4,6 +4,7 @@ import { iso } from "../../db/client";
 import { forbidden, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { CompanyParamSchema } from "../companies";
+import { rememberOriginFrom, sendQueuedFrom } from "../line";
 import { companyForActor, controlContext, issueIdIn } from "../shared";
 import { recordCostEvent } from "./record";
 import {
@@ -51,6 +52,7 @@ costRoutes.openapi(
     if (actor.type === "agent" && body.agentId !== actor.agentId)
       throw forbidden("An agent may report only its own costs");
     const { agent, projectId } = await checkCostRefs(db, company.id, body);
+    await rememberOriginFrom(c, company.id);
     const row = await recordCostEvent(
       c.env,
       db,
@@ -71,6 +73,7 @@ costRoutes.openapi(
       },
       refOf(actor),
     );
+    sendQueuedFrom(c, company.id);
     return c.json(costEventResource(row), 201);
   },
 );

@@ -7,13 +7,33 @@
 
 export { type LineOwnerAccess, lineOwnerAccess } from "./access";
 export {
+  announce,
+  announceFrom,
+  announceLater,
+  type QueueNotices,
+  rememberOriginFrom,
+  sendQueuedFrom,
+} from "./announce";
+export {
   type LineRecipient,
   memberByPhone,
   quietUntil,
   type RecipientFilter,
   recipientsFor,
 } from "./directory";
+export { DECISION_OPTIONS, knownOrigin, type RecentNotice, recentNotices, rememberOrigin } from "./notices";
+export { type LineOverview, lineOverview } from "./overview";
 export { type LineContent, type LineFetch, type LineSendResult, sendOnLine } from "./send";
+export {
+  type LineRequest,
+  lineRequestOf,
+  NOTICE_CLAIM_MS,
+  NOTICES_PER_MEMBER_PER_HOUR,
+  registerLineAppFetch,
+  type SendPass,
+  sendAllDueNotices,
+  sendDueNotices,
+} from "./sender";
 export {
   DEFAULT_DAILY_SEND_CAP,
   DEFAULT_POLICY,
@@ -23,3 +43,11 @@ export {
   mcpSettingsOf,
   type PolicySetting,
 } from "./store";
+export {
+  APPROVAL_DECIDERS,
+  queueAgentBudgetNotices,
+  queueApprovalNotices,
+  queueCompanyBudgetNotices,
+  queueFailedRunNotices,
+  queueQuestionNotices,
+} from "./triggers";

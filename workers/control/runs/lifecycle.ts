@@ -13,6 +13,7 @@ import {
 } from "../../db/schema";
 import { recordCostEvent } from "../costs";
 import { issueObject } from "../issues";
+import { announceLater, queueFailedRunNotices } from "../line";
 import { RUNNER_SILENCE_MS } from "../runners";
 import { type AnnouncedRun, announcedColumns, announceRun } from "./live";
 import type { OutputRedactor } from "./redaction";
@@ -166,6 +167,11 @@ export async function endRun(env: Env, db: Db, run: HeartbeatRunRow, ending: End
     await releaseHeldIssues(env, db, run.id, ending.errorReason ?? ending.status);
   await settleAgent(db, run.agentId, ending.status === "failed" || ending.status === "timed_out");
   await announceRun(env, { ...run, status: ending.status }, "run.ended");
+  // A failed or timed-out run on an issue: its watchers hear of it on the line (the cron sends it).
+  if (ending.status === "failed" || ending.status === "timed_out") {
+    const ended = { ...run, status: ending.status, errorReason: ending.errorReason ?? null };
+    await announceLater(env, run.companyId, (tx, origin, at) => queueFailedRunNotices(tx, ended, origin, at));
+  }
 }
 
 /**

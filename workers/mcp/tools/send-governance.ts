@@ -1,10 +1,16 @@
 import type { z } from "@hono/zod-openapi";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type GovernedTool, mcpSettingsOf } from "../../control/line";
+import { announce, type GovernedTool, mcpSettingsOf, queueApprovalNotices } from "../../control/line";
 import type { AgentActor } from "../../core/actor";
 import { activityActor } from "../../core/actor";
 import { database, newId } from "../../db/client";
-import { activityLog, approvals, type McpToolPolicy, type SessionRow } from "../../db/schema";
+import {
+  type ApprovalRow,
+  activityLog,
+  approvals,
+  type McpToolPolicy,
+  type SessionRow,
+} from "../../db/schema";
 import { callSession } from "../../gateway/sessions";
 import { ApiError } from "../../http/errors";
 import { refundSend, reserveSend } from "../governance/send-cap";
@@ -139,21 +145,22 @@ async function pendingApproval(
     recipient,
     arguments: args,
   };
+  const approval: ApprovalRow = {
+    id,
+    companyId: actor.companyId,
+    type: "whatsapp_send",
+    status: "pending",
+    payload,
+    requestedByAgentId: actor.agentId,
+    requestedByUserId: null,
+    decisionNote: null,
+    decidedByUserId: null,
+    decidedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
   await db.batch([
-    db.insert(approvals).values({
-      id,
-      companyId: actor.companyId,
-      type: "whatsapp_send",
-      status: "pending",
-      payload,
-      requestedByAgentId: actor.agentId,
-      requestedByUserId: null,
-      decisionNote: null,
-      decidedByUserId: null,
-      decidedAt: null,
-      createdAt: now,
-      updatedAt: now,
-    }),
+    db.insert(approvals).values(approval),
     db.insert(activityLog).values({
       id: newId(),
       companyId: actor.companyId,
@@ -165,6 +172,12 @@ async function pendingApproval(
       createdAt: now,
     }),
   ]);
+  // The board hears of it on the company's line (a poll to those who may decide).
+  await announce(
+    { env: ctx.env, origin: ctx.origin, fetch: ctx.appFetch, waitUntil: (promise) => ctx.defer(promise) },
+    actor.companyId,
+    (tx, origin, at) => queueApprovalNotices(tx, approval, origin, at),
+  );
   const text =
     `pending approval ${id}: the board must approve this ${spec.name} to ${recipient} first, so nothing ` +
     "was sent yet. If it is approved it will be sent once, automatically; if rejected, never. Do not " +

@@ -8,6 +8,7 @@ import {
   json,
   jsonBody,
 } from "../../../http/openapi";
+import { announceFrom, queueQuestionNotices } from "../../line";
 import { controlContext } from "../../shared";
 import { questionResource, questionsOf } from "../questions";
 import { AskQuestionBodySchema, IssueParamSchema, QuestionText } from "../schemas";
@@ -74,7 +75,16 @@ issueQuestionRoutes.openapi(
     const { actor, db } = controlContext(c);
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const input = c.req.valid("json");
-    return issueOpResponse(mutateIssue(c, issue.id, { kind: "askQuestion", actor: refOf(actor), input }));
+    const asked = await mutateIssue(c, issue.id, { kind: "askQuestion", actor: refOf(actor), input });
+    // An agent's question reaches the person it asks on the company's line (control/line).
+    if (actor.type === "agent" && asked.status === 201) {
+      const { id } = (await asked.clone().json()) as { id: string };
+      await announceFrom(c, issue.companyId, async (tx, origin, at) => {
+        const question = (await questionsOf(tx, issue.id)).find((row) => row.id === id);
+        return question ? queueQuestionNotices(tx, question, origin, at) : 0;
+      });
+    }
+    return issueOpResponse(Promise.resolve(asked));
   },
 );
 

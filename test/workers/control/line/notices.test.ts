@@ -1,0 +1,391 @@
+// What goes out on the company's line (issue 28, docs/company-line.md "What goes out"): who gets a
+// notice of each trigger, exactly once, held for quiet hours and a disconnected line, dropped when
+// settled meanwhile. Asserted on the stored line_notices rows and on what the fake bridge was asked to send.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { queueApprovalNotices } from "../../../../workers/control/line";
+import { failLinkRuns } from "../../../../workers/control/runs";
+import { database } from "../../../../workers/db/client";
+import type { ApprovalRow } from "../../../../workers/db/schema";
+import { emit } from "../../fake-bridge";
+import { call, scheduledTick } from "../../helpers";
+import { callTool, connect, textOf as mcpText } from "../../mcp/client";
+import { type Line, linkedLine, personJid } from "../../mcp/whatsapp-line";
+import { eventually } from "../../patience";
+import { type BoardUser, boardUser, seedIssue } from "../helpers";
+
+let nextPhone = 491_700_000_000;
+const phone = () => String(++nextPhone);
+const jid = (digits: string) => `${digits}@s.whatsapp.net`;
+
+interface NoticeRow {
+  id: string;
+  user_id: string;
+  kind: string;
+  subject_type: string;
+  subject_id: string;
+  status: string;
+  text: string;
+  poll_options: string | null;
+  not_before: number;
+  wa_message_id: string | null;
+  error: string | null;
+}
+
+async function noticesOf(companyId: string): Promise<NoticeRow[]> {
+  const rows = await env.DB.prepare(
+    "SELECT * FROM line_notices WHERE company_id = ? ORDER BY created_at, rowid",
+  )
+    .bind(companyId)
+    .all<NoticeRow>();
+  return rows.results;
+}
+
+/** A member of the company with `role`. */
+async function member(companyId: string, role: "owner" | "member" | "viewer"): Promise<BoardUser> {
+  const user = await boardUser();
+  await env.DB.prepare(
+    "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
+  )
+    .bind(companyId, user.userId, role, Date.now())
+    .run();
+  return user;
+}
+
+/** Links a number for the member; verified unless told otherwise. Quiet hours as [start, end) minutes, UTC. */
+async function linkNumber(
+  companyId: string,
+  user: BoardUser,
+  options: { verified?: boolean; quiet?: [number, number] } = {},
+): Promise<string> {
+  const digits = phone();
+  const now = Date.now();
+  await env.DB.prepare(
+    `INSERT INTO line_members (company_id, user_id, phone, verified_at, quiet_start_minute, quiet_end_minute,
+       time_zone, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'UTC', ?, ?)`,
+  )
+    .bind(
+      companyId,
+      user.userId,
+      digits,
+      options.verified === false ? null : now,
+      options.quiet?.[0] ?? null,
+      options.quiet?.[1] ?? null,
+      now,
+      now,
+    )
+    .run();
+  return digits;
+}
+
+async function requestApproval(line: Line, title: string): Promise<string> {
+  const created = await call<{ id: string }>("POST", `/api/companies/${line.company.id}/approvals`, {
+    body: { type: "request_board_approval", payload: { title }, requestedByAgentId: line.agent.id },
+    headers: line.owner.headers,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id;
+}
+
+const polls = (line: Line, digits: string) =>
+  line.sent(jid(digits)).filter((sent) => sent.content.type === "poll");
+
+describe("approvals go out as polls to those who may decide", () => {
+  it("sends the owner's verified number a poll with the three options, and nobody else", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const unverified = await member(line.company.id, "member");
+    const unverifiedPhone = await linkNumber(line.company.id, unverified, { verified: false });
+    const viewer = await member(line.company.id, "viewer");
+    const viewerPhone = await linkNumber(line.company.id, viewer);
+
+    const approvalId = await requestApproval(line, "Buy the domain");
+
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
+    const rows = await noticesOf(line.company.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      user_id: line.owner.userId,
+      kind: "approvals",
+      subject_type: "approval",
+      subject_id: approvalId,
+      poll_options: JSON.stringify(["Approve", "Reject", "Ask for changes"]),
+    });
+    expect(rows[0]?.wa_message_id).toBeTruthy();
+    const sent = polls(line, ownerPhone);
+    expect(sent).toHaveLength(1);
+    const content = sent[0]?.content as { name?: string; values?: string[]; options?: string[] };
+    expect(content.values ?? content.options).toEqual(["Approve", "Reject", "Ask for changes"]);
+    expect(JSON.stringify(content)).toContain(line.company.name);
+    expect(JSON.stringify(content)).toContain(line.agent.name);
+    expect(JSON.stringify(content)).toContain(`/companies/${line.company.id}/approvals`);
+    expect(line.sent(jid(unverifiedPhone))).toEqual([]);
+    expect(line.sent(jid(viewerPhone))).toEqual([]);
+  });
+
+  it("polls the owner about an agent's WhatsApp send held for the board", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const client = await connect(line.agent.headers);
+    const result = await callTool(client, "send_text", {
+      sessionId: line.session.slug,
+      jid: personJid(),
+      text: "Cold hello",
+    });
+    const { approvalId } = JSON.parse(mcpText(result)) as { approvalId: string };
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
+    expect((await noticesOf(line.company.id)).map((row) => row.subject_id)).toEqual([approvalId]);
+    const [poll] = polls(line, ownerPhone);
+    expect(JSON.stringify(poll?.content)).toContain("send a WhatsApp message to");
+  });
+
+  it("queues one notice however often the trigger runs", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const approvalId = await requestApproval(line, "Rent a server");
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
+
+    const db = database(env.DB);
+    const row = (await env.DB.prepare("SELECT * FROM approvals WHERE id = ?").bind(approvalId).first()) as {
+      payload: string;
+    };
+    const again: ApprovalRow = {
+      id: approvalId,
+      companyId: line.company.id,
+      type: "request_board_approval",
+      status: "pending",
+      payload: JSON.parse(row.payload),
+      requestedByAgentId: line.agent.id,
+      requestedByUserId: null,
+      decisionNote: null,
+      decidedByUserId: null,
+      decidedAt: null,
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+    };
+    expect(await queueApprovalNotices(db, again, "http://switchboard.test", Date.now())).toBe(0);
+    await scheduledTick(Date.now());
+    expect(await noticesOf(line.company.id)).toHaveLength(1);
+    expect(polls(line, ownerPhone)).toHaveLength(1);
+  });
+
+  it("holds a notice through the member's quiet hours and sends it when they end", async () => {
+    const line = await linkedLine();
+    const minute = Math.floor((Date.now() % 86_400_000) / 60_000);
+    const quiet: [number, number] = [(minute + 1380) % 1440, (minute + 60) % 1440];
+    const ownerPhone = await linkNumber(line.company.id, line.owner, { quiet });
+    await requestApproval(line, "Late-night purchase");
+
+    const [held] = await noticesOf(line.company.id);
+    expect(held?.status).toBe("queued");
+    const end = Date.now() - (Date.now() % 60_000) + 60 * 60_000;
+    expect(held?.not_before).toBe(end);
+    await scheduledTick(end - 60_000);
+    expect((await noticesOf(line.company.id))[0]?.status).toBe("queued");
+    expect(polls(line, ownerPhone)).toEqual([]);
+
+    await scheduledTick(end);
+    expect((await noticesOf(line.company.id))[0]?.status).toBe("sent");
+    expect(polls(line, ownerPhone)).toHaveLength(1);
+  });
+
+  it("queues while the line is disconnected, then sends in order and drops what was decided meanwhile", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    await emit(line.session.link, 1, 50, {
+      kind: "disconnected",
+      code: 428,
+      reason: "connection closed",
+      next: "reconnecting",
+    });
+    const first = await requestApproval(line, "First");
+    const decided = await requestApproval(line, "Second");
+    const third = await requestApproval(line, "Third");
+    await scheduledTick(Date.now());
+    expect((await noticesOf(line.company.id)).map((row) => row.status)).toEqual([
+      "queued",
+      "queued",
+      "queued",
+    ]);
+    expect(line.sent(jid(ownerPhone))).toEqual([]);
+
+    const approved = await call("POST", `/api/approvals/${decided}/approve`, { headers: line.owner.headers });
+    expect(approved.status).toBe(200);
+    await emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
+    await scheduledTick(Date.now());
+
+    const rows = await noticesOf(line.company.id);
+    expect(rows.map((row) => [row.subject_id, row.status])).toEqual([
+      [first, "sent"],
+      [decided, "dropped"],
+      [third, "sent"],
+    ]);
+    const questions = polls(line, ownerPhone).map((sent) => JSON.stringify(sent.content));
+    expect(questions).toHaveLength(2);
+    expect(questions[0]).toContain("First");
+    expect(questions[1]).toContain("Third");
+  });
+});
+
+describe("the sender", () => {
+  it("holds a member's 11th notice within an hour until the oldest of the 10 is an hour old", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const oldest = Date.now() - 30 * 60_000;
+    for (let i = 0; i < 10; i++)
+      await env.DB.prepare(
+        `INSERT INTO line_notices (id, company_id, user_id, kind, subject_type, subject_id, phone, text, status,
+           not_before, wa_message_id, created_at, sent_at)
+         VALUES (?, ?, ?, 'failed_runs', 'run', ?, ?, 'earlier', 'sent', ?, ?, ?, ?)`,
+      )
+        .bind(
+          crypto.randomUUID(),
+          line.company.id,
+          line.owner.userId,
+          `run-${i}`,
+          ownerPhone,
+          oldest,
+          `WA${i}`,
+          oldest,
+          oldest + i,
+        )
+        .run();
+    const approvalId = await requestApproval(line, "One too many");
+    await scheduledTick(Date.now());
+    const held = (await noticesOf(line.company.id)).find((row) => row.subject_id === approvalId);
+    expect(held?.status).toBe("queued");
+    expect(held?.not_before).toBe(oldest + 3_600_000);
+    expect(polls(line, ownerPhone)).toEqual([]);
+
+    await scheduledTick(oldest + 3_600_000);
+    expect((await noticesOf(line.company.id)).find((row) => row.subject_id === approvalId)?.status).toBe(
+      "sent",
+    );
+    expect(polls(line, ownerPhone)).toHaveLength(1);
+  });
+
+  it("sends a notice once when two passes race for it", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    await emit(line.session.link, 1, 50, {
+      kind: "disconnected",
+      code: 428,
+      reason: "closed",
+      next: "reconnecting",
+    });
+    await requestApproval(line, "Raced");
+    await emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
+    const at = Date.now();
+    await Promise.all([scheduledTick(at), scheduledTick(at), scheduledTick(at)]);
+    expect((await noticesOf(line.company.id)).map((row) => row.status)).toEqual(["sent"]);
+    expect(polls(line, ownerPhone)).toHaveLength(1);
+  });
+});
+
+describe("questions, budget incidents and failed runs", () => {
+  it("sends an agent's question to the person who handed the issue over, and only them", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const asked = await member(line.company.id, "member");
+    const askedPhone = await linkNumber(line.company.id, asked);
+    const issue = await seedIssue(line.company, {
+      createdByUserId: asked.userId,
+      assigneeAgentId: line.agent.id,
+    });
+
+    const question = await call<{ id: string }>("POST", `/api/issues/${issue.id}/questions`, {
+      body: { body: "Which region should the server be in?" },
+      headers: line.agent.headers,
+    });
+    expect(question.status).toBe(201);
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
+    const rows = await noticesOf(line.company.id);
+    expect(rows.map((row) => [row.user_id, row.kind, row.subject_id])).toEqual([
+      [asked.userId, "questions", question.body.id],
+    ]);
+    const [sent] = line.sent(jid(askedPhone));
+    expect(sent?.content.type).toBe("text");
+    const text = String(sent?.content.text);
+    expect(text).toContain("Which region should the server be in?");
+    expect(text).toContain(issue.identifier);
+    expect(text).toContain("quote");
+    expect(line.sent(jid(ownerPhone))).toEqual([]);
+  });
+
+  it("tells the owners, not the members, when an agent is paused at its budget", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const colleague = await member(line.company.id, "member");
+    const colleaguePhone = await linkNumber(line.company.id, colleague);
+    await env.DB.prepare("UPDATE agents SET budget_monthly_cents = 100 WHERE id = ?")
+      .bind(line.agent.id)
+      .run();
+
+    const cost = await call("POST", `/api/companies/${line.company.id}/cost-events`, {
+      body: {
+        agentId: line.agent.id,
+        provider: "anthropic",
+        inputTokens: 1,
+        cachedInputTokens: 0,
+        outputTokens: 1,
+        costCents: 150,
+        occurredAt: new Date().toISOString(),
+      },
+      headers: line.owner.headers,
+    });
+    expect(cost.status, JSON.stringify(cost.body)).toBe(201);
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
+    const rows = await noticesOf(line.company.id);
+    expect(rows.map((row) => [row.user_id, row.kind, row.subject_type])).toEqual([
+      [line.owner.userId, "budget", "agent"],
+    ]);
+    const text = String(line.sent(jid(ownerPhone))[0]?.content.text);
+    expect(text).toContain(line.agent.name);
+    expect(text).toContain(`http://switchboard.test/agents/${line.agent.id}`);
+    expect(line.sent(jid(colleaguePhone))).toEqual([]);
+  });
+
+  it("tells the issue's watchers when a run on it fails", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const creator = await member(line.company.id, "member");
+    const creatorPhone = await linkNumber(line.company.id, creator);
+    const commenter = await member(line.company.id, "member");
+    const commenterPhone = await linkNumber(line.company.id, commenter);
+    const issue = await seedIssue(line.company, {
+      createdByUserId: creator.userId,
+      assigneeAgentId: line.agent.id,
+    });
+    const commented = await call("POST", `/api/issues/${issue.id}/comments`, {
+      body: { body: "Please hurry" },
+      headers: commenter.headers,
+    });
+    expect(commented.status).toBe(201);
+    const runId = crypto.randomUUID();
+    const linkId = crypto.randomUUID();
+    await env.DB.prepare(
+      `INSERT INTO heartbeat_runs (id, company_id, agent_id, status, invocation_source, wake_reason, issue_id,
+         runner_link_id, heartbeat_at, created_at)
+       VALUES (?, ?, ?, 'running', 'assignment', 'issue_assigned', ?, ?, ?, ?)`,
+    )
+      .bind(runId, line.company.id, line.agent.id, issue.id, linkId, Date.now(), Date.now())
+      .run();
+
+    await failLinkRuns(env, database(env.DB), linkId);
+    await scheduledTick(Date.now());
+
+    const rows = await noticesOf(line.company.id);
+    expect(rows.map((row) => [row.user_id, row.status]).sort()).toEqual(
+      [
+        [creator.userId, "sent"],
+        [commenter.userId, "sent"],
+      ].sort(),
+    );
+    for (const digits of [creatorPhone, commenterPhone]) {
+      const text = String(line.sent(jid(digits))[0]?.content.text);
+      expect(text).toContain(issue.identifier);
+      expect(text).toContain("failed");
+    }
+    expect(line.sent(jid(ownerPhone))).toEqual([]);
+  });
+});
