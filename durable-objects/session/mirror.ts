@@ -1,3 +1,5 @@
+import type { Env } from "../../workers/core/env";
+import { sessionConnected } from "../../workers/core/session-connected";
 import { statusOf } from "./lifecycle";
 import type { SessionRecord } from "./storage";
 
@@ -9,4 +11,19 @@ export async function mirrorToDirectory(db: D1Database, record: SessionRecord): 
     .prepare("UPDATE sessions SET status = ?, state = ?, me = ?, updated_at = ? WHERE id = ?")
     .bind(statusOf(state), state, me ? JSON.stringify(me) : null, Date.now(), sessionId)
     .run();
+}
+
+/**
+ * A lifecycle event changed the state: the directory row follows, and when the session has just come
+ * online, whoever registered for that hears so (a company line sends the notices it queued meanwhile).
+ */
+export async function stateChanged(
+  env: Env,
+  before: SessionRecord,
+  after: SessionRecord,
+  waitUntil: (promise: Promise<unknown>) => void,
+): Promise<void> {
+  await mirrorToDirectory(env.DB, after);
+  if (after.state !== "connected" || before.state === "connected" || !after.sessionId) return;
+  await sessionConnected(env, after.sessionId, waitUntil);
 }

@@ -25,7 +25,7 @@ import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment, openBridgeL
 import type { SessionObject, SessionSnapshot } from "./contract";
 import { applyEvent, QR_COMING_STATES, RESTING_STATES, statusOf } from "./lifecycle";
 import { SessionMessaging } from "./messaging";
-import { mirrorToDirectory } from "./mirror";
+import { mirrorToDirectory, stateChanged } from "./mirror";
 import { type SessionRecord, SessionStorage } from "./storage";
 import { SessionViewers } from "./viewers";
 
@@ -339,7 +339,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     this.messaging.connectionChanged(record, this.storage.read());
     this.send(ws, { type: "ack", seq }); // held by the output gate until the writes above are durable
     this.viewers.tell();
-    if (patch.state !== undefined) await mirrorToDirectory(this.env.DB, this.storage.read());
+    if (patch.state !== undefined) await stateChanged(this.env, record, this.storage.read(), this.keepAlive);
     if (patch.state !== undefined && RESTING_STATES.has(patch.state)) await this.release();
   }
 
@@ -375,6 +375,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     if (sessionId) await fleetObject(this.env).release(sessionId);
   }
 
+  private readonly keepAlive = (promise: Promise<unknown>) => this.ctx.waitUntil(promise);
   private async changeState(patch: Partial<SessionRecord>): Promise<void> {
     const before = this.storage.read();
     this.storage.write(patch);

@@ -1,8 +1,15 @@
 import { and, asc, count, eq, gt, lte, min, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../../core/env";
+import { onSessionConnected } from "../../core/session-connected";
 import { type Db, database } from "../../db/client";
-import { type LineNoticeKind, type LineNoticeRow, lineNotices, type MembershipRole } from "../../db/schema";
+import {
+  companyLines,
+  type LineNoticeKind,
+  type LineNoticeRow,
+  lineNotices,
+  type MembershipRole,
+} from "../../db/schema";
 import { recipientsFor } from "./directory";
 import { knownOrigin } from "./notices";
 import { type LineContent, type LineFetch, sendOnLine } from "./send";
@@ -50,6 +57,37 @@ let lineAppFetch: AppFetch | undefined;
 /** The app registers its own fetch (app.ts), so the line can send from a route's waitUntil. */
 export function registerLineAppFetch(appFetch: AppFetch): void {
   lineAppFetch = appFetch;
+  onSessionConnected(sendWhenLineReconnects);
+}
+
+/**
+ * A session came (back) online: if it is a company's line, that company's due notices go out now, in
+ * order (those decided meanwhile are dropped by the pass), rather than at the next cron minute.
+ */
+async function sendWhenLineReconnects(
+  env: Env,
+  sessionId: string,
+  waitUntil: (promise: Promise<unknown>) => void,
+): Promise<void> {
+  const appFetch = lineAppFetch;
+  if (!appFetch) return;
+  const db = database(env.DB);
+  const line = await db
+    .select({ companyId: companyLines.companyId })
+    .from(companyLines)
+    .where(eq(companyLines.sessionId, sessionId))
+    .get();
+  if (!line) return;
+  const executionCtx = { waitUntil, passThroughOnException: () => {}, props: {} };
+  const fetch: LineFetch = (request) => appFetch(request, env, executionCtx);
+  waitUntil(
+    sendDueNoticesLogged(
+      env,
+      fetch,
+      (await knownOrigin(db, line.companyId)) || INTERNAL_ORIGIN,
+      line.companyId,
+    ),
+  );
 }
 
 /** What sending right away needs from the request at hand (a route's, or an MCP tool call's). */

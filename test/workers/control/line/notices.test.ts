@@ -225,6 +225,26 @@ describe("approvals go out as polls to those who may decide", () => {
     expect(questions[0]).toContain("First");
     expect(questions[1]).toContain("Third");
   });
+
+  it("sends what queued while the line was down as soon as it reconnects, without waiting for the cron", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    await emit(line.session.link, 1, 50, {
+      kind: "disconnected",
+      code: 428,
+      reason: "connection closed",
+      next: "reconnecting",
+    });
+    const held = await requestApproval(line, "Held while down");
+    expect((await noticesOf(line.company.id)).map((row) => row.status)).toEqual(["queued"]);
+
+    await emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
+    expect((await noticesOf(line.company.id))[0]?.subject_id).toBe(held);
+    expect(polls(line, ownerPhone).map((sent) => JSON.stringify(sent.content))[0]).toContain(
+      "Held while down",
+    );
+  });
 });
 
 describe("the sender", () => {
@@ -264,7 +284,7 @@ describe("the sender", () => {
     expect(polls(line, ownerPhone)).toHaveLength(1);
   });
 
-  it("sends a notice once when two passes race for it", async () => {
+  it("sends a notice once when passes race for it", async () => {
     const line = await linkedLine();
     const ownerPhone = await linkNumber(line.company.id, line.owner);
     await emit(line.session.link, 1, 50, {
@@ -276,7 +296,9 @@ describe("the sender", () => {
     await requestApproval(line, "Raced");
     await emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
     const at = Date.now();
+    // The reconnect's own pass races the three cron passes.
     await Promise.all([scheduledTick(at), scheduledTick(at), scheduledTick(at)]);
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
     expect((await noticesOf(line.company.id)).map((row) => row.status)).toEqual(["sent"]);
     expect(polls(line, ownerPhone)).toHaveLength(1);
   });
