@@ -3,12 +3,14 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
+import { registerLineInbound } from "../durable-objects/messaging/line-relay";
 import { apiKeyRoutes } from "./auth/api-key";
 import { recognizeInProcessCalls } from "./auth/in-process";
 import { requireAuthentication } from "./auth/middleware";
 import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
+import { lineAnswersHandler } from "./control/line/answers";
 import { controlRoutes } from "./control/routes";
 import { runnerLinkRoutes } from "./control/runners/link";
 import { keyCompanyGate, viewerGate } from "./control/shared";
@@ -128,6 +130,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
     "/mcp",
     mcpRoutes(async (request, env, ctx) => app.fetch(request, env, ctx)),
   );
+  // Members' answers on the company's WhatsApp line reach the same routes in-process, as the member.
+  registerLineInbound(lineAnswersHandler(async (request, env, ctx) => app.fetch(request, env, ctx)));
 
   // OAuth for browser-based MCP clients: discovery, token, registration (the consent page is the dashboard's).
   app.route("/", oauthRoutes());

@@ -25,7 +25,7 @@ function requestOf(origin: string, sessionId: string, phone: string, content: Li
   switch (content.type) {
     case "text":
       return post(`${chat}/send`, {
-        message: { type: "text", text: content.text },
+        message: { text: content.text },
         ...(content.quotedMessageId ? { quotedMessageId: content.quotedMessageId } : {}),
       });
     case "poll":

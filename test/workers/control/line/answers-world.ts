@@ -168,7 +168,9 @@ export const decisionsOf = (approvalId: string) =>
   )
     .bind(approvalId)
     .all<{ action: string; actor_type: string; actor_id: string; details: string }>()
-    .then((r) => r.results.map((row) => ({ ...row, details: JSON.parse(row.details) as Record<string, unknown> })));
+    .then((r) =>
+      r.results.map((row) => ({ ...row, details: JSON.parse(row.details) as Record<string, unknown> })),
+    );
 
 /** How the line recorded the inbound message `id`. */
 export const answerRow = (companyId: string, id: string) =>

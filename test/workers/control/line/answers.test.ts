@@ -41,10 +41,17 @@ describe("approvals answered on the line", () => {
 
     await vote(line, owner, pollId, ["Approve"]);
 
-    expect(await approvalRow(approvalId)).toMatchObject({ status: "approved", decided_by_user_id: owner.user.userId });
+    expect(await approvalRow(approvalId)).toMatchObject({
+      status: "approved",
+      decided_by_user_id: owner.user.userId,
+    });
     const decisions = await decisionsOf(approvalId);
     expect(decisions).toHaveLength(1);
-    expect(decisions[0]).toMatchObject({ action: "approval.approved", actor_type: "user", actor_id: owner.user.userId });
+    expect(decisions[0]).toMatchObject({
+      action: "approval.approved",
+      actor_type: "user",
+      actor_id: owner.user.userId,
+    });
     expect(decisions[0]?.details.via).toBe("whatsapp");
     expect(await wakesOf(line.agent.id, "approval_approved")).toHaveLength(1);
     const confirmation = await replyTo(line, owner, "Approved budget raise to $500");
@@ -76,7 +83,12 @@ describe("approvals answered on the line", () => {
     await eventually(statusIs(rejected, "rejected"));
 
     const revised = await pendingApproval(line);
-    await reply(line, owner, await notice(line, owner, { type: "approval", id: revised }), "CHANGES: cap it at $300");
+    await reply(
+      line,
+      owner,
+      await notice(line, owner, { type: "approval", id: revised }),
+      "CHANGES: cap it at $300",
+    );
     await eventually(statusIs(revised, "revision_requested"));
     expect(await approvalRow(revised)).toMatchObject({ decision_note: "cap it at $300" });
   });
@@ -124,7 +136,10 @@ describe("approvals answered on the line", () => {
     const refusal = await replyTo(line, gone, "has ended");
     expect(refusal.text).toBe(`Your access to ${line.company.name} has ended, so nothing was changed.`);
     expect((await approvalRow(approvalId))?.status).toBe("pending");
-    expect(await answerRow(line.company.id, replyId)).toMatchObject({ outcome: "refused", detail: "access ended" });
+    expect(await answerRow(line.company.id, replyId)).toMatchObject({
+      outcome: "refused",
+      detail: "access ended",
+    });
   });
 
   it("an unverified number and a stranger quoting a notice are ignored and recorded, with no reply", async () => {
@@ -136,9 +151,12 @@ describe("approvals answered on the line", () => {
 
     const fromUnverified = await reply(line, unverified, pollId, "approve");
     const fromStranger = await reply(line, stranger, pollId, "approve");
-    const strangerVote = await vote(line, { ...unverified, jid: stranger, phone: stranger.split("@")[0] ?? "" }, pollId, [
-      "Approve",
-    ]);
+    const strangerVote = await vote(
+      line,
+      { ...unverified, jid: stranger, phone: stranger.split("@")[0] ?? "" },
+      pollId,
+      ["Approve"],
+    );
 
     await eventually(async () => (await answerRow(line.company.id, fromStranger)) !== null);
     await eventually(async () => (await answerRow(line.company.id, fromUnverified)) !== null);
@@ -179,7 +197,9 @@ describe("approvals answered on the line", () => {
     await vote(line, second, toSecond, ["Reject"]);
 
     const answer = await replyTo(line, second, "Already approved");
-    expect(answer.text).toMatch(/^Already approved by Olivia at \d{4}-\d\d-\d\d \d\d:\d\d UTC, nothing changed\.$/);
+    expect(answer.text).toMatch(
+      /^Already approved by Olivia at \d{4}-\d\d-\d\d \d\d:\d\d UTC, nothing changed\.$/,
+    );
     expect((await approvalRow(approvalId))?.status).toBe("approved");
     expect(await decisionsOf(approvalId)).toHaveLength(1);
   });
@@ -195,7 +215,10 @@ describe("approvals answered on the line", () => {
     const viaLine = await pendingApproval(line);
     const viaDashboard = await pendingApproval(line);
     await vote(line, owner, await notice(line, owner, { type: "approval", id: viaLine }), ["Approve"]);
-    expect((await call("POST", `/api/approvals/${viaDashboard}/reject`, { headers: line.owner.headers, body: {} })).status).toBe(200);
+    expect(
+      (await call("POST", `/api/approvals/${viaDashboard}/reject`, { headers: line.owner.headers, body: {} }))
+        .status,
+    ).toBe(200);
 
     const page = await browse(colleague, `/companies/${line.company.id}/approvals`);
     expect(page.status).toBe(200);
@@ -214,9 +237,13 @@ describe("questions answered on the line", () => {
     const replyId = await reply(line, owner, noticeId, "Use Acme, they are cheaper");
 
     await replyTo(line, owner, "Answered");
-    const questions = await call<{ items?: unknown[] } | unknown[]>("GET", `/api/issues/${issueId}/questions`, {
-      headers: line.owner.headers,
-    });
+    const questions = await call<{ items?: unknown[] } | unknown[]>(
+      "GET",
+      `/api/issues/${issueId}/questions`,
+      {
+        headers: line.owner.headers,
+      },
+    );
     expect(JSON.stringify(questions.body)).toContain("Use Acme, they are cheaper");
     const row = await env.DB.prepare("SELECT answer, answered_by_user_id FROM issue_questions WHERE id = ?")
       .bind(questionId)
