@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
+import { registerLineInbound } from "../durable-objects/messaging/line-relay";
 import { apiKeyRoutes } from "./auth/api-key";
 import { recognizeInProcessCalls } from "./auth/in-process";
 import { requireAuthentication } from "./auth/middleware";
@@ -10,6 +11,7 @@ import { userRoutes } from "./auth/users";
 import { webSessionRoutes } from "./auth/web-session";
 import { bridgeLinkRoutes } from "./bridge-link";
 import { registerLineAppFetch } from "./control/line";
+import { lineAnswersHandler } from "./control/line/answers";
 import { controlRoutes } from "./control/routes";
 import { runnerLinkRoutes } from "./control/runners/link";
 import { keyCompanyGate, viewerGate } from "./control/shared";
@@ -131,6 +133,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
   // The company line's notices are sent through the gateway's own routes, in-process (control/line).
   registerLineAppFetch(async (request, env, ctx) => app.fetch(request, env, ctx));
+  // Members' answers on the company's WhatsApp line reach the same routes in-process, as the member.
+  registerLineInbound(lineAnswersHandler(async (request, env, ctx) => app.fetch(request, env, ctx)));
 
   // OAuth for browser-based MCP clients: discovery, token, registration (the consent page is the dashboard's).
   app.route("/", oauthRoutes());

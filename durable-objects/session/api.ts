@@ -15,6 +15,7 @@ import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts/store";
 import type { Outcome, SessionContext, TimedWork } from "../messaging/context";
 import { GROUPS_SCHEMA, groupsApi } from "../messaging/groups/store";
 import { LABELS_SCHEMA, labelsApi } from "../messaging/labels/store";
+import { LINE_RELAY_SCHEMA, lineRelayWork } from "../messaging/line-relay";
 import { messagesApi } from "../messaging/messages/api";
 import { POLL_ADDED_COLUMNS } from "../messaging/messages/polls";
 import { profileApi } from "../messaging/profile/api";
@@ -71,6 +72,7 @@ export const SESSION_SCHEMAS: readonly string[] = [
   ...SCHEDULER_SCHEMA,
   ...BROADCASTS_SCHEMA,
   ...WEBHOOK_SCHEMA,
+  ...LINE_RELAY_SCHEMA,
 ];
 
 /** Columns added to those tables since they first shipped (added when an object finds them missing). */
@@ -82,4 +84,4 @@ export const SESSION_ADDED_COLUMNS: readonly AddedColumn[] = [
 ];
 
 /** Work the alarm runs: whatever is due, then the alarm is set for the earliest next time. */
-export const TIMED_WORK: readonly TimedWork[] = [scheduledWork, broadcastWork, webhookWork];
+export const TIMED_WORK: readonly TimedWork[] = [scheduledWork, broadcastWork, webhookWork, lineRelayWork];

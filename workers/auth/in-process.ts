@@ -15,6 +15,15 @@ export function vouchFor(request: Request, principal: Principal): Request {
   return request;
 }
 
+/** Vouched requests that carry a member's answer on the company's WhatsApp line (issue 28). */
+const viaWhatsApp = new WeakSet<Request>();
+
+/** As `vouchFor`, and the request records its decision as made "via WhatsApp" (control/line/answers). */
+export function vouchForLineAnswer(request: Request, principal: Principal): Request {
+  viaWhatsApp.add(request);
+  return vouchFor(request, principal);
+}
+
 /**
  * First on /api: remembers the vouched principal before any later middleware (the body limit) may
  * replace the Request object.
@@ -22,5 +31,6 @@ export function vouchFor(request: Request, principal: Principal): Request {
 export const recognizeInProcessCalls: MiddlewareHandler<AppEnv> = async (c, next) => {
   const principal = vouched.get(c.req.raw);
   if (principal) c.set("vouchedPrincipal", principal);
+  if (principal && viaWhatsApp.has(c.req.raw)) c.set("answeredVia", "whatsapp");
   return next();
 };

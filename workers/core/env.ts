@@ -62,6 +62,11 @@ export type Variables = {
   /** The dashboard's own in-process API calls carry the viewer it authenticated (auth/in-process.ts). */
   vouchedPrincipal?: Principal;
   /**
+   * Set only on an in-process call the company line makes for a member who answered on WhatsApp
+   * (auth/in-process.ts `vouchForLineAnswer`): decisions record "via WhatsApp". Nothing from outside sets it.
+   */
+  answeredVia?: "whatsapp";
+  /**
    * Set with `principal` for board users; for agent keys (control-plane routes only) it is the only
    * identity, and `principal` is unset. Control-plane handlers read this, never `principal`.
    */

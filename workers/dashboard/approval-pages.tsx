@@ -190,7 +190,37 @@ function OpenApproval(props: {
   );
 }
 
-function History({ approvals, names, viewerId }: { approvals: Approval[]; names: Names; viewerId: string }) {
+/** approvalId → the member who decided it on the company's WhatsApp line (issue 28). */
+type ViaWhatsApp = ReadonlyMap<string, string>;
+
+type Activity = {
+  action: string;
+  actorType: string;
+  actorId: string;
+  entityId: string;
+  details: Record<string, unknown>;
+};
+type Member = { userId: string; name: string };
+
+/**
+ * Which decisions were answered on the company's line: the activity log marks them `via: "whatsapp"`
+ * (only the line's own in-process call can, auth/in-process.ts), with the member as the actor.
+ */
+async function decidedViaWhatsApp(c: ApprovalContext, companyId: string): Promise<ViaWhatsApp> {
+  const [activity, { members }] = await Promise.all([
+    c.var.api.get<Activity[]>(`${apiCompanyPath(companyId)}/activity?entityType=approval&limit=200`),
+    c.var.api.get<{ members: Member[] }>(`${apiCompanyPath(companyId)}/members`),
+  ]);
+  const names = new Map(members.map((member) => [member.userId, member.name]));
+  const via = new Map<string, string>();
+  for (const entry of activity)
+    if (entry.details.via === "whatsapp" && entry.actorType === "user" && !via.has(entry.entityId))
+      via.set(entry.entityId, names.get(entry.actorId) ?? "a former member");
+  return via;
+}
+
+function History(props: { approvals: Approval[]; names: Names; viewerId: string; viaWhatsApp: ViaWhatsApp }) {
+  const { approvals, names, viewerId } = props;
   if (approvals.length === 0) return <EmptyState>No decisions yet.</EmptyState>;
   return (
     <DataTable headings={["Request", "Requested by", "Decision", "Decided", "Note"]}>
@@ -204,6 +234,9 @@ function History({ approvals, names, viewerId }: { approvals: Approval[]; names:
           </td>
           <td>
             <StatusBadge status={approval.status} />
+            {props.viaWhatsApp.has(approval.id) && (
+              <span class="muted"> answered via WhatsApp by {props.viaWhatsApp.get(approval.id)}</span>
+            )}
           </td>
           <td>
             <Time value={approval.decidedAt ?? approval.updatedAt} />
@@ -248,6 +281,8 @@ async function showApprovals(
   );
   const names = agentNamesOf(agents);
   const viewerId = c.var.viewer.id;
+  const viaWhatsApp =
+    decided.length === 0 ? new Map<string, string>() : await decidedViaWhatsApp(c, company.id);
   return render(
     c,
     {
@@ -279,7 +314,7 @@ async function showApprovals(
           </section>
           <section aria-labelledby="approvals-history">
             <h2 id="approvals-history">Decided</h2>
-            <History approvals={decided} names={names} viewerId={viewerId} />
+            <History approvals={decided} names={names} viewerId={viewerId} viaWhatsApp={viaWhatsApp} />
           </section>
         </>
       ),

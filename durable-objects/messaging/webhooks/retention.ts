@@ -26,11 +26,14 @@ export function prune(sql: SqlStorage, now: number): boolean {
     .exec<{ created_at: number }>("SELECT created_at FROM outbox ORDER BY seq LIMIT 1")
     .toArray()[0];
   if (!oldest || oldest.created_at >= cutoff) return deliveries >= BATCH;
-  // Only entries already fanned out, and with no delivery left that could need them (redeliver).
+  // Only entries already fanned out, with no delivery left that could need them (redeliver), and
+  // (for the events the company line's relay takes, line-relay.ts RELAYED_EVENTS) already handed to it.
   const entries = sql
     .exec(
       `DELETE FROM outbox WHERE seq IN (
          SELECT seq FROM outbox o WHERE seq <= ? AND created_at < ?
+           AND (event NOT IN ('message.received', 'poll.vote')
+             OR seq <= COALESCE((SELECT v FROM line_relay WHERE k = 'cursor'), seq))
            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.outbox_seq = o.seq)
          ORDER BY seq LIMIT ?) RETURNING seq`,
       getState(sql, "fanned_out_seq") ?? 0,

@@ -21,8 +21,11 @@ export interface Line {
   me: string;
   /** Messages the fake bridge was asked to send, to `jid` (or all). */
   sent(jid?: string): Array<{ to: string; content: Record<string, unknown> }>;
-  /** `jid` writes to the line (an inbound message). */
-  receiveFrom(jid: string, text: string): Promise<void>;
+  /**
+   * `jid` writes to the line (an inbound message); `extra` overrides the message's fields (its `id`,
+   * a `quotedId`, another `content` such as a reaction). Answers the message's id.
+   */
+  receiveFrom(jid: string, text: string, extra?: Record<string, unknown>): Promise<string>;
 }
 
 const responders: ReturnType<typeof setInterval>[] = [];
@@ -76,18 +79,18 @@ export async function linkedLine(): Promise<Line> {
         .filter((f) => f.type === "command" && f.name === "wa" && (f.args as { op?: string }).op === "send")
         .map((f) => f.args as { to: string; content: Record<string, unknown> })
         .filter((args) => jid === undefined || args.to === jid),
-    receiveFrom: (jid, text) =>
-      emit(session.link, 1, ++seq, {
-        kind: "message",
-        live: true,
-        message: {
-          id: `IN${crypto.randomUUID().replace(/-/g, "").slice(0, 16).toUpperCase()}`,
-          chat: jid,
-          sender: jid,
-          fromMe: false,
-          timestamp: Date.now(),
-          content: { type: "text", text },
-        },
-      }),
+    receiveFrom: async (jid, text, extra = {}) => {
+      const message = {
+        id: `IN${crypto.randomUUID().replace(/-/g, "").slice(0, 16).toUpperCase()}`,
+        chat: jid,
+        sender: jid,
+        fromMe: false,
+        timestamp: Date.now(),
+        content: { type: "text", text },
+        ...extra,
+      };
+      await emit(session.link, 1, ++seq, { kind: "message", live: true, message });
+      return message.id;
+    },
   };
 }

@@ -24,6 +24,9 @@ type Decision = "approved" | "rejected";
 /** States a decision may be taken from. */
 const OPEN: ApprovalRow["status"][] = ["pending", "revision_requested"];
 
+/** `{via: "whatsapp"}` when a member answered on the company's line (auth/in-process.ts); else nothing. */
+const viaOf = (c: Context<AppEnv>) => (c.get("answeredVia") ? { via: c.get("answeredVia") ?? null } : {});
+
 /** A transition route; its body is optional (an empty POST is a decision without a note). */
 function transitionRoute<B extends z.ZodType>(action: string, summary: string, description: string, body: B) {
   return createRoute({
@@ -99,6 +102,7 @@ async function decide(c: Context<AppEnv>, approvalId: string, decision: Decision
   const effects = approvalActivity(db, t, `approval.${decision}`, {
     from: approval.status,
     decisionNote: note,
+    ...viaOf(c),
   });
   const hiredId = hiredAgentId(approval);
   const hired = hiredId === null ? undefined : await companyAgent(db, approval.companyId, hiredId);
@@ -181,7 +185,10 @@ approvalDecisionRoutes.openapi(
       .update(approvals)
       .set(fields)
       .where(and(eq(approvals.id, approval.id), eq(approvals.status, "pending")));
-    const effects = approvalActivity(db, t, "approval.revision_requested", { decisionNote: note });
+    const effects = approvalActivity(db, t, "approval.revision_requested", {
+      decisionNote: note,
+      ...viaOf(c),
+    });
     const requester = await requesterToWake(db, approval, null);
     const wake = requester ? requesterWake(db, t, requester, "approval_revision_requested") : undefined;
     if (wake) effects.push(...wake.statements);

@@ -10,85 +10,10 @@ import type { ApprovalRow } from "../../../../workers/db/schema";
 import { emit } from "../../fake-bridge";
 import { call, scheduledTick } from "../../helpers";
 import { callTool, connect, textOf as mcpText } from "../../mcp/client";
-import { type Line, linkedLine, personJid } from "../../mcp/whatsapp-line";
+import { linkedLine, personJid } from "../../mcp/whatsapp-line";
 import { eventually } from "../../patience";
-import { type BoardUser, boardUser, seedIssue } from "../helpers";
-
-let nextPhone = 491_700_000_000;
-const phone = () => String(++nextPhone);
-const jid = (digits: string) => `${digits}@s.whatsapp.net`;
-
-interface NoticeRow {
-  id: string;
-  user_id: string;
-  kind: string;
-  subject_type: string;
-  subject_id: string;
-  status: string;
-  text: string;
-  poll_options: string | null;
-  not_before: number;
-  wa_message_id: string | null;
-  error: string | null;
-}
-
-async function noticesOf(companyId: string): Promise<NoticeRow[]> {
-  const rows = await env.DB.prepare(
-    "SELECT * FROM line_notices WHERE company_id = ? ORDER BY created_at, rowid",
-  )
-    .bind(companyId)
-    .all<NoticeRow>();
-  return rows.results;
-}
-
-/** A member of the company with `role`. */
-async function member(companyId: string, role: "owner" | "member" | "viewer"): Promise<BoardUser> {
-  const user = await boardUser();
-  await env.DB.prepare(
-    "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
-  )
-    .bind(companyId, user.userId, role, Date.now())
-    .run();
-  return user;
-}
-
-/** Links a number for the member; verified unless told otherwise. Quiet hours as [start, end) minutes, UTC. */
-async function linkNumber(
-  companyId: string,
-  user: BoardUser,
-  options: { verified?: boolean; quiet?: [number, number] } = {},
-): Promise<string> {
-  const digits = phone();
-  const now = Date.now();
-  await env.DB.prepare(
-    `INSERT INTO line_members (company_id, user_id, phone, verified_at, quiet_start_minute, quiet_end_minute,
-       time_zone, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'UTC', ?, ?)`,
-  )
-    .bind(
-      companyId,
-      user.userId,
-      digits,
-      options.verified === false ? null : now,
-      options.quiet?.[0] ?? null,
-      options.quiet?.[1] ?? null,
-      now,
-      now,
-    )
-    .run();
-  return digits;
-}
-
-async function requestApproval(line: Line, title: string): Promise<string> {
-  const created = await call<{ id: string }>("POST", `/api/companies/${line.company.id}/approvals`, {
-    body: { type: "request_board_approval", payload: { title }, requestedByAgentId: line.agent.id },
-    headers: line.owner.headers,
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id;
-}
-
-const polls = (line: Line, digits: string) =>
-  line.sent(jid(digits)).filter((sent) => sent.content.type === "poll");
+import { seedIssue } from "../helpers";
+import { jid, linkNumber, member, noticesOf, polls, requestApproval } from "./notices-world";
 
 describe("approvals go out as polls to those who may decide", () => {
   it("sends the owner's verified number a poll with the three options, and nobody else", async () => {
@@ -224,26 +149,6 @@ describe("approvals go out as polls to those who may decide", () => {
     expect(questions).toHaveLength(2);
     expect(questions[0]).toContain("First");
     expect(questions[1]).toContain("Third");
-  });
-
-  it("sends what queued while the line was down as soon as it reconnects, without waiting for the cron", async () => {
-    const line = await linkedLine();
-    const ownerPhone = await linkNumber(line.company.id, line.owner);
-    await emit(line.session.link, 1, 50, {
-      kind: "disconnected",
-      code: 428,
-      reason: "connection closed",
-      next: "reconnecting",
-    });
-    const held = await requestApproval(line, "Held while down");
-    expect((await noticesOf(line.company.id)).map((row) => row.status)).toEqual(["queued"]);
-
-    await emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
-    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
-    expect((await noticesOf(line.company.id))[0]?.subject_id).toBe(held);
-    expect(polls(line, ownerPhone).map((sent) => JSON.stringify(sent.content))[0]).toContain(
-      "Held while down",
-    );
   });
 });
 

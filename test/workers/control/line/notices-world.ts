@@ -1,0 +1,82 @@
+// Shared by the line notices tests: numbers, members, approvals and what the line was asked to send.
+import { env } from "cloudflare:workers";
+import { expect } from "vitest";
+import { call } from "../../helpers";
+import type { Line } from "../../mcp/whatsapp-line";
+import { type BoardUser, boardUser } from "../helpers";
+
+let nextPhone = 491_700_000_000;
+export const phone = () => String(++nextPhone);
+export const jid = (digits: string) => `${digits}@s.whatsapp.net`;
+
+export interface NoticeRow {
+  id: string;
+  user_id: string;
+  kind: string;
+  subject_type: string;
+  subject_id: string;
+  status: string;
+  text: string;
+  poll_options: string | null;
+  not_before: number;
+  wa_message_id: string | null;
+  error: string | null;
+}
+
+export async function noticesOf(companyId: string): Promise<NoticeRow[]> {
+  const rows = await env.DB.prepare(
+    "SELECT * FROM line_notices WHERE company_id = ? ORDER BY created_at, rowid",
+  )
+    .bind(companyId)
+    .all<NoticeRow>();
+  return rows.results;
+}
+
+/** A member of the company with `role`. */
+export async function member(companyId: string, role: "owner" | "member" | "viewer"): Promise<BoardUser> {
+  const user = await boardUser();
+  await env.DB.prepare(
+    "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
+  )
+    .bind(companyId, user.userId, role, Date.now())
+    .run();
+  return user;
+}
+
+/** Links a number for the member; verified unless told otherwise. Quiet hours as [start, end) minutes, UTC. */
+export async function linkNumber(
+  companyId: string,
+  user: BoardUser,
+  options: { verified?: boolean; quiet?: [number, number] } = {},
+): Promise<string> {
+  const digits = phone();
+  const now = Date.now();
+  await env.DB.prepare(
+    `INSERT INTO line_members (company_id, user_id, phone, verified_at, quiet_start_minute, quiet_end_minute,
+       time_zone, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'UTC', ?, ?)`,
+  )
+    .bind(
+      companyId,
+      user.userId,
+      digits,
+      options.verified === false ? null : now,
+      options.quiet?.[0] ?? null,
+      options.quiet?.[1] ?? null,
+      now,
+      now,
+    )
+    .run();
+  return digits;
+}
+
+export async function requestApproval(line: Line, title: string): Promise<string> {
+  const created = await call<{ id: string }>("POST", `/api/companies/${line.company.id}/approvals`, {
+    body: { type: "request_board_approval", payload: { title }, requestedByAgentId: line.agent.id },
+    headers: line.owner.headers,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id;
+}
+
+export const polls = (line: Line, digits: string) =>
+  line.sent(jid(digits)).filter((sent) => sent.content.type === "poll");
