@@ -9,7 +9,6 @@ import { eventually } from "../support/api.ts";
 import { createCompany } from "../support/control-runs.ts";
 import { type FakeWhatsAppStack, pairByQr, startFakeWhatsAppStack } from "../support/fake-whatsapp-stack.ts";
 
-const SID = `line-${Math.random().toString(36).slice(2, 8)}`;
 let world: FakeWhatsAppStack;
 
 beforeAll(async () => {
@@ -26,41 +25,60 @@ interface Approval {
   decidedByUserId: string | null;
 }
 
+/** A company whose line is a paired session and whose owner verified their own phone on it. */
+async function lineWithVerifiedOwner(lineNumber: string, ownerNumber: string) {
+  const { api, whatsapp } = world;
+  const sid = `line-${Math.random().toString(36).slice(2, 8)}`;
+  expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
+  const line = await pairByQr(api, whatsapp, sid, lineNumber);
+  const companyId = await createCompany(api);
+  expect((await api.call("PUT", `/api/companies/${companyId}/line`, { sessionId: sid })).status).toBe(200);
+
+  // The owner links their own phone and confirms the code the line sent it.
+  const phone = new FakeContact(whatsapp, ownerNumber, "Olivia");
+  const linked = await api.call("PUT", `/api/companies/${companyId}/line/members/me`, {
+    phone: `+${ownerNumber}`,
+  });
+  expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+  const codeMessage = await eventually(
+    async () => phone.inbox.find((message) => /\b\d{6}\b/.test(message.text ?? "")),
+    30_000,
+    "the verification code on the owner's phone",
+  );
+  const code = (codeMessage.text ?? "").match(/\b(\d{6})\b/)?.[1];
+  const verified = await api.call("POST", `/api/companies/${companyId}/line/members/me/verify`, { code });
+  expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+  return { line, companyId, phone };
+}
+
+/** An agent of the company and its key's Authorization header. */
+async function agentWithKey(companyId: string, body: Record<string, unknown>) {
+  const agent = await world.api.call<{ id: string }>("POST", `/api/companies/${companyId}/agents`, {
+    adapterType: "coder_local",
+    ...body,
+  });
+  expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+  const key = await world.api.call<{ token: string }>("POST", `/api/agents/${agent.body.id}/keys`, {});
+  return {
+    id: agent.body.id,
+    headers: { Authorization: `Bearer ${key.body.token}`, "Content-Type": "application/json" },
+  };
+}
+
+const asAgent = (headers: Record<string, string>, method: string, path: string, body: unknown) =>
+  fetch(`${world.stack.baseUrl}${path}`, { method, headers, body: JSON.stringify(body) });
+
 describe("the company's line on the owner's phone", () => {
   it("a hire request arrives as a poll; voting Approve hires the agent, as the owner via WhatsApp", async () => {
-    const { api, whatsapp } = world;
-    expect((await api.call("POST", "/api/sessions", { name: SID, sessionId: SID })).status).toBe(200);
-    const line = await pairByQr(api, whatsapp, SID, "4915550007000");
-    const companyId = await createCompany(api);
-    expect((await api.call("PUT", `/api/companies/${companyId}/line`, { sessionId: SID })).status).toBe(200);
-
-    // The owner links their own phone and confirms the code the line sent it.
-    const phone = new FakeContact(whatsapp, "4915550007111", "Olivia");
-    const linked = await api.call("PUT", `/api/companies/${companyId}/line/members/me`, {
-      phone: "+4915550007111",
-    });
-    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
-    const codeMessage = await eventually(
-      async () => phone.inbox.find((message) => /\b\d{6}\b/.test(message.text ?? "")),
-      30_000,
-      "the verification code on the owner's phone",
-    );
-    const code = (codeMessage.text ?? "").match(/\b(\d{6})\b/)?.[1];
-    const verified = await api.call("POST", `/api/companies/${companyId}/line/members/me/verify`, { code });
-    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    const { api } = world;
+    const { line, companyId, phone } = await lineWithVerifiedOwner("4915550007000", "4915550007111");
 
     // The CEO asks to hire; the company requires the board's approval for new agents.
-    const ceo = await api.call<{ id: string }>("POST", `/api/companies/${companyId}/agents`, {
-      name: "Ceo",
-      role: "ceo",
+    const ceo = await agentWithKey(companyId, { name: "Ceo", role: "ceo" });
+    const hired = await asAgent(ceo.headers, "POST", `/api/companies/${companyId}/agent-hires`, {
+      name: "Designer",
+      role: "designer",
       adapterType: "coder_local",
-    });
-    expect(ceo.status, JSON.stringify(ceo.body)).toBe(201);
-    const key = await api.call<{ token: string }>("POST", `/api/agents/${ceo.body.id}/keys`, {});
-    const hired = await fetch(`${world.stack.baseUrl}/api/companies/${companyId}/agent-hires`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${key.body.token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "Designer", role: "designer", adapterType: "coder_local" }),
     });
     const hire = {
       status: hired.status,
@@ -121,5 +139,93 @@ describe("the company's line on the owner's phone", () => {
       "the confirmation on the owner's phone",
     );
     expect(confirmation.text).toMatch(/Designer/);
+  }, 240_000);
+
+  it("a question is answered by a quoted reply (the agent wakes), and a 👎 reaction rejects an approval", async () => {
+    const { api } = world;
+    const { line, companyId, phone } = await lineWithVerifiedOwner("4915550008000", "4915550008111");
+    const worker = await agentWithKey(companyId, { name: "Builder", role: "engineer" });
+    const issue = await api.call<{ id: string }>("POST", `/api/companies/${companyId}/issues`, {
+      title: "Pick a vendor",
+      assigneeAgentId: worker.id,
+    });
+    expect(issue.status, JSON.stringify(issue.body)).toBe(201);
+
+    // The agent asks; the issue's creator (the owner) gets it as text and answers by quoting it.
+    const asked = await asAgent(worker.headers, "POST", `/api/issues/${issue.body.id}/questions`, {
+      body: "Which vendor should I use?",
+    });
+    expect(asked.status).toBe(201);
+    const question = (await asked.json()) as { id: string };
+    const notice = await eventually(
+      async () => phone.inbox.find((message) => (message.text ?? "").includes("Which vendor should I use?")),
+      30_000,
+      "the question on the owner's phone",
+    );
+    await phone.send(line, {
+      extendedTextMessage: {
+        text: "Use Acme, they are cheaper",
+        contextInfo: { stanzaId: notice.id, participant: line.jid, quotedMessage: notice.message },
+      },
+    });
+    const answered = await eventually(
+      async () => {
+        const list = await api.call<Array<{ id: string; answer: string | null }>>(
+          "GET",
+          `/api/issues/${issue.body.id}/questions`,
+        );
+        const found = list.body.find((item) => item.id === question.id);
+        return found?.answer ? found : undefined;
+      },
+      30_000,
+      "the question answered from the phone",
+    );
+    expect(answered.answer).toBe("Use Acme, they are cheaper");
+    const woken = await eventually(
+      async () => {
+        const runs = await api.call<Array<{ agentId: string; wakeReason: string }>>(
+          "GET",
+          `/api/companies/${companyId}/heartbeat-runs`,
+        );
+        return runs.body.find(
+          (run) => run.agentId === worker.id && run.wakeReason === "issue_question_answered",
+        );
+      },
+      30_000,
+      "the asking agent woken by the answer",
+    );
+    expect(woken).toBeDefined();
+
+    // A board approval the agent asks for; 👎 on its poll rejects it.
+    const requested = await asAgent(worker.headers, "POST", `/api/companies/${companyId}/approvals`, {
+      type: "request_board_approval",
+      payload: { title: "Buy a second server" },
+    });
+    expect(requested.status).toBe(201);
+    const approval = (await requested.json()) as Approval;
+    const poll = await eventually(
+      async () =>
+        phone.inbox.find((message) =>
+          (message.message.pollCreationMessageV3?.name ?? "").includes("Buy a second server"),
+        ),
+      30_000,
+      "the approval's poll on the owner's phone",
+    );
+    await phone.send(line, {
+      reactionMessage: {
+        key: { remoteJid: line.jid, fromMe: false, id: poll.id },
+        text: "👎",
+        senderTimestampMs: Date.now(),
+      },
+    });
+    const rejected = await eventually(
+      async () => {
+        const current = await api.call<Approval>("GET", `/api/approvals/${approval.id}`);
+        return current.body.status === "rejected" ? current.body : undefined;
+      },
+      30_000,
+      "the approval rejected by the reaction",
+    );
+    expect(rejected.status).toBe("rejected");
   }, 240_000);
 });
