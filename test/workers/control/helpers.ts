@@ -52,6 +52,19 @@ export async function seedCompany(
   return { id, name, issuePrefix };
 }
 
+/** Makes an existing user a member of the company with `role`. */
+export async function addMembership(
+  companyId: string,
+  userId: string,
+  role: "owner" | "member" | "viewer",
+): Promise<void> {
+  await env.DB.prepare(
+    "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
+  )
+    .bind(companyId, userId, role, Date.now())
+    .run();
+}
+
 export interface SeededAgent {
   id: string;
   companyId: string;

@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { memberByPhone, quietUntil, recipientsFor } from "../../../workers/control/line";
 import { database } from "../../../workers/db/client";
-import { boardUser, type SeededCompany, seedTenant } from "./helpers";
+import { addMembership, boardUser, type SeededCompany, seedTenant } from "./helpers";
 
 const NOW = Date.UTC(2026, 10, 28, 21, 30); // 21:30 UTC = 22:30 in Berlin (CET)
 
@@ -17,13 +17,9 @@ async function linkNumber(companyId: string, userId: string, phone: string, veri
     .run();
 }
 
-async function addMember(companyId: string, role: string): Promise<string> {
+async function addMember(companyId: string, role: "member" | "viewer"): Promise<string> {
   const user = await boardUser();
-  await env.DB.prepare(
-    "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, ?, 0)",
-  )
-    .bind(companyId, user.userId, role)
-    .run();
+  await addMembership(companyId, user.userId, role);
   return user.userId;
 }
 

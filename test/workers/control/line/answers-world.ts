@@ -8,7 +8,7 @@ import { lineInboundHandler } from "../../../../durable-objects/messaging/line-r
 import { call } from "../../helpers";
 import { type Line, linkedLine, personJid } from "../../mcp/whatsapp-line";
 import { eventually } from "../../patience";
-import { type BoardUser, boardUser, seedIssue } from "../helpers";
+import { addMembership, type BoardUser, boardUser, seedIssue } from "../helpers";
 
 export const OPTIONS = ["Approve", "Reject", "Ask for changes"];
 
@@ -30,12 +30,7 @@ export async function member(
   const user = options.user ?? (await boardUser());
   const now = Date.now();
   await env.DB.prepare("UPDATE users SET name = ? WHERE id = ?").bind(name, user.userId).run();
-  if (!options.user)
-    await env.DB.prepare(
-      "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
-    )
-      .bind(line.company.id, user.userId, options.role ?? "member", now)
-      .run();
+  if (!options.user) await addMembership(line.company.id, user.userId, options.role ?? "member");
   const jid = personJid();
   await env.DB.prepare(
     `INSERT INTO line_members (company_id, user_id, phone, verified_at, created_at, updated_at)

@@ -8,6 +8,7 @@ import { browse, textOf } from "../../dashboard/helpers";
 import { call, createUser } from "../../helpers";
 import { personJid } from "../../mcp/whatsapp-line";
 import { eventually } from "../../patience";
+import { addMembership } from "../helpers";
 import {
   answerRow,
   approvalRow,
@@ -207,11 +208,7 @@ describe("approvals answered on the line", () => {
   it("the approvals page says it was answered via WhatsApp, by whom", async () => {
     const { line, owner } = await lineWithOwner("Olivia");
     const colleague = await createUser("OWNER");
-    await env.DB.prepare(
-      "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, 'member', ?)",
-    )
-      .bind(line.company.id, colleague.userId, Date.now())
-      .run();
+    await addMembership(line.company.id, colleague.userId, "member");
     const viaLine = await pendingApproval(line);
     const viaDashboard = await pendingApproval(line);
     await vote(line, owner, await notice(line, owner, { type: "approval", id: viaLine }), ["Approve"]);

@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { call } from "../../helpers";
 import type { Line } from "../../mcp/whatsapp-line";
-import { type BoardUser, boardUser } from "../helpers";
+import { addMembership, type BoardUser, boardUser } from "../helpers";
 
 export const meOf = (companyId: string) => `/api/companies/${companyId}/line/members/me`;
 
@@ -28,11 +28,7 @@ export async function join(
   role: "member" | "viewer" | "owner" = "member",
 ): Promise<BoardUser> {
   const user = await boardUser();
-  await env.DB.prepare(
-    "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
-  )
-    .bind(companyId, user.userId, role, Date.now())
-    .run();
+  await addMembership(companyId, user.userId, role);
   return user;
 }
 

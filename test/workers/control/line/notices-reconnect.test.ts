@@ -1,25 +1,19 @@
 // A company's line sends what it queued while its session was down as soon as the session connects
 // again (the SessionDO announces it: workers/core/session-connected.ts), without waiting for the cron.
 import { describe, expect, it } from "vitest";
-import { emit } from "../../fake-bridge";
 import { linkedLine } from "../../mcp/whatsapp-line";
 import { eventually } from "../../patience";
-import { linkNumber, noticesOf, polls, requestApproval } from "./notices-world";
+import { lineComesBack, lineGoesDown, linkNumber, noticesOf, polls, requestApproval } from "./notices-world";
 
 describe("the line reconnecting", () => {
   it("sends what queued while the line was down as soon as it reconnects, without waiting for the cron", async () => {
     const line = await linkedLine();
     const ownerPhone = await linkNumber(line.company.id, line.owner);
-    await emit(line.session.link, 1, 50, {
-      kind: "disconnected",
-      code: 428,
-      reason: "connection closed",
-      next: "reconnecting",
-    });
+    await lineGoesDown(line);
     const held = await requestApproval(line, "Held while down");
     expect((await noticesOf(line.company.id)).map((row) => row.status)).toEqual(["queued"]);
 
-    await emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
+    await lineComesBack(line);
     await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
     expect((await noticesOf(line.company.id))[0]?.subject_id).toBe(held);
     expect(polls(line, ownerPhone).map((sent) => JSON.stringify(sent.content))[0]).toContain(

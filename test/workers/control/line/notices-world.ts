@@ -1,9 +1,11 @@
 // Shared by the line notices tests: numbers, members, approvals and what the line was asked to send.
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import { emit } from "../../fake-bridge";
 import { call } from "../../helpers";
 import type { Line } from "../../mcp/whatsapp-line";
-import { type BoardUser, boardUser } from "../helpers";
+import type { BoardUser } from "../helpers";
+import { join } from "./member-world";
 
 let nextPhone = 491_700_000_000;
 export const phone = () => String(++nextPhone);
@@ -32,16 +34,21 @@ export async function noticesOf(companyId: string): Promise<NoticeRow[]> {
   return rows.results;
 }
 
-/** A member of the company with `role`. */
-export async function member(companyId: string, role: "owner" | "member" | "viewer"): Promise<BoardUser> {
-  const user = await boardUser();
-  await env.DB.prepare(
-    "INSERT INTO company_memberships (company_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
-  )
-    .bind(companyId, user.userId, role, Date.now())
-    .run();
-  return user;
-}
+/** A member of the company with `role` (member-world.ts). */
+export const member = join;
+
+/** The line's session drops: the bridge reports it disconnected, reconnecting. */
+export const lineGoesDown = (line: Line) =>
+  emit(line.session.link, 1, 50, {
+    kind: "disconnected",
+    code: 428,
+    reason: "connection closed",
+    next: "reconnecting",
+  });
+
+/** The line's session is connected again. */
+export const lineComesBack = (line: Line) =>
+  emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
 
 /** Links a number for the member; verified unless told otherwise. Quiet hours as [start, end) minutes, UTC. */
 export async function linkNumber(

@@ -7,13 +7,21 @@ import { queueApprovalNotices } from "../../../../workers/control/line";
 import { failLinkRuns } from "../../../../workers/control/runs";
 import { database } from "../../../../workers/db/client";
 import type { ApprovalRow } from "../../../../workers/db/schema";
-import { emit } from "../../fake-bridge";
 import { call, scheduledTick } from "../../helpers";
 import { callTool, connect, textOf as mcpText } from "../../mcp/client";
 import { linkedLine, personJid } from "../../mcp/whatsapp-line";
 import { eventually } from "../../patience";
 import { seedIssue } from "../helpers";
-import { jid, linkNumber, member, noticesOf, polls, requestApproval } from "./notices-world";
+import {
+  jid,
+  lineComesBack,
+  lineGoesDown,
+  linkNumber,
+  member,
+  noticesOf,
+  polls,
+  requestApproval,
+} from "./notices-world";
 
 describe("approvals go out as polls to those who may decide", () => {
   it("sends the owner's verified number a poll with the three options, and nobody else", async () => {
@@ -117,12 +125,7 @@ describe("approvals go out as polls to those who may decide", () => {
   it("queues while the line is disconnected, then sends in order and drops what was decided meanwhile", async () => {
     const line = await linkedLine();
     const ownerPhone = await linkNumber(line.company.id, line.owner);
-    await emit(line.session.link, 1, 50, {
-      kind: "disconnected",
-      code: 428,
-      reason: "connection closed",
-      next: "reconnecting",
-    });
+    await lineGoesDown(line);
     const first = await requestApproval(line, "First");
     const decided = await requestApproval(line, "Second");
     const third = await requestApproval(line, "Third");
@@ -136,7 +139,7 @@ describe("approvals go out as polls to those who may decide", () => {
 
     const approved = await call("POST", `/api/approvals/${decided}/approve`, { headers: line.owner.headers });
     expect(approved.status).toBe(200);
-    await emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
+    await lineComesBack(line);
     await scheduledTick(Date.now());
 
     const rows = await noticesOf(line.company.id);
@@ -192,14 +195,9 @@ describe("the sender", () => {
   it("sends a notice once when passes race for it", async () => {
     const line = await linkedLine();
     const ownerPhone = await linkNumber(line.company.id, line.owner);
-    await emit(line.session.link, 1, 50, {
-      kind: "disconnected",
-      code: 428,
-      reason: "closed",
-      next: "reconnecting",
-    });
+    await lineGoesDown(line);
     await requestApproval(line, "Raced");
-    await emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
+    await lineComesBack(line);
     const at = Date.now();
     // The reconnect's own pass races the three cron passes.
     await Promise.all([scheduledTick(at), scheduledTick(at), scheduledTick(at)]);
