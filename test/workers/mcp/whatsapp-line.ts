@@ -26,6 +26,8 @@ export interface Line {
    * a `quotedId`, another `content` such as a reaction). Answers the message's id.
    */
   receiveFrom(jid: string, text: string, extra?: Record<string, unknown>): Promise<string>;
+  /** `jid` votes `options` in the poll `pollId`, as the bridge reports a decrypted vote; answers the vote's id. */
+  voteFrom(jid: string, pollId: string, options: string[], id?: string): Promise<string>;
 }
 
 const responders: ReturnType<typeof setInterval>[] = [];
@@ -91,6 +93,19 @@ export async function linkedLine(): Promise<Line> {
       };
       await emit(session.link, 1, ++seq, { kind: "message", live: true, message });
       return message.id;
+    },
+    voteFrom: async (jid, pollId, options, id) => {
+      const vote = {
+        id: id ?? `VOTE${crypto.randomUUID().replace(/-/g, "").slice(0, 12).toUpperCase()}`,
+        chat: jid,
+        pollId,
+        voter: jid,
+        voterPhone: jid.split("@")[0] ?? null,
+        selectedOptions: options,
+        timestamp: Date.now(),
+      };
+      await emit(session.link, 1, ++seq, { kind: "poll.vote", vote });
+      return vote.id;
     },
   };
 }

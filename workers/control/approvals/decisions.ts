@@ -9,6 +9,7 @@ import { type ApprovalRow, approvals, type HeartbeatRunRow } from "../../db/sche
 import { forbidden, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
 import type { Statement } from "../issues";
+import { announceFrom, queueApprovalNotices } from "../line";
 import { controlContext, requireBoard } from "../shared";
 import { runsQueued } from "../wakes";
 import { afterApproved } from "./after-decision";
@@ -244,6 +245,11 @@ approvalDecisionRoutes.openapi(
     });
     if (!(await commitTransition(db, update, effects)))
       throw refuse((await findApproval(db, actor, approval.id)).status);
-    return c.json(approvalResource({ ...approval, ...fields }), 200);
+    const resubmitted: ApprovalRow = { ...approval, ...fields };
+    // Pending again: those who may decide are asked anew on the company line (a new poll per round).
+    await announceFrom(c, approval.companyId, (tx, origin, at) =>
+      queueApprovalNotices(tx, resubmitted, origin, at),
+    );
+    return c.json(approvalResource(resubmitted), 200);
   },
 );

@@ -1,6 +1,14 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, gt, lt, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { agents, approvals, companies, issueQuestions, type LineNoticeRow } from "../../db/schema";
+import {
+  type ApprovalRow,
+  agents,
+  approvals,
+  companies,
+  issueQuestions,
+  type LineNoticeRow,
+  lineNotices,
+} from "../../db/schema";
 
 /**
  * Whether what a queued notice is about still wants the member's attention. A notice whose subject
@@ -10,7 +18,42 @@ import { agents, approvals, companies, issueQuestions, type LineNoticeRow } from
 
 /** Budget subjects carry more than the id (docs/company-line.md): the part before `:` is the row. */
 export const budgetSubjectId = (rowId: string, occasion: string) => `${rowId}:${occasion}`;
-const rowIdOf = (subjectId: string) => subjectId.split(":")[0] ?? subjectId;
+export const rowIdOf = (subjectId: string) => subjectId.split(":")[0] ?? subjectId;
+
+/**
+ * An approval is asked once per time it becomes pending: its first notices name the bare id, and a
+ * resubmitted one (sent back for changes, revised, pending again) is asked anew as `<id>:<updatedAt>`,
+ * so the one-notice-per-subject rule holds per round and a retried trigger still queues once.
+ */
+export const approvalSubjectId = (approval: ApprovalRow): string =>
+  approval.updatedAt > approval.createdAt ? `${approval.id}:${approval.updatedAt}` : approval.id;
+
+/**
+ * Whether a later notice about the same approval went to the same member: then this one asks about a
+ * version that was revised since, and neither it nor an answer to it stands any more.
+ */
+export async function supersededApprovalNotice(db: Db, notice: LineNoticeRow): Promise<boolean> {
+  const id = rowIdOf(notice.subjectId);
+  const later = await db
+    .select({ id: lineNotices.id })
+    .from(lineNotices)
+    .where(
+      and(
+        eq(lineNotices.companyId, notice.companyId),
+        eq(lineNotices.userId, notice.userId),
+        eq(lineNotices.subjectType, "approval"),
+        // The bare id, or `<id>:<round>` (":" sorts right before ";"), without LIKE's wildcards.
+        or(
+          eq(lineNotices.subjectId, id),
+          and(gt(lineNotices.subjectId, `${id}:`), lt(lineNotices.subjectId, `${id};`)),
+        ),
+        ne(lineNotices.subjectId, notice.subjectId),
+        gt(lineNotices.createdAt, notice.createdAt),
+      ),
+    )
+    .get();
+  return later !== undefined;
+}
 
 /** Why the notice is no longer worth sending, or null when it still is. */
 export async function settledReason(db: Db, notice: LineNoticeRow): Promise<string | null> {
@@ -20,10 +63,11 @@ export async function settledReason(db: Db, notice: LineNoticeRow): Promise<stri
       const row = await db
         .select({ status: approvals.status })
         .from(approvals)
-        .where(and(eq(approvals.id, notice.subjectId), eq(approvals.companyId, companyId)))
+        .where(and(eq(approvals.id, rowIdOf(notice.subjectId)), eq(approvals.companyId, companyId)))
         .get();
       if (!row) return "the approval no longer exists";
-      return row.status === "pending" ? null : `the approval is already ${row.status.replace("_", " ")}`;
+      if (row.status !== "pending") return `the approval is already ${row.status.replace("_", " ")}`;
+      return (await supersededApprovalNotice(db, notice)) ? "a revised request replaced it" : null;
     }
     case "question": {
       const row = await db

@@ -14,7 +14,7 @@ import {
 import { membershipRole } from "../shared";
 import { recipientsFor } from "./directory";
 import { DECISION_OPTIONS, enqueueNotices } from "./notices";
-import { budgetSubjectId } from "./subjects";
+import { approvalSubjectId, budgetSubjectId } from "./subjects";
 
 /**
  * What the line tells whom (docs/company-line.md "What goes out"). Each trigger runs after the thing
@@ -111,7 +111,9 @@ export async function queueApprovalNotices(db: Db, approval: ApprovalRow, origin
   const link = `${origin}/companies/${approval.companyId}/approvals`;
   const who = agent ?? "A board member";
   const about = identifier ? ` (${identifier})` : "";
-  const head = `${company}: ${who} asks to ${approvalAsk(approval)}${about}.`;
+  const revised = approvalSubjectId(approval) !== approval.id;
+  const asks = revised ? "asks again, revised, to" : "asks to";
+  const head = `${company}: ${who} ${asks} ${approvalAsk(approval)}${about}.`;
   const text = `${clip(oneLine(head), POLL_QUESTION_MAX - link.length - 1)}\n${link}`;
   return enqueueNotices(
     db,
@@ -120,7 +122,7 @@ export async function queueApprovalNotices(db: Db, approval: ApprovalRow, origin
     {
       kind: "approvals",
       subjectType: "approval",
-      subjectId: approval.id,
+      subjectId: approvalSubjectId(approval),
       text,
       pollOptions: DECISION_OPTIONS,
     },

@@ -1,7 +1,7 @@
 // A company line with verified members, notices sent on it (a poll for an approval, a text for a
 // question), and what a member's phone does: vote, reply quoting, react. Replies and reactions enter
-// the real SessionDO from its fake bridge, as the bridge reports them; a vote (its gateway part lands
-// separately) is handed to the relay's handler as the SessionDO would hand a `poll.vote` event.
+// the real SessionDO from its fake bridge, as the bridge reports them, votes too (decrypted, as the
+// bridge reports a `poll.vote`).
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { lineInboundHandler } from "../../../../durable-objects/messaging/line-relay";
@@ -115,16 +115,37 @@ export async function pendingQuestion(line: Line): Promise<{ issueId: string; qu
   return { issueId: issue.id, questionId: res.body.id };
 }
 
-/** The member votes in the poll `pollId` (as the SessionDO's relay hands a `poll.vote` event over). */
+/**
+ * The member votes in the poll `pollId`: the fake bridge reports the decrypted vote to the real
+ * SessionDO, whose relay hands it to the line. Resolves once the line has recorded how it ended.
+ */
 export async function vote(line: Line, voter: Member, pollId: string, options: string[], keyId?: string) {
+  const id = await line.voteFrom(voter.jid, pollId, options, keyId);
+  await eventually(async () => {
+    const row = await answerRow(line.company.id, id);
+    return row !== null && row.outcome !== "received";
+  });
+  return id;
+}
+
+/**
+ * The relay hands the same vote over again, as it does when the SessionDO stopped after the line
+ * applied it but before its cursor moved (line-relay.ts): straight into the registered handler.
+ */
+export async function replayVote(
+  line: Line,
+  voter: Member,
+  pollId: string,
+  options: string[],
+  keyId: string,
+) {
   const handler = lineInboundHandler();
   if (!handler) throw new Error("no line inbound handler registered");
-  const id = keyId ?? `VOTE${crypto.randomUUID().slice(0, 8).toUpperCase()}`;
   await handler(env, line.session.id, {
     seq: 0,
     event: "poll.vote",
     data: {
-      keyId: id,
+      keyId,
       pollId,
       remoteJid: voter.jid,
       voter: voter.jid,
@@ -133,7 +154,6 @@ export async function vote(line: Line, voter: Member, pollId: string, options: s
       timestamp: Date.now(),
     },
   });
-  return id;
 }
 
 export const reply = (line: Line, from: Member | string, quoted: string, text: string, id?: string) =>

@@ -1,7 +1,7 @@
 // What comes back on the company's line (issue 28): a member's vote, quoted reply or reaction to a
 // notice, applied as that member through the dashboard's routes, once; refusals with a reply saying
-// why; strangers and unverified numbers ignored. Replies and reactions enter the real SessionDO from
-// its fake bridge; a vote is handed to the relay's handler as a `poll.vote` event.
+// why; strangers and unverified numbers ignored. Votes, replies and reactions enter the real SessionDO
+// from its fake bridge as the bridge reports them.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { browse, textOf } from "../../dashboard/helpers";
@@ -19,6 +19,7 @@ import {
   pendingApproval,
   pendingQuestion,
   react,
+  replayVote,
   reply,
   replyTo,
   textsTo,
@@ -176,10 +177,12 @@ describe("approvals answered on the line", () => {
     const replyId = await reply(line, owner, pollId, "approve");
     await eventually(statusIs(approvalId, "approved"));
     await replyTo(line, owner, "Approved");
-    // Redelivered by the bridge (after a failover), and replayed straight into the relay's handler.
+    // Redelivered by the bridge (after a failover), and handed over again by the relay (after a crash
+    // before its cursor moved).
     await reply(line, owner, pollId, "approve", replyId);
     const voteId = await vote(line, owner, pollId, ["Reject"]);
     await vote(line, owner, pollId, ["Reject"], voteId);
+    await replayVote(line, owner, pollId, ["Reject"], voteId);
 
     expect(await decisionsOf(approvalId)).toHaveLength(1);
     expect(await wakesOf(line.agent.id, "approval_approved")).toHaveLength(1);
@@ -203,6 +206,55 @@ describe("approvals answered on the line", () => {
     );
     expect((await approvalRow(approvalId))?.status).toBe("approved");
     expect(await decisionsOf(approvalId)).toHaveLength(1);
+  });
+
+  it("a resubmitted approval is asked again as a new poll; a vote on the old poll is refused", async () => {
+    const { line, owner } = await lineWithOwner("Olivia");
+    const approvalId = await pendingApproval(line);
+    const firstPoll = await notice(line, owner, { type: "approval", id: approvalId });
+    await reply(line, owner, firstPoll, "changes cap it at $300");
+    await eventually(statusIs(approvalId, "revision_requested"));
+
+    const resubmitted = await call("POST", `/api/approvals/${approvalId}/resubmit`, {
+      headers: line.agent.headers,
+      body: { payload: { title: "budget raise to $300" } },
+    });
+    expect(resubmitted.status, JSON.stringify(resubmitted.body)).toBe(200);
+
+    let secondPoll = "";
+    await eventually(async () => {
+      const row = await env.DB.prepare(
+        `SELECT wa_message_id FROM line_notices
+         WHERE user_id = ? AND subject_type = 'approval' AND subject_id LIKE ? AND status = 'sent'`,
+      )
+        .bind(owner.user.userId, `${approvalId}:%`)
+        .first<{ wa_message_id: string }>();
+      secondPoll = row?.wa_message_id ?? "";
+      return secondPoll !== "";
+    });
+    const polls = line.sent(owner.jid).filter((sent) => sent.content.type === "poll");
+    expect(polls).toHaveLength(2);
+    expect(JSON.stringify(polls[1]?.content)).toContain("asks again, revised, to");
+
+    const stale = await vote(line, owner, firstPoll, ["Approve"]);
+    const refusal = await replyTo(line, owner, "earlier version");
+    expect(refusal.text).toContain("answer the latest message");
+    expect(await answerRow(line.company.id, stale)).toMatchObject({
+      outcome: "refused",
+      detail: "superseded",
+    });
+    expect((await approvalRow(approvalId))?.status).toBe("pending");
+
+    await vote(line, owner, secondPoll, ["Approve"]);
+    expect(await approvalRow(approvalId)).toMatchObject({
+      status: "approved",
+      decided_by_user_id: owner.user.userId,
+    });
+    expect((await decisionsOf(approvalId)).map((row) => row.action)).toEqual([
+      "approval.revision_requested",
+      "approval.resubmitted",
+      "approval.approved",
+    ]);
   });
 
   it("the approvals page says it was answered via WhatsApp, by whom", async () => {

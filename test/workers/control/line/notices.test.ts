@@ -81,6 +81,8 @@ describe("approvals go out as polls to those who may decide", () => {
     const db = database(env.DB);
     const row = (await env.DB.prepare("SELECT * FROM approvals WHERE id = ?").bind(approvalId).first()) as {
       payload: string;
+      created_at: number;
+      updated_at: number;
     };
     const again: ApprovalRow = {
       id: approvalId,
@@ -93,8 +95,9 @@ describe("approvals go out as polls to those who may decide", () => {
       decisionNote: null,
       decidedByUserId: null,
       decidedAt: null,
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
+      // The same round as stored: a resubmitted approval (updated since) is asked anew.
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
     };
     expect(await queueApprovalNotices(db, again, "http://switchboard.test", Date.now())).toBe(0);
     await scheduledTick(Date.now());

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { type ApprovalRow, agents, approvals, users } from "../../../db/schema";
+import { rowIdOf, supersededApprovalNotice } from "../subjects";
 import { type AnswerContext, type AnswerResult, errorOf, whenText } from "./context";
 import { APPROVAL_HELP, approvalIntent, type Decision } from "./intent";
 
@@ -20,6 +21,12 @@ const STATUS_WORD: Partial<Record<ApprovalRow["status"], string>> = {
   rejected: "rejected",
   revision_requested: "sent back for changes",
   cancelled: "cancelled",
+};
+
+const SUPERSEDED: AnswerResult = {
+  outcome: "refused",
+  detail: "superseded",
+  reply: "That asked about an earlier version, revised since; answer the latest message. Nothing changed.",
 };
 
 /** Statuses a decision may be taken from: `changes` only from pending, as the route says. */
@@ -64,11 +71,13 @@ async function alreadyDecided(db: Db, approval: ApprovalRow): Promise<AnswerResu
 }
 
 export async function answerApproval(ctx: AnswerContext): Promise<AnswerResult> {
-  const approval = await findApproval(ctx.db, ctx.companyId, ctx.notice.subjectId);
+  const approval = await findApproval(ctx.db, ctx.companyId, rowIdOf(ctx.notice.subjectId));
   if (!approval) return { outcome: "ignored", detail: "approval not found", reply: null };
   const intent = approvalIntent(ctx.inbound);
   if (intent.act === "withdrawn") return { outcome: "ignored", detail: "withdrawn", reply: null };
   if (intent.act === "unclear") return { outcome: "not_understood", detail: null, reply: APPROVAL_HELP };
+  // A decision is about what was asked: an answer to a version revised since is not applied to the new one.
+  if (await supersededApprovalNotice(ctx.db, ctx.notice)) return SUPERSEDED;
   if (!mayTake(intent.act, approval.status)) return alreadyDecided(ctx.db, approval);
 
   const answer = await ctx.asMember(
