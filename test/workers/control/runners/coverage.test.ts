@@ -218,7 +218,15 @@ async function drained(link: Link, runnerId: string): Promise<void> {
       const version = `drained-${crypto.randomUUID()}`;
       sent.add(version);
       lastSent = Date.now();
-      link.send({ type: "hello", version, slots: 1, platform: "linux", arch: "x64", node: "v20", runAs: null });
+      link.send({
+        type: "hello",
+        version,
+        slots: 1,
+        platform: "linux",
+        arch: "x64",
+        node: "v20",
+        runAs: null,
+      });
     }
     const row = await env.DB.prepare("SELECT version FROM runners WHERE id = ?").bind(runnerId).first<Json>();
     return sent.has(String(row?.version));
