@@ -41,6 +41,7 @@ export interface Question {
   answeredByAgentId: string | null;
   answeredByUserId: string | null;
   answeredAt: string | null;
+  answeredVia?: "whatsapp" | null;
   createdAt: string;
 }
 
@@ -209,7 +210,8 @@ export function QuestionsSection(props: {
               {question.status === "answered" ? (
                 <p>
                   <strong>
-                    {author(viewerId, names, question.answeredByAgentId, question.answeredByUserId)} answered:
+                    {author(viewerId, names, question.answeredByAgentId, question.answeredByUserId)} answered
+                    {question.answeredVia === "whatsapp" ? " via WhatsApp" : ""}:
                   </strong>{" "}
                   {question.answer}
                 </p>

@@ -149,6 +149,8 @@ export const issueQuestions = sqliteTable(
     answeredByAgentId: text("answered_by_agent_id"),
     answeredByUserId: text("answered_by_user_id"),
     answeredAt: integer("answered_at"),
+    /** How the answer came: "whatsapp" when a member answered on the company's line; null otherwise. */
+    answeredVia: text("answered_via", { enum: ["whatsapp"] }),
     createdAt: createdAt(),
   },
   (t) => [index("issue_questions_issue_idx").on(t.issueId, t.createdAt)],

@@ -50,7 +50,14 @@ export type IssueOperation =
   | { kind: "linkApproval"; actor: ActorRef; approvalId: string }
   | { kind: "unlinkApproval"; actor: ActorRef; approvalId: string }
   | { kind: "askQuestion"; actor: ActorRef; input: { body: string } }
-  | { kind: "answerQuestion"; actor: ActorRef; questionId: string; input: { answer: string } };
+  | {
+      kind: "answerQuestion";
+      actor: ActorRef;
+      questionId: string;
+      input: { answer: string };
+      /** Set when the answer came from the company's line (control/line/answers). */
+      via?: "whatsapp";
+    };
 
 export type IssueOperationKind = IssueOperation["kind"];
 

@@ -34,6 +34,7 @@ export const questionResource = (row: IssueQuestionRow) => ({
   answeredByAgentId: row.answeredByAgentId,
   answeredByUserId: row.answeredByUserId,
   answeredAt: row.answeredAt === null ? null : iso(row.answeredAt),
+  answeredVia: row.answeredVia,
   createdAt: iso(row.createdAt),
 });
 
@@ -80,6 +81,7 @@ export const askQuestion: IssueOpHandler<"askQuestion"> = async ({ db, issue, op
     answeredByAgentId: null,
     answeredByUserId: null,
     answeredAt: null,
+    answeredVia: null,
     createdAt: now,
   };
   const wake = askedWake(await commentedAssignee(db, issue), issue, op.actor, now);
@@ -132,6 +134,7 @@ export const answerQuestion: IssueOpHandler<"answerQuestion"> = async ({ db, iss
     answeredByAgentId: answerer.agentId,
     answeredByUserId: answerer.userId,
     answeredAt: now,
+    answeredVia: op.via ?? null,
   };
   const wake = await answeredWake(db, question, op.actor, now);
   await commitBatch(db, [
@@ -142,10 +145,18 @@ export const answerQuestion: IssueOpHandler<"answerQuestion"> = async ({ db, iss
         answeredByAgentId: answered.answeredByAgentId,
         answeredByUserId: answered.answeredByUserId,
         answeredAt: now,
+        answeredVia: answered.answeredVia,
       })
       .where(and(eq(issueQuestions.id, question.id), isNull(issueQuestions.answeredAt))),
     ...(wake ? [wakeInsert(db, wake)] : []),
-    issueActivity(db, issue, op.actor, "issue.question_answered", questionDetails(issue, question.id), now),
+    issueActivity(
+      db,
+      issue,
+      op.actor,
+      "issue.question_answered",
+      { ...questionDetails(issue, question.id), ...(op.via ? { via: op.via } : {}) },
+      now,
+    ),
     db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
   ]);
   return { status: 200, body: questionResource(answered), queuedRuns: wake?.status === "queued" };

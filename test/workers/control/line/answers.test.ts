@@ -298,6 +298,19 @@ describe("questions answered on the line", () => {
       .bind(questionId)
       .first();
     expect(row).toEqual({ answer: "Use Acme, they are cheaper", answered_by_user_id: owner.user.userId });
+    // Marked as answered on the line: the question, its activity row, and the issue page say so.
+    expect(JSON.stringify(questions.body)).toContain('"answeredVia":"whatsapp"');
+    const activity = await env.DB.prepare(
+      "SELECT actor_id, details FROM activity_log WHERE action = 'issue.question_answered' AND entity_id = ?",
+    )
+      .bind(issueId)
+      .first<{ actor_id: string; details: string }>();
+    expect(activity?.actor_id).toBe(owner.user.userId);
+    expect(JSON.parse(activity?.details ?? "{}")).toMatchObject({ questionId, via: "whatsapp" });
+    const colleague = await createUser("OWNER");
+    await addMembership(line.company.id, colleague.userId, "member");
+    const page = await browse(colleague, `/issues/${issueId}`);
+    expect(textOf(page.html)).toContain("answered via WhatsApp: Use Acme, they are cheaper");
     expect(await wakesOf(line.agent.id, "issue_question_answered")).toHaveLength(1);
     expect((await replyTo(line, owner, "Answered")).quoted).toBe(replyId);
   });

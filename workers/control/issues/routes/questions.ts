@@ -33,6 +33,10 @@ const QuestionSchema = z
     answeredByAgentId: z.string().nullable(),
     answeredByUserId: z.string().nullable(),
     answeredAt: z.string().nullable(),
+    answeredVia: z
+      .enum(["whatsapp"])
+      .nullable()
+      .openapi({ description: "`whatsapp` when a member answered on the company's line; null otherwise" }),
     createdAt: z.string(),
   })
   .openapi("IssueQuestion");
@@ -111,7 +115,13 @@ issueQuestionRoutes.openapi(
     const issue = await findVisibleIssue(db, actor, issueId);
     const input = c.req.valid("json");
     return issueOpResponse(
-      mutateIssue(c, issue.id, { kind: "answerQuestion", actor: refOf(actor), questionId, input }),
+      mutateIssue(c, issue.id, {
+        kind: "answerQuestion",
+        actor: refOf(actor),
+        questionId,
+        input,
+        ...(c.get("answeredVia") ? { via: c.get("answeredVia") } : {}),
+      }),
     );
   },
 );

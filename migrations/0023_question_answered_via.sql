@@ -1,0 +1,1 @@
+ALTER TABLE `issue_questions` ADD `answered_via` text;
