@@ -1,5 +1,6 @@
 import type { Json } from "../../bridge/src/protocol/seam";
 import type { Env } from "../../workers/core/env";
+import { otherAddress } from "./contacts/store";
 import type { SessionContext, TimedWork } from "./context";
 
 /**
@@ -70,6 +71,29 @@ function pending(sql: SqlStorage, after: number): RelayedEvent[] {
 
 const hasPending = (sql: SqlStorage): boolean => pending(sql, cursorOf(sql)).length > 0;
 
+/** `123@lid` of `123:4@lid` / `123@lid`; null for anything but a LID. */
+const bareLid = (jid: unknown): string | null => {
+  const match = typeof jid === "string" ? /^(\d+)(?::\d+)?@lid$/.exec(jid) : null;
+  return match ? `${match[1]}@lid` : null;
+};
+
+/**
+ * A member's answer must be matched to their verified number. A sender WhatsApp names only by LID
+ * (no number beside it in the message) is resolved here from the pairs this session has learned
+ * (contacts), as `senderPhone` / `voterPhone`; the outbox entry itself stays as the webhook sent it.
+ */
+export function withSenderPhone(sql: SqlStorage, entry: RelayedEvent): RelayedEvent {
+  const data = entry.data as Record<string, unknown>;
+  const field = entry.event === "poll.vote" ? "voter" : "sender";
+  const target = entry.event === "poll.vote" ? "voterPhone" : "senderPhone";
+  if (typeof data !== "object" || data === null || (typeof data[target] === "string" && data[target] !== ""))
+    return entry;
+  const lid = bareLid(data[field]);
+  const phoneJid = lid === null ? null : otherAddress(sql, lid);
+  const digits = phoneJid?.match(/^(\d{5,20})@s\.whatsapp\.net$/)?.[1];
+  return digits ? { ...entry, data: { ...data, [target]: digits } as Json } : entry;
+}
+
 /** Hands every pending entry over in order; the first failure stops the run and waits its retry. */
 async function relay(ctx: SessionContext): Promise<void> {
   if (!handler) return;
@@ -78,7 +102,7 @@ async function relay(ctx: SessionContext): Promise<void> {
     if (batch.length === 0) return;
     for (const entry of batch) {
       try {
-        await handler(ctx.env, ctx.sessionId, entry);
+        await handler(ctx.env, ctx.sessionId, withSenderPhone(ctx.sql, entry));
       } catch (error) {
         const failures = (getValue(ctx.sql, "failures") ?? 0) + 1;
         setValue(ctx.sql, "failures", failures);

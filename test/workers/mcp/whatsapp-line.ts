@@ -28,6 +28,8 @@ export interface Line {
   receiveFrom(jid: string, text: string, extra?: Record<string, unknown>): Promise<string>;
   /** `jid` votes `options` in the poll `pollId`, as the bridge reports a decrypted vote; answers the vote's id. */
   voteFrom(jid: string, pollId: string, options: string[], id?: string): Promise<string>;
+  /** The bridge learned that `lid` is the person with the number `jid` (Baileys' LID mapping). */
+  learnLid(jid: string, lid: string): Promise<void>;
 }
 
 const responders: ReturnType<typeof setInterval>[] = [];
@@ -106,6 +108,9 @@ export async function linkedLine(): Promise<Line> {
       };
       await emit(session.link, 1, ++seq, { kind: "poll.vote", vote });
       return vote.id;
+    },
+    learnLid: async (jid, lid) => {
+      await emit(session.link, 1, ++seq, { kind: "contacts", contacts: [{ jid, lid }] });
     },
   };
 }

@@ -169,6 +169,25 @@ describe("approvals answered on the line", () => {
     expect(textsTo(line, unverified)).toEqual([]);
   });
 
+  it("a member WhatsApp names only by LID is matched through the pair the session learned", async () => {
+    const { line, owner } = await lineWithOwner();
+    const approvalId = await pendingApproval(line);
+    const pollId = await notice(line, owner, { type: "approval", id: approvalId });
+    const lid = `${owner.phone.slice(-9)}7701@lid`;
+    const unknownLid = `${owner.phone.slice(-9)}7702@lid`;
+
+    // A LID nobody paired with a number: nobody we know, ignored.
+    const unpaired = await reply(line, unknownLid, pollId, "approve");
+    await eventually(async () => (await answerRow(line.company.id, unpaired)) !== null);
+    expect(await answerRow(line.company.id, unpaired)).toMatchObject({ outcome: "ignored" });
+
+    await line.learnLid(owner.jid, lid);
+    const paired = await reply(line, lid, pollId, "approve");
+    await eventually(async () => (await answerRow(line.company.id, paired))?.outcome === "applied");
+    expect(await answerRow(line.company.id, paired)).toMatchObject({ phone: owner.phone });
+    expect(await approvalRow(approvalId)).toMatchObject({ decided_by_user_id: owner.user.userId });
+  });
+
   it("the same inbound message delivered twice is applied once", async () => {
     const { line, owner } = await lineWithOwner();
     const approvalId = await pendingApproval(line);

@@ -33,7 +33,8 @@ const str = (value: unknown): string | null => (typeof value === "string" && val
 function fromMessage(data: Fields): Inbound | null {
   const id = str(data.id);
   if (id === null || data.fromMe === true) return null;
-  const phone = phoneOf(data.sender);
+  // A LID-only sender arrives with the number the session paired it with (line-relay.ts).
+  const phone = phoneOf(data.sender) ?? digitsOnly(data.senderPhone);
   const content = isFields(data.message) ? data.message : {};
   if (content.type === "reaction") {
     const target = str(content.targetId);
