@@ -1,6 +1,6 @@
 import { vouchFor } from "../../auth/in-process";
 import type { Env } from "../../core/env";
-import { lineOwnerAccess } from "./access";
+import { type LineOwnerAccess, lineOwnerAccess } from "./access";
 
 /** The app's own fetch bound to the current request's bindings (app.ts), as MCP's tools use it. */
 export type LineFetch = (request: Request) => Promise<Response>;
@@ -44,6 +44,7 @@ function requestOf(origin: string, sessionId: string, phone: string, content: Li
  * the line, through the gateway's own REST route in-process: the WhatsApp id it got, or why not (409
  * no line / the linker no longer owns the company, or the gateway's answer: the session disconnected,
  * a bad number). Whoever calls this decides whether the number may be messaged (verified, wanted).
+ * A caller sending several messages in a row resolves `access` once and passes it.
  */
 export async function sendOnLine(
   env: Env,
@@ -52,8 +53,9 @@ export async function sendOnLine(
   companyId: string,
   phone: string,
   content: LineContent,
+  resolved?: LineOwnerAccess,
 ): Promise<LineSendResult> {
-  const access = await lineOwnerAccess(env, companyId);
+  const access = resolved ?? (await lineOwnerAccess(env, companyId));
   if (!access.ok) return access;
   const response = await fetch(
     vouchFor(requestOf(origin, access.session.id, phone, content), access.principal),

@@ -10,6 +10,7 @@ import {
   lineNotices,
   type MembershipRole,
 } from "../../db/schema";
+import { type LineOwnerAccess, lineOwnerAccess } from "./access";
 import { recipientsFor } from "./directory";
 import { knownOrigin } from "./notices";
 import { type LineContent, type LineFetch, sendOnLine } from "./send";
@@ -172,8 +173,14 @@ export async function sendDueNotices(
     .limit(PASS_LIMIT)
     .all();
   const pass: SendPass = { sent: 0, dropped: 0, failed: 0, lineDown: false };
+  // Who sends on the line is read once per pass (three queries), and only if something goes out.
+  let access: Promise<LineOwnerAccess> | undefined;
+  const lineAccess = () => {
+    access ??= lineOwnerAccess(env, companyId);
+    return access;
+  };
   for (const notice of due) {
-    const outcome = await sendOne(env, db, fetch, origin, notice, now);
+    const outcome = await sendOne(env, db, fetch, origin, notice, now, lineAccess);
     if (outcome === "sent" || outcome === "dropped" || outcome === "failed") pass[outcome]++;
     if (outcome === "line_down") {
       pass.lineDown = true;
@@ -226,6 +233,7 @@ async function sendOne(
   origin: string,
   notice: LineNoticeRow,
   now: number,
+  lineAccess: () => Promise<LineOwnerAccess>,
 ): Promise<Outcome> {
   if (!(await claim(db, notice, now))) return "taken";
   const settled = await settledReason(db, notice);
@@ -251,7 +259,16 @@ async function sendOne(
     await settle(db, notice.id, { notBefore: later });
     return "held";
   }
-  const result = await sendOnLine(env, fetch, origin, notice.companyId, member.phone, contentOf(notice));
+  const content = contentOf(notice);
+  const result = await sendOnLine(
+    env,
+    fetch,
+    origin,
+    notice.companyId,
+    member.phone,
+    content,
+    await lineAccess(),
+  );
   if (result.ok) {
     await settle(db, notice.id, {
       status: "sent",
