@@ -27,8 +27,10 @@ import {
   markVerified,
   newCode,
   RESEND_INTERVAL_MS,
+  releaseCodeSlot,
   savePreferences,
   storeSentCode,
+  takeCodeSlot,
   unlinkNumber,
   verifiedByAnother,
   voidCode,
@@ -99,14 +101,23 @@ memberLineRoutes.openapi(
     const { db, company, userId } = await me(c, "link a number");
     const phone = c.req.valid("json").phone.replace(/^\+/, "");
     const now = Date.now();
-    refuseEarlyResend(await findLineMember(db, company.id, userId), now);
+    const member = { companyId: company.id, userId };
+    const before = await findLineMember(db, company.id, userId);
+    const lastSent = before?.codeSentAt ?? null;
+    if (lastSent !== null && now - lastSent < RESEND_INTERVAL_MS)
+      throw tooSoon(lastSent + RESEND_INTERVAL_MS, now);
     if (await verifiedByAnother(db, company.id, userId, phone)) throw conflict(SAME_NUMBER_ELSEWHERE);
+    const slot = await takeCodeSlot(db, member, phone, now);
+    if (!slot.taken) throw tooSoon(slot.opensAt, now);
     const code = newCode();
     const sent = await sendOnLine(c.env, appFetchOf(c), new URL(c.req.url).origin, company.id, phone, {
       type: "text",
       text: `Your Switchboard code for ${company.name}: ${code} (valid 10 minutes)`,
     });
-    if (!sent.ok) throw conflict(`The company's line could not send the code: ${sent.error}`);
+    if (!sent.ok) {
+      await releaseCodeSlot(db, member, before, now);
+      throw conflict(`The company's line could not send the code: ${sent.error}`);
+    }
     await storeSentCode(
       db,
       { companyId: company.id, userId },
@@ -234,10 +245,10 @@ async function membersOnLine(db: Db, companyId: string) {
   return rows.map(({ line, ...member }) => lineMemberResource(member, line));
 }
 
-function refuseEarlyResend(row: LineMemberRow | undefined, now: number): void {
-  if (row?.codeSentAt == null || now - row.codeSentAt >= RESEND_INTERVAL_MS) return;
-  const seconds = Math.ceil((row.codeSentAt + RESEND_INTERVAL_MS - now) / 1000);
-  throw new ApiError(
+/** The 429 of a code asked for before the last one is a minute old (`opensAt`). */
+function tooSoon(opensAt: number, now: number): ApiError {
+  const seconds = Math.max(1, Math.ceil((opensAt - now) / 1000));
+  return new ApiError(
     429,
     titleOf(429),
     `A code was sent less than a minute ago; try again in ${seconds} s`,

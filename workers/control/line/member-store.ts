@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, ne, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, lte, ne, or, sql } from "drizzle-orm";
 import { bytesEqual, randomBytes, sha256, toHex } from "../../auth/crypto";
 import type { Db } from "../../db/client";
 import { LINE_NOTICE_KINDS, type LineMemberRow, type LineNoticeKind, lineMembers } from "../../db/schema";
@@ -67,6 +67,55 @@ export async function verifiedByAnother(db: Db, companyId: string, userId: strin
     )
     .get();
   return row !== undefined;
+}
+
+type MemberKey = { companyId: string; userId: string };
+const keyOf = (member: MemberKey) =>
+  and(eq(lineMembers.companyId, member.companyId), eq(lineMembers.userId, member.userId));
+
+/**
+ * Takes the member's one-code-a-minute slot before a code is sent, in one statement, so that two
+ * requests at once send one code, not two (of which only the later would work). A member with no row
+ * yet gets one holding only the number; `releaseCodeSlot` undoes it when the code could not be sent.
+ * Answers when the slot opens again if another request holds it.
+ */
+export async function takeCodeSlot(
+  db: Db,
+  member: MemberKey,
+  phone: string,
+  now: number,
+): Promise<{ taken: true } | { taken: false; opensAt: number }> {
+  const taken = await db
+    .insert(lineMembers)
+    .values({ ...member, phone, codeSentAt: now, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({
+      target: [lineMembers.companyId, lineMembers.userId],
+      set: { codeSentAt: now },
+      setWhere: or(isNull(lineMembers.codeSentAt), lte(lineMembers.codeSentAt, now - RESEND_INTERVAL_MS)),
+    })
+    .returning({ userId: lineMembers.userId });
+  if (taken.length === 1) return { taken: true };
+  const row = await db
+    .select({ sentAt: lineMembers.codeSentAt })
+    .from(lineMembers)
+    .where(keyOf(member))
+    .get();
+  return { taken: false, opensAt: (row?.sentAt ?? now) + RESEND_INTERVAL_MS };
+}
+
+/** The code taken for at `now` was not sent: the slot goes back as it was, a row made for it goes. */
+export async function releaseCodeSlot(
+  db: Db,
+  member: MemberKey,
+  before: LineMemberRow | undefined,
+  now: number,
+): Promise<void> {
+  const ours = and(keyOf(member), eq(lineMembers.codeSentAt, now));
+  if (before) {
+    await db.update(lineMembers).set({ codeSentAt: before.codeSentAt }).where(ours);
+    return;
+  }
+  await db.delete(lineMembers).where(and(ours, isNull(lineMembers.codeHash), isNull(lineMembers.verifiedAt)));
 }
 
 /**

@@ -143,6 +143,21 @@ describe("linking and verifying one's own number", () => {
     expect((await verify(line.company.id, member, second)).status).toBe(200);
   });
 
+  it("requests at once send one code: one 200, the rest 429, and that one code verifies", async () => {
+    const line = await linkedLine();
+    const member = await join(line.company.id);
+    const phone = freshPhone();
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        call("PUT", meOf(line.company.id), { body: { phone }, headers: member.headers }),
+      ),
+    );
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 429, 429, 429, 429]);
+    const codes = codesSentTo(line, phone, line.company.name);
+    expect(codes).toHaveLength(1);
+    expect((await verify(line.company.id, member, codes[0] ?? "")).status).toBe(200);
+  });
+
   it("a new number resets verification; the same number stays verified", async () => {
     const line = await linkedLine();
     const member = await join(line.company.id);
