@@ -64,9 +64,11 @@ export async function linkedLine(): Promise<Line> {
   responders.push(
     setInterval(() => {
       for (const frame of session.link.frames) {
-        if (frame.type !== "command" || frame.name !== "wa" || answered.has(frame.id)) continue;
+        if (frame.type !== "command" || answered.has(frame.id)) continue;
         answered.add(frame.id);
-        if ((frame.args as { op?: string }).op === "send") answerSend(session.link, frame, me);
+        // A bridge answers every command (stop, logout too), not only WhatsApp operations.
+        if (frame.name === "wa" && (frame.args as { op?: string }).op === "send")
+          answerSend(session.link, frame, me);
         else session.link.send({ type: "result", epoch: 1, id: frame.id, ok: true, data: null });
       }
     }, 10),
