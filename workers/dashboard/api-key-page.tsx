@@ -17,15 +17,6 @@ import {
   scopedKeyBody,
 } from "./scoped-keys-panel";
 import { ActionButton, blankForm, type FormState } from "./ui";
-import {
-  companyNumbersOf,
-  failedWhatsAppForm,
-  fieldIn,
-  meApi,
-  preferencesBody,
-  type WhatsAppFailure,
-  WhatsAppPanels,
-} from "./whatsapp-panels";
 
 type ApiKeyStatus = z.infer<typeof ApiKeyStatusSchema>;
 type Ctx = Context<DashboardEnv>;
@@ -108,7 +99,6 @@ interface PageExtras {
   alert?: string;
   created?: ScopedKey;
   form?: FormState;
-  whatsapp?: WhatsAppFailure;
 }
 
 /** The scoped keys and what a new one may be limited to, read as the viewer. */
@@ -127,10 +117,9 @@ async function showApiKeyPage(
   extras: PageExtras = {},
   code: ContentfulStatusCode = 200,
 ) {
-  const [scoped, apps, numbers] = await Promise.all([
+  const [scoped, apps] = await Promise.all([
     scopedKeysOf(c),
     listConnectedApps(c.env, new URL(c.req.url).origin, c.var.viewer.id),
-    companyNumbersOf(c),
   ]);
   return render(
     c,
@@ -149,7 +138,6 @@ async function showApiKeyPage(
           {extras.created && <NewScopedKey created={extras.created} />}
           <ScopedKeysPanel {...scoped} csrf={c.var.csrf} form={extras.form ?? blankForm()} />
           <ConnectedAppsPanel apps={apps} csrf={c.var.csrf} />
-          <WhatsAppPanels entries={numbers} csrf={c.var.csrf} failure={extras.whatsapp} />
         </>
       ),
     },
@@ -214,46 +202,4 @@ apiKeyPage.post("/api-key/apps/:grantId/revoke", async (c) => {
   if (!(await revokeConnectedApp(c.env, origin, c.var.viewer.id, c.req.param("grantId"))))
     throw new PageError(404, "There is no such connected app of yours.");
   return redirectWithFlash(c, "/api-key", "App disconnected");
-});
-
-/** What each WhatsApp form sends to the API (whatsapp-panels.tsx), and the flash when it succeeds. */
-const WHATSAPP_ACTIONS: Record<
-  string,
-  {
-    method: "PUT" | "POST" | "PATCH" | "DELETE";
-    path: (companyId: string) => string;
-    body: (companyId: string, form: Record<string, string>) => unknown;
-    done: string;
-  }
-> = {
-  number: {
-    method: "PUT",
-    path: meApi,
-    body: (id, form) => ({ phone: (form[fieldIn(id, "phone")] ?? "").trim() }),
-    done: "Code sent: enter it below",
-  },
-  verify: {
-    method: "POST",
-    path: (id) => `${meApi(id)}/verify`,
-    body: (id, form) => ({ code: (form[fieldIn(id, "code")] ?? "").trim() }),
-    done: "Number verified",
-  },
-  preferences: { method: "PATCH", path: meApi, body: preferencesBody, done: "Preferences saved" },
-  unlink: { method: "DELETE", path: meApi, body: () => undefined, done: "Number unlinked" },
-};
-
-apiKeyPage.post("/api-key/whatsapp/:companyId/:action", async (c) => {
-  const action = WHATSAPP_ACTIONS[c.req.param("action")];
-  if (!action) throw new PageError(404, "There is no such WhatsApp action.");
-  const companyId = c.req.param("companyId");
-  const result = await c.var.api.send(
-    action.method,
-    action.path(companyId),
-    action.body(companyId, c.var.form),
-  );
-  if (!result.ok) {
-    const whatsapp = failedWhatsAppForm(companyId, c.var.form, result);
-    return showApiKeyPage(c, await currentStatus(c), { whatsapp }, failureStatus(result));
-  }
-  return redirectWithFlash(c, `/api-key#whatsapp-${companyId}-heading`, action.done);
 });

@@ -32,6 +32,7 @@ import { oauthConsentPage } from "./oauth-consent-page";
 import { orgPage } from "./org-page";
 import { packagePages } from "./package-pages";
 import { pairingPage } from "./pairing-page";
+import { phonePage } from "./phone-page";
 import { projectPages } from "./project-pages";
 import { render, renderBare } from "./render";
 import { routinePages } from "./routine-pages";
@@ -184,6 +185,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", pairingPage);
   dashboard.route("/", webhookPages);
   dashboard.route("/", apiKeyPage);
+  dashboard.route("/", phonePage);
   dashboard.route("/", oauthConsentPage);
   dashboard.route("/", userPages);
   // Board

@@ -3,7 +3,7 @@ import type { PublicUser } from "../core/principal";
 import { SCRIPT_URL, STYLESHEET_URL } from "./assets";
 
 /** The top-level sections; the current one is marked `aria-current="page"` in the navigation. */
-export type Section = "home" | "sessions" | "api-key" | "users" | "companies" | "runners";
+export type Section = "home" | "sessions" | "api-key" | "phone" | "users" | "companies" | "runners";
 
 export type CompanyTab =
   | "overview"
@@ -45,6 +45,7 @@ const NAV: ReadonlyArray<{ section: Section; href: string; label: string; supera
   { section: "companies", href: "/companies", label: "Companies" },
   { section: "runners", href: "/runners", label: "Runners" },
   { section: "api-key", href: "/api-key", label: "API key" },
+  { section: "phone", href: "/phone", label: "Your phone" },
   { section: "users", href: "/users", label: "Users", superadminOnly: true },
 ];
 

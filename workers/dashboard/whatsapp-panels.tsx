@@ -128,7 +128,7 @@ function NumberState({ mine }: { mine: MyNumber }) {
 function CompanyPanel(props: { entry: CompanyNumber; csrf: string; failure?: WhatsAppFailure }) {
   const { company, mine, hasLine } = props.entry;
   const id = company.id;
-  const action = (what: string) => `/api-key/whatsapp/${encodeURIComponent(id)}/${what}`;
+  const action = (what: string) => `/phone/${encodeURIComponent(id)}/${what}`;
   const form: FormState =
     props.failure?.companyId === id
       ? { values: { ...valuesOf(id, mine), ...props.failure.form.values }, errors: props.failure.form.errors }

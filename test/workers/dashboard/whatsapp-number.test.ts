@@ -22,9 +22,9 @@ describe("the WhatsApp panel on the user's own page", () => {
       .bind(line.company.id, member.userId, Date.now())
       .run();
     const field = (name: string) => `${name}-${line.company.id}`;
-    const base = `/api-key/whatsapp/${line.company.id}`;
+    const base = `/phone/${line.company.id}`;
 
-    const page = await browse(member, "/api-key");
+    const page = await browse(member, "/phone");
     expect(page.status).toBe(200);
     expect(textOf(page.html)).toContain(`WhatsApp: ${line.company.name} No number linked`);
 
@@ -38,9 +38,7 @@ describe("the WhatsApp panel on the user's own page", () => {
     const texts = line.sent(`${number}@s.whatsapp.net`).map((m) => String(m.content.text));
     const code = texts[0]?.match(/: (\d{6}) \(valid 10 minutes\)$/)?.[1] ?? "";
     expect(code).toMatch(/^\d{6}$/);
-    expect(textOf((await browse(member, "/api-key")).html)).toContain(
-      `Your number: +${number} (not verified`,
-    );
+    expect(textOf((await browse(member, "/phone")).html)).toContain(`Your number: +${number} (not verified`);
 
     const wrong = await submit(member, `${base}/verify`, {
       [field("code")]: code === "000000" ? "111111" : "000000",
@@ -48,7 +46,7 @@ describe("the WhatsApp panel on the user's own page", () => {
     expect(wrong.status).toBe(422);
     expect(textOf(wrong.html)).toContain("Wrong code; 4 tries left");
     expect((await submit(member, `${base}/verify`, { [field("code")]: code })).status).toBe(303);
-    expect(textOf((await browse(member, "/api-key")).html)).toContain(`Your number: +${number} (verified)`);
+    expect(textOf((await browse(member, "/phone")).html)).toContain(`Your number: +${number} (verified)`);
 
     const zone = await submit(member, `${base}/preferences`, {
       [field("notify_questions")]: "on",
@@ -71,7 +69,7 @@ describe("the WhatsApp panel on the user's own page", () => {
     expect(row).toEqual({ notify: '["questions"]', s: 22 * 60, e: 7 * 60, z: "Europe/Berlin" });
 
     expect((await submit(member, `${base}/unlink`)).status).toBe(303);
-    expect(textOf((await browse(member, "/api-key")).html)).toContain(
+    expect(textOf((await browse(member, "/phone")).html)).toContain(
       `WhatsApp: ${line.company.name} No number linked`,
     );
   });
