@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
-import { registerLineInbound } from "../durable-objects/messaging/line-relay";
+import { registerLineInbound } from "../durable-objects/messaging/line/relay";
 import { apiKeyRoutes } from "./auth/api-key";
 import { recognizeInProcessCalls } from "./auth/in-process";
 import { requireAuthentication } from "./auth/middleware";

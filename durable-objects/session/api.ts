@@ -15,7 +15,7 @@ import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts/store";
 import type { Outcome, SessionContext, TimedWork } from "../messaging/context";
 import { GROUPS_SCHEMA, groupsApi } from "../messaging/groups/store";
 import { LABELS_SCHEMA, labelsApi } from "../messaging/labels/store";
-import { LINE_RELAY_SCHEMA, lineRelayWork } from "../messaging/line-relay";
+import { LINE_RELAY_SCHEMA, lineRelayWork } from "../messaging/line/relay";
 import { messagesApi } from "../messaging/messages/api";
 import { POLL_ADDED_COLUMNS } from "../messaging/messages/polls";
 import { profileApi } from "../messaging/profile/api";

@@ -27,7 +27,7 @@ export function prune(sql: SqlStorage, now: number): boolean {
     .toArray()[0];
   if (!oldest || oldest.created_at >= cutoff) return deliveries >= BATCH;
   // Only entries already fanned out, with no delivery left that could need them (redeliver), and
-  // (for the events the company line's relay takes, line-relay.ts RELAYED_EVENTS) already handed to it.
+  // (for the events the company line's relay takes, line/relay.ts RELAYED_EVENTS) already handed to it.
   const entries = sql
     .exec(
       `DELETE FROM outbox WHERE seq IN (

@@ -4,7 +4,7 @@
 // bridge reports a `poll.vote`).
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { lineInboundHandler } from "../../../../durable-objects/messaging/line-relay";
+import { lineInboundHandler } from "../../../../durable-objects/messaging/line/relay";
 import { call } from "../../helpers";
 import { type Line, linkedLine, personJid } from "../../mcp/whatsapp-line";
 import { eventually } from "../../patience";
@@ -130,7 +130,7 @@ export async function vote(line: Line, voter: Member, pollId: string, options: s
 
 /**
  * The relay hands the same vote over again, as it does when the SessionDO stopped after the line
- * applied it but before its cursor moved (line-relay.ts): straight into the registered handler.
+ * applied it but before its cursor moved (messaging/line/relay.ts): straight into the registered handler.
  */
 export async function replayVote(
   line: Line,

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { LineInboundHandler } from "../../../../durable-objects/messaging/line-relay";
+import type { LineInboundHandler } from "../../../../durable-objects/messaging/line/relay";
 import type { Env } from "../../../core/env";
 import { type Db, database } from "../../../db/client";
 import { companies, companyLines, type LineNoticeRow, lineAnswers, lineNotices } from "../../../db/schema";

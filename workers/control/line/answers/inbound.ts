@@ -1,4 +1,4 @@
-import type { RelayedEvent } from "../../../../durable-objects/messaging/line-relay";
+import type { RelayedEvent } from "../../../../durable-objects/messaging/line/relay";
 
 /**
  * An inbound WhatsApp message that may answer one of the line's notices, as the line's session
@@ -33,7 +33,7 @@ const str = (value: unknown): string | null => (typeof value === "string" && val
 function fromMessage(data: Fields): Inbound | null {
   const id = str(data.id);
   if (id === null || data.fromMe === true) return null;
-  // A LID-only sender arrives with the number the session paired it with (line-relay.ts).
+  // A LID-only sender arrives with the number the session paired it with (messaging/line/relay.ts).
   const phone = phoneOf(data.sender) ?? digitsOnly(data.senderPhone);
   const content = isFields(data.message) ? data.message : {};
   if (content.type === "reaction") {

@@ -1,7 +1,7 @@
-import type { Json } from "../../bridge/src/protocol/seam";
-import type { Env } from "../../workers/core/env";
-import { otherAddress } from "./contacts/store";
-import type { SessionContext, TimedWork } from "./context";
+import type { Json } from "../../../bridge/src/protocol/seam";
+import type { Env } from "../../../workers/core/env";
+import { otherAddress } from "../contacts/store";
+import type { SessionContext, TimedWork } from "../context";
 
 /**
  * The company line's inbound relay (issue 28, docs/decisions.md "Answers on the company line"): the
