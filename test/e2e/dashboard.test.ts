@@ -147,6 +147,12 @@ describe("dashboard in a browser", () => {
     const withKey = await fetch(`${stack.baseUrl}/api/sessions`, { headers: { "X-API-Key": key } });
     expect(withKey.status).toBe(200);
     await capture("api-key");
+
+    // The user's own page for their number on each company's line (none yet: no company).
+    await page.getByRole("link", { name: "Your phone" }).click();
+    await page.getByRole("heading", { name: "Your phone" }).waitFor();
+    await page.getByText("You belong to no company yet").waitFor();
+    await capture("phone");
   });
 
   it("runs a company: hire approved, issue created, the agent's run moves it to done on screen", async () => {

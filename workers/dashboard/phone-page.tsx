@@ -36,7 +36,7 @@ async function showPhonePage(c: Ctx, failure?: WhatsAppFailure, code: Contentful
           <p class="muted">
             Each company you belong to can reach you on WhatsApp from its line: approvals to decide, questions
             its agents ask you, budget incidents, failed runs and a daily digest. Answer from the phone (a
-            poll vote, a quoted reply, 👍 or 👎); it counts as you, as on this dashboard.
+            poll vote, a quoted reply, a thumbs-up or thumbs-down); it counts as you, as on this dashboard.
           </p>
           <WhatsAppPanels entries={numbers} csrf={c.var.csrf} failure={failure} />
         </>

@@ -224,6 +224,12 @@ function CompanyPanel(props: { entry: CompanyNumber; csrf: string; failure?: Wha
 }
 
 export function WhatsAppPanels(props: { entries: CompanyNumber[]; csrf: string; failure?: WhatsAppFailure }) {
+  if (props.entries.length === 0)
+    return (
+      <EmptyState>
+        You belong to no company yet. Once you do, link your number here to hear from its line.
+      </EmptyState>
+    );
   return (
     <>
       {props.entries.map((entry) => (

@@ -7,7 +7,7 @@ import {
 } from "../../../bridge/src/protocol/messaging";
 import { failure, type Outcome, type SessionContext } from "../context";
 import { deleteMedia } from "../media/store";
-import { findMessage, refOf, upsertMessage } from "./store";
+import { findMessage, findMessageById, type MessageRow, refOf, upsertMessage } from "./store";
 import { type MessageResource, newMessageId, toMessageResource } from "./view";
 
 /**
@@ -35,6 +35,9 @@ export async function sendMessage(
   if (refused) return failure(400, `media url: ${refused}`);
   const quoted = request.quotedId ? findMessage(ctx.sql, request.to, request.quotedId) : null;
   if (request.quotedId && !quoted) return failure(404, "Quoted message not found in this chat");
+  // A retry of a send that reached WhatsApp (the bridge reported it, its answer was lost): that message.
+  const already = request.messageId ? alreadySent(ctx.sql, request.messageId) : null;
+  if (already) return { ok: true, data: toMessageResource(already, (await ctx.config()).slug) };
   const result = await ctx.wa({
     op: "send",
     to: request.to,
@@ -49,6 +52,12 @@ export async function sendMessage(
   const upload = uploadRefOf(request.content);
   if (upload) deleteMedia(ctx.sql, upload);
   return recordSent(ctx, result.data);
+}
+
+/** This account's own message with `id`, if one was sent (ids are unique per sender). */
+function alreadySent(sql: SqlStorage, id: string): MessageRow | null {
+  const row = findMessageById(sql, id);
+  return row?.from_me === 1 ? row : null;
 }
 
 /** Stores what the bridge says it sent; an answer outside the protocol is a 500, never stored. */

@@ -28,6 +28,11 @@ export interface Line {
   receiveFrom(jid: string, text: string, extra?: Record<string, unknown>): Promise<string>;
   /** `jid` votes `options` in the poll `pollId`, as the bridge reports a decrypted vote; answers the vote's id. */
   voteFrom(jid: string, pollId: string, options: string[], id?: string): Promise<string>;
+  /**
+   * The next send reaches WhatsApp (the bridge reports the message) but its answer is lost (the
+   * command fails with 503), as when a bridge dies between the two.
+   */
+  loseNextSendAnswer(): void;
   /** The bridge learned that `lid` is the person with the number `jid` (Baileys' LID mapping). */
   learnLid(jid: string, lid: string): Promise<void>;
 }
@@ -60,6 +65,26 @@ export async function linkedLine(): Promise<Line> {
   });
   expect(linked.status, JSON.stringify(linked.body)).toBe(200);
 
+  let seq = 1;
+  let losing = 0;
+  /** The message as WhatsApp took it, reported by the bridge; then the command's answer is a failure. */
+  const reportThenFail = async (frame: (typeof session.link.frames)[number]) => {
+    const args = frame.args as { to: string; messageId: string; content: Record<string, unknown> };
+    const message = { id: args.messageId, chat: args.to, sender: me, fromMe: true, timestamp: Date.now() };
+    await emit(session.link, 1, ++seq, {
+      kind: "message",
+      live: false,
+      message: { ...message, content: args.content },
+    });
+    session.link.send({
+      type: "result",
+      epoch: 1,
+      id: frame.id,
+      ok: false,
+      status: 503,
+      error: "The bridge did not answer in time",
+    });
+  };
   const answered = new Set<unknown>();
   responders.push(
     setInterval(() => {
@@ -67,13 +92,15 @@ export async function linkedLine(): Promise<Line> {
         if (frame.type !== "command" || answered.has(frame.id)) continue;
         answered.add(frame.id);
         // A bridge answers every command (stop, logout too), not only WhatsApp operations.
-        if (frame.name === "wa" && (frame.args as { op?: string }).op === "send")
-          answerSend(session.link, frame, me);
+        const isSend = frame.name === "wa" && (frame.args as { op?: string }).op === "send";
+        if (isSend && losing > 0) {
+          losing--;
+          void reportThenFail(frame);
+        } else if (isSend) answerSend(session.link, frame, me);
         else session.link.send({ type: "result", epoch: 1, id: frame.id, ok: true, data: null });
       }
     }, 10),
   );
-  let seq = 1;
   return {
     owner,
     company,
@@ -110,6 +137,9 @@ export async function linkedLine(): Promise<Line> {
       };
       await emit(session.link, 1, ++seq, { kind: "poll.vote", vote });
       return vote.id;
+    },
+    loseNextSendAnswer: () => {
+      losing++;
     },
     learnLid: async (jid, lid) => {
       await emit(session.link, 1, ++seq, { kind: "contacts", contacts: [{ jid, lid }] });

@@ -5,10 +5,15 @@ import { type LineOwnerAccess, lineOwnerAccess } from "./access";
 /** The app's own fetch bound to the current request's bindings (app.ts), as MCP's tools use it. */
 export type LineFetch = (request: Request) => Promise<Response>;
 
-export type LineContent =
+/**
+ * What to send. `idempotencyKey` makes a retry the same WhatsApp message (the gateway's
+ * Idempotency-Key): a notice sent again after its first answer was lost is not a second message.
+ */
+export type LineContent = (
   | { type: "text"; text: string; quotedMessageId?: string }
   | { type: "poll"; question: string; options: string[] }
-  | { type: "reaction"; messageId: string; emoji: string };
+  | { type: "reaction"; messageId: string; emoji: string }
+) & { idempotencyKey?: string };
 
 export type LineSendResult = { ok: true; messageId: string } | { ok: false; status: number; error: string };
 
@@ -16,10 +21,11 @@ const personJid = (phone: string) => `${phone}@s.whatsapp.net`;
 
 function requestOf(origin: string, sessionId: string, phone: string, content: LineContent): Request {
   const chat = `${origin}/api/messages/${encodeURIComponent(sessionId)}/${encodeURIComponent(personJid(phone))}`;
+  const key: Record<string, string> = content.idempotencyKey ? { "Idempotency-Key": content.idempotencyKey } : {};
   const post = (url: string, body: unknown) =>
     new Request(url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      headers: { "Content-Type": "application/json", Accept: "application/json", ...key },
       body: JSON.stringify(body),
     });
   switch (content.type) {

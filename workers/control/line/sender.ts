@@ -221,10 +221,13 @@ async function rateLimitedUntil(db: Db, notice: LineNoticeRow, now: number): Pro
   return (row.oldest ?? now) + HOUR_MS;
 }
 
-const contentOf = (notice: LineNoticeRow): LineContent =>
-  notice.pollOptions
-    ? { type: "poll", question: notice.text, options: notice.pollOptions }
-    : { type: "text", text: notice.text };
+/** A notice's message; its id is derived from the notice's, so sending it again is the same message. */
+const contentOf = (notice: LineNoticeRow): LineContent => {
+  const idempotencyKey = `line-notice-${notice.id}`;
+  return notice.pollOptions
+    ? { type: "poll", question: notice.text, options: notice.pollOptions, idempotencyKey }
+    : { type: "text", text: notice.text, idempotencyKey };
+};
 
 async function sendOne(
   env: Env,

@@ -6,6 +6,7 @@ import { ok } from "../../http/envelope";
 import { ApiError, badRequest } from "../../http/errors";
 import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../../http/openapi";
 import { accessibleSession, callSession } from "../sessions";
+import { IdempotencyHeadersSchema, messageIdForKey } from "./idempotency";
 import { ChatParamsSchema, MessageResourceSchema, messagingErrors } from "./schemas";
 import {
   ContactBodyShape,
@@ -31,30 +32,36 @@ messagesRoutes.openapi(
     tags,
     summary: "Send text (with mentions), image, video, audio, voice, document or sticker; optionally quoting",
     security: authenticated,
-    request: { params: ChatParamsSchema, ...jsonBody(SendBodySchema) },
+    request: { params: ChatParamsSchema, headers: IdempotencyHeadersSchema, ...jsonBody(SendBodySchema) },
     responses: { 200: sent("Sent; data is the stored message"), ...messagingErrors },
   }),
   async (c) => {
     const { sessionId, jid } = c.req.valid("param");
     const body = c.req.valid("json");
     const session = await accessibleSession(c, sessionId);
+    const messageId = await messageIdForKey(session.id, c.req.valid("header")["idempotency-key"]);
     const message = await callSession(c.env, session, "message.send", {
       to: jid,
       content: toOutgoingContent(body.message, body.mentions),
       ...(body.quotedMessageId ? { quotedId: body.quotedMessageId } : {}),
+      ...(messageId ? { messageId } : {}),
     });
     return c.json(ok("Message sent successfully", message), 200);
   },
 );
 
-/** Sends `content` to the path's chat on the path's session; answers the stored message. */
+/**
+ * Sends `content` to the path's chat on the path's session; answers the stored message. An
+ * Idempotency-Key makes a retry the same message (idempotency.ts).
+ */
 async function sendToChat(
   c: Context<AppEnv>,
   chat: { sessionId: string; jid: string },
   content: OutgoingContent,
 ) {
   const session = await accessibleSession(c, chat.sessionId);
-  return callSession(c.env, session, "message.send", { to: chat.jid, content });
+  const messageId = await messageIdForKey(session.id, c.req.header("Idempotency-Key"));
+  return callSession(c.env, session, "message.send", { to: chat.jid, content, ...(messageId ? { messageId } : {}) });
 }
 
 const MEDIA_KINDS = ["image", "video", "audio", "voice", "document", "sticker"] as const;
@@ -133,7 +140,7 @@ messagesRoutes.openapi(
     tags,
     summary: "Send a poll (2–12 distinct options; selectableCount 1..options)",
     security: authenticated,
-    request: { params: ChatParamsSchema, ...jsonBody(PollBodySchema) },
+    request: { params: ChatParamsSchema, headers: IdempotencyHeadersSchema, ...jsonBody(PollBodySchema) },
     responses: { 200: sentFlagged("Sent"), ...messagingErrors },
   }),
   async (c) => {
@@ -149,7 +156,7 @@ messagesRoutes.openapi(
     tags,
     summary: "Send a location (latitude −90..90, longitude −180..180)",
     security: authenticated,
-    request: { params: ChatParamsSchema, ...jsonBody(z.strictObject(LocationBodyShape)) },
+    request: { params: ChatParamsSchema, headers: IdempotencyHeadersSchema, ...jsonBody(z.strictObject(LocationBodyShape)) },
     responses: { 200: sentFlagged("Sent"), ...messagingErrors },
   }),
   async (c) => {
@@ -165,7 +172,7 @@ messagesRoutes.openapi(
     tags,
     summary: "Send contact cards (vCards)",
     security: authenticated,
-    request: { params: ChatParamsSchema, ...jsonBody(z.strictObject(ContactBodyShape)) },
+    request: { params: ChatParamsSchema, headers: IdempotencyHeadersSchema, ...jsonBody(z.strictObject(ContactBodyShape)) },
     responses: { 200: sentFlagged("Sent"), ...messagingErrors },
   }),
   async (c) => {

@@ -105,6 +105,22 @@ describe("approvals go out as polls to those who may decide", () => {
     expect(polls(line, ownerPhone)).toHaveLength(1);
   });
 
+  it("a notice whose first answer was lost goes out once: the retry is the message WhatsApp took", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    line.loseNextSendAnswer();
+    await requestApproval(line, "Hire a designer");
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.error?.includes("503") === true);
+    expect((await noticesOf(line.company.id))[0]?.status).toBe("queued");
+
+    await scheduledTick(Date.now());
+    await eventually(async () => (await noticesOf(line.company.id))[0]?.status === "sent");
+    const sent = polls(line, ownerPhone);
+    expect(sent).toHaveLength(1);
+    const [row] = await noticesOf(line.company.id);
+    expect(row?.wa_message_id).toBe((sent[0] as unknown as { messageId: string }).messageId);
+  });
+
   it("holds a notice through the member's quiet hours and sends it when they end", async () => {
     const line = await linkedLine();
     const minute = Math.floor((Date.now() % 86_400_000) / 60_000);
