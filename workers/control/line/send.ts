@@ -21,7 +21,9 @@ const personJid = (phone: string) => `${phone}@s.whatsapp.net`;
 
 function requestOf(origin: string, sessionId: string, phone: string, content: LineContent): Request {
   const chat = `${origin}/api/messages/${encodeURIComponent(sessionId)}/${encodeURIComponent(personJid(phone))}`;
-  const key: Record<string, string> = content.idempotencyKey ? { "Idempotency-Key": content.idempotencyKey } : {};
+  const key: Record<string, string> = content.idempotencyKey
+    ? { "Idempotency-Key": content.idempotencyKey }
+    : {};
   const post = (url: string, body: unknown) =>
     new Request(url, {
       method: "POST",

@@ -26,7 +26,10 @@ export const IdempotencyHeadersSchema = z.object({
 });
 
 /** The WhatsApp message id a key names on a session: `3EB0` and 20 hex digits, like a fresh one. */
-export async function messageIdForKey(sessionId: string, key: string | undefined): Promise<string | undefined> {
+export async function messageIdForKey(
+  sessionId: string,
+  key: string | undefined,
+): Promise<string | undefined> {
   if (key === undefined) return undefined;
   const bare = key.replace(/^"(.*)"$/, "$1");
   const digest = await sha256Hex(`${sessionId}\n${bare}`);

@@ -61,7 +61,11 @@ async function sendToChat(
 ) {
   const session = await accessibleSession(c, chat.sessionId);
   const messageId = await messageIdForKey(session.id, c.req.header("Idempotency-Key"));
-  return callSession(c.env, session, "message.send", { to: chat.jid, content, ...(messageId ? { messageId } : {}) });
+  return callSession(c.env, session, "message.send", {
+    to: chat.jid,
+    content,
+    ...(messageId ? { messageId } : {}),
+  });
 }
 
 const MEDIA_KINDS = ["image", "video", "audio", "voice", "document", "sticker"] as const;
@@ -156,7 +160,11 @@ messagesRoutes.openapi(
     tags,
     summary: "Send a location (latitude −90..90, longitude −180..180)",
     security: authenticated,
-    request: { params: ChatParamsSchema, headers: IdempotencyHeadersSchema, ...jsonBody(z.strictObject(LocationBodyShape)) },
+    request: {
+      params: ChatParamsSchema,
+      headers: IdempotencyHeadersSchema,
+      ...jsonBody(z.strictObject(LocationBodyShape)),
+    },
     responses: { 200: sentFlagged("Sent"), ...messagingErrors },
   }),
   async (c) => {
@@ -172,7 +180,11 @@ messagesRoutes.openapi(
     tags,
     summary: "Send contact cards (vCards)",
     security: authenticated,
-    request: { params: ChatParamsSchema, headers: IdempotencyHeadersSchema, ...jsonBody(z.strictObject(ContactBodyShape)) },
+    request: {
+      params: ChatParamsSchema,
+      headers: IdempotencyHeadersSchema,
+      ...jsonBody(z.strictObject(ContactBodyShape)),
+    },
     responses: { 200: sentFlagged("Sent"), ...messagingErrors },
   }),
   async (c) => {
