@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { z } from "zod";
 import { toWebSocketUrl } from "./shared/edge-url.ts";
 import { DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevelSetting } from "./shared/log.ts";
+import { DEFAULT_VERSION_URL } from "./whatsapp/version.ts";
 
 export { toWebSocketUrl };
 
@@ -38,6 +39,18 @@ const EnvSchema = z.object({
     .trim()
     .regex(/^\d{1,6}\.\d{1,6}\.\d{1,12}$/, "WA_VERSION must look like 2.3000.1043857760")
     .optional(),
+  /**
+   * Where the current WhatsApp Web version is read when WA_VERSION does not pin one (sw.js, Baileys'
+   * JSON, or a plain `2.3000.n`); `off` never fetches. Default: WhatsApp Web's service worker.
+   */
+  WA_VERSION_URL: z
+    .string()
+    .trim()
+    .refine(
+      (value) => value === "off" || /^https?:\/\/\S+$/.test(value),
+      "WA_VERSION_URL must be an http(s) URL or off",
+    )
+    .optional(),
   /** History sync on pairing: keep messages of the last N days (0: none); default 30. */
   WA_HISTORY_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   /** …and at most the newest N messages of each chat; default 100. */
@@ -61,8 +74,10 @@ export interface BridgeConfig {
   waWebSocketUrl?: string;
   /** Another root for the server's certificate chain (with `waWebSocketUrl` only); absent: WhatsApp's. */
   waRootKey?: Buffer;
-  /** [major, minor, patch] for Baileys' `version`; absent: the version Baileys bundles. */
+  /** [major, minor, patch] for Baileys' `version` (WA_VERSION); absent: fetched or bundled. */
   waVersion?: [number, number, number];
+  /** Where the current version is read (WA_VERSION_URL); null: never fetched. */
+  waVersionUrl: string | null;
   /** How much of the history sent on pairing is kept (WA_HISTORY_DAYS, WA_HISTORY_MESSAGES). */
   history: { days: number; messagesPerChat: number };
   /** Which log lines are written (LOG_LEVEL, default warn). */
@@ -97,6 +112,7 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     WA_WEBSOCKET_URL,
     WA_CERT_ROOT_KEY,
     WA_VERSION,
+    WA_VERSION_URL,
     WA_HISTORY_DAYS,
     WA_HISTORY_MESSAGES,
     LOG_LEVEL,
@@ -111,6 +127,7 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     ...(WA_WEBSOCKET_URL ? { waWebSocketUrl: WA_WEBSOCKET_URL } : {}),
     ...(WA_CERT_ROOT_KEY ? { waRootKey: Buffer.from(WA_CERT_ROOT_KEY, "hex") } : {}),
     ...(WA_VERSION ? { waVersion: versionOf(WA_VERSION) } : {}),
+    waVersionUrl: WA_VERSION_URL === "off" ? null : (WA_VERSION_URL ?? DEFAULT_VERSION_URL),
     history: { days: WA_HISTORY_DAYS, messagesPerChat: WA_HISTORY_MESSAGES },
     logLevel: LOG_LEVEL,
   };

@@ -4,18 +4,40 @@
  * On SIGTERM/SIGINT it closes WhatsApp WITHOUT logging out (the next bridge reuses the creds) and the
  * fleet link with 1001 so the edge reassigns at once, then exits 0.
  */
-import { loadConfig } from "./config.ts";
+import { type BridgeConfig, loadConfig } from "./config.ts";
 import type { WhatsAppNetwork } from "./protocol/seam.ts";
 import { FleetLink } from "./sessions/fleet-link.ts";
 import { installFaultGuard } from "./shared/fault-guard.ts";
 import { errorMessage, jsonLog, type Log } from "./shared/log.ts";
 import { simulatorNetwork } from "./simulator/simulator.ts";
+import { VersionBook } from "./whatsapp/version.ts";
 
 /** A stuck close must not keep an orchestrator waiting: exit anyway after this long. */
 const SHUTDOWN_GRACE_MS = 4_000;
 
 /** Warnings and errors until the configuration names LOG_LEVEL (a bad configuration is an error). */
 let log: Log = jsonLog();
+
+/** Real WhatsApp: Baileys, and the WhatsApp Web version it announces (read in the background). */
+async function baileysFor(config: BridgeConfig): Promise<WhatsAppNetwork> {
+  const { baileysNetwork, bundledVersion } = await import("./whatsapp/whatsapp.ts");
+  const versions = new VersionBook({
+    ...(config.waVersion ? { pinned: config.waVersion } : {}),
+    sourceUrl: config.waVersionUrl,
+    bundled: bundledVersion(),
+    log,
+  });
+  // Not awaited: a start never waits on the internet; sockets opened before it answers use the
+  // edge's last good version or the bundled one, and a 405 reads the source again.
+  void versions.refresh();
+  return baileysNetwork({
+    log,
+    history: config.history,
+    versions,
+    ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+    ...(config.waRootKey ? { rootKey: config.waRootKey } : {}),
+  });
+}
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -25,13 +47,7 @@ async function main(): Promise<void> {
   // Baileys loads only when it is used: the simulator starts fast and never touches it.
   const network: WhatsAppNetwork = config.simulator
     ? simulatorNetwork({ qrIntervalMs: config.simulatorQrIntervalMs })
-    : (await import("./whatsapp/whatsapp.ts")).baileysNetwork({
-        log,
-        history: config.history,
-        ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
-        ...(config.waRootKey ? { rootKey: config.waRootKey } : {}),
-        ...(config.waVersion ? { version: config.waVersion } : {}),
-      });
+    : await baileysFor(config);
   const fleet = new FleetLink({ ...config, network, log });
 
   let stopping = false;

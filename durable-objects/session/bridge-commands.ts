@@ -1,6 +1,9 @@
 import type { CommandName } from "../../bridge/src/protocol/link";
 import { type FailureStatus, failure, type Outcome } from "../messaging/context";
 
+/** The 503 of a session whose bridge cannot do what was asked right now. */
+export const notReady = (detail: string): Outcome<never> => failure(503, detail);
+
 /** How long the edge waits for a bridge to answer a command. */
 export const COMMAND_TIMEOUT_MS = 15_000;
 

@@ -17,6 +17,8 @@ export interface SessionSnapshot {
   me: SessionRecord["me"];
   connectedAt: number | null;
   lastDisconnect: string | null;
+  /** The WhatsApp Web version that last connected and where it came from (null: never, or simulator). */
+  waVersion: SessionRecord["waVersion"];
   /** A bridge holds the lease and its link is up. */
   hasInstance: boolean;
   epoch: number;

@@ -14,13 +14,12 @@ import type { Env } from "../../workers/core/env";
 import { fleetObject } from "../fleet/contract";
 import type { SessionConfigCopy } from "../messaging/config/session";
 import { failure, type Outcome } from "../messaging/context";
-import type { StoredMedia } from "../messaging/media/store";
-import { readMedia } from "../messaging/media/store";
+import { readMedia, type StoredMedia } from "../messaging/media/store";
 import { sentRecord } from "../messaging/messages/sent-record";
 import { counts } from "../messaging/messages/store";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
-import { BridgeCommands, failureStatusOf } from "./bridge-commands";
+import { BridgeCommands, failureStatusOf, notReady } from "./bridge-commands";
 import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment, openBridgeLink } from "./bridge-links";
 import type { SessionObject, SessionSnapshot } from "./contract";
 import { applyEvent, QR_COMING_STATES, RESTING_STATES, statusOf } from "./lifecycle";
@@ -28,8 +27,6 @@ import { SessionMessaging } from "./messaging";
 import { mirrorToDirectory, stateChanged } from "./mirror";
 import { type SessionRecord, SessionStorage } from "./storage";
 import { SessionViewers } from "./viewers";
-
-const notReady = (detail: string): Outcome<never> => failure(503, detail);
 
 /**
  * What a messaging session's Durable Object does (SessionDO is its shell): the lifecycle, current
@@ -126,6 +123,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
       me: record.me,
       connectedAt: record.connectedAt,
       lastDisconnect: record.lastDisconnect,
+      waVersion: record.waVersion,
       hasInstance: this.liveLink() !== null,
       epoch: record.leaseEpoch,
       counts: counts(this.ctx.storage.sql),
@@ -275,6 +273,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
       desired: record.desired,
       auth: this.storage.readAuth(),
       lastSeq: record.lastSeq,
+      ...(record.waVersion ? { waVersion: record.waVersion.version } : {}),
     });
     if (record.stateBeforeLinkLoss && record.state === "reconnecting") {
       await this.changeState({ state: record.stateBeforeLinkLoss, stateBeforeLinkLoss: null });
@@ -333,7 +332,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
       return;
     }
     const patch = applyEvent(record, event as LifecycleEvent, Date.now());
-    if (event.kind === "auth") this.storage.writeAuth(event.creds, event.keys);
+    this.storage.keepFrom(event as LifecycleEvent);
     if (patch.state === "logged_out") this.storage.clearAuth();
     this.storage.write({ ...patch, lastSeq: seq, stateBeforeLinkLoss: null });
     this.messaging.connectionChanged(record, this.storage.read());

@@ -1,4 +1,4 @@
-import type { AuthState, Me } from "../../bridge/src/protocol/link";
+import type { AuthState, LifecycleEvent, Me, WaVersionInfo } from "../../bridge/src/protocol/link";
 import type { SessionState } from "../../workers/db/schema";
 
 /**
@@ -25,6 +25,8 @@ export interface SessionRecord {
   assigning: boolean;
   /** State before the bridge link dropped, restored when the same lease reconnects. */
   stateBeforeLinkLoss: SessionState | null;
+  /** The WhatsApp Web version that last connected, and its source; the bridge's fallback offline. */
+  waVersion: WaVersionInfo | null;
 }
 
 const SCHEMA = [
@@ -37,6 +39,8 @@ const SCHEMA = [
      VALUES (1, 'stopped', 'stopped', 0, 0, 0)`,
   "CREATE TABLE IF NOT EXISTS auth_creds (k INTEGER PRIMARY KEY CHECK (k = 1), value TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS auth_keys (id TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  // Beside the session row (older objects have that row already): written only when a socket connects.
+  "CREATE TABLE IF NOT EXISTS wa_version (k INTEGER PRIMARY KEY CHECK (k = 1), value TEXT NOT NULL)",
 ];
 
 type Row = Record<string, SqlStorageValue>;
@@ -66,11 +70,27 @@ export class SessionStorage {
       lastSeq: num(row.last_seq ?? 0),
       assigning: num(row.assigning ?? 0) === 1,
       stateBeforeLinkLoss: text(row.state_before_link_loss ?? null) as SessionState | null,
+      waVersion: this.readWaVersion(),
     };
   }
 
-  write(patch: Partial<SessionRecord>): void {
-    const columns: Record<keyof SessionRecord, string> = {
+  private readWaVersion(): WaVersionInfo | null {
+    const row = this.sql.exec<Row>("SELECT value FROM wa_version WHERE k = 1").toArray()[0];
+    return row ? (JSON.parse(String(row.value)) as WaVersionInfo) : null;
+  }
+
+  /** What a lifecycle event carries beside the state: auth writes, the version a socket connected with. */
+  keepFrom(event: LifecycleEvent): void {
+    if (event.kind === "auth") this.writeAuth(event.creds, event.keys);
+    if (event.kind === "connected" && event.waVersion)
+      this.sql.exec(
+        "INSERT OR REPLACE INTO wa_version (k, value) VALUES (1, ?)",
+        JSON.stringify(event.waVersion),
+      );
+  }
+
+  write(patch: Partial<Omit<SessionRecord, "waVersion">>): void {
+    const columns: Record<keyof Omit<SessionRecord, "waVersion">, string> = {
       sessionId: "session_id",
       desired: "desired",
       state: "state",
@@ -85,7 +105,8 @@ export class SessionStorage {
       assigning: "assigning",
       stateBeforeLinkLoss: "state_before_link_loss",
     };
-    const entries = Object.entries(patch) as [keyof SessionRecord, SessionRecord[keyof SessionRecord]][];
+    type Column = keyof Omit<SessionRecord, "waVersion">;
+    const entries = Object.entries(patch) as [Column, SessionRecord[Column]][];
     if (entries.length === 0) return;
     const assignments = entries.map(([key]) => `${columns[key]} = ?`).join(", ");
     const values = entries.map(([key, value]) => {

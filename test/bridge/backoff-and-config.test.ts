@@ -41,7 +41,14 @@ describe("config", () => {
       simulator: true,
       history: { days: 30, messagesPerChat: 100 },
       logLevel: "warn",
+      waVersionUrl: "https://web.whatsapp.com/sw.js",
     });
+    // Where the current WhatsApp Web version is read: WhatsApp Web by default, another URL, or never.
+    expect(loadConfig({ ...base, WA_VERSION_URL: "http://127.0.0.1:9/sw.js" }).waVersionUrl).toBe(
+      "http://127.0.0.1:9/sw.js",
+    );
+    expect(loadConfig({ ...base, WA_VERSION_URL: "off" }).waVersionUrl).toBeNull();
+    expect(() => loadConfig({ ...base, WA_VERSION_URL: "ftp://x" })).toThrow(/WA_VERSION_URL must be/);
     expect(loadConfig({ ...base, WA_HISTORY_DAYS: "0", WA_HISTORY_MESSAGES: "20" }).history).toEqual({
       days: 0,
       messagesPerChat: 20,

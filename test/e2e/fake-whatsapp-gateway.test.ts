@@ -2,7 +2,9 @@
 // `alwaysOnline` shows the account online to WhatsApp (`<presence type="available">`, with the
 // account's name) and offline when turned off; a status posted without `mentions` reaches the phone
 // of a contact the session knows; the number check finds numbers WhatsApp normalises (a Brazilian
-// mobile asked with its ninth digit, registered without it; a Mexican one asked with the `1`).
+// mobile asked with its ninth digit, registered without it; a Mexican one asked with the `1`); and
+// when WhatsApp retires the version the bridge announces, the session reads the current one from
+// WhatsApp Web's sw.js and reconnects by itself.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeContact } from "../fake-whatsapp/contact.ts";
 import { PhoneDevice } from "../fake-whatsapp/history.ts";
@@ -94,5 +96,29 @@ describe("gateway behaviour on real Baileys against the fake WhatsApp", () => {
       { number: "5215512345678", exists: true, jid: lupe.jid },
       { number: "5511912345678", exists: false, jid: null },
     ]);
+  });
+
+  it("WhatsApp retires the version: the session reads the current one and reconnects by itself", async () => {
+    type Versioned = Envelope<{ state: string; waVersion: { version: string; source: string } | null }>;
+    const detail = async () => (await api.call<Versioned>("GET", `/api/sessions/${SID}`)).body.data;
+    const [major, minor, build] = whatsapp.clientVersions.at(-1) ?? [2, 3000, 0];
+    expect((await detail()).waVersion).toEqual({ version: `${major}.${minor}.${build}`, source: "fetched" });
+
+    // WhatsApp ships a new build and refuses the old one; nobody touches the bridge's configuration.
+    const current: [number, number, number] = [major, minor, build + 11];
+    world.web.ship(current[2]);
+    whatsapp.requireVersion(current);
+    expect((await api.call("POST", `/api/sessions/${SID}/restart`)).status).toBe(200);
+
+    const reconnected = await eventually(
+      async () => {
+        const now = await detail();
+        return now.state === "connected" && now.waVersion?.version === current.join(".") ? now : undefined;
+      },
+      60_000,
+      "connected with the current version",
+    );
+    expect(reconnected.waVersion).toEqual({ version: current.join("."), source: "fetched" });
+    expect(whatsapp.clientVersions.slice(-2)).toEqual([[major, minor, build], current]);
   });
 });

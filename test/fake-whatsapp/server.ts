@@ -133,6 +133,11 @@ export class FakeWhatsApp {
     return new FakeWhatsApp(wss, options);
   }
 
+  /** WhatsApp retires versions: from now on, clients announcing one older than `version` get 405. */
+  requireVersion(version: readonly [number, number, number]): void {
+    this.options.minimumVersion = version;
+  }
+
   /** Where Baileys should connect (`waWebSocketUrl`). */
   get url(): string {
     const { port } = this.wss.address() as AddressInfo;

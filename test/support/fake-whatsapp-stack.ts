@@ -4,8 +4,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DEFAULT_CONNECTION_CONFIG } from "@whiskeysockets/baileys";
 import { FakePhone } from "../fake-whatsapp/phone.ts";
 import { FakeWhatsApp, type LinkedDevice } from "../fake-whatsapp/server.ts";
+import { WebVersionHost } from "../fake-whatsapp/web-version.ts";
 import { type ApiClient, adminClient, eventually } from "./api.ts";
 import type { Envelope } from "./messaging.ts";
 import { payloadOf, type Receiver, startReceiver } from "./receiver.ts";
@@ -13,6 +15,8 @@ import { type Stack, startStack } from "./stack.ts";
 
 export interface FakeWhatsAppStack {
   whatsapp: FakeWhatsApp;
+  /** WhatsApp Web's sw.js, where the bridge reads the current version (WA_VERSION_URL). */
+  web: WebVersionHost;
   stack: Stack;
   api: ApiClient;
   receiver: Receiver;
@@ -28,6 +32,8 @@ export interface SessionDetail {
 
 export async function startFakeWhatsAppStack(): Promise<FakeWhatsAppStack> {
   const whatsapp = await FakeWhatsApp.start();
+  // The bridge reads the current WhatsApp Web version here, never from the internet.
+  const web = await WebVersionHost.start(DEFAULT_CONNECTION_CONFIG.version[2]);
   const receiver = await startReceiver();
   // The media host is HTTPS with a certificate made for this run; the bridge process trusts it the way
   // an operator adds a CA to Node (NODE_EXTRA_CA_CERTS): no test hook in the product.
@@ -40,12 +46,14 @@ export async function startFakeWhatsAppStack(): Promise<FakeWhatsAppStack> {
       WA_WEBSOCKET_URL: whatsapp.url,
       // The fake's certificate chain leads to its own root, not WhatsApp's (which stays pinned otherwise).
       WA_CERT_ROOT_KEY: whatsapp.rootKey.toString("hex"),
+      WA_VERSION_URL: web.url,
       NODE_EXTRA_CA_CERTS: certificate,
     },
   });
   const api = await adminClient(stack.baseUrl);
   return {
     whatsapp,
+    web,
     stack,
     api,
     receiver,
@@ -53,6 +61,7 @@ export async function startFakeWhatsAppStack(): Promise<FakeWhatsAppStack> {
       await stack.stop();
       await receiver.stop();
       await whatsapp.close();
+      await web.stop();
     },
   };
 }

@@ -29,6 +29,14 @@ type Ctx = Context<DashboardEnv>;
 
 // ── Session detail ───────────────────────────────────────────────────────────────────────────
 
+/** Where the version came from, in words (bridge/src/whatsapp/version.ts). */
+const VERSION_SOURCES = {
+  pinned: "pinned by the bridge's WA_VERSION",
+  fetched: "current, read from WA_VERSION_URL",
+  edge: "the last that connected; the current one could not be read",
+  bundled: "bundled with the bridge",
+} as const;
+
 function SessionFacts({ session }: { session: SessionDetail }) {
   return (
     <dl class="facts">
@@ -48,6 +56,14 @@ function SessionFacts({ session }: { session: SessionDetail }) {
       <dd>{session.hasInstance ? "Holds the session" : "None right now"}</dd>
       <dt>Last disconnect</dt>
       <dd>{session.lastDisconnect ?? <span class="muted">—</span>}</dd>
+      <dt>WhatsApp Web version</dt>
+      <dd>
+        {session.waVersion ? (
+          `${session.waVersion.version} (${VERSION_SOURCES[session.waVersion.source]})`
+        ) : (
+          <span class="muted">—</span>
+        )}
+      </dd>
       <dt>Created</dt>
       <dd>
         <Time value={session.createdAt} />

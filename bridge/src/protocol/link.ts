@@ -57,6 +57,13 @@ export const AuthStateSchema = z.object({
 });
 export type AuthState = z.infer<typeof AuthStateSchema>;
 
+/** `2.3000.1043857760` and its source (bridge/src/whatsapp/version.ts). */
+export const WaVersionSchema = z.object({
+  version: z.string().regex(/^\d{1,6}\.\d{1,6}\.\d{1,12}$/),
+  source: z.enum(["pinned", "fetched", "edge", "bundled"]),
+});
+export type WaVersionInfo = z.infer<typeof WaVersionSchema>;
+
 export const MeSchema = z.object({ id: z.string().max(128), name: z.string().max(256).optional() });
 export type Me = z.infer<typeof MeSchema>;
 
@@ -76,7 +83,12 @@ const LifecycleEventSchema = z.discriminatedUnion("kind", [
       .max(64 * 1024),
   }),
   z.object({ kind: z.literal("connecting") }),
-  z.object({ kind: z.literal("connected"), me: MeSchema }),
+  z.object({
+    kind: z.literal("connected"),
+    me: MeSchema,
+    /** The WhatsApp Web version that connected and where it came from (real WhatsApp only). */
+    waVersion: WaVersionSchema.optional(),
+  }),
   z.object({
     kind: z.literal("disconnected"),
     code: z.number().int(),
@@ -158,6 +170,11 @@ export const SessionToBridgeSchema = z.discriminatedUnion("type", [
     auth: AuthStateSchema,
     /** Highest event seq of this epoch already stored; the bridge drops those from its replay queue. */
     lastSeq: z.number().int().nonnegative(),
+    /** The WhatsApp Web version that last connected this session: the bridge's fallback offline. */
+    waVersion: z
+      .string()
+      .regex(/^\d{1,6}\.\d{1,6}\.\d{1,12}$/)
+      .optional(),
   }),
   z.object({ type: z.literal("ack"), seq: z.number().int().positive() }),
   z.object({

@@ -96,6 +96,8 @@ export interface WhatsAppSocket {
    * Throws OperationError for refusals the caller should see as 4xx.
    */
   perform(operation: Operation, media: PreparedMedia | null): Promise<PerformResult>;
+  /** The WhatsApp Web version this socket announces and where it came from (real WhatsApp only). */
+  readonly version?: { version: [number, number, number]; source: "pinned" | "fetched" | "edge" | "bundled" };
   /** Present only on simulated sockets: the test's hands on the "phone". */
   simulate?: {
     /** Links the phone to the QR that is showing. */
@@ -109,6 +111,8 @@ export interface WhatsAppSocket {
 
 export interface OpenOptions {
   sessionId: string;
+  /** The WhatsApp Web version that last connected this session, as the edge keeps it (welcome). */
+  lastGoodVersion?: [number, number, number] | null;
   /** The auth state to start from (a snapshot: later writes travel through `persistAuth`). */
   auth: AuthState;
   handlers: SocketHandlers;
@@ -118,4 +122,9 @@ export interface WhatsAppNetwork {
   /** True for the in-memory simulator, so `sim.*` commands can be refused cleanly on real WhatsApp. */
   readonly simulated: boolean;
   open(options: OpenOptions): WhatsAppSocket;
+  /**
+   * Reads the current WhatsApp Web version again after WhatsApp refused one (405); true when it
+   * changed, so one more try with it is worthwhile. Absent: the version cannot change (simulator).
+   */
+  refreshVersion?(): Promise<boolean>;
 }

@@ -63,6 +63,10 @@ export class WhatsAppConnection {
   private retryTimer: NodeJS.Timeout | null = null;
   private whatsappAttempt = 0;
   private badSessionRetries = 0;
+  /** A 405 already read the current version again since the socket last opened: the next one fails. */
+  private versionRetried = false;
+  /** The WhatsApp Web version that last connected this session (the edge's copy, from the welcome). */
+  lastGoodVersion: [number, number, number] | null = null;
   /** Reached stopped / logged_out / failed: WhatsApp stays closed until `start`. */
   private halted = false;
   private readonly qr = new QrGate();
@@ -201,6 +205,7 @@ export class WhatsAppConnection {
         sessionId: this.options.sessionId,
         auth: this.auth,
         handlers,
+        lastGoodVersion: this.lastGoodVersion,
       });
       if (current()) this.socket = socket;
       this.log("info", "whatsapp opening", { registered: isRegistered(this.auth.creds) });
@@ -240,9 +245,16 @@ export class WhatsAppConnection {
     this.connectedGeneration = this.generation;
     this.whatsappAttempt = 0;
     this.badSessionRetries = 0;
+    this.versionRetried = false;
     this.qr.set(false);
-    this.log("info", "whatsapp connected");
-    this.events.push({ kind: "connected", me });
+    const version = this.socket?.version;
+    if (version) this.lastGoodVersion = version.version;
+    this.log("info", "whatsapp connected", version ? { version: version.version.join(".") } : {});
+    this.events.push({
+      kind: "connected",
+      me,
+      ...(version ? { waVersion: { version: version.version.join("."), source: version.source } } : {}),
+    });
   }
 
   /**
@@ -267,6 +279,7 @@ export class WhatsAppConnection {
     this.generation++;
     this.socket = null;
     this.qr.set(false);
+    if (info.code === 405 && this.retryWithCurrentVersion()) return;
     const decision = decideReconnect(info, { badSessionRetries: this.badSessionRetries });
     const retrying = decision.next === "reconnecting" || decision.next === "network_error";
     this.log(decision.next === "reconnecting" ? "info" : "warn", "whatsapp closed", {
@@ -287,6 +300,35 @@ export class WhatsAppConnection {
       this.retryTimer = null;
       this.open();
     }, delay);
+  }
+
+  /**
+   * WhatsApp refused the announced version: read the current one once and try again with it; only if
+   * it did not change (or was tried already) does the session fail as before. False: not retrying.
+   */
+  private retryWithCurrentVersion(): boolean {
+    const refresh = this.options.network.refreshVersion;
+    if (this.versionRetried || !refresh) return false;
+    this.versionRetried = true;
+    const generation = this.generation;
+    this.log("warn", "whatsapp refused this version; reading the current one");
+    this.events.push({
+      kind: "disconnected",
+      code: 405,
+      reason: "WhatsApp refused this client version (405): reading the current version and retrying once",
+      next: "reconnecting",
+    });
+    refresh.call(this.options.network).then(
+      (changed) => {
+        // Stopped, logged out or reopened meanwhile: this retry is no longer wanted.
+        if (generation !== this.generation || this.halted || this.socket) return;
+        if (changed) this.open();
+        else
+          this.onWhatsAppClosed({ code: 405, reason: "version refused", qrExpired: false, loggedOut: false });
+      },
+      () => undefined,
+    );
+    return true;
   }
 
   close(): void {

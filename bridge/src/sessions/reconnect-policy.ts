@@ -54,7 +54,9 @@ export function decideReconnect(close: CloseInfo, context: PolicyContext): Recon
       // WhatsApp refuses the client version; retrying the same version loops forever.
       return {
         next: "failed",
-        reason: "WhatsApp refused this client version (405): set WA_VERSION on the bridge to a current one",
+        reason:
+          "WhatsApp refused this client version (405), also after reading the current one: check the " +
+          "bridge's WA_VERSION_URL (or pin WA_VERSION to a current version)",
       };
     case 403:
       return { next: "failed", reason: "forbidden: account blocked" };

@@ -19,6 +19,7 @@ import type { WhatsAppNetwork } from "../protocol/seam.ts";
 import { type Backoff, LINK_BACKOFF, WHATSAPP_BACKOFF } from "../shared/backoff.ts";
 import { errorMessage, type Log } from "../shared/log.ts";
 import { type AfterClose, type LinkClose, ReconnectingSocket } from "../shared/reconnecting-socket.ts";
+import { parseVersionText } from "../whatsapp/version.ts";
 import { type CommandFrame, CommandLedger, type Outcome, ok, type ResultBody } from "./command-ledger.ts";
 import { WhatsAppConnection } from "./connection.ts";
 import { EventQueue } from "./event-queue.ts";
@@ -144,6 +145,8 @@ export class SessionRunner {
     // Adopt the edge's auth unless this bridge's copy is ahead of it: a live socket (its writes are
     // the newest) or writes still on their way.
     if (firstLease || (!this.whatsapp.isOpen && this.events.pending === 0)) this.whatsapp.auth = welcome.auth;
+    // The version that last connected this session: what to announce when the source cannot be read.
+    if (welcome.waVersion) this.whatsapp.lastGoodVersion ??= parseVersionText(welcome.waVersion);
 
     this.welcomed = true;
     // After a 4400 a welcome proves nothing if the refused frame is about to be replayed: resetting

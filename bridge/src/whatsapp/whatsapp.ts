@@ -10,6 +10,7 @@ import {
   type AuthenticationCreds,
   type BaileysEventMap,
   Browsers,
+  DEFAULT_CONNECTION_CONFIG,
   DisconnectReason,
   initAuthCreds,
   makeCacheableSignalKeyStore,
@@ -32,6 +33,7 @@ import { performOperation } from "./operations.ts";
 import { isPollVote, pollRecordOf, pollVoteEvent, type VoteContext } from "./poll-votes.ts";
 import { inOrderWithPhoneNumbers } from "./receipts.ts";
 import { makeCheckedSocket, ServerCertificateRefused, WHATSAPP_ROOT_KEY } from "./server-certificate.ts";
+import type { VersionBook } from "./version.ts";
 
 export type {
   AuthUpdate,
@@ -48,8 +50,8 @@ export type { HistoryLimit } from "./history.ts";
 export interface BaileysNetworkOptions {
   /** Overrides WhatsApp's endpoint; tests point it at a local server so nothing leaves the machine. */
   waWebSocketUrl?: string;
-  /** The WhatsApp Web version to announce; absent, the one Baileys bundles (no fetch: no network needed). */
-  version?: [number, number, number];
+  /** Which WhatsApp Web version to announce (pinned, fetched, the edge's last good, or Baileys' own). */
+  versions?: VersionBook;
   connectTimeoutMs?: number;
   /** How much of the history the phone sends on pairing reaches the edge (default: 30 days, 100 a chat). */
   history?: HistoryLimit;
@@ -162,11 +164,19 @@ function meOf(creds: AuthenticationCreds): Me {
   return { id: creds.me?.id ?? "", ...(name ? { name: name.slice(0, 256) } : {}) };
 }
 
+/** The WhatsApp Web version the Baileys in use was released with. */
+export function bundledVersion(): [number, number, number] {
+  const [major = 2, minor = 3000, patch = 0] = DEFAULT_CONNECTION_CONFIG.version;
+  return [major, minor, patch];
+}
+
 export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNetwork {
   const log = options.log ?? silentLog;
   return {
     simulated: false,
-    open({ auth, handlers }: OpenOptions): WhatsAppSocket {
+    refreshVersion: () => options.versions?.refresh() ?? Promise.resolve(false),
+    open({ auth, handlers, lastGoodVersion }: OpenOptions): WhatsAppSocket {
+      const version = options.versions?.forSession(lastGoodVersion ?? null);
       const creds: AuthenticationCreds =
         auth.creds === null ? initAuthCreds() : (fromJson(auth.creds) as AuthenticationCreds);
       const keys = makeCacheableSignalKeyStore(
@@ -211,8 +221,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
           syncFullHistory: false,
           getMessage,
           cachedGroupMetadata: (jid) => groups.forSend(jid, (group) => sock.groupMetadata(group)),
-          // The bundled version unless configured: fetching the latest needs the internet on every start.
-          ...(options.version ? { version: options.version } : {}),
+          ...(version ? { version: version.version } : {}),
           ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
           ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
           ...(options.mediaAgent ? { fetchAgent: options.mediaAgent } : {}),
@@ -344,6 +353,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       });
 
       return {
+        ...(version ? { version } : {}),
         requestPairingCode: (digits) => sock.requestPairingCode(digits),
         logout: () => sock.logout(),
         perform: (operation, media) => {

@@ -2,7 +2,8 @@
  * What a session reports when WhatsApp cannot be reached or refuses the client, through the bridge's
  * real Baileys seam (`baileysNetwork`) and its reconnect policy: a refused or silent endpoint is a
  * network_error (never "QR expired"), and a version WhatsApp refuses (405, from the fake WhatsApp)
- * fails with the fix in the reason, while a configured WA_VERSION reaches the server and gets a QR.
+ * fails with the fix in the reason, while a pinned WA_VERSION reaches the server and gets a QR. (The
+ * bridge reading the current version on a 405 is version.test.ts.)
  */
 
 import type { AddressInfo } from "node:net";
@@ -12,7 +13,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import type { CloseInfo, SocketHandlers } from "../../../bridge/src/protocol/seam.ts";
 import { decideReconnect } from "../../../bridge/src/sessions/reconnect-policy.ts";
-import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
+import { VersionBook } from "../../../bridge/src/whatsapp/version.ts";
+import { baileysNetwork, bundledVersion } from "../../../bridge/src/whatsapp/whatsapp.ts";
 import { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -36,7 +38,16 @@ function open(
     persistAuth: async () => {},
     onNetworkEvent: () => {},
   };
-  const socket = baileysNetwork({ waWebSocketUrl: url, connectTimeoutMs: 5_000, ...options }).open({
+  const { version, ...rest } = options;
+  const versions = version
+    ? new VersionBook({ pinned: version, sourceUrl: null, bundled: bundledVersion() })
+    : undefined;
+  const socket = baileysNetwork({
+    waWebSocketUrl: url,
+    connectTimeoutMs: 5_000,
+    ...rest,
+    ...(versions ? { versions } : {}),
+  }).open({
     sessionId: "net",
     auth: { creds: null, keys: {} },
     handlers,
@@ -81,7 +92,7 @@ describe("network failures and refused versions", () => {
     expect(decideReconnect(close, fresh).next).toBe("network_error");
   }, 25_000);
 
-  it("a version WhatsApp refuses (405) fails naming WA_VERSION; the configured version gets a QR", async () => {
+  it("a version WhatsApp refuses (405) fails naming WA_VERSION_URL; a pinned version gets a QR", async () => {
     const bundled = DEFAULT_CONNECTION_CONFIG.version;
     const newer: [number, number, number] = [bundled[0], bundled[1], bundled[2] + 1];
     const server = await FakeWhatsApp.start({ minimumVersion: newer });
@@ -93,7 +104,7 @@ describe("network failures and refused versions", () => {
     expect(close).toMatchObject({ code: 405, networkError: false, qrExpired: false });
     expect(decideReconnect(close, fresh)).toEqual({
       next: "failed",
-      reason: expect.stringContaining("set WA_VERSION"),
+      reason: expect.stringContaining("WA_VERSION_URL"),
     });
 
     const configured = open(server.url, { version: newer, rootKey: server.rootKey });

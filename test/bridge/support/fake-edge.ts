@@ -234,12 +234,19 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
   const onSessionSocket = (state: FakeSession, ws: WebSocket): void => {
     state.connections++;
     state.socket = ws;
+    // As the SessionDO does: the version that last connected the session rides along.
+    const lastVersion = state.stored
+      .filter((event): event is Extract<SessionEvent, { kind: "connected" }> => event.kind === "connected")
+      .map((event) => event.waVersion)
+      .filter((version) => version !== undefined)
+      .at(-1);
     send(ws, {
       type: "welcome",
       epoch: state.epoch,
       desired: state.desired,
       auth: state.auth,
       lastSeq: state.lastSeq,
+      ...(lastVersion ? { waVersion: lastVersion.version } : {}),
     });
     ws.on("message", (data) => {
       if (answeredPing(ws, data.toString())) return;

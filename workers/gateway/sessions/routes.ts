@@ -143,6 +143,7 @@ sessionRoutes.openapi(
         messageCount: live.counts.messages,
         hasInstance: live.hasInstance,
         lastDisconnect: live.lastDisconnect,
+        waVersion: live.waVersion,
       }),
       200,
     );

@@ -130,6 +130,19 @@ export const SessionDetailSchema = SessionSchema.extend({
   messageCount: z.number().int(),
   hasInstance: z.boolean().openapi({ description: "A bridge holds the session and its link is up" }),
   lastDisconnect: z.string().nullable(),
+  waVersion: z
+    .object({
+      version: z.string().openapi({ example: "2.3000.1043857760" }),
+      source: z.enum(["pinned", "fetched", "edge", "bundled"]).openapi({
+        description:
+          "pinned: the bridge's WA_VERSION; fetched: read from WA_VERSION_URL; edge: the version that " +
+          "last connected this session (the source could not be read); bundled: the one Baileys ships",
+      }),
+    })
+    .nullable()
+    .openapi({
+      description: "The WhatsApp Web version that last connected the session (null: never, or simulator)",
+    }),
 }).openapi("SessionDetail");
 
 export function toSessionResource(session: SessionRow, botConfig: BotConfigRow | null) {
