@@ -102,7 +102,8 @@ describe("gateway behaviour on real Baileys against the fake WhatsApp", () => {
     type Versioned = Envelope<{ state: string; waVersion: { version: string; source: string } | null }>;
     const detail = async () => (await api.call<Versioned>("GET", `/api/sessions/${SID}`)).body.data;
     const [major, minor, build] = whatsapp.clientVersions.at(-1) ?? [2, 3000, 0];
-    expect((await detail()).waVersion).toEqual({ version: `${major}.${minor}.${build}`, source: "fetched" });
+    // Read at the bridge's start in the background: "bundled" if the session opened before it answered.
+    expect((await detail()).waVersion?.version).toBe(`${major}.${minor}.${build}`);
 
     // WhatsApp ships a new build and refuses the old one; nobody touches the bridge's configuration.
     const current: [number, number, number] = [major, minor, build + 11];
