@@ -7,7 +7,15 @@ import { describe, expect, it } from "vitest";
 import { call, scheduledTick } from "../../helpers";
 import { type Line, linkedLine } from "../../mcp/whatsapp-line";
 import { type BoardUser, seedIssue } from "../helpers";
-import { jid, lineComesBack, lineGoesDown, linkNumber, member, noticesOf, requestApproval } from "./notices-world";
+import {
+  jid,
+  lineComesBack,
+  lineGoesDown,
+  linkNumber,
+  member,
+  noticesOf,
+  requestApproval,
+} from "./notices-world";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -26,6 +34,9 @@ const localDate = (at: number, timeZone = "UTC") =>
   new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(
     new Date(at),
   );
+
+/** A digest's subject: the company and the member's local date. */
+const dayOf = (line: Line, at: number, timeZone = "UTC") => `${line.company.id}:${localDate(at, timeZone)}`;
 
 const setMember = (companyId: string, user: BoardUser, sets: string, ...values: unknown[]) =>
   env.DB.prepare(`UPDATE line_members SET ${sets} WHERE company_id = ? AND user_id = ?`)
@@ -51,7 +62,16 @@ async function failedRun(line: Line, issueId: string, finishedAt: number, status
        error_reason, created_at, started_at, finished_at)
      VALUES (?, ?, ?, ?, 'assignment', 'issue_assigned', ?, 'exit code 1', ?, ?, ?)`,
   )
-    .bind(id, line.company.id, line.agent.id, status, issueId, finishedAt - MINUTE, finishedAt - MINUTE, finishedAt)
+    .bind(
+      id,
+      line.company.id,
+      line.agent.id,
+      status,
+      issueId,
+      finishedAt - MINUTE,
+      finishedAt - MINUTE,
+      finishedAt,
+    )
     .run();
   return id;
 }
@@ -73,7 +93,7 @@ describe("when the digest goes out", () => {
     expect(digest).toMatchObject({
       user_id: line.owner.userId,
       subject_type: "digest",
-      subject_id: localDate(nine, KOLKATA),
+      subject_id: dayOf(line, nine, KOLKATA),
       status: "sent",
       poll_options: null,
     });
@@ -94,14 +114,14 @@ describe("when the digest goes out", () => {
     await scheduledTick(nine + MINUTE);
     await scheduledTick(nine + 5 * 3_600_000);
     expect((await digestsOf(line.company.id)).map((row) => [row.subject_id, row.status])).toEqual([
-      [localDate(nine), "sent"],
+      [dayOf(line, nine), "sent"],
     ]);
     expect(digestTexts(line, ownerPhone)).toHaveLength(1);
 
     await scheduledTick(nine + DAY);
     expect((await digestsOf(line.company.id)).map((row) => row.subject_id)).toEqual([
-      localDate(nine),
-      localDate(nine + DAY),
+      dayOf(line, nine),
+      dayOf(line, nine + DAY),
     ]);
     expect(digestTexts(line, ownerPhone)).toHaveLength(2);
   });
@@ -142,8 +162,8 @@ describe("when the digest goes out", () => {
     await scheduledTick(nine + 2 * DAY - 2 * 3_600_000);
     const rows = await digestsOf(line.company.id);
     expect(rows.map((row) => [row.subject_id, row.status])).toEqual([
-      [localDate(nine), "sent"],
-      [localDate(nine + DAY), "dropped"],
+      [dayOf(line, nine), "sent"],
+      [dayOf(line, nine + DAY), "dropped"],
     ]);
     expect(digestTexts(line, ownerPhone)).toHaveLength(1);
   });
@@ -165,19 +185,22 @@ describe("who gets a digest", () => {
       .run();
     const idle = await linkedLine();
     const idlePhone = await linkNumber(idle.company.id, idle.owner);
+    // The one who chose it, verified, with an approval to decide: the digest does go out.
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
     const nine = nextLocal(9, 0);
 
     await scheduledTick(nine);
     await scheduledTick(nine + 3_600_000);
 
+    expect(digestTexts(line, ownerPhone)).toHaveLength(1);
     for (const digits of [notChosenPhone, unverifiedPhone, removedPhone])
       expect(digestTexts(line, digits)).toEqual([]);
     expect(digestTexts(idle, idlePhone)).toEqual([]);
     expect(idle.sent(jid(idlePhone))).toEqual([]);
-    const sent = [...(await digestsOf(line.company.id)), ...(await digestsOf(idle.company.id))].filter(
-      (row) => row.status !== "dropped",
-    );
-    expect(sent).toEqual([]);
+    const recorded = [...(await digestsOf(line.company.id)), ...(await digestsOf(idle.company.id))];
+    expect(recorded.filter((row) => row.status !== "dropped").map((row) => row.user_id)).toEqual([
+      line.owner.userId,
+    ]);
   });
 });
 
