@@ -4,6 +4,8 @@
 // Time is driven by the cron's scheduled time; asserted on line_notices and on what the fake bridge sent.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { queueDueDigests } from "../../../../workers/control/line";
+import { database } from "../../../../workers/db/client";
 import { call, scheduledTick } from "../../helpers";
 import { type Line, linkedLine } from "../../mcp/whatsapp-line";
 import { type BoardUser, seedIssue } from "../helpers";
@@ -110,6 +112,15 @@ describe("when the digest goes out", () => {
     await requestApproval(line, "Rent a server");
     const nine = nextLocal(9, 0);
 
+    // Passes that build the digest at once: each finds none recorded, one insert wins.
+    const db = database(env.DB);
+    const built = await Promise.all([
+      queueDueDigests(db, nine),
+      queueDueDigests(db, nine),
+      queueDueDigests(db, nine),
+    ]);
+    expect(await digestsOf(line.company.id)).toHaveLength(1);
+    expect(built.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(1);
     await Promise.all([scheduledTick(nine), scheduledTick(nine), scheduledTick(nine + 1)]);
     await scheduledTick(nine + MINUTE);
     await scheduledTick(nine + 5 * 3_600_000);
@@ -201,6 +212,13 @@ describe("who gets a digest", () => {
     expect(recorded.filter((row) => row.status !== "dropped").map((row) => row.user_id)).toEqual([
       line.owner.userId,
     ]);
+
+    // Its day is settled: something that comes up later that day waits for tomorrow's digest.
+    await requestApproval(idle, "Afternoon purchase");
+    await scheduledTick(nine + 5 * 3_600_000);
+    expect(digestTexts(idle, idlePhone)).toEqual([]);
+    await scheduledTick(nine + DAY);
+    expect(digestTexts(idle, idlePhone)).toHaveLength(1);
   });
 });
 
