@@ -13,11 +13,18 @@ import {
   jid,
   lineComesBack,
   lineGoesDown,
-  linkNumber,
+  linkNumber as linkAnyNumber,
   member,
   noticesOf,
   requestApproval,
 } from "./notices-world";
+
+/** A number whose member receives every kind, the digest included (as the line's default is). */
+const linkNumber = (...[companyId, user, options]: Parameters<typeof linkAnyNumber>) =>
+  linkAnyNumber(companyId, user, {
+    notify: ["approvals", "questions", "budget", "failed_runs", "digest"],
+    ...options,
+  });
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
