@@ -103,14 +103,30 @@ async function recordDigest(
   );
 }
 
-/** The cron's part: queues every digest due at `now`; returns how many rows are new. */
+/** One company's due digests; returns how many rows are new. */
+async function queueCompanyDigests(db: Db, companyId: string, now: number): Promise<number> {
+  const due = await dueDigests(db, companyId, now);
+  if (due.length === 0) return 0;
+  const [company, origin] = await Promise.all([companyName(db, companyId), knownOrigin(db, companyId)]);
+  let recorded = 0;
+  for (const digest of due) recorded += await recordDigest(db, companyId, company, origin, digest, now);
+  return recorded;
+}
+
+/**
+ * The cron's part: queues every digest due at `now`; returns how many rows are new. A company whose
+ * pass fails is logged and skipped, so neither other companies nor the rest of the cron wait on it.
+ */
 export async function queueDueDigests(db: Db, now: number): Promise<number> {
   let recorded = 0;
   for (const companyId of await companiesWithLineMembers(db)) {
-    const due = await dueDigests(db, companyId, now);
-    if (due.length === 0) continue;
-    const [company, origin] = await Promise.all([companyName(db, companyId), knownOrigin(db, companyId)]);
-    for (const digest of due) recorded += await recordDigest(db, companyId, company, origin, digest, now);
+    try {
+      recorded += await queueCompanyDigests(db, companyId, now);
+    } catch (error) {
+      console.error(
+        JSON.stringify({ level: "error", msg: "line digests pass failed", companyId, error: String(error) }),
+      );
+    }
   }
   return recorded;
 }
