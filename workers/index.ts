@@ -3,7 +3,7 @@
 import "@hono/zod-openapi";
 import { createApp } from "./app";
 import { recomputeAllSpend } from "./control/costs";
-import { sendAllDueNotices } from "./control/line";
+import { queueDueDigests, sendAllDueNotices } from "./control/line";
 import { fireDueSchedules } from "./control/routines";
 import { runnerCron } from "./control/runs";
 import type { Env } from "./core/env";
@@ -31,6 +31,8 @@ export default {
     // so a new month starts every agent and company at its real (zero) spend.
     if (new Date(controller.scheduledTime).getUTCMinutes() === 0)
       await recomputeAllSpend(db, controller.scheduledTime);
+    // Members' daily digests whose 09:00 (their time zone) has come, then every due notice goes out.
+    await queueDueDigests(db, controller.scheduledTime);
     // The company line's notices that are due: queued while the line was down, after quiet hours, a
     // rate limit, or queued where no request was at hand (a run that failed).
     await sendAllDueNotices(env, async (request) => app.fetch(request, env, ctx), controller.scheduledTime);

@@ -39,7 +39,7 @@ const KINDS = [
   { kind: "questions", label: "Agents' questions to me" },
   { kind: "budget", label: "Budget incidents" },
   { kind: "failed_runs", label: "Failed runs on issues I watch" },
-  { kind: "digest", label: "A daily digest" },
+  { kind: "digest", label: "A daily digest at 09:00 my time (or when quiet hours end), if anything waits" },
 ] as const;
 
 export const meApi = (companyId: string) => `/api/companies/${encodeURIComponent(companyId)}/line/members/me`;

@@ -91,7 +91,7 @@ export async function memberByPhone(
 const MINUTES_PER_DAY = 24 * 60;
 
 /** Minutes after local midnight in `timeZone` at `at`. */
-function localMinute(at: number, timeZone: string): number {
+export function localMinute(at: number, timeZone: string): number {
   const parts = new Intl.DateTimeFormat("en-GB", {
     timeZone,
     hour: "2-digit",
@@ -100,6 +100,16 @@ function localMinute(at: number, timeZone: string): number {
   }).formatToParts(new Date(at));
   const value = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
   return value("hour") * 60 + value("minute");
+}
+
+/** The date in `timeZone` at `at`, as YYYY-MM-DD (the "en-CA" locale writes dates that way). */
+export function localDate(at: number, timeZone: string): string {
+  return new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).format(new Date(at));
 }
 
 /**

@@ -14,6 +14,7 @@ export {
   rememberOriginFrom,
   sendQueuedFrom,
 } from "./announce";
+export { DIGEST_LOCAL_MINUTE, queueDueDigests } from "./digest";
 export {
   type LineRecipient,
   memberByPhone,

@@ -28,6 +28,8 @@ export interface NoticeDraft {
   text: string;
   /** Set when the notice asks for a decision: it goes out as a poll with these options. */
   pollOptions?: readonly string[];
+  /** Recorded as dropped for this reason, never sent (a digest with nothing to report settles its day). */
+  dropped?: string;
 }
 
 /**
@@ -52,7 +54,8 @@ export async function enqueueNotices(
     phone: recipient.phone,
     text: draft.text,
     pollOptions: draft.pollOptions ? [...draft.pollOptions] : null,
-    status: "queued" as const,
+    status: draft.dropped === undefined ? ("queued" as const) : ("dropped" as const),
+    error: draft.dropped ?? null,
     notBefore: recipient.quietUntil ?? now,
     createdAt: now,
   }));

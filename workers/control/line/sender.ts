@@ -239,7 +239,7 @@ async function sendOne(
   lineAccess: () => Promise<LineOwnerAccess>,
 ): Promise<Outcome> {
   if (!(await claim(db, notice, now))) return "taken";
-  const settled = await settledReason(db, notice);
+  const settled = await settledReason(db, notice, now);
   if (settled) {
     await settle(db, notice.id, { status: "dropped", error: settled });
     return "dropped";

@@ -7,8 +7,10 @@ import {
   companies,
   issueQuestions,
   type LineNoticeRow,
+  lineMembers,
   lineNotices,
 } from "../../db/schema";
+import { localDate } from "./directory";
 
 /**
  * Whether what a queued notice is about still wants the member's attention. A notice whose subject
@@ -19,6 +21,14 @@ import {
 /** Budget subjects carry more than the id (docs/company-line.md): the part before `:` is the row. */
 export const budgetSubjectId = (rowId: string, occasion: string) => `${rowId}:${occasion}`;
 export const rowIdOf = (subjectId: string) => subjectId.split(":")[0] ?? subjectId;
+
+/**
+ * A digest is about one company's day as the member lives it: `<companyId>:<YYYY-MM-DD>` in their time
+ * zone. The company is part of it because a notice is unique per member, subject and kind across
+ * companies, and a member of two companies gets each company's digest.
+ */
+export const digestSubjectId = (companyId: string, date: string) => `${companyId}:${date}`;
+const digestDateOf = (subjectId: string) => subjectId.slice(subjectId.indexOf(":") + 1);
 
 /**
  * An approval is asked once per time it becomes pending: its first notices name the bare id, and a
@@ -55,8 +65,8 @@ export async function supersededApprovalNotice(db: Db, notice: LineNoticeRow): P
   return later !== undefined;
 }
 
-/** Why the notice is no longer worth sending, or null when it still is. */
-export async function settledReason(db: Db, notice: LineNoticeRow): Promise<string | null> {
+/** Why the notice is no longer worth sending at `now`, or null when it still is. */
+export async function settledReason(db: Db, notice: LineNoticeRow, now = Date.now()): Promise<string | null> {
   const companyId = notice.companyId;
   switch (notice.subjectType) {
     case "approval": {
@@ -98,8 +108,23 @@ export async function settledReason(db: Db, notice: LineNoticeRow): Promise<stri
         ? null
         : "the company is no longer over its budget";
     }
+    case "digest":
+      return staleDigest(db, notice, now);
     default:
-      // A failed run stays a fact; a digest is its own moment.
+      // A failed run stays a fact.
       return null;
   }
+}
+
+/** A digest held past the member's local day (the line was down all day) says nothing true any more. */
+async function staleDigest(db: Db, notice: LineNoticeRow, now: number): Promise<string | null> {
+  const member = await db
+    .select({ timeZone: lineMembers.timeZone })
+    .from(lineMembers)
+    .where(and(eq(lineMembers.companyId, notice.companyId), eq(lineMembers.userId, notice.userId)))
+    .get();
+  if (!member) return "the member no longer has a number on the line";
+  return localDate(now, member.timeZone) === digestDateOf(notice.subjectId)
+    ? null
+    : "the digest's day is over in the member's time zone";
 }

@@ -28,10 +28,10 @@ export const APPROVAL_DECIDERS: MembershipRole[] = ["owner", "member"];
 /** A poll's question is at most 256 characters on WhatsApp (the gateway's poll route). */
 const POLL_QUESTION_MAX = 256;
 
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+export const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+export const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
-async function companyName(db: Db, companyId: string): Promise<string> {
+export async function companyName(db: Db, companyId: string): Promise<string> {
   const row = await db
     .select({ name: companies.name })
     .from(companies)
@@ -76,7 +76,7 @@ const stringField = (payload: Record<string, unknown>, field: string): string | 
 };
 
 /** What the approval asks for, in a few words. */
-function approvalAsk(approval: ApprovalRow): string {
+export function approvalAsk(approval: ApprovalRow): string {
   const payload = approval.payload as Record<string, unknown>;
   switch (approval.type) {
     case "hire_agent":
@@ -215,7 +215,7 @@ export async function queueCompanyBudgetNotices(db: Db, companyId: string, origi
   );
 }
 
-const cents = (value: number) => `$${(value / 100).toFixed(2)}`;
+export const cents = (value: number) => `$${(value / 100).toFixed(2)}`;
 
 /** Who watches an issue: its creator, its assignee and everyone who commented (the Mine inbox's rule). */
 async function watchersOf(

@@ -50,17 +50,26 @@ export const lineGoesDown = (line: Line) =>
 export const lineComesBack = (line: Line) =>
   emit(line.session.link, 1, 51, { kind: "connected", me: { id: line.me } });
 
-/** Links a number for the member; verified unless told otherwise. Quiet hours as [start, end) minutes, UTC. */
+/**
+ * Every kind but the digest: the digest comes from the cron after 09:00 of the member's day, so a test
+ * that ticks the cron at the wall clock's time would otherwise see one or not depending on the hour.
+ */
+const NOTICES_BUT_DIGEST = ["approvals", "questions", "budget", "failed_runs"];
+
+/**
+ * Links a number for the member; verified unless told otherwise. Quiet hours as [start, end) minutes,
+ * UTC. `notify`: the kinds received (every kind but `digest` unless told).
+ */
 export async function linkNumber(
   companyId: string,
   user: BoardUser,
-  options: { verified?: boolean; quiet?: [number, number] } = {},
+  options: { verified?: boolean; quiet?: [number, number]; notify?: string[] } = {},
 ): Promise<string> {
   const digits = phone();
   const now = Date.now();
   await env.DB.prepare(
     `INSERT INTO line_members (company_id, user_id, phone, verified_at, quiet_start_minute, quiet_end_minute,
-       time_zone, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'UTC', ?, ?)`,
+       time_zone, notify, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'UTC', ?, ?, ?)`,
   )
     .bind(
       companyId,
@@ -69,6 +78,7 @@ export async function linkNumber(
       options.verified === false ? null : now,
       options.quiet?.[0] ?? null,
       options.quiet?.[1] ?? null,
+      JSON.stringify(options.notify ?? NOTICES_BUT_DIGEST),
       now,
       now,
     )
