@@ -4,10 +4,14 @@
 // votes Approve; the hire is approved as that owner "via WhatsApp", the agent is idle, and the phone
 // gets a one-line confirmation quoting its vote's poll.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeContact } from "../fake-whatsapp/contact.ts";
 import { eventually } from "../support/api.ts";
-import { createCompany } from "../support/control-runs.ts";
-import { type FakeWhatsAppStack, pairByQr, startFakeWhatsAppStack } from "../support/fake-whatsapp-stack.ts";
+import {
+  type Approval,
+  agentWithKey as agentOf,
+  lineWithVerifiedOwner as lineOf,
+  asAgent as requestAs,
+} from "../support/company-line.ts";
+import { type FakeWhatsAppStack, startFakeWhatsAppStack } from "../support/fake-whatsapp-stack.ts";
 
 let world: FakeWhatsAppStack;
 
@@ -19,54 +23,11 @@ afterAll(async () => {
   await world?.stop();
 });
 
-interface Approval {
-  id: string;
-  status: string;
-  decidedByUserId: string | null;
-}
-
-/** A company whose line is a paired session and whose owner verified their own phone on it. */
-async function lineWithVerifiedOwner(lineNumber: string, ownerNumber: string) {
-  const { api, whatsapp } = world;
-  const sid = `line-${Math.random().toString(36).slice(2, 8)}`;
-  expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
-  const line = await pairByQr(api, whatsapp, sid, lineNumber);
-  const companyId = await createCompany(api);
-  expect((await api.call("PUT", `/api/companies/${companyId}/line`, { sessionId: sid })).status).toBe(200);
-
-  // The owner links their own phone and confirms the code the line sent it.
-  const phone = new FakeContact(whatsapp, ownerNumber, "Olivia");
-  const linked = await api.call("PUT", `/api/companies/${companyId}/line/members/me`, {
-    phone: `+${ownerNumber}`,
-  });
-  expect(linked.status, JSON.stringify(linked.body)).toBe(200);
-  const codeMessage = await eventually(
-    async () => phone.inbox.find((message) => /\b\d{6}\b/.test(message.text ?? "")),
-    30_000,
-    "the verification code on the owner's phone",
-  );
-  const code = (codeMessage.text ?? "").match(/\b(\d{6})\b/)?.[1];
-  const verified = await api.call("POST", `/api/companies/${companyId}/line/members/me/verify`, { code });
-  expect(verified.status, JSON.stringify(verified.body)).toBe(200);
-  return { line, companyId, phone };
-}
-
-/** An agent of the company and its key's Authorization header. */
-async function agentWithKey(companyId: string, body: Record<string, unknown>) {
-  const agent = await world.api.call<{ id: string }>("POST", `/api/companies/${companyId}/agents`, {
-    adapterType: "coder_local",
-    ...body,
-  });
-  expect(agent.status, JSON.stringify(agent.body)).toBe(201);
-  const key = await world.api.call<{ token: string }>("POST", `/api/agents/${agent.body.id}/keys`, {});
-  return {
-    id: agent.body.id,
-    headers: { Authorization: `Bearer ${key.body.token}`, "Content-Type": "application/json" },
-  };
-}
-
+const lineWithVerifiedOwner = (lineNumber: string, ownerNumber: string) =>
+  lineOf(world, lineNumber, ownerNumber);
+const agentWithKey = (companyId: string, body: Record<string, unknown>) => agentOf(world, companyId, body);
 const asAgent = (headers: Record<string, string>, method: string, path: string, body: unknown) =>
-  fetch(`${world.stack.baseUrl}${path}`, { method, headers, body: JSON.stringify(body) });
+  requestAs(world, headers, method, path, body);
 
 describe("the company's line on the owner's phone", () => {
   it("a hire request arrives as a poll; voting Approve hires the agent, as the owner via WhatsApp", async () => {

@@ -16,6 +16,7 @@ import { WebSocketServer } from "ws";
 import { ClientConnection } from "./connection.ts";
 import { Messaging } from "./messages.ts";
 import type { CertificateChainKind, ClientFinish } from "./noise.ts";
+import { OfflineQueue } from "./offline-queue.ts";
 
 export const SERVER_JID = "s.whatsapp.net";
 
@@ -89,6 +90,10 @@ export class FakeWhatsApp {
   readonly received: Array<{ jid: string | undefined; node: BinaryNode }> = [];
   /** The WhatsApp Web version each handshake announced, in order. */
   readonly clientVersions: Version[] = [];
+  /** Called as each stanza is handed to a device, before it is sent (a test kills the device's bridge here). */
+  readonly deliveryHooks: Array<(jid: string, node: BinaryNode) => void> = [];
+  /** Messages waiting for each device's acknowledgement (offline-queue.ts). */
+  readonly offline = new OfflineQueue();
   /** Called after each login (`first` after pairing): e.g. the phone's history sync (history.ts). */
   readonly loginHooks: Array<(device: LinkedDevice, first: boolean) => void> = [];
   /** Answers for iq requests by xmlns (`w:g2`: groups.ts); an absent or undefined answer is an empty result. */
@@ -194,11 +199,23 @@ export class FakeWhatsApp {
     return reply;
   }
 
-  /** Hands a stanza to the device's live connection, as WhatsApp routes messages. */
+  /**
+   * Hands a stanza to the device's live connection, as WhatsApp routes messages. A `message` is also
+   * kept in the device's offline queue until the device acknowledges it (a receipt or an ack naming
+   * its id): one sent while the device is away, or not acknowledged before it went, is delivered again
+   * when it logs in. Anything else needs the device connected.
+   */
   deliver(jid: string, node: BinaryNode): void {
     const connection = [...this.connections].find((candidate) => candidate.jid === jid && candidate.isOpen);
-    if (!connection) throw new Error(`${jid} is not connected`);
-    connection.send(node);
+    if (node.tag === "message") this.offline.keep(jid, node);
+    for (const hook of this.deliveryHooks) hook(jid, node);
+    if (connection) connection.send(node);
+    else if (node.tag !== "message") throw new Error(`${jid} is not connected`);
+  }
+
+  /** Whether the device `jid` has a live connection now. */
+  isConnected(jid: string): boolean {
+    return [...this.connections].some((candidate) => candidate.jid === jid && candidate.isOpen);
   }
 
   /** What a key fetch does: hands out one of the device's one-time pre-keys, once. */
@@ -288,11 +305,14 @@ export class FakeWhatsApp {
     connection.jid = jid;
     this.logins.push(jid);
     connection.send({ tag: "success", attrs: { t: now(), lid: device.lid, props: "1", location: "fake" } });
-    // Nothing queued while it was away: lets Baileys flush its buffered events.
+    // What waited while it was away (or was never acknowledged), marked `offline`, then the count:
+    // Baileys reports those as `append` and flushes its buffered events on the count.
+    const waiting = this.offline.waitingFor(jid);
+    for (const node of waiting) connection.send(node);
     connection.send({
       tag: "ib",
       attrs: { from: SERVER_JID },
-      content: [{ tag: "offline", attrs: { count: "0" } }],
+      content: [{ tag: "offline", attrs: { count: String(waiting.length) } }],
     });
     const first = this.logins.filter((login) => login === jid).length === 1;
     for (const hook of this.loginHooks) hook(device, first);
@@ -329,6 +349,7 @@ export class FakeWhatsApp {
   private async onNode(connection: ClientConnection, node: BinaryNode) {
     const request = node.tag === "iq" && (node.attrs.type === "get" || node.attrs.type === "set");
     if (!request) this.received.push({ jid: connection.jid, node });
+    if (connection.jid) this.offline.acknowledged(connection.jid, node);
     if ((await this.messaging.handle(connection, node)) || !request) return;
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
     const handler = this.iqHandlers.get(node.attrs.xmlns ?? "");

@@ -17,6 +17,8 @@ export interface FakeWhatsAppStack {
   whatsapp: FakeWhatsApp;
   /** WhatsApp Web's sw.js, where the bridge reads the current version (WA_VERSION_URL). */
   web: WebVersionHost;
+  /** What a bridge process needs to reach the fake (for suites that start their own: startBridgeProcess). */
+  bridgeEnv: Record<string, string>;
   stack: Stack;
   api: ApiClient;
   receiver: Receiver;
@@ -30,7 +32,8 @@ export interface SessionDetail {
   lastDisconnect: string | null;
 }
 
-export async function startFakeWhatsAppStack(): Promise<FakeWhatsAppStack> {
+/** `env` adds to the stack's (BRIDGE=0 and FLEET_GRACE_MS for suites that run their own bridges). */
+export async function startFakeWhatsAppStack(env: Record<string, string> = {}): Promise<FakeWhatsAppStack> {
   const whatsapp = await FakeWhatsApp.start();
   // The bridge reads the current WhatsApp Web version here, never from the internet.
   const web = await WebVersionHost.start(DEFAULT_CONNECTION_CONFIG.version[2]);
@@ -40,20 +43,20 @@ export async function startFakeWhatsAppStack(): Promise<FakeWhatsAppStack> {
   const media = await whatsapp.messaging.enableMedia();
   const certificate = path.join(mkdtempSync(path.join(tmpdir(), "fake-wa-ca-")), "media.pem");
   writeFileSync(certificate, media.certificate);
-  const stack = await startStack({
-    env: {
-      SIMULATOR: "0",
-      WA_WEBSOCKET_URL: whatsapp.url,
-      // The fake's certificate chain leads to its own root, not WhatsApp's (which stays pinned otherwise).
-      WA_CERT_ROOT_KEY: whatsapp.rootKey.toString("hex"),
-      WA_VERSION_URL: web.url,
-      NODE_EXTRA_CA_CERTS: certificate,
-    },
-  });
+  const bridgeEnv = {
+    SIMULATOR: "0",
+    WA_WEBSOCKET_URL: whatsapp.url,
+    // The fake's certificate chain leads to its own root, not WhatsApp's (which stays pinned otherwise).
+    WA_CERT_ROOT_KEY: whatsapp.rootKey.toString("hex"),
+    WA_VERSION_URL: web.url,
+    NODE_EXTRA_CA_CERTS: certificate,
+  };
+  const stack = await startStack({ env: { ...bridgeEnv, ...env } });
   const api = await adminClient(stack.baseUrl);
   return {
     whatsapp,
     web,
+    bridgeEnv,
     stack,
     api,
     receiver,

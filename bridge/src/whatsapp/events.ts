@@ -77,6 +77,17 @@ function groupEvents(events: Partial<BaileysEventMap>): NetworkEvent[] {
   return out;
 }
 
+/**
+ * Whether an upserted message is news to the account (live: webhooks, the company line, auto-replies).
+ * `notify` is a message as it arrives. `append` is also what WhatsApp kept for the device while it
+ * was away (the offline queue, delivered at login) — someone else's message then is received now, not
+ * history; an `append` of the account's own message is its own send echoed back, or one its phone sent
+ * meanwhile, which the edge stores without announcing it again.
+ */
+function isReceivedNow(type: string | undefined, message: WAMessage): boolean {
+  return type === "notify" || (type === "append" && message.key.fromMe !== true);
+}
+
 export function networkEvents(
   events: Partial<BaileysEventMap>,
   meId: string,
@@ -87,11 +98,11 @@ export function networkEvents(
   const history = events["messaging-history.set"];
   if (history) out.push(...historyEvents(history, meId, context.history ?? DEFAULT_HISTORY_LIMIT, onError));
   const upsert = events["messages.upsert"];
-  // A batch can hold many messages: every one is reported, `notify` ones as live, and one that cannot
+  // A batch can hold many messages: every one is reported, received ones as live, and one that cannot
   // be translated does not cost the others.
   for (const message of upsert?.messages ?? []) {
     try {
-      const event = upsertEvent(message, upsert?.type === "notify", meId);
+      const event = upsertEvent(message, isReceivedNow(upsert?.type, message), meId);
       if (event) out.push(event);
     } catch (error) {
       onError(error);

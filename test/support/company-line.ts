@@ -1,0 +1,84 @@
+// The company's line on real Baileys against the fake WhatsApp (issue 28), as the e2e suites set it
+// up through the API: a paired session linked as a company's line, the owner's phone verified with
+// the code the line sends, agents with keys, and what the owner's phone received.
+import { expect } from "vitest";
+import { FakeContact } from "../fake-whatsapp/contact.ts";
+import { eventually } from "./api.ts";
+import { createCompany } from "./control-runs.ts";
+import { type FakeWhatsAppStack, pairByQr } from "./fake-whatsapp-stack.ts";
+
+export interface Approval {
+  id: string;
+  status: string;
+  decidedByUserId: string | null;
+}
+
+/** A company whose line is a paired session and whose owner verified their own phone on it. */
+export async function lineWithVerifiedOwner(
+  world: FakeWhatsAppStack,
+  lineNumber: string,
+  ownerNumber: string,
+) {
+  const { api, whatsapp } = world;
+  const sid = `line-${Math.random().toString(36).slice(2, 8)}`;
+  expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
+  const line = await pairByQr(api, whatsapp, sid, lineNumber);
+  const companyId = await createCompany(api);
+  expect((await api.call("PUT", `/api/companies/${companyId}/line`, { sessionId: sid })).status).toBe(200);
+
+  // The owner links their own phone and confirms the code the line sent it.
+  const phone = new FakeContact(whatsapp, ownerNumber, "Olivia");
+  const linked = await api.call("PUT", `/api/companies/${companyId}/line/members/me`, {
+    phone: `+${ownerNumber}`,
+  });
+  expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+  const codeMessage = await eventually(
+    async () => phone.inbox.find((message) => /\b\d{6}\b/.test(message.text ?? "")),
+    30_000,
+    "the verification code on the owner's phone",
+  );
+  const code = (codeMessage.text ?? "").match(/\b(\d{6})\b/)?.[1];
+  const verified = await api.call("POST", `/api/companies/${companyId}/line/members/me/verify`, { code });
+  expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+  return { sid, line, companyId, phone };
+}
+
+/** An agent of the company and its key's Authorization header. */
+export async function agentWithKey(
+  world: FakeWhatsAppStack,
+  companyId: string,
+  body: Record<string, unknown>,
+) {
+  const agent = await world.api.call<{ id: string }>("POST", `/api/companies/${companyId}/agents`, {
+    adapterType: "coder_local",
+    ...body,
+  });
+  expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+  const key = await world.api.call<{ token: string }>("POST", `/api/agents/${agent.body.id}/keys`, {});
+  return {
+    id: agent.body.id,
+    headers: { Authorization: `Bearer ${key.body.token}`, "Content-Type": "application/json" },
+  };
+}
+
+/** A JSON request with an agent's headers. */
+export const asAgent = (
+  world: FakeWhatsAppStack,
+  headers: Record<string, string>,
+  method: string,
+  path: string,
+  body: unknown,
+) => fetch(`${world.stack.baseUrl}${path}`, { method, headers, body: JSON.stringify(body) });
+
+/** The first poll on `phone` whose question contains `part`. */
+export function pollOn(phone: FakeContact, part: string) {
+  return eventually(
+    async () =>
+      phone.inbox.find((message) => {
+        const poll = message.message.pollCreationMessageV3 ?? message.message.pollCreationMessage;
+        return poll != null && (poll.name ?? "").includes(part);
+      }),
+    30_000,
+    `a poll about "${part}" on the owner's phone`,
+  );
+}
