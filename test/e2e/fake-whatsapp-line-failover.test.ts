@@ -73,11 +73,11 @@ describe("the company's line across bridge failures", () => {
     const ceo = await agentWithKey(world, companyId, { name: "Ceo", role: "ceo" });
     const hired = await asAgent(world, ceo.headers, "POST", `/api/companies/${companyId}/agent-hires`, {
       name: "Analyst",
-      role: "analyst",
+      role: "designer",
       adapterType: "coder_local",
     });
-    expect(hired.status).toBe(201);
     const hire = (await hired.json()) as { agent: { id: string }; approval: Approval };
+    expect(hired.status, JSON.stringify(hire)).toBe(201);
     const poll = await pollOn(phone, "Analyst");
 
     // The holder is killed the instant WhatsApp hands it the vote; its receipt never reaches WhatsApp.
