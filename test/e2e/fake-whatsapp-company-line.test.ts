@@ -7,8 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/api.ts";
 import {
   type Approval,
+  agentAsks,
   agentWithKey as agentOf,
+  answeredQuestion,
   lineWithVerifiedOwner as lineOf,
+  replyQuoting,
   asAgent as requestAs,
 } from "../support/company-line.ts";
 import { type FakeWhatsAppStack, startFakeWhatsAppStack } from "../support/fake-whatsapp-stack.ts";
@@ -113,39 +116,15 @@ describe("the company's line on the owner's phone", () => {
     expect(issue.status, JSON.stringify(issue.body)).toBe(201);
 
     // The agent asks; the issue's creator (the owner) gets it as text and answers by quoting it.
-    const asked = await asAgent(worker.headers, "POST", `/api/issues/${issue.body.id}/questions`, {
-      body: "Which vendor should I use?",
-    });
-    expect(asked.status).toBe(201);
-    const question = (await asked.json()) as { id: string };
-    const notice = await eventually(
-      async () =>
-        phone.inbox.find((message) => {
-          const text = message.text ?? "";
-          // After 09:00 the owner's daily digest may list the question too; the notice is what is quoted.
-          return text.includes("Which vendor should I use?") && !text.includes("daily digest");
-        }),
-      30_000,
-      "the question on the owner's phone",
+    const { questionId, notice } = await agentAsks(
+      world,
+      phone,
+      worker,
+      issue.body.id,
+      "Which vendor should I use?",
     );
-    await phone.send(line, {
-      extendedTextMessage: {
-        text: "Use Acme, they are cheaper",
-        contextInfo: { stanzaId: notice.id, participant: line.jid, quotedMessage: notice.message },
-      },
-    });
-    const answered = await eventually(
-      async () => {
-        const list = await api.call<Array<{ id: string; answer: string | null }>>(
-          "GET",
-          `/api/issues/${issue.body.id}/questions`,
-        );
-        const found = list.body.find((item) => item.id === question.id);
-        return found?.answer ? found : undefined;
-      },
-      30_000,
-      "the question answered from the phone",
-    );
+    await replyQuoting(phone, line, notice, "Use Acme, they are cheaper");
+    const answered = await answeredQuestion(world, issue.body.id, questionId);
     expect(answered.answer).toBe("Use Acme, they are cheaper");
     const woken = await eventually(
       async () => {

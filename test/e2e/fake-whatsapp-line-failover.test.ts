@@ -9,10 +9,13 @@ import { eventually } from "../support/api.ts";
 import { type BridgeProcess, createBridgeCredential, startBridgeProcess } from "../support/bridge-process.ts";
 import {
   type Approval,
+  agentAsks,
   agentWithKey,
+  answeredQuestion,
   asAgent,
   lineWithVerifiedOwner,
   pollOn,
+  replyQuoting,
 } from "../support/company-line.ts";
 import { type FakeWhatsAppStack, startFakeWhatsAppStack } from "../support/fake-whatsapp-stack.ts";
 
@@ -112,12 +115,7 @@ describe("the company's line across bridge failures", () => {
     );
 
     // A barrier: a later answer to the same poll is handled after the redelivered vote.
-    await phone.send(line, {
-      extendedTextMessage: {
-        text: "approve",
-        contextInfo: { stanzaId: poll.id, participant: line.jid, quotedMessage: poll.message },
-      },
-    });
+    await replyQuoting(phone, line, poll, "approve");
     await eventually(
       async () => (texts(phone).some((text) => text.startsWith("Already approved")) ? true : undefined),
       30_000,
@@ -150,19 +148,12 @@ describe("the company's line across bridge failures", () => {
       title: "Pick a bank",
       assigneeAgentId: worker.id,
     });
-    const asked = await asAgent(world, worker.headers, "POST", `/api/issues/${issue.body.id}/questions`, {
-      body: "Which bank should we use?",
-    });
-    expect(asked.status).toBe(201);
-    const question = (await asked.json()) as { id: string };
-    const notice = await eventually(
-      async () =>
-        phone.inbox.find((message) => {
-          const text = message.text ?? "";
-          return text.includes("Which bank should we use?") && !text.includes("daily digest");
-        }),
-      30_000,
-      "the question on the owner's phone",
+    const { questionId, notice } = await agentAsks(
+      world,
+      phone,
+      worker,
+      issue.body.id,
+      "Which bank should we use?",
     );
 
     // The line goes down: its bridge is killed, and no other bridge is running.
@@ -172,27 +163,11 @@ describe("the company's line across bridge failures", () => {
       30_000,
       "the line's device offline",
     );
-    await phone.send(line, {
-      extendedTextMessage: {
-        text: "Use the Mutual, fees are lower",
-        contextInfo: { stanzaId: notice.id, participant: line.jid, quotedMessage: notice.message },
-      },
-    });
+    await replyQuoting(phone, line, notice, "Use the Mutual, fees are lower");
     expect(whatsapp.offline.count(line.jid)).toBeGreaterThan(0);
 
     await startBridge("line-c");
-    const answered = await eventually(
-      async () => {
-        const list = await api.call<Array<{ id: string; answer: string | null; answeredVia: string | null }>>(
-          "GET",
-          `/api/issues/${issue.body.id}/questions`,
-        );
-        const found = list.body.find((item) => item.id === question.id);
-        return found?.answer ? found : undefined;
-      },
-      90_000,
-      "the question answered after the line came back",
-    );
+    const answered = await answeredQuestion(world, issue.body.id, questionId, 90_000);
     expect(answered).toMatchObject({ answer: "Use the Mutual, fees are lower", answeredVia: "whatsapp" });
     await eventually(
       async () => (texts(phone).some((text) => text.startsWith("Answered")) ? true : undefined),

@@ -82,3 +82,65 @@ export function pollOn(phone: FakeContact, part: string) {
     `a poll about "${part}" on the owner's phone`,
   );
 }
+
+type Phone = FakeContact;
+type Companion = Parameters<FakeContact["send"]>[0];
+type Received = FakeContact["inbox"][number];
+
+/** The agent asks on the issue; answers the question's id and its notice as it reached `phone`. */
+export async function agentAsks(
+  world: FakeWhatsAppStack,
+  phone: Phone,
+  agent: { headers: Record<string, string> },
+  issueId: string,
+  body: string,
+): Promise<{ questionId: string; notice: Received }> {
+  const asked = await asAgent(world, agent.headers, "POST", `/api/issues/${issueId}/questions`, { body });
+  expect(asked.status).toBe(201);
+  const { id } = (await asked.json()) as { id: string };
+  const notice = await eventually(
+    async () =>
+      phone.inbox.find((message) => {
+        const text = message.text ?? "";
+        // After 09:00 the owner's daily digest may list the question too; the notice is what is quoted.
+        return text.includes(body) && !text.includes("daily digest");
+      }),
+    30_000,
+    "the question on the owner's phone",
+  );
+  return { questionId: id, notice };
+}
+
+/** `phone` replies to `line` quoting `quoted`, as WhatsApp's "Reply" does. */
+export function replyQuoting(phone: Phone, line: Companion, quoted: Received, text: string) {
+  return phone.send(line, {
+    extendedTextMessage: {
+      text,
+      contextInfo: { stanzaId: quoted.id, participant: line.jid, quotedMessage: quoted.message },
+    },
+  });
+}
+
+export interface QuestionView {
+  id: string;
+  answer: string | null;
+  answeredVia: string | null;
+}
+
+/** Waits until the question has an answer (through the API); answers the question. */
+export function answeredQuestion(
+  world: FakeWhatsAppStack,
+  issueId: string,
+  questionId: string,
+  timeoutMs = 30_000,
+) {
+  return eventually(
+    async () => {
+      const list = await world.api.call<QuestionView[]>("GET", `/api/issues/${issueId}/questions`);
+      const found = list.body.find((item) => item.id === questionId);
+      return found?.answer ? found : undefined;
+    },
+    timeoutMs,
+    "the question answered from the phone",
+  );
+}

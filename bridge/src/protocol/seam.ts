@@ -123,8 +123,9 @@ export interface WhatsAppNetwork {
   readonly simulated: boolean;
   open(options: OpenOptions): WhatsAppSocket;
   /**
-   * Reads the current WhatsApp Web version again after WhatsApp refused one (405); true when it
-   * changed, so one more try with it is worthwhile. Absent: the version cannot change (simulator).
+   * Reads the current WhatsApp Web version again after WhatsApp refused `announced` (405); true when
+   * the current one differs from it, so one more try is worthwhile. Absent: the version cannot change
+   * (simulator).
    */
-  refreshVersion?(): Promise<boolean>;
+  refreshVersion?(announced: [number, number, number] | undefined): Promise<boolean>;
 }

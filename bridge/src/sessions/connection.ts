@@ -276,10 +276,11 @@ export class WhatsAppConnection {
   }
 
   private onWhatsAppClosed(info: CloseInfo): void {
+    const announced = this.socket?.version?.version;
     this.generation++;
     this.socket = null;
     this.qr.set(false);
-    if (info.code === 405 && this.retryWithCurrentVersion()) return;
+    if (info.code === 405 && this.retryWithCurrentVersion(announced)) return;
     const decision = decideReconnect(info, { badSessionRetries: this.badSessionRetries });
     const retrying = decision.next === "reconnecting" || decision.next === "network_error";
     this.log(decision.next === "reconnecting" ? "info" : "warn", "whatsapp closed", {
@@ -306,7 +307,7 @@ export class WhatsAppConnection {
    * WhatsApp refused the announced version: read the current one once and try again with it; only if
    * it did not change (or was tried already) does the session fail as before. False: not retrying.
    */
-  private retryWithCurrentVersion(): boolean {
+  private retryWithCurrentVersion(announced: [number, number, number] | undefined): boolean {
     const refresh = this.options.network.refreshVersion;
     if (this.versionRetried || !refresh) return false;
     this.versionRetried = true;
@@ -318,7 +319,7 @@ export class WhatsAppConnection {
       reason: "WhatsApp refused this client version (405): reading the current version and retrying once",
       next: "reconnecting",
     });
-    refresh.call(this.options.network).then(
+    refresh.call(this.options.network, announced).then(
       (changed) => {
         // Stopped, logged out or reopened meanwhile: this retry is no longer wanted.
         if (generation !== this.generation || this.halted || this.socket) return;

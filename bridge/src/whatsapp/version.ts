@@ -87,6 +87,14 @@ export class VersionBook {
   }
 
   /**
+   * Whether a socket that announced `announced` would announce something else now (another session's
+   * 405 may have updated the book since that socket opened).
+   */
+  differsFrom(announced: WaVersionTuple | undefined): boolean {
+    return announced === undefined || versionText(this.latest.version) !== versionText(announced);
+  }
+
+  /**
    * Reads the source again (once for everyone asking at the same time). True when the current
    * version changed, i.e. a socket refused with the old one is worth one more try.
    */

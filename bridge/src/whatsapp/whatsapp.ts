@@ -174,7 +174,11 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
   const log = options.log ?? silentLog;
   return {
     simulated: false,
-    refreshVersion: () => options.versions?.refresh() ?? Promise.resolve(false),
+    async refreshVersion(announced) {
+      if (!options.versions) return false;
+      await options.versions.refresh();
+      return options.versions.differsFrom(announced);
+    },
     open({ auth, handlers, lastGoodVersion }: OpenOptions): WhatsAppSocket {
       const version = options.versions?.forSession(lastGoodVersion ?? null);
       const creds: AuthenticationCreds =

@@ -54,6 +54,15 @@ describe("the version book", () => {
     expect(await online.refresh()).toBe(false);
   });
 
+  it("a socket that announced an older version than the book's now differs from it", async () => {
+    const book = new VersionBook({ sourceUrl: "http://x", bundled, fetch: answering("2.3000.400").fetch });
+    expect(book.differsFrom(bundled)).toBe(false);
+    await book.refresh();
+    // A second session refused after the first already read the new version: still worth one try.
+    expect(book.differsFrom(bundled)).toBe(true);
+    expect(book.differsFrom([2, 3000, 400])).toBe(false);
+  });
+
   it("sessions asking at once share one fetch", async () => {
     const source = answering("2.3000.300");
     const book = new VersionBook({ sourceUrl: "http://x", bundled, fetch: source.fetch });
