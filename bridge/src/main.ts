@@ -29,7 +29,7 @@ async function baileysFor(config: BridgeConfig): Promise<WhatsAppNetwork> {
   });
   // Not awaited: a start never waits on the internet; sockets opened before it answers use the
   // edge's last good version or the bundled one, and a 405 reads the source again.
-  void versions.refresh();
+  void versions.refresh({ quiet: true });
   return baileysNetwork({
     log,
     history: config.history,

@@ -1,6 +1,7 @@
 // `npm start` with real Baileys (no SIMULATOR) when WhatsApp will not have the bridge. First the
 // protocol-level fake WhatsApp (test/fake-whatsapp/) refuses the bundled WhatsApp Web version (405, as
-// WhatsApp does once a version is too old): the session fails, naming WA_VERSION, with no retry loop.
+// WhatsApp does once a version is too old) and WhatsApp Web's sw.js still names that version: the
+// bridge reads it once, retries nothing new, and the session fails naming WA_VERSION_URL, with no loop.
 // Then it presents a forged certificate chain: the session fails naming the certificate, unretried.
 // Then the fake is gone and WA_WEBSOCKET_URL is a closed local port, what a machine with no network
 // sees as a refused connection: starting a session reports network_error with the socket's reason in
@@ -8,6 +9,7 @@
 import { DEFAULT_CONNECTION_CONFIG } from "@whiskeysockets/baileys";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeWhatsApp } from "../fake-whatsapp/server.ts";
+import { WebVersionHost } from "../fake-whatsapp/web-version.ts";
 import { type ApiClient, adminClient, eventually } from "../support/api.ts";
 import { sessionDetail, sessionInState } from "../support/fake-whatsapp-stack.ts";
 import { createWebhook, payloadOf, type Receiver, startReceiver } from "../support/receiver.ts";
@@ -17,16 +19,19 @@ let stack: Stack;
 let api: ApiClient;
 let receiver: Receiver;
 let whatsapp: FakeWhatsApp;
+let web: WebVersionHost;
 
 beforeAll(async () => {
   receiver = await startReceiver();
   const [major, minor, patch] = DEFAULT_CONNECTION_CONFIG.version;
   whatsapp = await FakeWhatsApp.start({ minimumVersion: [major, minor, patch + 1] });
+  web = await WebVersionHost.start(patch);
   stack = await startStack({
     env: {
       SIMULATOR: "0",
       WA_WEBSOCKET_URL: whatsapp.url,
       WA_CERT_ROOT_KEY: whatsapp.rootKey.toString("hex"),
+      WA_VERSION_URL: web.url,
     },
   });
   api = await adminClient(stack.baseUrl);
@@ -36,6 +41,7 @@ afterAll(async () => {
   await stack?.stop();
   await receiver?.stop();
   await whatsapp?.close();
+  await web?.stop();
 });
 
 /** A new session, its connection.update webhooks to the receiver, started. */
@@ -52,11 +58,12 @@ async function startedSession(prefix: string): Promise<string> {
 }
 
 describe("WhatsApp refuses the client version", () => {
-  it("fails the session naming WA_VERSION, without retrying", async () => {
+  it("fails the session naming WA_VERSION_URL when the current version is still refused, without looping", async () => {
     const sid = await startedSession("old-version");
     const failed = await sessionInState(api, sid, "failed", 60_000);
     expect(failed.status).toBe("Disconnected");
-    expect(failed.lastDisconnect).toMatch(/\(405\).*set WA_VERSION/);
+    expect(failed.lastDisconnect).toMatch(/\(405\).*WA_VERSION_URL/);
+    expect(web.hits).toBeGreaterThanOrEqual(1);
     expect(whatsapp.clientVersions[0]).toEqual([...DEFAULT_CONNECTION_CONFIG.version]);
     const attempts = whatsapp.clientVersions.length;
     await new Promise((resolve) => setTimeout(resolve, 3_000));

@@ -96,17 +96,18 @@ export class VersionBook {
 
   /**
    * Reads the source again (once for everyone asking at the same time). True when the current
-   * version changed, i.e. a socket refused with the old one is worth one more try.
+   * version changed. `quiet`: a failure is only worth an info line (the read at start: nothing was
+   * refused yet, and an offline machine should start without warnings); after a 405 it is a warning.
    */
-  refresh(): Promise<boolean> {
+  refresh({ quiet = false }: { quiet?: boolean } = {}): Promise<boolean> {
     if (this.options.pinned || !this.options.sourceUrl) return Promise.resolve(false);
-    this.inFlight ??= this.fetchLatest().finally(() => {
+    this.inFlight ??= this.fetchLatest(quiet).finally(() => {
       this.inFlight = null;
     });
     return this.inFlight;
   }
 
-  private async fetchLatest(): Promise<boolean> {
+  private async fetchLatest(quiet: boolean): Promise<boolean> {
     const url = this.options.sourceUrl ?? "";
     try {
       const response = await (this.options.fetch ?? fetch)(url, {
@@ -121,7 +122,7 @@ export class VersionBook {
       this.options.log?.("info", "whatsapp web version fetched", { version: versionText(version), url });
       return changed;
     } catch (error) {
-      this.options.log?.("warn", "whatsapp web version not fetched; using the last known", {
+      this.options.log?.(quiet ? "info" : "warn", "whatsapp web version not fetched; using the last known", {
         url,
         error: error instanceof Error ? error.message : String(error),
         version: versionText(this.latest.version),

@@ -63,6 +63,17 @@ describe("the version book", () => {
     expect(book.differsFrom([2, 3000, 400])).toBe(false);
   });
 
+  it("an unreadable source at start is an info line (an offline start stays quiet); after a 405, a warning", async () => {
+    const levels: string[] = [];
+    const log = (level: string) => {
+      levels.push(level);
+    };
+    const book = new VersionBook({ sourceUrl: "http://x", bundled, fetch: answering("", 503).fetch, log });
+    await book.refresh({ quiet: true });
+    await book.refresh();
+    expect(levels).toEqual(["info", "warn"]);
+  });
+
   it("sessions asking at once share one fetch", async () => {
     const source = answering("2.3000.300");
     const book = new VersionBook({ sourceUrl: "http://x", bundled, fetch: source.fetch });
