@@ -41,6 +41,22 @@ async function bridgeWith(edge: FakeEdge, whatsapp: FakeWhatsApp, versions: Vers
   return bridge;
 }
 
+/**
+ * A fake WhatsApp that refuses anything older than `current`, WhatsApp Web's sw.js naming build
+ * `revision`, and a fake edge; all closed after the test.
+ */
+async function retiredVersionWorld(current: [number, number, number], revision: number) {
+  const whatsapp = await FakeWhatsApp.start({ minimumVersion: current });
+  const web = await WebVersionHost.start(revision);
+  const edge = await startFakeEdge();
+  cleanup.push(
+    () => whatsapp.close(),
+    () => web.stop(),
+    () => edge.close(),
+  );
+  return { whatsapp, web, edge };
+}
+
 describe("the WhatsApp Web version", () => {
   it("bundledVersion is what Baileys announces by default", () => {
     expect(bundledVersion()).toEqual([...DEFAULT_CONNECTION_CONFIG.version]);
@@ -49,14 +65,7 @@ describe("the WhatsApp Web version", () => {
   it("a retired version: read the current one on the 405, connect; offline, the edge's last good one", async () => {
     const bundled = bundledVersion();
     const current: [number, number, number] = [bundled[0], bundled[1], bundled[2] + 7];
-    const whatsapp = await FakeWhatsApp.start({ minimumVersion: current });
-    const web = await WebVersionHost.start(current[2]);
-    const edge = await startFakeEdge();
-    cleanup.push(
-      () => whatsapp.close(),
-      () => web.stop(),
-      () => edge.close(),
-    );
+    const { whatsapp, web, edge } = await retiredVersionWorld(current, current[2]);
     const phone = new FakePhone(whatsapp, "4915550007777");
 
     // Started before WhatsApp shipped (nothing read yet): the first socket announces the bundled version.
@@ -97,15 +106,8 @@ describe("the WhatsApp Web version", () => {
   it("a 405 with no newer version to read fails saying what to check, and retries only once", async () => {
     const bundled = bundledVersion();
     const current: [number, number, number] = [bundled[0], bundled[1], bundled[2] + 7];
-    const whatsapp = await FakeWhatsApp.start({ minimumVersion: current });
     // The source still names the old build: reading it changes nothing.
-    const web = await WebVersionHost.start(bundled[2]);
-    const edge = await startFakeEdge();
-    cleanup.push(
-      () => whatsapp.close(),
-      () => web.stop(),
-      () => edge.close(),
-    );
+    const { whatsapp, web, edge } = await retiredVersionWorld(current, bundled[2]);
     const bridge = await bridgeWith(edge, whatsapp, new VersionBook({ sourceUrl: web.url, bundled }));
     await bridge.assign("v2");
     const failed = await waitFor(
