@@ -136,7 +136,9 @@ function destinationOf(options: ConnectOptions, defaultPort: number): { host: st
 function secure(socket: Socket, options: ConnectOptions, host: string): Socket {
   return tlsConnect({
     socket,
-    servername: options.servername ?? (isIP(host) === 0 ? host : undefined),
+    // The certificate is checked against `host` (an IP address too); SNI carries names only.
+    host,
+    servername: options.servername || (isIP(host) === 0 ? host : undefined),
     ...(options.ca ? { ca: options.ca } : {}),
   });
 }
