@@ -3,6 +3,7 @@ import { namespaceOf } from "../../workers/core/env";
 import type { SessionState } from "../../workers/db/schema";
 import type { SessionConfigCopy } from "../messaging/config/session";
 import type { Outcome } from "../messaging/context";
+import type { SessionLimits } from "../messaging/limits/store";
 import type { StoredMedia } from "../messaging/media/store";
 import type { SessionCounts } from "../messaging/messages/store";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
@@ -26,6 +27,8 @@ export interface SessionSnapshot {
   hasInstance: boolean;
   epoch: number;
   counts: SessionCounts;
+  /** WhatsApp's limits on the account as last announced (reach-out timelock, new-chat cap). */
+  limits: SessionLimits;
 }
 
 /**

@@ -16,7 +16,6 @@ import type { SessionConfigCopy } from "../messaging/config/session";
 import { failure, type Outcome } from "../messaging/context";
 import { readMedia, type StoredMedia } from "../messaging/media/store";
 import { sentRecord } from "../messaging/messages/sent-record";
-import { counts } from "../messaging/messages/store";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
 import { BridgeCommands, failureStatusOf, pairingCodeOf } from "./bridge-commands";
@@ -118,9 +117,8 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
 
   async snapshot(sessionId: string): Promise<SessionSnapshot> {
     this.bind(sessionId);
-    const live = this.liveLink() !== null;
-    const counted = counts(this.ctx.storage.sql);
-    return snapshotOf(this.storage.read(), { proxy: this.proxy.shown(), hasInstance: live, counts: counted });
+    const live = { proxy: this.proxy.shown(), hasInstance: this.liveLink() !== null };
+    return snapshotOf(this.storage.read(), this.ctx.storage.sql, live);
   }
 
   async awaitQr(sessionId: string, waitMs: number): Promise<SessionSnapshot> {

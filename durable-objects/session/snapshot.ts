@@ -1,4 +1,5 @@
-import type { SessionCounts } from "../messaging/messages/store";
+import { readLimits } from "../messaging/limits/store";
+import { counts } from "../messaging/messages/store";
 import type { SessionSnapshot } from "./contract";
 import { statusOf } from "./lifecycle";
 import type { SessionRecord } from "./storage";
@@ -6,7 +7,8 @@ import type { SessionRecord } from "./storage";
 /** What the Worker sees of a session: its record, with what only the object itself can tell. */
 export function snapshotOf(
   record: SessionRecord,
-  live: { proxy: string | null; hasInstance: boolean; counts: SessionCounts },
+  sql: SqlStorage,
+  live: { proxy: string | null; hasInstance: boolean },
 ): SessionSnapshot {
   return {
     state: record.state,
@@ -20,6 +22,7 @@ export function snapshotOf(
     proxy: live.proxy,
     hasInstance: live.hasInstance,
     epoch: record.leaseEpoch,
-    counts: live.counts,
+    counts: counts(sql),
+    limits: readLimits(sql),
   };
 }

@@ -145,6 +145,7 @@ sessionRoutes.openapi(
         lastDisconnect: live.lastDisconnect,
         waVersion: live.waVersion,
         proxy: live.proxy,
+        limits: live.limits,
       }),
       200,
     );

@@ -123,6 +123,36 @@ export const SessionSchema = z
   })
   .openapi("Session");
 
+/** WhatsApp's limits on the account as it last announced them (durable-objects/messaging/limits/). */
+export const SessionLimitsSchema = z
+  .object({
+    reachoutTimelock: z
+      .object({
+        active: z.boolean(),
+        until: z.number().int().nullable().openapi({ description: "Epoch ms; null: no end given" }),
+        enforcementType: z.string().nullable().openapi({ example: "DEFAULT" }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "WhatsApp's reach-out timelock: while active, a first message to someone who never wrote to " +
+          "the account is refused (403 here, before it reaches WhatsApp)",
+      }),
+    newChatCap: z
+      .object({
+        status: z.string().openapi({
+          example: "FIRST_WARNING",
+          description: "NONE, FIRST_WARNING, SECOND_WARNING or CAPPED",
+        }),
+        used: z.number().int().nullable(),
+        total: z.number().int().nullable(),
+        cycleEndsAt: z.number().int().nullable().openapi({ description: "Epoch ms" }),
+      })
+      .nullable()
+      .openapi({ description: "The new-chat message cap; at CAPPED, first messages are refused (403)" }),
+  })
+  .openapi("SessionLimits");
+
 /** The proxy as responses show it: scheme, host and port; its credentials never leave the box. */
 export const ShownProxySchema = z
   .string()
@@ -167,6 +197,7 @@ export const SessionDetailSchema = SessionSchema.extend({
       description: "The WhatsApp Web version that last connected the session (null: never, or simulator)",
     }),
   proxy: ShownProxySchema,
+  limits: SessionLimitsSchema,
 }).openapi("SessionDetail");
 
 export function toSessionResource(session: SessionRow, botConfig: BotConfigRow | null) {
