@@ -7,8 +7,8 @@ import {
 } from "../../../bridge/src/protocol/messaging";
 import { failure, type Outcome, type SessionContext } from "../context";
 import { newChatRefusal } from "../limits/store";
-import { paceSend } from "./pacing";
 import { deleteMedia } from "../media/store";
+import { paceSend } from "./pacing";
 import { findMessage, findMessageById, type MessageRow, refOf, upsertMessage } from "./store";
 import { type MessageResource, newMessageId, toMessageResource } from "./view";
 
