@@ -110,6 +110,12 @@ export const chatsApi = {
     return result.ok ? success(null) : result;
   },
 
+  /** WhatsApp tells this session the contact's presence from now on (`presence.update` webhooks). */
+  "chat.presence.subscribe": async (ctx: SessionContext, input: { jid: string }): Promise<Outcome> => {
+    const result = await ctx.wa({ op: "presence.subscribe", jid: input.jid });
+    return result.ok ? success(null) : result;
+  },
+
   "chat.picture": async (
     ctx: SessionContext,
     input: { jid: string },
