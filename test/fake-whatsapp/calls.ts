@@ -24,6 +24,8 @@ export interface OfferOptions {
   video?: boolean;
   /** The caller's push name (`notify`). */
   name?: string;
+  /** A group call: the group it rings in (`type=group`, `group-jid`). */
+  group?: string;
 }
 
 export interface CallOffer {
@@ -93,6 +95,7 @@ export class FakeCalls {
             "call-id": offer.callId,
             "call-creator": from,
             ...(byLid ? { caller_pn: pnJid(caller) } : {}),
+            ...(options.group ? { type: "group", "group-jid": options.group } : {}),
           },
           content: media,
         },

@@ -74,6 +74,18 @@ describe("calls on real Baileys against the fake WhatsApp", () => {
     }, 60_000);
   }
 
+  it("a group call is reported as one (isGroup)", async () => {
+    const { whatsapp, edge, device } = await linkedBridge(cleanup, { session: SESSION, phoneNumber: PHONE });
+    const caller = new FakeContact(whatsapp, "4915550002424", "Group caller");
+    const offer = whatsapp.calls.offer(device.jid, caller.account, { group: "120363000000000077@g.us" });
+    const call = await waitFor(
+      () => storedEvents(edge, SESSION, "call").find((event) => event.id === offer.callId),
+      "the call event",
+      10_000,
+    );
+    expect(call).toMatchObject({ from: caller.jid, isGroup: true, isVideo: false, status: "offer" });
+  }, 60_000);
+
   it("a rejection to the number of a caller who called by LID is not the call's: WhatsApp's view", async () => {
     const { whatsapp, edge, device } = await linkedBridge(cleanup, { session: SESSION, phoneNumber: PHONE });
     const caller = new FakeContact(whatsapp, "4915550002323", "Caller");
