@@ -3,7 +3,8 @@
 //   receiver, and with rejectCalls on WhatsApp (the fake) gets a well-formed rejection of that call, to
 //   the LID it came from; with rejectCalls off the call is announced and left alone;
 // - presence: a session subscribes to a contact's presence through the API; the contact typing and going
-//   offline arrive as `presence.update` webhooks, and a session that did not subscribe gets none;
+//   offline arrive as `presence.update` webhooks, and a session that did not subscribe gets none; after
+//   a restart (a new connection, without subscriptions at WhatsApp) the session subscribes again;
 // - read receipts: with readReceipts on, a contact's message is marked read and the contact gets a
 //   `read` receipt (blue ticks), since the account's privacy settings allow it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -135,7 +136,29 @@ describe("calls, presence and read receipts on real Baileys against the fake Wha
     });
     expect(whatsapp.presence.subscriptions.some((s) => s.companion === otherDevice.jid)).toBe(false);
     expect(await webhookData(receiver, OTHER, "presence.update")).toEqual([]);
-  }, 120_000);
+
+    // A restart is a new connection, which WhatsApp gives no subscriptions: the session subscribes again.
+    const logins = whatsapp.logins.filter((jid) => jid === device.jid).length;
+    expect((await api.call("POST", `/api/sessions/${SID}/restart`)).status).toBe(200);
+    await eventually(
+      async () => whatsapp.logins.filter((jid) => jid === device.jid).length > logins || undefined,
+      60_000,
+      "a new login",
+    );
+    await eventually(
+      async () =>
+        whatsapp.presence.subscriptions.find((s) => s.companion === device.jid && s.to === contact.jid),
+      60_000,
+      "the subscription made again",
+    );
+    whatsapp.presence.chatState(contact.account, "recording");
+    expect(await firstWebhook(SID, "presence.update", (data) => data.presence === "recording")).toMatchObject(
+      {
+        chat: contact.jid,
+        presence: "recording",
+      },
+    );
+  }, 180_000);
 
   it("readReceipts on: the contact's message is read and the contact gets a `read` receipt", async () => {
     const { whatsapp } = world;

@@ -6,6 +6,7 @@
  * with `<composing/>`, `<composing media=audio/>` or `<paused/>`), which Baileys' handlePresenceUpdate
  * turns into `presence.update`. The subscriber also gets the contact's current presence at once, when
  * the contact has one. Stanzas come from the address the companion subscribed to (number or LID).
+ * Subscriptions end with the companion's connection (`forget`), as on WhatsApp.
  */
 import type { BinaryNode } from "@whiskeysockets/baileys";
 import type { Account, Directory } from "./directory.ts";
@@ -53,6 +54,12 @@ export class FakePresence {
     const now = this.current.get(target.account);
     if (now) this.send(subscription, presenceNode(to, now));
     return true;
+  }
+
+  /** The companion's connection ended: WhatsApp keeps a subscription only as long as it. */
+  forget(companion: string): void {
+    const kept = this.subscriptions.filter((subscription) => subscription.companion !== companion);
+    this.subscriptions.splice(0, this.subscriptions.length, ...kept);
   }
 
   /** The contact opens WhatsApp. */

@@ -250,6 +250,7 @@ export class FakeWhatsApp {
     onNode: (connection: ClientConnection, node: BinaryNode) => this.onNode(connection, node),
     onClose: (connection: ClientConnection) => {
       this.connections.delete(connection);
+      if (connection.jid && !this.isConnected(connection.jid)) this.presence.forget(connection.jid);
       for (const [ref, registration] of this.registrations) {
         if (registration.connection === connection) this.registrations.delete(ref);
       }

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { LID_JID, PERSON_JID, PRESENCES } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
 import { badRequest } from "../http/errors";
-import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
+import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
 import { ChatListQuerySchema, CheckNumbersBodySchema, HistoryQuerySchema } from "./chat-schemas";
 import { ChatParamsSchema, MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messages";
 import { accessibleSession, callSession } from "./sessions";
@@ -255,11 +255,16 @@ chatsRoutes.openapi(
     tags,
     summary: "Follow a contact's presence: online, last seen, typing and recording arrive as presence.update",
     description:
-      "`jid` is a person (`<number>@s.whatsapp.net` or `<digits>@lid`); 400 for a group. WhatsApp keeps the " +
-      "subscription while the session stays connected: subscribe again after a reconnect.",
+      "`jid` is a person (`<number>@s.whatsapp.net` or `<digits>@lid`); 400 for a group. WhatsApp keeps a " +
+      "subscription only for the connection that made it: the session remembers it and subscribes again " +
+      "each time it connects. At most 500 contacts per session (409 beyond).",
     security: authenticated,
     request: { params: ChatParamsSchema },
-    responses: { 200: json(gatewayOk(z.null()), "Subscribed"), ...messagingErrors },
+    responses: {
+      200: json(gatewayOk(z.null()), "Subscribed"),
+      ...messagingErrors,
+      409: errorResponse("The session already follows the most contacts it may"),
+    },
   }),
   async (c) => {
     const { sessionId, jid } = c.req.valid("param");

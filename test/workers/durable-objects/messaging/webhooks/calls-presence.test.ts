@@ -2,11 +2,11 @@
 // webhook and, with rejectCalls on, a `call.reject` to the JID the call came from (a LID caller's LID,
 // not the number shown); later states of the call announce nothing. A `presence` event is a
 // `presence.update` webhook. POST /api/chat/{sid}/{jid}/presence/subscribe asks the bridge for the
-// subscription, and refuses a group with 400.
+// subscription (again on every reconnect, as WhatsApp forgets it), and refuses a group with 400.
 import { describe, expect, it } from "vitest";
 import { emit } from "../../../fake-bridge";
 import { asKey, call } from "../../../helpers";
-import { answers, bodyOf, connected, endpoint, ok, PEER, to, until } from "./fake-receivers";
+import { answers, bodyOf, connected, endpoint, ME, ok, PEER, to, until } from "./fake-receivers";
 
 const LID = "83623044344058@lid";
 type Frame = Record<string, unknown> & { type: string; args?: Record<string, unknown> };
@@ -50,7 +50,7 @@ describe("calls and presence in the SessionDO", () => {
     expect(s.link.frames.filter(waCommand("call.reject"))).toHaveLength(1);
   });
 
-  it("presence/subscribe asks the bridge for a person's presence; a group is a 400", async () => {
+  it("presence/subscribe asks the bridge for a person's presence, again after each reconnect; a group is a 400", async () => {
     const s = await connected([]);
     const path = (jid: string) => `/api/chat/${s.slug}/${encodeURIComponent(jid)}/presence/subscribe`;
     const group = await call("POST", path("120363000000000001@g.us"), { headers: asKey(s.key) });
@@ -60,5 +60,18 @@ describe("calls and presence in the SessionDO", () => {
     expect(command.args).toEqual({ op: "presence.subscribe", jid: LID });
     s.link.send({ type: "result", epoch: 1, id: command.id, ok: true });
     expect((await pending).status).toBe(200);
+
+    // WhatsApp forgets subscriptions with the connection: the session subscribes again on reconnect.
+    const disconnected = {
+      kind: "disconnected",
+      code: 428,
+      reason: "connection closed",
+      next: "reconnecting",
+    };
+    await emit(s.link, 1, s.seq++, disconnected);
+    await emit(s.link, 1, s.seq++, { kind: "connected", me: { id: ME } });
+    await s.link.next(() => s.link.frames.filter(waCommand("presence.subscribe")).length === 2);
+    const again = s.link.frames.filter(waCommand("presence.subscribe"))[1];
+    expect(again?.args).toEqual({ op: "presence.subscribe", jid: LID });
   });
 });
