@@ -7,6 +7,7 @@ import type { StoredMedia } from "../messaging/media/store";
 import type { SessionCounts } from "../messaging/messages/store";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import type { statusOf } from "./lifecycle";
+import type { StoredProxy } from "./proxy";
 import type { SessionRecord } from "./storage";
 
 export interface SessionSnapshot {
@@ -19,6 +20,8 @@ export interface SessionSnapshot {
   lastDisconnect: string | null;
   /** The WhatsApp Web version that last connected and where it came from (null: never, or simulator). */
   waVersion: SessionRecord["waVersion"];
+  /** The session's proxy as it may be shown (`scheme://host:port`, never credentials), or null. */
+  proxy: string | null;
   /** A bridge holds the lease and its link is up. */
   hasInstance: boolean;
   epoch: number;
@@ -64,6 +67,8 @@ export interface SessionObject extends Rpc.DurableObjectBranded {
   start(sessionId: string): Promise<Outcome<SessionSnapshot>>;
   stop(sessionId: string): Promise<Outcome<SessionSnapshot>>;
   restart(sessionId: string): Promise<Outcome<SessionSnapshot>>;
+  /** Stores the sealed proxy (null: none); a running session restarts through it. */
+  setProxy(sessionId: string, proxy: StoredProxy | null): Promise<Outcome<SessionSnapshot>>;
   /** Unlinks the device. Without a live bridge the credentials are still discarded. */
   logout(sessionId: string): Promise<Outcome<SessionSnapshot>>;
   pair(sessionId: string, phoneNumber: string): Promise<Outcome<{ pairingCode: string }>>;

@@ -144,6 +144,7 @@ sessionRoutes.openapi(
         hasInstance: live.hasInstance,
         lastDisconnect: live.lastDisconnect,
         waVersion: live.waVersion,
+        proxy: live.proxy,
       }),
       200,
     );
