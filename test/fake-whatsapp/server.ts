@@ -120,6 +120,7 @@ export class FakeWhatsApp {
     this.messaging = new Messaging({
       companions: () => this.devices.values(),
       deliver: (jid, node) => this.deliver(jid, node),
+      isConnected: (jid) => this.isConnected(jid),
       log: this.log,
     });
     wss.on("connection", (ws) => {
