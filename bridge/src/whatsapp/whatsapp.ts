@@ -27,6 +27,7 @@ import { errorMessage, type Log, silentLog } from "../shared/log.ts";
 import { Availability } from "./availability.ts";
 import { BoundedMap, GroupCache, isFullMetadata, RecentSent } from "./caches.ts";
 import { networkEvents } from "./events.ts";
+import { GroupAddresses, isAccount } from "./group-addresses.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
 import { fetchOptionsWith, performOperation } from "./operations.ts";
@@ -212,6 +213,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       let heardFromWhatsApp = false;
       let qrShown = false;
       const groups = new GroupCache();
+      const groupAddresses = new GroupAddresses();
       const recentSent = new RecentSent();
       const context = {
         history: options.history ?? DEFAULT_HISTORY_LIMIT,
@@ -220,6 +222,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         get meLid() {
           return creds.me?.lid ?? "";
         },
+        phoneOf: (jid: string) => groupAddresses.phoneOf(jid),
       };
       const failed = (what: string) => (error: unknown) => log("error", what, { error: errorMessage(error) });
 
@@ -253,24 +256,38 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         options.rootKey ?? WHATSAPP_ROOT_KEY,
       );
       const sock = checked.sock;
+      // Before Baileys handles it (same emit, earlier listener): the author's number it would drop.
+      sock.ws.on("CB:notification,type:w:gp2", (node) => groupAddresses.learnFromNotification(node));
 
       /** An update about a group we hold no metadata for: fetch it whole, so the edge can store it. */
       function fetchUnknownGroup(jid: string): void {
         sock.groupMetadata(jid).then((meta) => {
           if (silenced) return;
           groups.remember(meta);
+          groupAddresses.learnFromMembers(meta.participants);
           handlers.onNetworkEvent({ kind: "groups", action: "upsert", groups: [groupInfo(meta)] });
         }, failed("could not fetch a changed group"));
       }
 
       function remember(events: Partial<BaileysEventMap>): void {
-        for (const meta of events["groups.upsert"] ?? []) groups.remember(meta);
+        for (const meta of events["groups.upsert"] ?? []) {
+          groups.remember(meta);
+          groupAddresses.learnFromMembers(meta.participants);
+        }
         for (const meta of events["groups.update"] ?? []) {
           if (meta.id && !isFullMetadata(meta) && !groups.has(meta.id)) fetchUnknownGroup(meta.id);
           else groups.remember(meta);
+          groupAddresses.learnFromMembers(meta.participants);
         }
         const participants = events["group-participants.update"];
-        if (participants) groups.forget(participants.id);
+        if (participants) {
+          groups.forget(participants.id);
+          groupAddresses.learnFromMembers(participants.participants);
+          // Added to a group that already existed: WhatsApp says only `add`; fetch what the group is.
+          if (participants.action === "add" && isAccount(participants.participants, creds.me)) {
+            fetchUnknownGroup(participants.id);
+          }
+        }
         for (const message of events["messages.upsert"]?.messages ?? []) {
           if (message.key.fromMe) recentSent.remember(message.key.id, message.message);
         }
