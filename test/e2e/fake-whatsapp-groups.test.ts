@@ -137,5 +137,25 @@ describe("group administration on real Baileys against the fake WhatsApp, throug
       ]),
     );
     expect(stored).toMatchObject({ subject: group.subject, owner: ME });
+
+    // Each change once: an operation's own result and WhatsApp's echo of it (the account's companion
+    // is told too) make one webhook, whichever arrives first.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const all = async (event: string) =>
+      ((await webhookData(world.receiver, SID, event)) as Array<{ jid: string }>).filter(
+        (data) => data.jid === jid,
+      );
+    expect(await all("group.upsert")).toHaveLength(1);
+    expect(
+      ((await all("group.participant")) as ParticipantWebhook[]).map((data) => [
+        data.action,
+        data.participants,
+      ]),
+    ).toEqual([
+      ["add", [carol.jid]],
+      ["promote", [alice.jid]],
+      ["remove", [bob.jid]],
+    ]);
+    expect(await all("group.update")).toEqual([{ jid, subject: "Board 2026" }]);
   }, 180_000);
 });

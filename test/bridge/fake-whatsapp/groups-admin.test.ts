@@ -193,6 +193,16 @@ describe("group administration through the bridge, against the fake WhatsApp", (
     const refused = await wa(edge, { op: "group.setting", jid: club.jid, setting: "announcement" });
     expect(refused).toMatchObject({ ok: false, status: 403 });
     expect(club.announce).toBe(false);
+    // An admin now, but the group's creator is beyond an admin's reach: refused for that participant.
+    dave.changeGroupMembers(club, "promote", [ME]);
+    const creator = await wa(edge, {
+      op: "group.participants",
+      jid: club.jid,
+      action: "remove",
+      participants: [dave.jid],
+    });
+    expect(creator).toMatchObject({ ok: true, data: [{ jid: dave.jid, status: "403" }] });
+    expect(memberNumbers(club)).toContain(dave.phoneNumber);
     expect(await wa(edge, { op: "group.leave", jid: club.jid })).toMatchObject({ ok: true });
     expect(memberNumbers(club)).not.toContain(PHONE);
     expect(await wa(edge, { op: "group.metadata", jid: club.jid })).toMatchObject({ ok: false, status: 404 });
