@@ -267,6 +267,11 @@ export class FakeContact {
     this.server.messaging.groups.setSubject(this.account, group, subject);
   }
 
+  /** A new description (naming the current one as `prev`, as a phone does); `undefined` removes it. */
+  describeGroup(group: FakeGroup, text: string | undefined): void {
+    this.server.messaging.groups.setDescription(this.account, group, text, group.description?.id);
+  }
+
   setGroupSetting(group: FakeGroup, setting: GroupSetting): void {
     this.server.messaging.groups.setSetting(this.account, group, setting);
   }

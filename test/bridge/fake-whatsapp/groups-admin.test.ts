@@ -211,7 +211,7 @@ describe("group administration through the bridge, against the fake WhatsApp", (
 });
 
 describe("group changes other members make, reaching the edge", () => {
-  it("a group the account is put in (created, or added to an existing one), adds, promotions, removals, subject and settings by another admin: stored as group events", async () => {
+  it("a group the account is put in (created, or added to an existing one), adds, promotions, removals, subject, settings and description by another admin, a member leaving: stored as group events", async () => {
     const { whatsapp, edge, phone } = await linkedBridge(cleanup, { session: "g", phoneNumber: PHONE });
     const dave = new FakeContact(whatsapp, "4915550007301", "Dave");
     const bob = new FakeContact(whatsapp, "4915550007302", "Bob");
@@ -253,6 +253,7 @@ describe("group changes other members make, reaching the edge", () => {
     dave.renameGroup(group, "Dave's place");
     dave.setGroupSetting(group, "announcement");
     dave.setGroupSetting(group, "locked");
+    dave.describeGroup(group, "Fridays at eight");
     // Partial updates, or the group fetched whole (after a member change the bridge holds no list):
     // folded in order, as the edge stores them, they say what the group is now.
     const folded = () =>
@@ -263,8 +264,12 @@ describe("group changes other members make, reaching the edge", () => {
           .filter((stored) => stored.jid === group.jid),
       ) as Record<string, unknown>;
     await waitFor(
-      () => folded().subject === "Dave's place" && folded().announce === true && folded().restrict === true,
-      "the subject and settings stored",
+      () =>
+        folded().subject === "Dave's place" &&
+        folded().announce === true &&
+        folded().restrict === true &&
+        folded().description === "Fridays at eight",
+      "the subject, settings and description stored",
       10_000,
     );
 
@@ -294,6 +299,19 @@ describe("group changes other members make, reaching the edge", () => {
     expect(fetched.participants?.map((participant) => participant.id).sort()).toEqual(
       [dave.jid, erin.jid, ME].sort(),
     );
+
+    // Someone leaving is a `remove` naming themselves, by them.
+    erin.leaveGroup(old);
+    expect(
+      await waitFor(
+        () =>
+          storedEvents(edge, "g", "group.participants").find(
+            (event) => event.jid === old.jid && event.action === "remove",
+          ),
+        "the leave",
+        10_000,
+      ),
+    ).toMatchObject({ participants: [erin.jid], author: erin.jid });
 
     dave.removeFromGroup(group, phone.account);
     expect(await participantsEvent("remove")).toBeDefined();
