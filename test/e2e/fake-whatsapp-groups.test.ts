@@ -2,7 +2,8 @@
 // real Baileys → the protocol-level fake WhatsApp) and back: the account creates a group, adds and
 // promotes a member; that member, now an admin, removes someone and renames the group from their
 // phone (a `w:gp2` notification). The webhooks `group.upsert`, `group.participant` and `group.update`
-// reach a real HTTP receiver, and the stored group is what the fake WhatsApp holds.
+// reach a real HTTP receiver, each once, and the stored group is what the fake WhatsApp holds. Then
+// the group's detail, settings, description, invite link (get, revoke) and leaving, through the API.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeContact } from "../fake-whatsapp/contact.ts";
 import type { FakeWhatsApp } from "../fake-whatsapp/server.ts";
@@ -158,4 +159,52 @@ describe("group administration on real Baileys against the fake WhatsApp, throug
     ]);
     expect(await all("group.update")).toEqual([{ jid, subject: "Board 2026" }]);
   }, 180_000);
+
+  it("detail, settings, description, invite link and leaving, each as the fake WhatsApp then holds it", async () => {
+    const groups = await api.call<Envelope<Group[]>>("GET", `/api/groups/${SID}`);
+    const jid = groups.body.data[0]?.jid ?? "";
+    const group = whatsapp.messaging.groups.get(jid);
+    if (!group) throw new Error("the fake WhatsApp has no such group");
+    const path = (rest = "") => `/api/groups/${SID}/${jidPath(jid)}${rest}`;
+
+    const detail = await api.call<Envelope<Group & { pictureUrl: string | null }>>("GET", path());
+    expect(detail.status).toBe(200);
+    expect(detail.body.data).toMatchObject({ jid, subject: group.subject, pictureUrl: null });
+
+    expect((await api.call("PUT", path("/settings"), { setting: "announcement" })).status).toBe(200);
+    expect((await api.call("PUT", path("/description"), { description: "Quarterly" })).status).toBe(200);
+    expect(group).toMatchObject({ announce: true, description: { text: "Quarterly" } });
+    const updates = await eventually(
+      async () => {
+        const found = ((await webhookData(world.receiver, SID, "group.update")) as object[]).filter(
+          (data) => (data as { jid: string }).jid === jid,
+        );
+        return found.length >= 3 ? found : undefined;
+      },
+      30_000,
+      "the settings and description webhooks",
+    );
+    expect(updates.slice(1)).toEqual([
+      { jid, announce: true },
+      { jid, description: "Quarterly" },
+    ]);
+
+    const invite = await api.call<Envelope<{ inviteCode: string; inviteUrl: string }>>(
+      "GET",
+      path("/invite"),
+    );
+    expect(invite.body.data).toEqual({
+      inviteCode: group.inviteCode,
+      inviteUrl: `https://chat.whatsapp.com/${group.inviteCode}`,
+    });
+    const revoked = await api.call<Envelope<{ inviteCode: string }>>("PUT", path("/invite"));
+    expect(revoked.body.data.inviteCode).toBe(group.inviteCode);
+    expect(revoked.body.data.inviteCode).not.toBe(invite.body.data.inviteCode);
+
+    expect((await api.call("POST", path("/leave"))).status).toBe(200);
+    expect(group.members.map((member) => member.pnUser)).not.toContain(PHONE);
+    const after = await api.call<Envelope<Group[]>>("GET", `/api/groups/${SID}`);
+    expect(after.body.data.map((stored) => stored.jid)).not.toContain(jid);
+    expect((await api.call("GET", path())).status).toBe(404);
+  }, 120_000);
 });
