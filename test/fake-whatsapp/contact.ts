@@ -272,6 +272,11 @@ export class FakeContact {
     this.server.messaging.groups.setDescription(this.account, group, text, group.description?.id);
   }
 
+  /** Disappearing messages in the group: seconds, 0 off. */
+  setGroupTimer(group: FakeGroup, seconds: number): void {
+    this.server.messaging.groups.setEphemeral(this.account, group, seconds);
+  }
+
   setGroupSetting(group: FakeGroup, setting: GroupSetting): void {
     this.server.messaging.groups.setSetting(this.account, group, setting);
   }

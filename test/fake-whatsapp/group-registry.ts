@@ -181,6 +181,13 @@ export class GroupRegistry {
   setEphemeral(actor: Account, group: FakeGroup, seconds: number): void {
     this.requireEditor(actor, group);
     group.ephemeral = seconds;
+    this.notify(
+      group,
+      actor,
+      seconds
+        ? { tag: "ephemeral", attrs: { expiration: String(seconds) } }
+        : { tag: "not_ephemeral", attrs: {} },
+    );
   }
 
   /** The current invite link's code (admins only). */

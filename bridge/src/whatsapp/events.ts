@@ -13,6 +13,7 @@ import {
 } from "@whiskeysockets/baileys";
 import type { ContactInfo, NetworkEvent } from "../protocol/messaging.ts";
 import { type BoundedMap, isFullMetadata } from "./caches.ts";
+import { groupTimerEvents } from "./group-timer.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit, historyEvents, lidContacts } from "./history.ts";
 import { limitEvents } from "./limits.ts";
 import {
@@ -125,6 +126,7 @@ export function networkEvents(
   ];
   for (const batch of chunks(contacts)) out.push({ kind: "contacts", contacts: batch });
   out.push(...groupEvents(events));
+  out.push(...groupTimerEvents(upsert?.messages ?? []));
   const participants = events["group-participants.update"];
   if (participants) {
     const phoneOf = context.phoneOf ?? ((jid: string) => jid);

@@ -48,7 +48,7 @@ async function memberCompanion(whatsapp: FakeWhatsApp, number: string) {
   return { phone, seen };
 }
 
-async function wa(edge: FakeEdge, args: Record<string, string | string[]>) {
+async function wa(edge: FakeEdge, args: Record<string, string | number | string[]>) {
   return edge.command("g", "wa", args);
 }
 
@@ -63,7 +63,7 @@ const adminNumbers = (group: FakeGroup) =>
   [...group.admins].map(([member, role]) => `${member.pnUser}:${role}`).sort();
 
 describe("group administration through the bridge, against the fake WhatsApp", () => {
-  it("create, add/promote/demote/remove (a status per participant), subject, description, settings, invite, join, leave: the fake's registry changes and another member's companion is told", async () => {
+  it("create, add/promote/demote/remove (a status per participant), subject, description, settings, timer, invite, join, leave: the fake's registry changes and another member's companion is told", async () => {
     const { whatsapp, edge } = await linkedBridge(cleanup, { session: "g", phoneNumber: PHONE });
     const alice = new FakeContact(whatsapp, "4915550007201", "Alice");
     const bob = new FakeContact(whatsapp, "4915550007202", "Bob");
@@ -164,6 +164,10 @@ describe("group administration through the bridge, against the fake WhatsApp", (
       expect(await wa(edge, { op: "group.setting", jid: info.jid, setting })).toMatchObject({ ok: true });
     }
     expect(group).toMatchObject({ announce: true, locked: true });
+    expect(await wa(edge, { op: "group.ephemeral", jid: info.jid, expiration: 86_400 })).toMatchObject({
+      ok: true,
+    });
+    expect(group.ephemeral).toBe(86_400);
     await waitFor(
       () =>
         member.seen.updates.some((update) => update.subject === "Team 2") &&
@@ -211,7 +215,7 @@ describe("group administration through the bridge, against the fake WhatsApp", (
 });
 
 describe("group changes other members make, reaching the edge", () => {
-  it("a group the account is put in (created, or added to an existing one), adds, promotions, removals, subject, settings and description by another admin, a member leaving: stored as group events", async () => {
+  it("a group the account is put in (created, or added to an existing one), adds, promotions, removals, subject, settings, description and disappearing timer by another admin, a member leaving: stored as group events", async () => {
     const { whatsapp, edge, phone } = await linkedBridge(cleanup, { session: "g", phoneNumber: PHONE });
     const dave = new FakeContact(whatsapp, "4915550007301", "Dave");
     const bob = new FakeContact(whatsapp, "4915550007302", "Bob");
@@ -272,6 +276,9 @@ describe("group changes other members make, reaching the edge", () => {
       "the subject, settings and description stored",
       10_000,
     );
+    // With the group known again, the timer arrives on its own (an `ephemeral` notification).
+    dave.setGroupTimer(group, 604_800);
+    await waitFor(() => folded().ephemeral === 604_800, "the disappearing timer stored", 10_000);
 
     // Added to a group that already existed: WhatsApp says only `add`; the group is fetched whole.
     const erin = new FakeContact(whatsapp, "4915550007303", "Erin");
