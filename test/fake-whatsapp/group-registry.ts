@@ -36,8 +36,8 @@ export interface ParticipantResult {
 /** Where notifications go (messaging's host): the companions of an account and the live connections. */
 export interface GroupHost {
   directory: Directory;
+  /** Hands it over, or keeps it for a device that is away (the server's offline queue). */
   deliver(jid: string, node: BinaryNode): void;
-  isConnected(jid: string): boolean;
   log(line: string): void;
 }
 
@@ -265,17 +265,13 @@ export class GroupRegistry {
 
   /**
    * `<notification type=w:gp2>` to every companion of every member (the actor's own included, as
-   * WhatsApp does) and of `alsoTell` (who was just removed). WhatsApp queues these for a device that is
-   * away; the fake tells connected devices only.
+   * WhatsApp does) and of `alsoTell` (who was just removed); a device that is away gets it at its next
+   * login (the server's offline queue).
    */
   private notify(group: FakeGroup, actor: Account, child: BinaryNode, alsoTell: Account[] = []): void {
     const node = gp2Notification(group, actor, child);
     for (const account of new Set([...group.members, ...alsoTell])) {
       for (const companion of this.host.directory.companionsOf(account)) {
-        if (!this.host.isConnected(companion.jid)) {
-          this.host.log(`w:gp2 ${child.tag} for ${companion.jid} dropped: not connected`);
-          continue;
-        }
         this.notifications.push({ to: companion.jid, node });
         this.host.deliver(companion.jid, node);
       }

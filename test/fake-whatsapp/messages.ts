@@ -24,8 +24,6 @@ export interface MessagingHost {
   companions(): Iterable<Companion>;
   /** Hands a stanza to a companion's live connection. */
   deliver(jid: string, node: BinaryNode): void;
-  /** Whether the companion `jid` has a live connection now. */
-  isConnected(jid: string): boolean;
   log(line: string): void;
 }
 
@@ -54,7 +52,6 @@ export class Messaging {
     this.groups = new GroupRegistry({
       directory: this.directory,
       deliver: (jid, node) => host.deliver(jid, node),
-      isConnected: (jid) => host.isConnected(jid),
       log: (line) => host.log(line),
     });
     this.groupIq = new GroupIq(this.groups);

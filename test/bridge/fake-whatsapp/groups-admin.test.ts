@@ -14,7 +14,7 @@ import type { FakeWhatsApp } from "../../fake-whatsapp/server.ts";
 import type { FakeEdge } from "../support/fake-edge.ts";
 import { waitFor } from "../support/wait.ts";
 import { connectBaileys, memoryAuth } from "./baileys-client.ts";
-import { linkedBridge, storedEvents } from "./linked-bridge.ts";
+import { linkedBridge, restartBridge, storedEvents } from "./linked-bridge.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -215,8 +215,11 @@ describe("group administration through the bridge, against the fake WhatsApp", (
 });
 
 describe("group changes other members make, reaching the edge", () => {
-  it("a group the account is put in (created, or added to an existing one), adds, promotions, removals, subject, settings, description and disappearing timer by another admin, a member leaving: stored as group events", async () => {
-    const { whatsapp, edge, phone } = await linkedBridge(cleanup, { session: "g", phoneNumber: PHONE });
+  it("a group the account is put in (created, or added to an existing one), adds, promotions, removals, subject, settings, description and disappearing timer by another admin, a member leaving, an add while the bridge was away: stored as group events", async () => {
+    const { whatsapp, edge, phone, bridge } = await linkedBridge(cleanup, {
+      session: "g",
+      phoneNumber: PHONE,
+    });
     const dave = new FakeContact(whatsapp, "4915550007301", "Dave");
     const bob = new FakeContact(whatsapp, "4915550007302", "Bob");
 
@@ -319,6 +322,23 @@ describe("group changes other members make, reaching the edge", () => {
         10_000,
       ),
     ).toMatchObject({ participants: [erin.jid], author: erin.jid });
+
+    // While the bridge is away WhatsApp keeps the notification for the device: it comes at the next
+    // login (the groups fetched on connect would show the member, but not that someone added them).
+    await bridge.fleet.shutdown();
+    const carol = new FakeContact(whatsapp, "4915550007304", "Carol");
+    dave.addToGroup(group, carol.account);
+    await restartBridge(cleanup, { session: "g", edge, whatsapp }, { fleet: { shutdown: async () => {} } });
+    expect(
+      await waitFor(
+        () =>
+          storedEvents(edge, "g", "group.participants").find(
+            (event) => event.jid === group.jid && event.participants.includes(carol.jid),
+          ),
+        "the add made while the bridge was away",
+        15_000,
+      ),
+    ).toMatchObject({ action: "add", author: dave.jid });
 
     dave.removeFromGroup(group, phone.account);
     expect(await participantsEvent("remove")).toBeDefined();
