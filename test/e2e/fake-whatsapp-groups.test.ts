@@ -206,5 +206,12 @@ describe("group administration on real Baileys against the fake WhatsApp, throug
     const after = await api.call<Envelope<Group[]>>("GET", `/api/groups/${SID}`);
     expect(after.body.data.map((stored) => stored.jid)).not.toContain(jid);
     expect((await api.call("GET", path())).status).toBe(404);
+    // WhatsApp's own report of the leave (a `remove` naming the account, by the account).
+    const left = await webhook<ParticipantWebhook>(
+      "group.participant",
+      "group.participant for the leave",
+      (data) => data.jid === jid && data.action === "remove" && data.participants.includes(ME),
+    );
+    expect(left).toEqual({ jid, action: "remove", participants: [ME], author: ME });
   }, 120_000);
 });
