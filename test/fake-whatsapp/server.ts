@@ -13,6 +13,7 @@ import {
   type proto,
 } from "@whiskeysockets/baileys";
 import { WebSocketServer } from "ws";
+import { FakeAppState } from "./app-state.ts";
 import { ClientConnection } from "./connection.ts";
 import { Messaging } from "./messages.ts";
 import type { CertificateChainKind, ClientFinish } from "./noise.ts";
@@ -97,7 +98,10 @@ export class FakeWhatsApp {
   /** Called after each login (`first` after pairing): e.g. the phone's history sync (history.ts). */
   readonly loginHooks: Array<(device: LinkedDevice, first: boolean) => void> = [];
   /** Answers for iq requests by xmlns (`w:g2`: groups.ts); an absent or undefined answer is an empty result. */
-  readonly iqHandlers = new Map<string, (device: LinkedDevice, iq: BinaryNode) => BinaryNode[] | undefined>();
+  readonly iqHandlers = new Map<
+    string,
+    (device: LinkedDevice, iq: BinaryNode) => BinaryNode[] | undefined | Promise<BinaryNode[] | undefined>
+  >();
   private readonly registrations = new Map<string, Registration>();
   private readonly connections = new Set<ClientConnection>();
   /** WebSocket connections accepted so far: a client that gave up does not come back. */
@@ -110,6 +114,8 @@ export class FakeWhatsApp {
   private readonly log: (line: string) => void;
   /** Device lists, key fetches, group metadata and message routing (messages.ts). */
   readonly messaging: Messaging;
+  /** Each account's app-state collections, answering `w:sync:app:state` (app-state.ts). */
+  readonly appState: FakeAppState;
 
   private constructor(
     private readonly wss: WebSocketServer,
@@ -122,6 +128,8 @@ export class FakeWhatsApp {
       deliver: (jid, node) => this.deliver(jid, node),
       log: this.log,
     });
+    this.appState = new FakeAppState(this);
+    this.iqHandlers.set("w:sync:app:state", (device, iq) => this.appState.answer(device, iq));
     wss.on("connection", (ws) => {
       this.connectionsAccepted++;
       const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log, {
@@ -354,7 +362,7 @@ export class FakeWhatsApp {
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
     const handler = this.iqHandlers.get(node.attrs.xmlns ?? "");
     if (node.attrs.xmlns === "encrypt" && device) connection.send(this.encryptIq(device, node));
-    else if (handler && device) connection.send(result(node, handler(device, node)));
+    else if (handler && device) connection.send(result(node, await handler(device, node)));
     else connection.send(result(node));
   }
 

@@ -20,7 +20,8 @@ export function storedEvents<K extends SessionEvent["kind"]>(edge: FakeEdge, ses
 
 /**
  * Links `session` to a fake phone's account and waits until it is connected; `media` adds the media
- * host. Each step that needs undoing is pushed onto `cleanup`.
+ * host; `appState` has the phone share its app-state keys with the companion, as real phones do.
+ * Each step that needs undoing is pushed onto `cleanup`.
  */
 export async function linkedBridge(
   cleanup: Array<() => Promise<void>>,
@@ -28,7 +29,8 @@ export async function linkedBridge(
     session,
     media = false,
     phoneNumber = "4915550009999",
-  }: { session: string; media?: boolean; phoneNumber?: string },
+    appState = false,
+  }: { session: string; media?: boolean; phoneNumber?: string; appState?: boolean },
 ) {
   const log = process.env.FAKE_WA_LOG ? (line: string) => console.log(`[fake-wa] ${line}`) : undefined;
   const whatsapp = await FakeWhatsApp.start(log ? { log } : {});
@@ -38,6 +40,7 @@ export async function linkedBridge(
     () => edge.close(),
   );
   const phone = new FakePhone(whatsapp, phoneNumber);
+  if (appState) phone.appState.shareKeysOnPairing();
   // Uploads go over HTTPS to the fake media host, whose certificate only this agent trusts.
   const mediaAgent = media
     ? new Agent({ ca: (await whatsapp.messaging.enableMedia()).certificate })
