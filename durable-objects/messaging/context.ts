@@ -31,6 +31,10 @@ export const WEBHOOK_EVENTS = [
   "message.edited",
   "message.deleted",
   "poll.vote",
+  "chat.update",
+  "message.starred",
+  "label.update",
+  "label.association",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -5,9 +5,11 @@ import {
   type WireMessage,
 } from "../../bridge/src/protocol/messaging";
 import { reactToLiveMessage } from "../messaging/bot/bot";
+import { applyChatUpdate, applyStarred } from "../messaging/chats/app-state";
 import { applyContactsEvent } from "../messaging/contacts/store";
 import type { SessionContext } from "../messaging/context";
 import { applyGroupsEvent, applyParticipantsEvent } from "../messaging/groups/store";
+import { applyLabelAssociation, applyLabelEdit } from "../messaging/labels/sync";
 import { applyPollVote } from "../messaging/messages/polls";
 import {
   findMessage,
@@ -91,6 +93,18 @@ export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent
         },
       ];
     }
+    case "chat.update":
+      applyChatUpdate(ctx, event);
+      return [];
+    case "message.starred":
+      applyStarred(ctx, event);
+      return [];
+    case "label.edit":
+      applyLabelEdit(ctx, event);
+      return [];
+    case "label.association":
+      applyLabelAssociation(ctx, event);
+      return [];
   }
 }
 

@@ -12,6 +12,7 @@ import {
   type WAMessage,
 } from "@whiskeysockets/baileys";
 import type { ContactInfo, NetworkEvent } from "../protocol/messaging.ts";
+import { appStateEvents } from "./app-state.ts";
 import { type BoundedMap, isFullMetadata } from "./caches.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit, historyEvents, lidContacts } from "./history.ts";
 import {
@@ -134,5 +135,6 @@ export function networkEvents(
     });
   }
   for (const call of events.call ?? []) out.push(callEvent(call));
+  out.push(...appStateEvents(events));
   return out;
 }

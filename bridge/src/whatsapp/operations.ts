@@ -55,6 +55,9 @@ export type BaileysSocket = Pick<
   | "groupLeave"
   | "updateMediaMessage"
   | "rejectCall"
+  | "addLabel"
+  | "addChatLabel"
+  | "removeChatLabel"
 >;
 
 /** Baileys' logger type (its module does not export the name). */
@@ -302,6 +305,14 @@ async function run(
       return downloadMedia(sock, op, logger);
     case "call.reject":
       await sock.rejectCall(op.id, op.from);
+      return {};
+    case "label.edit":
+      // A label edit is not about a chat: Baileys' index is ["label_edit", id].
+      await sock.addLabel("", op.label);
+      return {};
+    case "label.chat":
+      if (op.labeled) await sock.addChatLabel(op.chat, op.labelId);
+      else await sock.removeChatLabel(op.chat, op.labelId);
       return {};
   }
 }

@@ -72,6 +72,60 @@ describe("app-state sync through the bridge on real Baileys against the fake Wha
     });
     expect(await wa({ op: "chat.modify", chat: alice.jid, action: "unmute" })).toMatchObject({ ok: true });
     expect(phone.appState.chat(alice.jid)).toMatchObject({ archived: false, pinned: true, mutedUntil: null });
+
+    const vip = { id: "3", name: "VIP", color: 5, deleted: false };
+    expect(await wa({ op: "label.edit", label: vip })).toMatchObject({ ok: true });
+    expect(await wa({ op: "label.chat", chat: alice.jid, labelId: "3", labeled: true })).toMatchObject({
+      ok: true,
+    });
+    expect(phone.appState.labels().get("3")).toEqual({ name: "VIP", color: 5 });
+    expect(phone.appState.chat(alice.jid).labels).toEqual(["3"]);
+    expect(await wa({ op: "label.edit", label: { ...vip, deleted: true } })).toMatchObject({ ok: true });
+    expect(phone.appState.labels().has("3")).toBe(false);
     expect(phone.appState.account.refusals).toEqual([]);
+  });
+
+  it("archive, mute, pin, star and labels made on the phone reach the edge as network events", async () => {
+    const { edge, phone, alice, hello } = await withKeys();
+    await phone.appState.archive(alice.jid);
+    await phone.appState.pin(alice.jid);
+    const until = Date.now() + 3_600_000;
+    await phone.appState.mute(alice.jid, until);
+    await phone.appState.star(alice.jid, { id: hello.id, fromMe: false });
+    await phone.appState.editLabel({ id: "7", name: "VIP", color: 3 });
+    await phone.appState.labelChat(alice.jid, "7");
+
+    await waitFor(() => stored(edge, "label.association").length > 0, "the label on the chat", 15_000);
+    // One resync may carry several patches: Baileys merges a chat's changes into one update.
+    const changes = stored(edge, "chat.update").filter(({ jid }) => jid === alice.jid);
+    expect(Object.assign({}, ...changes)).toEqual({
+      kind: "chat.update",
+      jid: alice.jid,
+      archived: true,
+      pinned: true,
+      mutedUntil: until,
+    });
+    expect(stored(edge, "message.starred")).toEqual([
+      { kind: "message.starred", id: hello.id, chat: alice.jid, fromMe: false, starred: true },
+    ]);
+    expect(stored(edge, "label.edit")).toEqual([
+      { kind: "label.edit", label: { id: "7", name: "VIP", color: 3, deleted: false } },
+    ]);
+    expect(stored(edge, "label.association")).toEqual([
+      { kind: "label.association", labelId: "7", chat: alice.jid, labeled: true },
+    ]);
+
+    await phone.appState.archive(alice.jid, false);
+    await phone.appState.labelChat(alice.jid, "7", false);
+    await waitFor(() => stored(edge, "label.association").length === 2, "the label taken off", 15_000);
+    expect(stored(edge, "chat.update").at(-1)).toMatchObject({ jid: alice.jid, archived: false });
+  });
+
+  it("a patch whose MAC was tampered with is refused by Baileys; the next good one still arrives", async () => {
+    const { edge, phone, alice } = await withKeys();
+    await phone.appState.change({ archive: true, lastMessages: [] }, alice.jid, { tamper: true });
+    await phone.appState.pin(alice.jid);
+    await waitFor(() => stored(edge, "chat.update").length > 0, "the pin", 15_000);
+    expect(stored(edge, "chat.update").map(({ kind, jid, ...change }) => change)).toEqual([{ pinned: true }]);
   });
 });

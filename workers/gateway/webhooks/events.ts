@@ -6,6 +6,7 @@ import type { AppEnv } from "../../core/env";
 import { SESSION_STATES, SESSION_STATUSES } from "../../db/schema";
 import { GroupSchema } from "../groups";
 import { MessageResourceSchema } from "../messages";
+import { APP_STATE_EVENT_DOCS } from "./app-state-events";
 import { ALL_EVENTS } from "./schemas";
 import { TEST_EVENT } from "./test-delivery";
 
@@ -231,6 +232,7 @@ const CATALOGUE: Record<WebhookEvent, EventDoc> = {
       timestamp: 1772442904120,
     },
   },
+  ...APP_STATE_EVENT_DOCS,
 };
 
 const pascal = (event: string) =>
