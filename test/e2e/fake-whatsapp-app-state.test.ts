@@ -93,5 +93,20 @@ describe("app-state sync on real Baileys against the fake WhatsApp", () => {
     expect(await webhookData(receiver, SID, "label.update")).toEqual([
       { id: "5", name: "Paid", color: 4, colorHex: "#0000FF", deleted: false },
     ]);
+
+    // A label made through the API is WhatsApp's too: the phone gets it, and it goes on the chat there.
+    const created = await api.call<Envelope<{ label: Label }>>("POST", `/api/labels/${SID}`, {
+      name: "Follow up",
+      color: 9,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const { id } = created.body.data.label;
+    expect(phone.appState.labels().get(id)).toEqual({ name: "Follow up", color: 9 });
+    const assigned = await api.call("PUT", `/api/labels/${SID}/chat/${jidPath(olga.jid)}/labels`, {
+      labelIds: [id],
+      action: "add",
+    });
+    expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
+    expect(phone.appState.chat(olga.jid).labels.sort()).toEqual(["5", id].sort());
   });
 });
