@@ -128,4 +128,32 @@ describe("app-state sync through the bridge on real Baileys against the fake Wha
     await waitFor(() => stored(edge, "chat.update").length > 0, "the pin", 15_000);
     expect(stored(edge, "chat.update").map(({ kind, jid, ...change }) => change)).toEqual([{ pinned: true }]);
   });
+
+  it("a patch WhatsApp refuses as stale (the phone changed the collection meanwhile) fails 409; the retry goes through", async () => {
+    const { whatsapp, edge, phone, alice } = await withKeys();
+    const bob = "4915550002222@s.whatsapp.net";
+    // The phone pins another chat right after the server answered the companion's resync of
+    // regular_low, before its patch arrives: the race WhatsApp answers with 409.
+    const answer = whatsapp.appState.answer.bind(whatsapp.appState);
+    let raced = false;
+    whatsapp.appState.answer = async (device, iq) => {
+      const answered = await answer(device, iq);
+      const asks = JSON.stringify(iq).includes("regular_low") && !JSON.stringify(iq).includes('"patch"');
+      if (asks && !raced) {
+        raced = true;
+        await phone.appState.pin(bob);
+      }
+      return answered;
+    };
+    const pin = () => edge.command(SESSION, "wa", { op: "chat.modify", chat: alice.jid, action: "pin" });
+
+    const refused = await pin();
+    expect(refused).toMatchObject({ ok: false, status: 409 });
+    expect(phone.appState.account.refusals.map(({ code }) => code)).toEqual([409]);
+    expect(phone.appState.chat(alice.jid).pinned).toBe(false);
+
+    expect(await pin()).toMatchObject({ ok: true });
+    expect(phone.appState.chat(alice.jid).pinned).toBe(true);
+    expect(phone.appState.chat(bob).pinned).toBe(true);
+  });
 });
