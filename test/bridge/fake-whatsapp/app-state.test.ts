@@ -37,6 +37,8 @@ async function withKeys() {
     "alice's message",
     10_000,
   );
+  // The key share is a protocol message: it is no chat message of the account's.
+  expect(stored(edge, "message").map((event) => event.message.id)).toEqual([hello.id]);
   return { ...linked, alice, hello, ref: { ...message?.message, content: message?.message.content } };
 }
 
