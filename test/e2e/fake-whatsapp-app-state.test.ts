@@ -1,7 +1,7 @@
 // `npm start` with real Baileys against the protocol-level fake WhatsApp, through the public API only:
 // app-state sync both ways. The phone shares its app-state keys with the new companion; a chat archived
 // through the REST API is archived on the phone (which decodes the patch), and a `chat.update` webhook
-// says so; a label the phone creates and puts on a chat shows in the API and arrives at a real HTTP
+// says so; a mute and a star through the API show on the phone too; a label the phone creates and puts on a chat shows in the API and arrives at a real HTTP
 // receiver as `label.update` and `label.association` webhooks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeContact } from "../fake-whatsapp/contact.ts";
@@ -42,7 +42,7 @@ describe("app-state sync on real Baileys against the fake WhatsApp", () => {
     // The key share comes first on the new device; once the contact's later message is stored the
     // companion holds the key.
     const olga = new FakeContact(whatsapp, "4915550007171", "Olga");
-    await olga.sendText(device, "is my order ready?");
+    const hello = await olga.sendText(device, "is my order ready?");
     await eventually(
       async () => {
         const res = await api.call("GET", `/api/chat/${SID}`);
@@ -66,6 +66,20 @@ describe("app-state sync on real Baileys against the fake WhatsApp", () => {
       "the chat.update webhook",
     );
     expect(update).toEqual({ jid: olga.jid, archived: true, pinned: false, mutedUntil: null });
+
+    // Mute for an hour and star her message: the phone shows both.
+    const muted = await api.call("PUT", `/api/chat/${SID}/${jidPath(olga.jid)}/mute`, {
+      mute: true,
+      duration: 3600,
+    });
+    expect(muted.status, JSON.stringify(muted.body)).toBe(200);
+    const mutedUntil = phone.appState.chat(olga.jid).mutedUntil ?? 0;
+    expect(Math.abs(mutedUntil - (Date.now() + 3_600_000))).toBeLessThan(60_000);
+    const starred = await api.call("POST", `/api/messages/${SID}/${jidPath(olga.jid)}/${hello.id}/star`, {
+      star: true,
+    });
+    expect(starred.status, JSON.stringify(starred.body)).toBe(200);
+    expect(phone.appState.starred(olga.jid, { id: hello.id, fromMe: false })).toBe(true);
 
     await phone.appState.editLabel({ id: "5", name: "Paid", color: 4 });
     await phone.appState.labelChat(olga.jid, "5");
