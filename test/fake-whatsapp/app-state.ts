@@ -182,6 +182,8 @@ export class AccountAppState {
 /** The server's side: collections per account (by phone number), answering `w:sync:app:state`. */
 export class FakeAppState {
   private readonly accounts = new Map<string, AccountAppState>();
+  /** Per device that was away: the collections that moved on meanwhile, with their latest version. */
+  private readonly away = new Map<string, Map<CollectionName, number>>();
 
   constructor(private readonly server: AppStateHost) {}
 
@@ -195,22 +197,23 @@ export class FakeAppState {
     return account;
   }
 
-  /** Tells the account's connected companions, but `except`, that `name` moved on (`server_sync`). */
+  /**
+   * Tells the account's companions, but `except`, that `name` moved on (`server_sync`); one that is
+   * away gets it when it next logs in (`loggedIn`), as WhatsApp keeps notifications for offline devices.
+   */
   notify(phoneNumber: string, name: CollectionName, version: number, except?: string): void {
     for (const device of this.server.devices.values()) {
       if (device.jid === except || jidDecode(device.jid)?.user !== phoneNumber) continue;
-      if (!this.server.isConnected(device.jid)) continue;
-      this.server.deliver(device.jid, {
-        tag: "notification",
-        attrs: {
-          from: S_WHATSAPP_NET,
-          type: "server_sync",
-          id: randomBytes(8).toString("hex").toUpperCase(),
-          t: String(Math.floor(Date.now() / 1000)),
-        },
-        content: [{ tag: "collection", attrs: { name, version: String(version) } }],
-      });
+      if (this.server.isConnected(device.jid)) this.server.deliver(device.jid, serverSync(name, version));
+      else this.away.set(device.jid, new Map([...(this.away.get(device.jid) ?? []), [name, version]]));
     }
+  }
+
+  /** A device logged in: the collections that moved on while it was away. */
+  loggedIn(jid: string): void {
+    const missed = this.away.get(jid);
+    this.away.delete(jid);
+    for (const [name, version] of missed ?? []) this.server.deliver(jid, serverSync(name, version));
   }
 
   /** `iq set xmlns=w:sync:app:state`: patches after each asked version, or a companion's patch. */
@@ -250,6 +253,19 @@ export class FakeAppState {
       throw error;
     }
   }
+}
+
+function serverSync(name: CollectionName, version: number): BinaryNode {
+  return {
+    tag: "notification",
+    attrs: {
+      from: S_WHATSAPP_NET,
+      type: "server_sync",
+      id: randomBytes(8).toString("hex").toUpperCase(),
+      t: String(Math.floor(Date.now() / 1000)),
+    },
+    content: [{ tag: "collection", attrs: { name, version: String(version) } }],
+  };
 }
 
 function errorCollection(name: string, refusal: AppStateRefusal): BinaryNode {

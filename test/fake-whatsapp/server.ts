@@ -130,6 +130,7 @@ export class FakeWhatsApp {
     });
     this.appState = new FakeAppState(this);
     this.iqHandlers.set("w:sync:app:state", (device, iq) => this.appState.answer(device, iq));
+    this.loginHooks.push((device) => this.appState.loggedIn(device.jid));
     wss.on("connection", (ws) => {
       this.connectionsAccepted++;
       const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log, {

@@ -2,14 +2,15 @@
  * App-state sync through the bridge on real Baileys against the fake WhatsApp: the phone shares its
  * app-state keys with the new companion (APP_STATE_SYNC_KEY_SHARE); the edge's archive, mute, pin,
  * star and label operations go up as patches the phone decodes; the phone's own changes come down as
- * network events the edge stores; a patch whose MAC was tampered with is refused by Baileys.
+ * network events the edge stores, also those made while the bridge was away; a patch whose MAC was
+ * tampered with is refused by Baileys; a patch WhatsApp refuses as stale fails the operation with 409.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
 import { FakeContact } from "../../fake-whatsapp/contact.ts";
 import type { FakeEdge } from "../support/fake-edge.ts";
 import { waitFor } from "../support/wait.ts";
-import { linkedBridge, storedEvents } from "./linked-bridge.ts";
+import { linkedBridge, restartBridge, storedEvents } from "./linked-bridge.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -157,5 +158,23 @@ describe("app-state sync through the bridge on real Baileys against the fake Wha
     expect(await pin()).toMatchObject({ ok: true });
     expect(phone.appState.chat(alice.jid).pinned).toBe(true);
     expect(phone.appState.chat(bob).pinned).toBe(true);
+  });
+
+  it("what the phone changed while the bridge was away arrives when it is back (server_sync kept for the device)", async () => {
+    const { whatsapp, edge, phone, alice, bridge, device } = await withKeys();
+    await bridge.fleet.shutdown();
+    await waitFor(() => !whatsapp.isConnected(device.jid), "the bridge gone", 10_000);
+    await phone.appState.archive(alice.jid);
+    await phone.appState.editLabel({ id: "8", name: "Later", color: 1 });
+    await restartBridge(cleanup, { session: SESSION, edge, whatsapp }, bridge);
+    await waitFor(
+      () => stored(edge, "chat.update").length > 0 && stored(edge, "label.edit").length > 0,
+      "the changes made while away",
+      15_000,
+    );
+    expect(stored(edge, "chat.update")).toEqual([{ kind: "chat.update", jid: alice.jid, archived: true }]);
+    expect(stored(edge, "label.edit")).toEqual([
+      { kind: "label.edit", label: { id: "8", name: "Later", color: 1, deleted: false } },
+    ]);
   });
 });
