@@ -55,7 +55,7 @@ export interface LabelResource {
   name: string;
   color: number;
   colorHex: string;
-  /** The spec's field for WhatsApp's predefined labels; local labels have none. */
+  /** The spec's field for WhatsApp's predefined labels; not kept yet, so always null. */
   predefinedId: null;
   createdAt: string;
   updatedAt: string;
