@@ -177,4 +177,15 @@ describe("app-state sync through the bridge on real Baileys against the fake Wha
       { kind: "label.edit", label: { id: "8", name: "Later", color: 1, deleted: false } },
     ]);
   });
+
+  it("before the phone has shared its keys, a change answers 400 and reaches nobody", async () => {
+    const { edge, phone } = await linkedBridge(cleanup, { session: SESSION });
+    const pin = await edge.command(SESSION, "wa", {
+      op: "chat.modify",
+      chat: "4915550001111@s.whatsapp.net",
+      action: "pin",
+    });
+    expect(pin).toMatchObject({ ok: false, status: 400, error: "App state key not present!" });
+    expect(phone.appState.account.entries.size).toBe(0);
+  });
 });
