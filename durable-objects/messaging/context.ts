@@ -35,6 +35,7 @@ export const WEBHOOK_EVENTS = [
   "message.starred",
   "label.update",
   "label.association",
+  "account.limits",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -10,6 +10,7 @@ import { applyContactsEvent } from "../messaging/contacts/store";
 import type { SessionContext } from "../messaging/context";
 import { applyGroupsEvent, applyParticipantsEvent } from "../messaging/groups/store";
 import { applyLabelAssociation, applyLabelEdit } from "../messaging/labels/sync";
+import { applyLimitsEvent } from "../messaging/limits/store";
 import { applyPollVote } from "../messaging/messages/polls";
 import {
   findMessage,
@@ -35,7 +36,13 @@ export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent
       return onMessage(ctx, event.message, event.live);
     case "message.status":
       if (setStatus(ctx.sql, event.chat, event.id, event.status)) {
-        ctx.emit("message.status", { keyId: event.id, remoteJid: event.chat, status: event.status });
+        const reason = event.reason ? { reason: event.reason } : {};
+        ctx.emit("message.status", {
+          keyId: event.id,
+          remoteJid: event.chat,
+          status: event.status,
+          ...reason,
+        });
       }
       return [];
     case "message.edited": {
@@ -83,6 +90,9 @@ export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent
       return [];
     case "group.participants":
       applyParticipantsEvent(ctx, event);
+      return [];
+    case "account.limits":
+      applyLimitsEvent(ctx, event.limits);
       return [];
     case "call": {
       const { settings } = await ctx.config();

@@ -26,6 +26,7 @@ const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   "message.starred": "Stars",
   "label.update": "Labels created, changed or removed",
   "label.association": "Labels put on chats or taken off",
+  "account.limits": "WhatsApp's limits on the account",
 };
 
 const EVENT_CHOICES = [

@@ -15,6 +15,7 @@ import type { ContactInfo, NetworkEvent } from "../protocol/messaging.ts";
 import { appStateEvents } from "./app-state.ts";
 import { type BoundedMap, isFullMetadata } from "./caches.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit, historyEvents, lidContacts } from "./history.ts";
+import { limitEvents } from "./limits.ts";
 import {
   callEvent,
   chunks,
@@ -136,5 +137,6 @@ export function networkEvents(
   }
   for (const call of events.call ?? []) out.push(callEvent(call));
   out.push(...appStateEvents(events));
+  out.push(...limitEvents(events));
   return out;
 }

@@ -29,8 +29,9 @@ import { BoundedMap, GroupCache, isFullMetadata, RecentSent } from "./caches.ts"
 import { networkEvents } from "./events.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
-import { performOperation } from "./operations.ts";
+import { fetchOptionsWith, performOperation } from "./operations.ts";
 import { isPollVote, pollRecordOf, pollVoteEvent, type VoteContext } from "./poll-votes.ts";
+import { type ProxyAgents, ProxyError, parseProxyUrl, proxyAgents } from "./proxy.ts";
 import { inOrderWithPhoneNumbers } from "./receipts.ts";
 import { makeCheckedSocket, ServerCertificateRefused, WHATSAPP_ROOT_KEY } from "./server-certificate.ts";
 import type { VersionBook } from "./version.ts";
@@ -137,6 +138,9 @@ function isDeviceRemoved(error: unknown): boolean {
 }
 
 function reasonOf(error: unknown): string {
+  // A dead proxy: Baileys wraps it as "WebSocket Error (…)"; the proxy's own words name what failed.
+  const cause = typeof error === "object" && error !== null && "data" in error ? error.data : undefined;
+  if (cause instanceof ProxyError) return cause.message.slice(0, 512);
   return error instanceof Error ? error.message.slice(0, 512) : "connection closed";
 }
 
@@ -170,6 +174,20 @@ export function bundledVersion(): [number, number, number] {
   return [major, minor, patch];
 }
 
+function socketUrlOf(options: BaileysNetworkOptions): string {
+  return options.waWebSocketUrl ?? String(DEFAULT_CONNECTION_CONFIG.waWebSocketUrl);
+}
+
+/** The socket, uploads and downloads (media, history blobs: Baileys' `options`) through the proxy. */
+function proxiedConfig(agents: ProxyAgents) {
+  return {
+    // Baileys types it for wss://; `ws` takes the plain http.Agent a ws:// server (the fake) needs.
+    agent: agents.socket as Agent,
+    fetchAgent: agents.uploads,
+    options: fetchOptionsWith(agents.downloads),
+  };
+}
+
 export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNetwork {
   const log = options.log ?? silentLog;
   return {
@@ -179,8 +197,9 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       await options.versions.refresh();
       return options.versions.differsFrom(announced);
     },
-    open({ auth, handlers, lastGoodVersion }: OpenOptions): WhatsAppSocket {
+    open({ auth, handlers, lastGoodVersion, proxy }: OpenOptions): WhatsAppSocket {
       const version = options.versions?.forSession(lastGoodVersion ?? null);
+      const agents = proxy ? proxyAgents(parseProxyUrl(proxy), socketUrlOf(options)) : null;
       const creds: AuthenticationCreds =
         auth.creds === null ? initAuthCreds() : (fromJson(auth.creds) as AuthenticationCreds);
       const keys = makeCacheableSignalKeyStore(
@@ -232,6 +251,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
           ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
           ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
           ...(options.mediaAgent ? { fetchAgent: options.mediaAgent } : {}),
+          ...(agents ? proxiedConfig(agents) : {}),
         },
         options.rootKey ?? WHATSAPP_ROOT_KEY,
       );
@@ -365,11 +385,12 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         logout: () => sock.logout(),
         perform: (operation, media) => {
           if (operation.op === "availability") availability.want(operation.online);
-          return performOperation(sock, operation, media, silentLogger);
+          return performOperation(sock, operation, media, silentLogger, agents?.downloads);
         },
         close() {
           if (silenced) return;
           silenced = true;
+          agents?.downloads.close().catch(() => {});
           // `end(undefined)` closes the WebSocket without the logout stanza: the creds stay linked.
           sock.end(undefined).catch(() => {});
         },
