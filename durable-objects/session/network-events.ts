@@ -5,9 +5,11 @@ import {
   type WireMessage,
 } from "../../bridge/src/protocol/messaging";
 import { reactToLiveMessage } from "../messaging/bot/bot";
+import { applyChatUpdate, applyStarred } from "../messaging/chats/app-state";
 import { applyContactsEvent } from "../messaging/contacts/store";
 import type { SessionContext } from "../messaging/context";
 import { applyGroupsEvent, applyParticipantsEvent } from "../messaging/groups/store";
+import { applyLabelAssociation, applyLabelEdit } from "../messaging/labels/sync";
 import { applyLimitsEvent } from "../messaging/limits/store";
 import { applyPollVote } from "../messaging/messages/polls";
 import {
@@ -101,6 +103,18 @@ export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent
         presence: event.presence,
         lastSeen: event.lastSeen ?? null,
       });
+      return [];
+    case "chat.update":
+      applyChatUpdate(ctx, event);
+      return [];
+    case "message.starred":
+      applyStarred(ctx, event);
+      return [];
+    case "label.edit":
+      applyLabelEdit(ctx, event);
+      return [];
+    case "label.association":
+      applyLabelAssociation(ctx, event);
       return [];
   }
 }

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren, proto } from "@whiskeysockets/baileys";
+import { proto } from "@whiskeysockets/baileys";
 import { FakeContact } from "./contact.ts";
 import { type FakeWhatsApp, type LinkedDevice, SERVER_JID } from "./server.ts";
 
@@ -82,7 +82,6 @@ export class PhoneDevice {
     readonly pushName = "phone",
   ) {
     this.signal = new FakeContact(server, phoneNumber, pushName);
-    server.iqHandlers.set("w:sync:app:state", (_device, iq) => emptyAppState(iq));
   }
 
   /** Sends the history sync notification with the chats inline; waits for the device's pre-keys first. */
@@ -116,20 +115,6 @@ export class PhoneDevice {
       });
     });
   }
-}
-
-/**
- * After a history sync Baileys syncs the app state (contacts' names, archived and pinned chats …):
- * every collection it asks for is answered as up to date with nothing in it. (An empty `result`
- * would make it ask again forever.)
- */
-function emptyAppState(iq: BinaryNode): BinaryNode[] {
-  const sync = getBinaryNodeChild(iq, "sync");
-  const collections = getBinaryNodeChildren(sync, "collection").map((collection) => ({
-    tag: "collection",
-    attrs: { name: collection.attrs.name ?? "", version: collection.attrs.version ?? "0" },
-  }));
-  return [{ tag: "sync", attrs: {}, content: collections }];
 }
 
 /** Baileys uploads its one-time pre-keys right after `success`; a session needs one of them. */

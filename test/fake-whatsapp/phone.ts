@@ -16,6 +16,7 @@ import {
   WA_ADV_DEVICE_SIG_PREFIX,
 } from "@whiskeysockets/baileys";
 import { verifySignature } from "libsignal/src/curve.js";
+import { PhoneAppState } from "./app-state-phone.ts";
 import { FakeDevice } from "./device.ts";
 import type { Account } from "./directory.ts";
 import { type FakeWhatsApp, type LinkedDevice, SERVER_JID } from "./server.ts";
@@ -60,6 +61,8 @@ export class FakePhone {
   /** The phone's own Signal device (device 0): a companion's sends to anyone fan out to it too. */
   readonly device: FakeDevice;
   readonly account: Account;
+  /** The account's app-state keys and the phone's own changes (archive, pin, labels …). */
+  readonly appState: PhoneAppState;
   private nextDeviceId = 1;
   private keyIndex = 0;
 
@@ -70,6 +73,7 @@ export class FakePhone {
     this.device = new FakeDevice(0, this.identity);
     this.account = { pnUser: phoneNumber, lidUser: this.lidUser, devices: new Map([[0, this.device]]) };
     server.messaging.directory.register(this.account);
+    this.appState = new PhoneAppState(server, this);
   }
 
   get jid(): string {

@@ -13,6 +13,7 @@ import {
   type proto,
 } from "@whiskeysockets/baileys";
 import { WebSocketServer } from "ws";
+import { FakeAppState } from "./app-state.ts";
 import { FakeCalls } from "./calls.ts";
 import { ClientConnection } from "./connection.ts";
 import { Messaging } from "./messages.ts";
@@ -20,6 +21,7 @@ import type { CertificateChainKind, ClientFinish } from "./noise.ts";
 import { OfflineQueue } from "./offline-queue.ts";
 import { FakePresence } from "./presence.ts";
 import { FakePrivacy } from "./privacy.ts";
+import { isOlder, type Version } from "./web-version.ts";
 
 export const SERVER_JID = "s.whatsapp.net";
 
@@ -70,12 +72,6 @@ export interface FakeWhatsAppOptions {
   certificates?: CertificateChainKind;
 }
 
-type Version = readonly [number, number, number];
-const isOlder = (version: Version, minimum: Version): boolean => {
-  for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return (version[i] ?? 0) < (minimum[i] ?? 0);
-  return false;
-};
-
 const bigEndian = (bytes: Uint8Array | null | undefined): number =>
   bytes ? Buffer.from(bytes).readUIntBE(0, bytes.length) : 0;
 const now = () => String(Math.floor(Date.now() / 1000));
@@ -100,7 +96,10 @@ export class FakeWhatsApp {
   /** Called after each login (`first` after pairing): e.g. the phone's history sync (history.ts). */
   readonly loginHooks: Array<(device: LinkedDevice, first: boolean) => void> = [];
   /** Answers for iq requests by xmlns (`w:g2`: groups.ts); an absent or undefined answer is an empty result. */
-  readonly iqHandlers = new Map<string, (device: LinkedDevice, iq: BinaryNode) => BinaryNode[] | undefined>();
+  readonly iqHandlers = new Map<
+    string,
+    (device: LinkedDevice, iq: BinaryNode) => BinaryNode[] | undefined | Promise<BinaryNode[] | undefined>
+  >();
   private readonly registrations = new Map<string, Registration>();
   private readonly connections = new Set<ClientConnection>();
   /** WebSocket connections accepted so far: a client that gave up does not come back. */
@@ -113,12 +112,12 @@ export class FakeWhatsApp {
   private readonly log: (line: string) => void;
   /** Device lists, key fetches, group metadata and message routing (messages.ts). */
   readonly messaging: Messaging;
-  /** Privacy settings per account (`iq xmlns=privacy`: privacy.ts). */
+  /** Peers of the protocol: privacy settings (privacy.ts), calls (calls.ts), presence subscriptions
+   * (presence.ts), each account's app-state collections (app-state.ts). */
   readonly privacy = new FakePrivacy();
-  /** Call offers to companions and their rejections (calls.ts). */
   readonly calls: FakeCalls;
-  /** Presence subscriptions and what subscribers are told (presence.ts). */
   readonly presence: FakePresence;
+  readonly appState: FakeAppState;
 
   private constructor(
     private readonly wss: WebSocketServer,
@@ -134,6 +133,9 @@ export class FakeWhatsApp {
     this.calls = new FakeCalls({ deliver: (jid, node) => this.deliver(jid, node), log: this.log });
     this.presence = new FakePresence(this, this.messaging.directory, this.log);
     this.iqHandlers.set("privacy", (device, iq) => this.privacy.answer(device.jid, iq));
+    this.appState = new FakeAppState(this);
+    this.iqHandlers.set("w:sync:app:state", (device, iq) => this.appState.answer(device, iq));
+    this.loginHooks.push((device) => this.appState.loggedIn(device.jid));
     wss.on("connection", (ws) => {
       this.connectionsAccepted++;
       const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log, {
@@ -369,7 +371,7 @@ export class FakeWhatsApp {
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
     const handler = this.iqHandlers.get(node.attrs.xmlns ?? "");
     if (node.attrs.xmlns === "encrypt" && device) connection.send(this.encryptIq(device, node));
-    else if (handler && device) connection.send(result(node, handler(device, node)));
+    else if (handler && device) connection.send(result(node, await handler(device, node)));
     else connection.send(result(node));
   }
 

@@ -6,6 +6,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
+export type Version = readonly [number, number, number];
+
+/** Whether `version` is older than `minimum` (WhatsApp refuses those with 405). */
+export const isOlder = (version: Version, minimum: Version): boolean => {
+  for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return (version[i] ?? 0) < (minimum[i] ?? 0);
+  return false;
+};
+
 export class WebVersionHost {
   /** Requests for sw.js answered so far. */
   hits = 0;

@@ -24,6 +24,10 @@ const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   "group.participant": "Group members joined or left",
   "contact.update": "Contact changes",
   "status.update": "Status posts",
+  "chat.update": "Chats archived, pinned or muted",
+  "message.starred": "Stars",
+  "label.update": "Labels created, changed or removed",
+  "label.association": "Labels put on chats or taken off",
   "account.limits": "WhatsApp's limits on the account",
 };
 

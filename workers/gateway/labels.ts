@@ -14,8 +14,9 @@ import { ChatParamsSchema, SessionParamSchema } from "./messages";
 import { accessibleSession, callSession } from "./sessions";
 
 /**
- * Labels for chats, kept by the gateway (not WhatsApp Business labels): they need no connection.
- * Mounted at /api, so it owns /labels/… and /chats/{sessionId}/by-label/{labelId}.
+ * Labels for chats: WhatsApp's (Business) labels, changed on WhatsApp first while it is connected and
+ * kept by the session (so they also work, locally, without a connection). Mounted at /api, so it owns
+ * /labels/… and /chats/{sessionId}/by-label/{labelId}.
  */
 export const labelsRoutes = createRouter();
 const tags = ["Labels"];

@@ -252,6 +252,44 @@ export const PollVoteSchema = z.object({
 });
 export type PollVote = z.infer<typeof PollVoteSchema>;
 
+// ── App state: what the account's devices keep in sync (archive, pin, mute, star, labels) ──────────
+
+/** A WhatsApp label (Business labels): `id` is WhatsApp's, `color` an index into its 20 colours. */
+export const WaLabelSchema = z.object({
+  id: z.string().min(1).max(64),
+  name: z.string().max(100),
+  color: z.number().int().min(0).max(19),
+  deleted: z.boolean(),
+});
+export type WaLabel = z.infer<typeof WaLabelSchema>;
+
+/** Changes made on any of the account's devices (the phone, or this one through the API). */
+const APP_STATE_EVENTS = [
+  /** Only the fields that changed are present. `mutedUntil`: epoch ms, -1 for always, null unmuted. */
+  z.object({
+    kind: z.literal("chat.update"),
+    jid: AnyJidSchema,
+    archived: z.boolean().optional(),
+    pinned: z.boolean().optional(),
+    mutedUntil: z.number().int().nullable().optional(),
+  }),
+  z.object({
+    kind: z.literal("message.starred"),
+    id: z.string().max(128),
+    chat: AnyJidSchema,
+    fromMe: z.boolean(),
+    starred: z.boolean(),
+  }),
+  /** A label created, renamed, recoloured or (`deleted`) removed. */
+  z.object({ kind: z.literal("label.edit"), label: WaLabelSchema }),
+  z.object({
+    kind: z.literal("label.association"),
+    labelId: z.string().min(1).max(64),
+    chat: AnyJidSchema,
+    labeled: z.boolean(),
+  }),
+] as const;
+
 /**
  * What WhatsApp says of an account that reaches out too much: the reach-out timelock (no new chats
  * until `until`, epoch ms; null: WhatsApp gave no end) and where it stands against the new-chat message
@@ -341,5 +379,6 @@ export const NetworkEventSchema = z.discriminatedUnion("kind", [
     /** Epoch milliseconds the contact was last online, when WhatsApp says (with `unavailable`). */
     lastSeen: z.number().int().nonnegative().optional(),
   }),
+  ...APP_STATE_EVENTS,
 ]);
 export type NetworkEvent = z.infer<typeof NetworkEventSchema>;

@@ -20,6 +20,7 @@ import {
   OutgoingContentSchema,
   PersonJidSchema,
   PRESENCES,
+  WaLabelSchema,
 } from "./messaging.ts";
 
 const op = <N extends string, S extends z.ZodRawShape>(name: N, shape: S) =>
@@ -97,6 +98,9 @@ export const OperationSchema = z.discriminatedUnion("op", [
   /** Fetches a received message's media and PUTs the bytes to the edge's media store as `ref`. */
   op("media.download", { message: MessageRefSchema, ref: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/) }),
   op("call.reject", { id: z.string().max(128), from: AnyJidSchema }),
+  /** Creates, edits or (`deleted`) removes a WhatsApp label on the account (app state). */
+  op("label.edit", { label: WaLabelSchema }),
+  op("label.chat", { chat: ChatJidSchema, labelId: z.string().min(1).max(64), labeled: z.boolean() }),
 ]);
 export type Operation = z.infer<typeof OperationSchema>;
 export type OperationName = Operation["op"];

@@ -270,5 +270,9 @@ export function performMessaging(
     case "call.reject":
       pushBounded(account.rejectedCalls, op.id);
       return {};
+    // The simulated network keeps no app state beyond what chat.modify and star record.
+    case "label.edit":
+    case "label.chat":
+      return {};
   }
 }

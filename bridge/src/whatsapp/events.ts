@@ -12,6 +12,7 @@ import {
   type WAMessage,
 } from "@whiskeysockets/baileys";
 import type { ContactInfo, NetworkEvent } from "../protocol/messaging.ts";
+import { appStateEvents } from "./app-state.ts";
 import { type BoundedMap, isFullMetadata } from "./caches.ts";
 import { groupTimerEvents } from "./group-timer.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit, historyEvents, lidContacts } from "./history.ts";
@@ -142,6 +143,7 @@ export function networkEvents(
     });
   }
   for (const call of events.call ?? []) out.push(callEvent(call));
+  out.push(...appStateEvents(events));
   out.push(...limitEvents(events));
   const presence = events["presence.update"];
   if (presence) out.push(...presenceEvents(presence));

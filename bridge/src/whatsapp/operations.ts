@@ -22,6 +22,7 @@ import {
 } from "../protocol/operation-rules.ts";
 import type { Operation } from "../protocol/operations.ts";
 import { OperationError, type PerformResult, type PreparedMedia } from "../protocol/seam.ts";
+import { appStateChange } from "./app-state-patch.ts";
 import { bytes, forwardable, keyOf, messageContent, messageOf } from "./content.ts";
 import { fromJson, fullGroupInfo, operationError, participantJid, wireMessage } from "./mapping.ts";
 import { answersByNumber, CONTACT_WITH_ECHO } from "./number-check.ts";
@@ -57,6 +58,11 @@ export type BaileysSocket = Pick<
   | "groupLeave"
   | "updateMediaMessage"
   | "rejectCall"
+  | "addLabel"
+  | "addChatLabel"
+  | "removeChatLabel"
+  | "ws"
+  | "authState"
 >;
 
 /** Baileys' logger type (its module does not export the name). */
@@ -281,16 +287,18 @@ async function run(
       await sock.sendMessage(op.target.chat, { text: op.text, edit: keyOf(op.target) });
       return {};
     case "star":
-      await sock.chatModify(
-        { star: { messages: [{ id: op.target.id, fromMe: op.target.fromMe }], star: op.star } },
-        op.target.chat,
+      await appStateChange(sock, () =>
+        sock.chatModify(
+          { star: { messages: [{ id: op.target.id, fromMe: op.target.fromMe }], star: op.star } },
+          op.target.chat,
+        ),
       );
       return {};
     case "read":
       await sock.readMessages(op.targets.map(keyOf));
       return {};
     case "chat.modify":
-      await chatModify(sock, op);
+      await appStateChange(sock, () => chatModify(sock, op));
       return {};
     case "presence":
       await sock.sendPresenceUpdate(op.presence, op.chat);
@@ -328,6 +336,15 @@ async function run(
       return downloadMedia(sock, op, logger, dispatcher);
     case "call.reject":
       await sock.rejectCall(op.id, op.from);
+      return {};
+    case "label.edit":
+      // A label edit is not about a chat: Baileys' index is ["label_edit", id].
+      await appStateChange(sock, () => sock.addLabel("", op.label));
+      return {};
+    case "label.chat":
+      await appStateChange(sock, () =>
+        op.labeled ? sock.addChatLabel(op.chat, op.labelId) : sock.removeChatLabel(op.chat, op.labelId),
+      );
       return {};
   }
 }

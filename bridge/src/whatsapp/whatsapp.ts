@@ -244,6 +244,9 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
           // Phone notifications keep working, and a gateway has no use for years of history.
           markOnlineOnConnect: false,
           syncFullHistory: false,
+          // Baileys applies app-state patches unchecked by default; a patch whose MACs do not verify
+          // under the account's keys (tampered, or from a diverged state) is skipped instead.
+          appStateMacVerification: { patch: true, snapshot: true },
           getMessage,
           cachedGroupMetadata: (jid) => groups.cache.forSend(jid, (group) => sock.groupMetadata(group)),
           ...(version ? { version: version.version } : {}),

@@ -1,8 +1,12 @@
+import type { WaLabel } from "../../../bridge/src/protocol/messaging";
 import { failure, type Outcome, type SessionContext, success } from "../context";
 
 /**
- * Labels and their chat assignments, kept in the session only (as the reference: WhatsApp Business
- * labels are not synced). Names are unique per session regardless of case.
+ * Labels and their chat assignments. They are WhatsApp's (Business) labels: while WhatsApp is
+ * connected each change is made on the account first (app state, so the phone shows it) and stored
+ * after; without a connection they are kept here only. Changes made on the phone arrive as network
+ * events (sync.ts). Ids are WhatsApp's: small numbers as strings. Names are unique per session
+ * regardless of case.
  */
 export const LABELS_SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS labels (
@@ -51,7 +55,7 @@ export interface LabelResource {
   name: string;
   color: number;
   colorHex: string;
-  /** The spec's field for WhatsApp's predefined labels; local labels have none. */
+  /** The spec's field for WhatsApp's predefined labels; not kept yet, so always null. */
   predefinedId: null;
   createdAt: string;
   updatedAt: string;
@@ -73,12 +77,12 @@ const SELECT_LABELS = `SELECT l.id, l.name, l.color, l.created_at, l.updated_at,
   (SELECT COUNT(*) FROM chat_labels c WHERE c.label_id = l.id) AS chat_count FROM labels l`;
 const ORDER = "ORDER BY l.name COLLATE NOCASE, l.id";
 
-function findLabel(sql: SqlStorage, id: string): LabelResource | null {
+export function findLabel(sql: SqlStorage, id: string): LabelResource | null {
   const row = sql.exec<LabelRow>(`${SELECT_LABELS} WHERE l.id = ?`, id).toArray()[0];
   return row ? toResource(row) : null;
 }
 
-function labelsOfChat(sql: SqlStorage, jid: string): LabelResource[] {
+export function labelsOfChat(sql: SqlStorage, jid: string): LabelResource[] {
   return sql
     .exec<LabelRow>(
       `${SELECT_LABELS} WHERE l.id IN (SELECT label_id FROM chat_labels WHERE jid = ?) ${ORDER}`,
@@ -88,9 +92,9 @@ function labelsOfChat(sql: SqlStorage, jid: string): LabelResource[] {
     .map(toResource);
 }
 
-const nameKey = (name: string) => name.toLowerCase();
+export const nameKey = (name: string) => name.toLowerCase();
 
-function nameTaken(sql: SqlStorage, name: string, exceptId: string | null): boolean {
+export function nameTaken(sql: SqlStorage, name: string, exceptId: string | null): boolean {
   return (
     sql
       .exec<{ id: string }>(
@@ -102,6 +106,45 @@ function nameTaken(sql: SqlStorage, name: string, exceptId: string | null): bool
   );
 }
 
+/** WhatsApp numbers labels; a new one takes the next number after every label the session knows. */
+function nextLabelId(sql: SqlStorage): string {
+  const [row] = sql
+    .exec<{ top: number | null }>("SELECT MAX(CAST(id AS INTEGER)) AS top FROM labels WHERE id GLOB '[0-9]*'")
+    .toArray();
+  return String((row?.top ?? 0) + 1);
+}
+
+/** Stores a label under its id, whether or not it is known yet (WhatsApp's echo may come first). */
+export function putLabel(
+  sql: SqlStorage,
+  label: { id: string; name: string; color: number },
+  now: number,
+): void {
+  sql.exec(
+    `INSERT INTO labels (id, name, name_key, color, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, name_key = excluded.name_key,
+       color = excluded.color, updated_at = excluded.updated_at`,
+    label.id,
+    label.name,
+    nameKey(label.name),
+    label.color,
+    now,
+    now,
+  );
+}
+
+/** The change on the account first, while WhatsApp is connected; without a connection it stays here. */
+async function onWhatsApp(ctx: SessionContext, ...operations: Array<() => Promise<Outcome<unknown>>>) {
+  if (!ctx.isConnected()) return success(null);
+  for (const operation of operations) {
+    const result = await operation();
+    if (!result.ok) return result;
+  }
+  return success(null);
+}
+
+const editLabel = (ctx: SessionContext, label: WaLabel) => () => ctx.wa({ op: "label.edit", label });
+
 const duplicateName = (name: string) =>
   failure(409, `A label named "${name}" already exists in this session`);
 const labelNotFound = () => failure(404, "Label not found");
@@ -110,50 +153,50 @@ export const labelsApi = {
   "label.list": (ctx: SessionContext, _input: Record<string, never>): Outcome<{ labels: LabelResource[] }> =>
     success({ labels: ctx.sql.exec<LabelRow>(`${SELECT_LABELS} ${ORDER}`).toArray().map(toResource) }),
 
-  "label.create": (
+  "label.create": async (
     ctx: SessionContext,
     input: { name: string; color?: number },
-  ): Outcome<{ label: LabelResource }> => {
+  ): Promise<Outcome<{ label: LabelResource }>> => {
     if (nameTaken(ctx.sql, input.name, null)) return duplicateName(input.name);
-    const id = crypto.randomUUID();
-    const now = ctx.now();
-    ctx.sql.exec(
-      "INSERT INTO labels (id, name, name_key, color, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-      id,
-      input.name,
-      nameKey(input.name),
-      input.color ?? 0,
-      now,
-      now,
-    );
+    const id = nextLabelId(ctx.sql);
+    const color = input.color ?? 0;
+    // Stored first so the id stays taken while WhatsApp is asked; taken back if WhatsApp refuses.
+    putLabel(ctx.sql, { id, name: input.name, color }, ctx.now());
+    const pushed = await onWhatsApp(ctx, editLabel(ctx, { id, name: input.name, color, deleted: false }));
+    if (!pushed.ok) {
+      ctx.sql.exec("DELETE FROM labels WHERE id = ?", id);
+      return pushed;
+    }
     const label = findLabel(ctx.sql, id);
     return label ? success({ label }) : labelNotFound();
   },
 
-  "label.update": (
+  "label.update": async (
     ctx: SessionContext,
     input: { labelId: string; name?: string; color?: number },
-  ): Outcome<{ label: LabelResource }> => {
+  ): Promise<Outcome<{ label: LabelResource }>> => {
     const before = findLabel(ctx.sql, input.labelId);
     if (!before) return labelNotFound();
     if (input.name !== undefined && nameTaken(ctx.sql, input.name, input.labelId))
       return duplicateName(input.name);
-    const name = input.name ?? before.name;
-    ctx.sql.exec(
-      "UPDATE labels SET name = ?, name_key = ?, color = ?, updated_at = ? WHERE id = ?",
-      name,
-      nameKey(name),
-      input.color ?? before.color,
-      ctx.now(),
-      input.labelId,
-    );
+    const edited = { id: input.labelId, name: input.name ?? before.name, color: input.color ?? before.color };
+    const pushed = await onWhatsApp(ctx, editLabel(ctx, { ...edited, deleted: false }));
+    if (!pushed.ok) return pushed;
+    putLabel(ctx.sql, edited, ctx.now());
     const label = findLabel(ctx.sql, input.labelId);
     return label ? success({ label }) : labelNotFound();
   },
 
-  "label.delete": (ctx: SessionContext, input: { labelId: string }): Outcome<{ id: string }> => {
-    if (ctx.sql.exec("DELETE FROM labels WHERE id = ?", input.labelId).rowsWritten === 0)
-      return labelNotFound();
+  "label.delete": async (
+    ctx: SessionContext,
+    input: { labelId: string },
+  ): Promise<Outcome<{ id: string }>> => {
+    const label = findLabel(ctx.sql, input.labelId);
+    if (!label) return labelNotFound();
+    const gone = { id: label.id, name: label.name, color: label.color, deleted: true };
+    const pushed = await onWhatsApp(ctx, editLabel(ctx, gone));
+    if (!pushed.ok) return pushed;
+    ctx.sql.exec("DELETE FROM labels WHERE id = ?", input.labelId);
     ctx.sql.exec("DELETE FROM chat_labels WHERE label_id = ?", input.labelId);
     return success({ id: input.labelId });
   },
@@ -162,12 +205,20 @@ export const labelsApi = {
     success({ labels: labelsOfChat(ctx.sql, input.jid) }),
 
   /** All or nothing: one unknown label id and no assignment changes. */
-  "label.chat.set": (
+  "label.chat.set": async (
     ctx: SessionContext,
     input: { jid: string; labelIds: string[]; action: "add" | "remove" },
-  ): Outcome<{ labels: LabelResource[] }> => {
+  ): Promise<Outcome<{ labels: LabelResource[] }>> => {
     const missing = input.labelIds.filter((id) => !findLabel(ctx.sql, id));
     if (missing.length > 0) return failure(404, `Label not found: ${missing.join(", ")}`);
+    const labeled = input.action === "add";
+    const pushed = await onWhatsApp(
+      ctx,
+      ...input.labelIds.map(
+        (labelId) => () => ctx.wa({ op: "label.chat", chat: input.jid, labelId, labeled }),
+      ),
+    );
+    if (!pushed.ok) return pushed;
     for (const id of input.labelIds) {
       if (input.action === "add") {
         ctx.sql.exec("INSERT OR IGNORE INTO chat_labels (label_id, jid) VALUES (?, ?)", id, input.jid);

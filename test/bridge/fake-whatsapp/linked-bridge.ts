@@ -20,7 +20,8 @@ export function storedEvents<K extends SessionEvent["kind"]>(edge: FakeEdge, ses
 
 /**
  * Links `session` to a fake phone's account and waits until it is connected; `media` adds the media
- * host. Each step that needs undoing is pushed onto `cleanup`.
+ * host; `appState` has the phone share its app-state keys with the companion, as real phones do.
+ * Each step that needs undoing is pushed onto `cleanup`.
  */
 export async function linkedBridge(
   cleanup: Array<() => Promise<void>>,
@@ -29,12 +30,15 @@ export async function linkedBridge(
     media = false,
     phoneNumber = "4915550009999",
     prepare,
+    appState = false,
   }: {
     session: string;
     media?: boolean;
     phoneNumber?: string;
     /** Runs on the new server before anything connects (e.g. the account's privacy settings). */
     prepare?: (whatsapp: FakeWhatsApp) => void;
+    /** The phone shares its app-state keys with the new companion (app-state-phone.ts). */
+    appState?: boolean;
   },
 ) {
   const log = process.env.FAKE_WA_LOG ? (line: string) => console.log(`[fake-wa] ${line}`) : undefined;
@@ -46,6 +50,7 @@ export async function linkedBridge(
     () => edge.close(),
   );
   const phone = new FakePhone(whatsapp, phoneNumber);
+  if (appState) phone.appState.shareKeysOnPairing();
   // Uploads go over HTTPS to the fake media host, whose certificate only this agent trusts.
   const mediaAgent = media
     ? new Agent({ ca: (await whatsapp.messaging.enableMedia()).certificate })

@@ -2,6 +2,7 @@
  * `perform` over Baileys, with a stand-in for the socket: which Baileys call each operation makes, with
  * what arguments, and how answers and refusals come back.
  */
+import { EventEmitter } from "node:events";
 import type { BinaryNode, USyncQuery, WAMessage } from "@whiskeysockets/baileys";
 import { pino } from "pino";
 import { describe, expect, it, vi } from "vitest";
@@ -18,7 +19,13 @@ const logger = pino({ level: "silent" });
 
 /** A Baileys socket where only the methods a test sets exist; anything else fails loudly. */
 function fakeSocket(methods: Partial<Record<keyof BaileysSocket, unknown>>): BaileysSocket {
-  return new Proxy({ user: { id: ME, name: "Me" }, ...methods } as Record<string, unknown>, {
+  // `ws` and `authState`: app-state changes listen for WhatsApp's answer (app-state-patch.ts).
+  const base = {
+    user: { id: ME, name: "Me" },
+    ws: new EventEmitter(),
+    authState: { keys: { set: async () => {} } },
+  };
+  return new Proxy({ ...base, ...methods } as Record<string, unknown>, {
     get(target, name) {
       if (typeof name === "string" && name in target) return target[name];
       throw new Error(`unexpected Baileys call: ${String(name)}`);

@@ -7,6 +7,7 @@ import { SESSION_STATES, SESSION_STATUSES } from "../../db/schema";
 import { GroupSchema } from "../groups";
 import { MessageResourceSchema } from "../messages";
 import { SessionLimitsSchema } from "../sessions";
+import { APP_STATE_EVENT_DOCS } from "./app-state-events";
 import { ALL_EVENTS } from "./schemas";
 import { TEST_EVENT } from "./test-delivery";
 
@@ -235,6 +236,7 @@ const CATALOGUE: Record<WebhookEvent, EventDoc> = {
       timestamp: 1772442904120,
     },
   },
+  ...APP_STATE_EVENT_DOCS,
   "account.limits": {
     summary:
       "WhatsApp announced a limit on the account: a reach-out timelock (no new chats until a time) or its standing against the new-chat message cap",
