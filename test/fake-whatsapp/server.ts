@@ -14,6 +14,7 @@ import {
 } from "@whiskeysockets/baileys";
 import { WebSocketServer } from "ws";
 import { ClientConnection } from "./connection.ts";
+import { LinkCodes } from "./link-code.ts";
 import { Messaging } from "./messages.ts";
 import type { CertificateChainKind, ClientFinish } from "./noise.ts";
 import { OfflineQueue } from "./offline-queue.ts";
@@ -110,6 +111,15 @@ export class FakeWhatsApp {
   private readonly log: (line: string) => void;
   /** Device lists, key fetches, group metadata and message routing (messages.ts). */
   readonly messaging: Messaging;
+  /** Companions that asked to be linked by pairing code (link-code.ts). */
+  readonly linkCodes = new LinkCodes<Registration>({
+    registrationOn: (connection) => [...this.registrations.values()].find((r) => r.connection === connection),
+    adoptRef: (ref, registration) => {
+      registration.refs.push(ref);
+      this.registrations.set(ref, registration);
+    },
+    log: (line) => this.log(line),
+  });
 
   private constructor(
     private readonly wss: WebSocketServer,
@@ -350,6 +360,7 @@ export class FakeWhatsApp {
     const request = node.tag === "iq" && (node.attrs.type === "get" || node.attrs.type === "set");
     if (!request) this.received.push({ jid: connection.jid, node });
     if (connection.jid) this.offline.acknowledged(connection.jid, node);
+    if (this.linkCodes.handle(connection, node)) return;
     if ((await this.messaging.handle(connection, node)) || !request) return;
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
     const handler = this.iqHandlers.get(node.attrs.xmlns ?? "");
