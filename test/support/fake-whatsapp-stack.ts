@@ -50,6 +50,8 @@ export async function startFakeWhatsAppStack(env: Record<string, string> = {}): 
     WA_CERT_ROOT_KEY: whatsapp.rootKey.toString("hex"),
     WA_VERSION_URL: web.url,
     NODE_EXTRA_CA_CERTS: certificate,
+    // History chunks are fetched by direct path from WhatsApp's default media host: here, the fake's.
+    WA_MEDIA_HOST: media.hostname,
   };
   const stack = await startStack({ env: { ...bridgeEnv, ...env } });
   const api = await adminClient(stack.baseUrl);

@@ -20,6 +20,7 @@ import {
   type SignalKeyStore,
 } from "@whiskeysockets/baileys";
 import { pino } from "pino";
+import type { Dispatcher } from "undici-types";
 import type { Me } from "../protocol/link.ts";
 import type { NetworkEvent } from "../protocol/messaging.ts";
 import type { AuthUpdate, Json, OpenOptions, WhatsAppNetwork, WhatsAppSocket } from "../protocol/seam.ts";
@@ -29,6 +30,7 @@ import { BoundedMap, GroupCache, isFullMetadata, RecentSent } from "./caches.ts"
 import { networkEvents } from "./events.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
+import { mediaHostDispatcher } from "./media-host.ts";
 import { performOperation } from "./operations.ts";
 import { isPollVote, pollRecordOf, pollVoteEvent, type VoteContext } from "./poll-votes.ts";
 import { inOrderWithPhoneNumbers } from "./receipts.ts";
@@ -57,6 +59,10 @@ export interface BaileysNetworkOptions {
   history?: HistoryLimit;
   /** The HTTPS agent for media uploads (Baileys' `fetchAgent`); tests trust the fake media host with it. */
   mediaAgent?: Agent;
+  /** Stands in for WhatsApp's default media host (`host[:port]`, WA_MEDIA_HOST): media-host.ts. */
+  mediaHost?: string;
+  /** The fetch dispatcher for downloads by direct path (tests: one that trusts the fake media host). */
+  mediaDispatcher?: Dispatcher;
   /** Where translation failures go (one odd message is skipped, not fatal). */
   log?: Log;
   /**
@@ -64,6 +70,12 @@ export interface BaileysNetworkOptions {
    * Only for a server that is not WhatsApp (the fake WhatsApp in tests: its own root).
    */
   rootKey?: Uint8Array;
+}
+
+/** Baileys' fetch options for downloads (history chunks by direct path): media-host.ts. */
+function downloadOptions({ mediaHost, mediaDispatcher }: BaileysNetworkOptions): { options?: RequestInit } {
+  if (mediaHost) return { options: { dispatcher: mediaHostDispatcher(mediaHost, mediaDispatcher) } };
+  return mediaDispatcher ? { options: { dispatcher: mediaDispatcher } } : {};
 }
 
 // Baileys logs a lot at info level; the bridge logs what matters itself, one JSON line per event.
@@ -229,6 +241,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
           ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
           ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
           ...(options.mediaAgent ? { fetchAgent: options.mediaAgent } : {}),
+          ...downloadOptions(options),
         },
         options.rootKey ?? WHATSAPP_ROOT_KEY,
       );
