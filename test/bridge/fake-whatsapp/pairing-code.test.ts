@@ -79,6 +79,23 @@ describe("pairing by code against the fake WhatsApp", () => {
     expect(whatsapp.logins).toEqual([device.jid]);
   });
 
+  it("after a wrong code the session can ask for a new one, which links; once linked it asks for none", async () => {
+    const { whatsapp, edge, phone } = await world();
+    const code = await askForCode(edge, PHONE);
+    await expect(phone.enterCode(code === "AAAAAAAA" ? "BBBBBBBB" : "AAAAAAAA")).rejects.toThrow(/wrong/);
+    // Baileys marks its creds `registered` on answering the phone, before the phone refused the code:
+    // the session is not linked, and a new code is what the owner asks for.
+    const again = await askForCode(edge, PHONE);
+    expect(again).not.toBe(code);
+    const device = await phone.enterCode(again);
+    await waitFor(() => storedEvents(edge, SESSION, "connected").length > 0, "connected", 15_000);
+    expect(whatsapp.logins).toEqual([device.jid]);
+    expect(await edge.command(SESSION, "pair", { phoneNumber: PHONE })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/already paired/),
+    });
+  });
+
   it("refuses a code typed on another account's phone", async () => {
     const { whatsapp, edge } = await world();
     const code = await askForCode(edge, PHONE);
