@@ -12,6 +12,7 @@ import {
   pairByCode,
   qrShown,
   sessionDetail,
+  sessionInState,
   startFakeWhatsAppStack,
 } from "../support/fake-whatsapp-stack.ts";
 import { type Envelope, jidPath } from "../support/messaging.ts";
@@ -47,7 +48,7 @@ describe("pairing by code and history from the media host, through the API", () 
     expect(whatsapp.logins).toContain(device.jid);
   }, 180_000);
 
-  it("a wrong code answers nothing linked; asking for a code needs a phone number (400)", async () => {
+  it("a wrong code links nothing and a new code does; asking for a code needs a phone number (400)", async () => {
     const sid = `fakewa-badcode-${suffix}`;
     expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
     expect((await api.call("POST", `/api/sessions/${sid}/start`)).status).toBe(200);
@@ -64,6 +65,14 @@ describe("pairing by code and history from the media host, through the API", () 
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect((await sessionDetail(api, sid)).state).not.toBe("connected");
     expect([...whatsapp.devices.keys()].some((jid) => jid.startsWith(phone.phoneNumber))).toBe(false);
+
+    // The owner asks for a new code: the session was not linked, so it gets one, and it links.
+    const again = await api.call<Envelope<{ pairingCode: string }>>("POST", `/api/sessions/${sid}/pair`, {
+      phoneNumber: phone.phoneNumber,
+    });
+    expect(again.status).toBe(200);
+    const device = await phone.enterCode(again.body.data.pairingCode);
+    expect(await sessionInState(api, sid, "connected")).toMatchObject({ me: { id: device.jid } });
   }, 120_000);
 
   it("history chunks from the media host (and the inline bootstrap) are in the chat list and the chats", async () => {
