@@ -6,6 +6,7 @@ import type { Outcome } from "./messaging/context";
 import type { StoredMedia } from "./messaging/media/store";
 import type { WebhookEndpoint } from "./messaging/webhooks/types";
 import type { SessionObject, SessionSnapshot } from "./session/contract";
+import type { StoredProxy } from "./session/proxy";
 import { SessionRuntime } from "./session/runtime";
 import { cutViewers } from "./session/viewers";
 
@@ -78,6 +79,10 @@ export class SessionDO extends DurableObject<Env> implements SessionObject, Live
 
   restart(sessionId: string): Promise<Outcome<SessionSnapshot>> {
     return this.#session.restart(sessionId);
+  }
+
+  setProxy(sessionId: string, proxy: StoredProxy | null): Promise<Outcome<SessionSnapshot>> {
+    return this.#session.setProxy(sessionId, proxy);
   }
 
   logout(sessionId: string): Promise<Outcome<SessionSnapshot>> {

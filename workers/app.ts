@@ -30,6 +30,7 @@ import { messagesRoutes } from "./gateway/messages/routes";
 import { profileRoutes } from "./gateway/profile";
 import { schedulerRoutes } from "./gateway/scheduler";
 import { botConfigRoutes } from "./gateway/sessions/bot-config";
+import { proxyRoutes } from "./gateway/sessions/proxy";
 import { qrRoutes } from "./gateway/sessions/qr";
 import { sessionRoutes } from "./gateway/sessions/routes";
 import { sessionSharingRoutes } from "./gateway/sessions/sharing";
@@ -96,6 +97,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/api/user/keys", scopedKeyRoutes);
   // Specific session sub-resources first: `POST /{id}/{action}` would otherwise claim them.
   app.route("/api/sessions", botConfigRoutes);
+  app.route("/api/sessions", proxyRoutes);
   app.route("/api/sessions", sessionSharingRoutes);
   app.route("/api/sessions", simulatorRoutes);
   app.route("/api/sessions", qrRoutes);

@@ -31,6 +31,7 @@ export const WEBHOOK_EVENTS = [
   "message.edited",
   "message.deleted",
   "poll.vote",
+  "account.limits",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -26,6 +26,8 @@ export const MESSAGING_SCHEMA = [
      size INTEGER NOT NULL, created_at INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS media_parts (
      ref TEXT NOT NULL, part INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (ref, part))`,
+  // WhatsApp's limits on the account as last announced, one row per part (limits/store.ts).
+  "CREATE TABLE IF NOT EXISTS account_limits (part TEXT PRIMARY KEY, value TEXT NOT NULL)",
 ] as const;
 
 export function ensureSchema(sql: SqlStorage, statements: readonly string[]): void {

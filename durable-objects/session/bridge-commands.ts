@@ -4,6 +4,15 @@ import { type FailureStatus, failure, type Outcome } from "../messaging/context"
 /** The 503 of a session whose bridge cannot do what was asked right now. */
 export const notReady = (detail: string): Outcome<never> => failure(503, detail);
 
+/** The bridge's answer to `pair`, as the API gives it. */
+export function pairingCodeOf(result: Outcome<unknown>): Outcome<{ pairingCode: string }> {
+  if (!result.ok) return result;
+  const code = (result.data as { code?: unknown } | null)?.code;
+  return typeof code === "string"
+    ? { ok: true, data: { pairingCode: code } }
+    : notReady("The bridge returned no pairing code");
+}
+
 /** How long the edge waits for a bridge to answer a command. */
 export const COMMAND_TIMEOUT_MS = 15_000;
 

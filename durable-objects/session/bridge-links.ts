@@ -1,5 +1,6 @@
-import { ALREADY_LINKED } from "../../bridge/src/protocol/link";
+import { ALREADY_LINKED, type AuthState, type SessionToBridge } from "../../bridge/src/protocol/link";
 import { isLinkLive } from "../shared/link-liveness";
+import type { SessionRecord } from "./storage";
 
 /** What a SessionDO remembers on each bridge WebSocket (survives hibernation). */
 export interface LinkAttachment {
@@ -103,4 +104,25 @@ export function closeAllViewers(ctx: DurableObjectState, code: number, reason: s
       // already closing
     }
   }
+}
+
+/**
+ * What a bridge hears first on a new link: the lease, whether WhatsApp should run, the auth state to
+ * start from, what was stored of this epoch, the version that last connected, and the proxy. A proxy
+ * that could not be opened (`undefined`) keeps WhatsApp stopped rather than connect without it.
+ */
+export function welcomeFrame(
+  record: SessionRecord,
+  auth: AuthState,
+  proxy: string | null | undefined,
+): SessionToBridge {
+  return {
+    type: "welcome",
+    epoch: record.leaseEpoch,
+    desired: proxy === undefined ? "stopped" : record.desired,
+    proxy: proxy ?? null,
+    auth,
+    lastSeq: record.lastSeq,
+    ...(record.waVersion ? { waVersion: record.waVersion.version } : {}),
+  };
 }

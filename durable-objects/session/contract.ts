@@ -3,10 +3,12 @@ import { namespaceOf } from "../../workers/core/env";
 import type { SessionState } from "../../workers/db/schema";
 import type { SessionConfigCopy } from "../messaging/config/session";
 import type { Outcome } from "../messaging/context";
+import type { SessionLimits } from "../messaging/limits/store";
 import type { StoredMedia } from "../messaging/media/store";
 import type { SessionCounts } from "../messaging/messages/store";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import type { statusOf } from "./lifecycle";
+import type { StoredProxy } from "./proxy";
 import type { SessionRecord } from "./storage";
 
 export interface SessionSnapshot {
@@ -19,10 +21,14 @@ export interface SessionSnapshot {
   lastDisconnect: string | null;
   /** The WhatsApp Web version that last connected and where it came from (null: never, or simulator). */
   waVersion: SessionRecord["waVersion"];
+  /** The session's proxy as it may be shown (`scheme://host:port`, never credentials), or null. */
+  proxy: string | null;
   /** A bridge holds the lease and its link is up. */
   hasInstance: boolean;
   epoch: number;
   counts: SessionCounts;
+  /** WhatsApp's limits on the account as last announced (reach-out timelock, new-chat cap). */
+  limits: SessionLimits;
 }
 
 /**
@@ -64,6 +70,8 @@ export interface SessionObject extends Rpc.DurableObjectBranded {
   start(sessionId: string): Promise<Outcome<SessionSnapshot>>;
   stop(sessionId: string): Promise<Outcome<SessionSnapshot>>;
   restart(sessionId: string): Promise<Outcome<SessionSnapshot>>;
+  /** Stores the sealed proxy (null: none); a running session restarts through it. */
+  setProxy(sessionId: string, proxy: StoredProxy | null): Promise<Outcome<SessionSnapshot>>;
   /** Unlinks the device. Without a live bridge the credentials are still discarded. */
   logout(sessionId: string): Promise<Outcome<SessionSnapshot>>;
   pair(sessionId: string, phoneNumber: string): Promise<Outcome<{ pairingCode: string }>>;

@@ -8,6 +8,7 @@ import { reactToLiveMessage } from "../messaging/bot/bot";
 import { applyContactsEvent } from "../messaging/contacts/store";
 import type { SessionContext } from "../messaging/context";
 import { applyGroupsEvent, applyParticipantsEvent } from "../messaging/groups/store";
+import { applyLimitsEvent } from "../messaging/limits/store";
 import { applyPollVote } from "../messaging/messages/polls";
 import {
   findMessage,
@@ -33,7 +34,13 @@ export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent
       return onMessage(ctx, event.message, event.live);
     case "message.status":
       if (setStatus(ctx.sql, event.chat, event.id, event.status)) {
-        ctx.emit("message.status", { keyId: event.id, remoteJid: event.chat, status: event.status });
+        const reason = event.reason ? { reason: event.reason } : {};
+        ctx.emit("message.status", {
+          keyId: event.id,
+          remoteJid: event.chat,
+          status: event.status,
+          ...reason,
+        });
       }
       return [];
     case "message.edited": {
@@ -81,6 +88,9 @@ export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent
       return [];
     case "group.participants":
       applyParticipantsEvent(ctx, event);
+      return [];
+    case "account.limits":
+      applyLimitsEvent(ctx, event.limits);
       return [];
     case "call": {
       const { settings } = await ctx.config();

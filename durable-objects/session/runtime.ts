@@ -16,15 +16,16 @@ import type { SessionConfigCopy } from "../messaging/config/session";
 import { failure, type Outcome } from "../messaging/context";
 import { readMedia, type StoredMedia } from "../messaging/media/store";
 import { sentRecord } from "../messaging/messages/sent-record";
-import { counts } from "../messaging/messages/store";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
-import { BridgeCommands, failureStatusOf, notReady } from "./bridge-commands";
-import { closeAllLinks, findLiveLink, isViewer, type LinkAttachment, openBridgeLink } from "./bridge-links";
+import { BridgeCommands, failureStatusOf, pairingCodeOf } from "./bridge-commands";
+import * as links from "./bridge-links";
 import type { SessionObject, SessionSnapshot } from "./contract";
-import { applyEvent, QR_COMING_STATES, RESTING_STATES, statusOf } from "./lifecycle";
+import { applyEvent, QR_COMING_STATES, RESTING_STATES } from "./lifecycle";
 import { SessionMessaging } from "./messaging";
 import { mirrorToDirectory, stateChanged } from "./mirror";
+import { SessionProxy, type StoredProxy } from "./proxy";
+import { snapshotOf } from "./snapshot";
 import { type SessionRecord, SessionStorage } from "./storage";
 import { SessionViewers } from "./viewers";
 
@@ -40,6 +41,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   private readonly commands = new BridgeCommands();
   private messaging: SessionMessaging;
   private readonly viewers: SessionViewers;
+  private proxy: SessionProxy;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -48,6 +50,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     this.storage = new SessionStorage(ctx.storage.sql);
     this.messaging = this.createMessaging();
     this.viewers = new SessionViewers(ctx, () => this.storage.read());
+    this.proxy = new SessionProxy(ctx.storage.sql, env);
     answerHeartbeats(ctx);
   }
 
@@ -114,20 +117,8 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
 
   async snapshot(sessionId: string): Promise<SessionSnapshot> {
     this.bind(sessionId);
-    const record = this.storage.read();
-    return {
-      state: record.state,
-      status: statusOf(record.state),
-      qr: record.qr,
-      qrImage: record.qrImage,
-      me: record.me,
-      connectedAt: record.connectedAt,
-      lastDisconnect: record.lastDisconnect,
-      waVersion: record.waVersion,
-      hasInstance: this.liveLink() !== null,
-      epoch: record.leaseEpoch,
-      counts: counts(this.ctx.storage.sql),
-    };
+    const live = { proxy: this.proxy.shown(), hasInstance: this.liveLink() !== null };
+    return snapshotOf(this.storage.read(), this.ctx.storage.sql, live);
   }
 
   async awaitQr(sessionId: string, waitMs: number): Promise<SessionSnapshot> {
@@ -148,8 +139,10 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     const link = this.liveLink();
     if (link) {
       if (!RESTING_STATES.has(record.state) && record.state !== "reconnecting") return this.snapshotOutcome();
+      const proxy = await this.proxyForBridge();
+      if (!proxy) return this.snapshotOutcome();
       await this.changeState({ state: "starting", lastDisconnect: null });
-      const started = await this.command("start", {});
+      const started = await this.command("start", proxy);
       return started.ok ? this.snapshotOutcome() : started;
     }
     // Set before the first await: concurrent starts see it and do not ask the fleet again.
@@ -174,6 +167,13 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     return this.snapshotOutcome();
   }
 
+  /** A new proxy (or none) applies at once: a running session reconnects through it. */
+  async setProxy(sessionId: string, proxy: StoredProxy | null): Promise<Outcome<SessionSnapshot>> {
+    this.bind(sessionId);
+    this.proxy.save(proxy);
+    return this.storage.read().desired === "running" ? this.restart(sessionId) : this.snapshotOutcome();
+  }
+
   async restart(sessionId: string): Promise<Outcome<SessionSnapshot>> {
     await this.stop(sessionId);
     return this.start(sessionId);
@@ -194,12 +194,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     this.bind(sessionId);
     if (this.storage.read().state === "connected")
       return { ok: false, status: 400, error: "Already connected" };
-    const result = await this.command("pair", { phoneNumber });
-    if (!result.ok) return result;
-    const code = (result.data as { code?: unknown } | null)?.code;
-    return typeof code === "string"
-      ? { ok: true, data: { pairingCode: code } }
-      : notReady("The bridge returned no pairing code");
+    return pairingCodeOf(await this.command("pair", { phoneNumber }));
   }
 
   /** Drives the simulated WhatsApp network (only routed when SIMULATOR=1). */
@@ -221,6 +216,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.storage = new SessionStorage(this.ctx.storage.sql);
+    this.proxy = new SessionProxy(this.ctx.storage.sql, this.env);
     this.messaging = this.createMessaging();
   }
 
@@ -232,7 +228,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     const record = this.storage.read();
     const epoch = record.leaseEpoch + 1;
     this.storage.write({ leaseBridge: bridge, leaseEpoch: epoch, lastSeq: 0, stateBeforeLinkLoss: null });
-    closeAllLinks(this.ctx, CLOSE.LEASE_LOST, "lease moved to another bridge");
+    links.closeAllLinks(this.ctx, CLOSE.LEASE_LOST, "lease moved to another bridge");
     if (record.desired === "running" && !RESTING_STATES.has(record.state)) {
       await this.changeState({ state: this.storage.hasCreds() ? "reconnecting" : "starting" });
     }
@@ -243,7 +239,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   async revokeLease(sessionId: string): Promise<void> {
     this.bind(sessionId);
     this.storage.write({ leaseBridge: null });
-    closeAllLinks(this.ctx, CLOSE.LEASE_LOST, "lease revoked");
+    links.closeAllLinks(this.ctx, CLOSE.LEASE_LOST, "lease revoked");
     const record = this.storage.read();
     if (record.desired === "running" && record.state !== "starting")
       await this.changeState({ state: "reconnecting" });
@@ -260,21 +256,15 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     this.bind(decodeURIComponent(url.pathname.split("/").pop() ?? ""));
     if (url.pathname.startsWith("/watch/")) return this.viewers.accept(ownerTagOf(request.url));
     const bridge = url.searchParams.get("bridge") ?? "";
+    const proxy = await this.proxyForBridge();
     const record = this.storage.read();
     if (!record.leaseBridge || record.leaseBridge !== bridge) {
       return new Response("Another bridge holds this session, or none is assigned", { status: 409 });
     }
-    const opened = openBridgeLink(this.ctx, bridge, record.leaseEpoch, staleAfterMs(this.env));
+    const opened = links.openBridgeLink(this.ctx, bridge, record.leaseEpoch, staleAfterMs(this.env));
     if ("refused" in opened) return opened.refused;
     const { client, server } = opened;
-    this.send(server, {
-      type: "welcome",
-      epoch: record.leaseEpoch,
-      desired: record.desired,
-      auth: this.storage.readAuth(),
-      lastSeq: record.lastSeq,
-      ...(record.waVersion ? { waVersion: record.waVersion.version } : {}),
-    });
+    this.send(server, links.welcomeFrame(record, this.storage.readAuth(), proxy ? proxy.proxy : undefined));
     if (record.stateBeforeLinkLoss && record.state === "reconnecting") {
       await this.changeState({ state: record.stateBeforeLinkLoss, stateBeforeLinkLoss: null });
     }
@@ -283,11 +273,11 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   }
 
   async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    if (isViewer(ws)) return; // viewers only listen
+    if (links.isViewer(ws)) return; // viewers only listen
     const text = typeof message === "string" ? message : new TextDecoder().decode(message);
     const frame = parseFrame(BridgeToSessionSchema, text);
     const record = this.storage.read();
-    const link = ws.deserializeAttachment() as LinkAttachment | null;
+    const link = ws.deserializeAttachment() as links.LinkAttachment | null;
     if (!frame || !link || link.epoch !== record.leaseEpoch || frame.epoch !== record.leaseEpoch) {
       ws.close(CLOSE.BAD_FRAME, frame ? "stale epoch" : "invalid frame");
       return;
@@ -314,11 +304,11 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     } catch {
       // already closed
     }
-    if (!isViewer(ws)) await this.onLinkLost(ws);
+    if (!links.isViewer(ws)) await this.onLinkLost(ws);
   }
 
   async webSocketError(ws: WebSocket): Promise<void> {
-    if (!isViewer(ws)) await this.onLinkLost(ws);
+    if (!links.isViewer(ws)) await this.onLinkLost(ws);
   }
 
   // ── internals ──────────────────────────────────────────────────────────────────────────────
@@ -343,7 +333,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   }
 
   private async onLinkLost(ws: WebSocket): Promise<void> {
-    const link = ws.deserializeAttachment() as LinkAttachment | null;
+    const link = ws.deserializeAttachment() as links.LinkAttachment | null;
     const record = this.storage.read();
     if (!link || link.epoch !== record.leaseEpoch || this.liveLink(ws)) return;
     this.commands.failAll("The bridge link dropped");
@@ -359,7 +349,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   /** The open link of the current lease holder (ignoring `except`, a socket that is closing). */
   private liveLink(except?: WebSocket): WebSocket | null {
     const { leaseBridge, leaseEpoch } = this.storage.read();
-    return findLiveLink(this.ctx, leaseBridge, leaseEpoch, staleAfterMs(this.env), except);
+    return links.findLiveLink(this.ctx, leaseBridge, leaseEpoch, staleAfterMs(this.env), except);
   }
 
   private command(name: CommandName, args: object): Promise<Outcome<unknown>> {
@@ -370,7 +360,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   private async release(): Promise<void> {
     const { sessionId } = this.storage.read();
     this.storage.write({ leaseBridge: null, stateBeforeLinkLoss: null });
-    closeAllLinks(this.ctx, CLOSE.RELEASED, "session released");
+    links.closeAllLinks(this.ctx, CLOSE.RELEASED, "session released");
     if (sessionId) await fleetObject(this.env).release(sessionId);
   }
 
@@ -381,6 +371,12 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     this.messaging.connectionChanged(before, this.storage.read());
     this.viewers.tell();
     await mirrorToDirectory(this.env.DB, this.storage.read());
+  }
+
+  private proxyForBridge(): Promise<{ proxy: string | null } | null> {
+    return this.proxy.forBridge(this.storage.read().sessionId ?? "", (why) =>
+      this.changeState({ desired: "stopped", state: "failed", lastDisconnect: why }),
+    );
   }
 
   private snapshotOutcome(): Promise<Outcome<SessionSnapshot>> {

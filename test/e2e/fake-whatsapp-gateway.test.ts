@@ -4,7 +4,10 @@
 // of a contact the session knows; the number check finds numbers WhatsApp normalises (a Brazilian
 // mobile asked with its ninth digit, registered without it; a Mexican one asked with the `1`); and
 // when WhatsApp retires the version the bridge announces, the session reads the current one from
-// WhatsApp Web's sw.js and reconnects by itself.
+// WhatsApp Web's sw.js and reconnects by itself. A session given a proxy reaches WhatsApp and the media
+// host only through it (the proxy counts its tunnels); a dead proxy is a clear session error.
+import { createHash } from "node:crypto";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeContact } from "../fake-whatsapp/contact.ts";
 import { PhoneDevice } from "../fake-whatsapp/history.ts";
@@ -13,6 +16,7 @@ import type { ApiClient } from "../support/api.ts";
 import { eventually } from "../support/api.ts";
 import { type FakeWhatsAppStack, pairByQr, startFakeWhatsAppStack } from "../support/fake-whatsapp-stack.ts";
 import type { Envelope } from "../support/messaging.ts";
+import { startSocks5Proxy } from "../support/proxy-servers.ts";
 
 let world: FakeWhatsAppStack;
 let whatsapp: FakeWhatsApp;
@@ -122,4 +126,72 @@ describe("gateway behaviour on real Baileys against the fake WhatsApp", () => {
     expect(reconnected.waVersion).toEqual({ version: current.join("."), source: "fetched" });
     expect(whatsapp.clientVersions.slice(-2)).toEqual([[major, minor, build], current]);
   });
+
+  it("a proxy per session: WhatsApp and media go through it; a dead proxy is a clear session error", async () => {
+    const proxy = await startSocks5Proxy({ username: "gw", password: "proxy-s3cret" });
+    const dead = await startSocks5Proxy();
+    await dead.close();
+    try {
+      const sid = `${SID}-proxied`;
+      const portOf = (url: string) => Number(new URL(url).port);
+      const through = (port: number) => proxy.tunnels.filter((tunnel) => tunnel.port === port).length;
+      expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
+      const set = await api.call<Envelope<{ proxy: string }>>("PUT", `/api/sessions/${sid}/proxy`, {
+        url: proxy.url,
+      });
+      expect(set.status, JSON.stringify(set.body)).toBe(200);
+      expect(set.body.data.proxy).toBe(`socks5://127.0.0.1:${portOf(proxy.url)}`);
+
+      const proxiedDevice = await pairByQr(api, whatsapp, sid, "4915550006677");
+      expect(through(portOf(whatsapp.url))).toBeGreaterThanOrEqual(1);
+
+      // A contact's photo: the bridge downloads it from the media host, through the proxy too.
+      const media = whatsapp.messaging.media;
+      if (!media) throw new Error("the stack enables the media host");
+      const photo = await sharp({ create: { width: 12, height: 12, channels: 3, background: "#0a0" } })
+        .jpeg()
+        .toBuffer();
+      const sent = await new FakeContact(whatsapp, "4915550002424", "Pia").sendImage(
+        proxiedDevice,
+        photo,
+        "via",
+      );
+      const download = await eventually(
+        async () => {
+          const res = await fetch(`${world.stack.baseUrl}/api/messages/${sid}/download/${sent.id}/media`, {
+            headers: { "X-API-Key": api.key },
+          });
+          return res.status === 200 ? Buffer.from(await res.arrayBuffer()) : undefined;
+        },
+        30_000,
+        "the photo downloaded through the proxy",
+      );
+      expect(createHash("sha256").update(download).digest("hex")).toBe(
+        createHash("sha256").update(photo).digest("hex"),
+      );
+      expect(through(portOf(media.origin))).toBeGreaterThanOrEqual(1);
+
+      // The proxy dies (another address, nothing listening): the session says so, and never goes direct.
+      const direct = whatsapp.connectionsAccepted;
+      const tunnels = proxy.tunnels.length;
+      expect((await api.call("PUT", `/api/sessions/${sid}/proxy`, { url: dead.url })).status).toBe(200);
+      const failed = await eventually(
+        async () => {
+          const res = await api.call<Envelope<{ state: string; lastDisconnect: string | null }>>(
+            "GET",
+            `/api/sessions/${sid}`,
+          );
+          return res.body.data.state === "network_error" ? res.body.data : undefined;
+        },
+        60_000,
+        "network_error naming the proxy",
+      );
+      expect(failed.lastDisconnect).toContain(`proxy ${dead.url} could not be used (ECONNREFUSED)`);
+      expect(JSON.stringify(failed)).not.toContain("proxy-s3cret");
+      expect(whatsapp.connectionsAccepted).toBe(direct);
+      expect(proxy.tunnels.length).toBe(tunnels);
+    } finally {
+      await proxy.close();
+    }
+  }, 180_000);
 });

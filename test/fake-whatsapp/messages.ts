@@ -47,6 +47,8 @@ export class Messaging {
   readonly groupQueries: string[] = [];
   /** The media host, once a test asked for one (`enableMedia`); until then `media_conn` gets nothing useful. */
   media: FakeMediaHost | undefined;
+  /** Reasons to refuse a companion's message (an ack `error` code, e.g. 463: account-limits.ts). */
+  readonly refusals: Array<(sender: string, node: BinaryNode) => string | undefined> = [];
   private nextGroup = 1;
 
   constructor(private readonly host: MessagingHost) {
@@ -63,10 +65,18 @@ export class Messaging {
       source.send(this.groupMetadataReply(node));
     } else if (mediaConn) source.send(mediaConn);
     else if (node.tag === "message" && source.jid) {
-      await this.route(source.jid, node);
+      const sender = source.jid;
+      const refused = this.refusals.map((refusal) => refusal(sender, node)).find(Boolean);
+      if (!refused) await this.route(sender, node);
       source.send({
         tag: "ack",
-        attrs: { class: "message", id: node.attrs.id ?? "", from: node.attrs.to ?? "", t: now() },
+        attrs: {
+          class: "message",
+          id: node.attrs.id ?? "",
+          from: node.attrs.to ?? "",
+          t: now(),
+          ...(refused ? { error: refused } : {}),
+        },
       });
     } else return false;
     return true;

@@ -22,6 +22,7 @@ const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   "group.participant": "Group members joined or left",
   "contact.update": "Contact changes",
   "status.update": "Status posts",
+  "account.limits": "WhatsApp's limits on the account",
 };
 
 const EVENT_CHOICES = [

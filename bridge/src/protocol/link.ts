@@ -15,6 +15,7 @@
  */
 import { z } from "zod";
 import { NetworkEventSchema } from "./messaging.ts";
+import { ProxyUrlSchema } from "./proxy.ts";
 
 export const BRIDGE_PROTOCOL_VERSION = 1;
 
@@ -175,6 +176,8 @@ export const SessionToBridgeSchema = z.discriminatedUnion("type", [
       .string()
       .regex(/^\d{1,6}\.\d{1,6}\.\d{1,12}$/)
       .optional(),
+    /** The session's proxy for WhatsApp and media (`socks5://…`, `http://…`); null or absent: direct. */
+    proxy: ProxyUrlSchema.nullable().optional(),
   }),
   z.object({ type: z.literal("ack"), seq: z.number().int().positive() }),
   z.object({

@@ -252,6 +252,30 @@ export const PollVoteSchema = z.object({
 });
 export type PollVote = z.infer<typeof PollVoteSchema>;
 
+/**
+ * What WhatsApp says of an account that reaches out too much: the reach-out timelock (no new chats
+ * until `until`, epoch ms; null: WhatsApp gave no end) and where it stands against the new-chat message
+ * cap. Each part is present only when WhatsApp spoke of it.
+ */
+export const AccountLimitsSchema = z.object({
+  reachoutTimelock: z
+    .object({
+      active: z.boolean(),
+      until: z.number().int().nullable(),
+      enforcementType: z.string().max(128).nullable(),
+    })
+    .optional(),
+  newChatCap: z
+    .object({
+      status: z.string().max(32),
+      used: z.number().int().nonnegative().nullable(),
+      total: z.number().int().nonnegative().nullable(),
+      cycleEndsAt: z.number().int().nullable(),
+    })
+    .optional(),
+});
+export type AccountLimits = z.infer<typeof AccountLimitsSchema>;
+
 // ── Network events: bridge → SessionDO (inside the session socket's `event` frame) ─────────────
 
 export const NetworkEventSchema = z.discriminatedUnion("kind", [
@@ -262,6 +286,8 @@ export const NetworkEventSchema = z.discriminatedUnion("kind", [
     id: z.string().max(128),
     chat: AnyJidSchema,
     status: MessageStatusSchema,
+    /** Why WhatsApp refused it (FAILED), when it said: e.g. the reach-out timelock's 463. */
+    reason: z.string().max(256).optional(),
   }),
   z.object({
     kind: z.literal("message.edited"),
@@ -291,6 +317,8 @@ export const NetworkEventSchema = z.discriminatedUnion("kind", [
     participants: z.array(z.string().max(160)).max(5000),
     author: z.string().max(160).optional(),
   }),
+  /** WhatsApp's limits on the account as it announces them (see AccountLimitsSchema). */
+  z.object({ kind: z.literal("account.limits"), limits: AccountLimitsSchema }),
   z.object({
     kind: z.literal("call"),
     id: z.string().max(128),

@@ -113,6 +113,8 @@ export interface OpenOptions {
   sessionId: string;
   /** The WhatsApp Web version that last connected this session, as the edge keeps it (welcome). */
   lastGoodVersion?: [number, number, number] | null;
+  /** The session's proxy (`socks5://…`, `http://…`) for the WhatsApp socket and media; none: direct. */
+  proxy?: string | null;
   /** The auth state to start from (a snapshot: later writes travel through `persistAuth`). */
   auth: AuthState;
   handlers: SocketHandlers;

@@ -10,6 +10,7 @@ import { toDataURL } from "qrcode";
 import { z } from "zod";
 import type { AuthState, Me } from "../protocol/link.ts";
 import { type NetworkEvent, NetworkEventSchema } from "../protocol/messaging.ts";
+import { ProxyUrlSchema } from "../protocol/proxy.ts";
 import {
   type AuthUpdate,
   type CloseInfo,
@@ -48,6 +49,8 @@ const LOGOUT_TIMEOUT_MS = 5_000;
 const PairArgs = z.object({
   phoneNumber: z.string().regex(/^\d{8,15}$/, "phoneNumber must be 8-15 digits, country code first"),
 });
+/** The edge sends the session's proxy with each start, so a changed proxy applies on restart. */
+const StartArgs = z.object({ proxy: ProxyUrlSchema.nullable().optional() });
 const DisconnectArgs = z.object({ code: z.number().int().min(0).max(9999) });
 
 export class WhatsAppConnection {
@@ -67,6 +70,8 @@ export class WhatsAppConnection {
   private versionRetried = false;
   /** The WhatsApp Web version that last connected this session (the edge's copy, from the welcome). */
   lastGoodVersion: [number, number, number] | null = null;
+  /** The session's proxy as the edge last gave it (welcome, start); a secret: never logged. */
+  proxy: string | null = null;
   /** Reached stopped / logged_out / failed: WhatsApp stays closed until `start`. */
   private halted = false;
   private readonly qr = new QrGate();
@@ -90,7 +95,9 @@ export class WhatsAppConnection {
   }
 
   /** The `start` command: WhatsApp may run again, and opens now unless it already is. */
-  start(): void {
+  start(args: Record<string, unknown> = {}): void {
+    const proxy = StartArgs.safeParse(args);
+    if (proxy.success && proxy.data.proxy !== undefined) this.proxy = proxy.data.proxy;
     this.halted = false;
     if (!this.socket) this.open();
   }
@@ -206,6 +213,7 @@ export class WhatsAppConnection {
         auth: this.auth,
         handlers,
         lastGoodVersion: this.lastGoodVersion,
+        proxy: this.proxy,
       });
       if (current()) this.socket = socket;
       this.log("info", "whatsapp opening", { registered: isRegistered(this.auth.creds) });

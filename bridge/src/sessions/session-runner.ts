@@ -147,6 +147,8 @@ export class SessionRunner {
     if (firstLease || (!this.whatsapp.isOpen && this.events.pending === 0)) this.whatsapp.auth = welcome.auth;
     // The version that last connected this session: what to announce when the source cannot be read.
     if (welcome.waVersion) this.whatsapp.lastGoodVersion ??= parseVersionText(welcome.waVersion);
+    // The edge's word on the proxy holds from now on (absent: an edge from before proxies, none).
+    this.whatsapp.proxy = welcome.proxy ?? null;
 
     this.welcomed = true;
     // After a 4400 a welcome proves nothing if the refused frame is about to be replayed: resetting
@@ -256,7 +258,7 @@ export class SessionRunner {
   private async execute(command: CommandFrame): Promise<Outcome> {
     switch (command.name) {
       case "start":
-        this.whatsapp.start();
+        this.whatsapp.start(command.args);
         return ok();
       case "stop":
         this.whatsapp.halt(true);

@@ -14,6 +14,7 @@ import {
 import type { ContactInfo, NetworkEvent } from "../protocol/messaging.ts";
 import { type BoundedMap, isFullMetadata } from "./caches.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit, historyEvents, lidContacts } from "./history.ts";
+import { limitEvents } from "./limits.ts";
 import {
   callEvent,
   chunks,
@@ -134,5 +135,6 @@ export function networkEvents(
     });
   }
   for (const call of events.call ?? []) out.push(callEvent(call));
+  out.push(...limitEvents(events));
   return out;
 }

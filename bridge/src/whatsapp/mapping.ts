@@ -31,6 +31,7 @@ import {
   type WireMessage,
 } from "../protocol/messaging.ts";
 import { type Json, OperationError } from "../protocol/seam.ts";
+import { refusalReason } from "./limits.ts";
 
 /** Buffers become `{type:"Buffer", data:<base64>}`, the form the edge stores. */
 export function toJson(value: unknown): Json {
@@ -239,7 +240,8 @@ export function statusEvents(updates: WAMessageUpdate[], meId: string): NetworkE
     const status = statusFromAck(update.status);
     if (!status) continue;
     const { chat } = addressOf({ key }, meId);
-    events.push({ kind: "message.status", id: key.id, chat, status });
+    const reason = status === "FAILED" ? refusalReason(update.messageStubParameters) : undefined;
+    events.push({ kind: "message.status", id: key.id, chat, status, ...(reason ? { reason } : {}) });
   }
   return events;
 }

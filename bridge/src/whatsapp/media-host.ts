@@ -5,7 +5,15 @@
  * WhatsApp-compatible server other than WhatsApp (WA_WEBSOCKET_URL: the fake WhatsApp in tests) that
  * host must be another one (WA_MEDIA_HOST), or the history chunks on its media host never arrive.
  */
-import type { Dispatcher } from "undici-types";
+import type { Dispatcher } from "undici";
+import { fetchOptionsWith } from "./operations.ts";
+
+export interface MediaDownloads {
+  /** Stands in for WhatsApp's default media host (`host[:port]`, WA_MEDIA_HOST). */
+  mediaHost?: string;
+  /** The fetch dispatcher for downloads (tests: one that trusts the fake media host). */
+  mediaDispatcher?: Dispatcher;
+}
 
 /** Baileys' `DEF_MEDIA_HOST`: where direct paths without a URL are fetched. */
 export const WHATSAPP_MEDIA_ORIGIN = "https://mmg.whatsapp.net";
@@ -34,4 +42,17 @@ export function mediaHostDispatcher(host: string, through?: Dispatcher): Dispatc
   };
   // fetch only ever calls `dispatch` on the dispatcher it is given.
   return redirect as Dispatcher;
+}
+
+/**
+ * Baileys' fetch options for downloads: through the session's proxy when it has one (`proxied`), else
+ * `mediaDispatcher`; what is meant for WhatsApp's default media host goes to `mediaHost` if given.
+ */
+export function downloadOptions(
+  { mediaHost, mediaDispatcher }: MediaDownloads,
+  proxied: Dispatcher | undefined,
+): { options?: RequestInit } {
+  const through = proxied ?? mediaDispatcher;
+  if (mediaHost) return { options: fetchOptionsWith(mediaHostDispatcher(mediaHost, through)) };
+  return through ? { options: fetchOptionsWith(through) } : {};
 }

@@ -11,6 +11,7 @@ import {
   type WAMessage,
   type WASocket,
 } from "@whiskeysockets/baileys";
+import type { Dispatcher } from "undici";
 import { MEDIA_MAX_BYTES } from "../protocol/messaging.ts";
 import { UNKNOWN_MIMETYPE } from "../protocol/mime.ts";
 import {
@@ -92,10 +93,19 @@ async function send(
   return sent(await sock.sendMessage(op.to, messageContent(op.content, media), options), sock);
 }
 
+/**
+ * Node's fetch takes any undici dispatcher; its `RequestInit` is typed from the undici-types copy bundled
+ * with @types/node, the proxy's agent from undici itself: the same interface declared twice.
+ */
+export function fetchOptionsWith(dispatcher: Dispatcher): RequestInit {
+  return { dispatcher } as unknown as RequestInit;
+}
+
 async function downloadMedia(
   sock: BaileysSocket,
   op: Op<"media.download">,
   logger: BaileysLogger,
+  dispatcher: Dispatcher | undefined,
 ): Promise<PerformResult> {
   if (op.message.raw === undefined || op.message.raw === null)
     throw new OperationError(404, "media not found");
@@ -103,7 +113,7 @@ async function downloadMedia(
   const stream = await downloadMediaMessage(
     message,
     "stream",
-    {},
+    dispatcher ? { options: fetchOptionsWith(dispatcher) } : {},
     { logger, reuploadRequest: sock.updateMediaMessage },
   );
   const parts: Buffer[] = [];
@@ -237,6 +247,7 @@ async function run(
   op: Operation,
   media: PreparedMedia | null,
   logger: BaileysLogger,
+  dispatcher: Dispatcher | undefined,
 ): Promise<PerformResult> {
   if (isGroupOperation(op)) return group(sock, op);
   switch (op.op) {
@@ -299,7 +310,7 @@ async function run(
       await sock.removeProfilePicture(op.jid ?? meId(sock));
       return {};
     case "media.download":
-      return downloadMedia(sock, op, logger);
+      return downloadMedia(sock, op, logger, dispatcher);
     case "call.reject":
       await sock.rejectCall(op.id, op.from);
       return {};
@@ -311,9 +322,11 @@ export async function performOperation(
   op: Operation,
   media: PreparedMedia | null,
   logger: BaileysLogger,
+  /** The session proxy's dispatcher for media downloads (global fetch), when it has one. */
+  dispatcher?: Dispatcher,
 ): Promise<PerformResult> {
   try {
-    return await run(sock, op, media, logger);
+    return await run(sock, op, media, logger, dispatcher);
   } catch (error) {
     throw operationError(error);
   }

@@ -20,7 +20,6 @@ import {
   type SignalKeyStore,
 } from "@whiskeysockets/baileys";
 import { pino } from "pino";
-import type { Dispatcher } from "undici-types";
 import type { Me } from "../protocol/link.ts";
 import type { NetworkEvent } from "../protocol/messaging.ts";
 import type { AuthUpdate, Json, OpenOptions, WhatsAppNetwork, WhatsAppSocket } from "../protocol/seam.ts";
@@ -30,9 +29,10 @@ import { BoundedMap, GroupCache, isFullMetadata, RecentSent } from "./caches.ts"
 import { networkEvents } from "./events.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
-import { mediaHostDispatcher } from "./media-host.ts";
-import { performOperation } from "./operations.ts";
+import { downloadOptions, type MediaDownloads } from "./media-host.ts";
+import { fetchOptionsWith, performOperation } from "./operations.ts";
 import { isPollVote, pollRecordOf, pollVoteEvent, type VoteContext } from "./poll-votes.ts";
+import { type ProxyAgents, ProxyError, parseProxyUrl, proxyAgents } from "./proxy.ts";
 import { inOrderWithPhoneNumbers } from "./receipts.ts";
 import { makeCheckedSocket, ServerCertificateRefused, WHATSAPP_ROOT_KEY } from "./server-certificate.ts";
 import type { VersionBook } from "./version.ts";
@@ -49,7 +49,7 @@ export type {
 export { networkEvents } from "./events.ts";
 export type { HistoryLimit } from "./history.ts";
 
-export interface BaileysNetworkOptions {
+export interface BaileysNetworkOptions extends MediaDownloads {
   /** Overrides WhatsApp's endpoint; tests point it at a local server so nothing leaves the machine. */
   waWebSocketUrl?: string;
   /** Which WhatsApp Web version to announce (pinned, fetched, the edge's last good, or Baileys' own). */
@@ -59,10 +59,6 @@ export interface BaileysNetworkOptions {
   history?: HistoryLimit;
   /** The HTTPS agent for media uploads (Baileys' `fetchAgent`); tests trust the fake media host with it. */
   mediaAgent?: Agent;
-  /** Stands in for WhatsApp's default media host (`host[:port]`, WA_MEDIA_HOST): media-host.ts. */
-  mediaHost?: string;
-  /** The fetch dispatcher for downloads by direct path (tests: one that trusts the fake media host). */
-  mediaDispatcher?: Dispatcher;
   /** Where translation failures go (one odd message is skipped, not fatal). */
   log?: Log;
   /**
@@ -70,12 +66,6 @@ export interface BaileysNetworkOptions {
    * Only for a server that is not WhatsApp (the fake WhatsApp in tests: its own root).
    */
   rootKey?: Uint8Array;
-}
-
-/** Baileys' fetch options for downloads (history chunks by direct path): media-host.ts. */
-function downloadOptions({ mediaHost, mediaDispatcher }: BaileysNetworkOptions): { options?: RequestInit } {
-  if (mediaHost) return { options: { dispatcher: mediaHostDispatcher(mediaHost, mediaDispatcher) } };
-  return mediaDispatcher ? { options: { dispatcher: mediaDispatcher } } : {};
 }
 
 // Baileys logs a lot at info level; the bridge logs what matters itself, one JSON line per event.
@@ -149,6 +139,9 @@ function isDeviceRemoved(error: unknown): boolean {
 }
 
 function reasonOf(error: unknown): string {
+  // A dead proxy: Baileys wraps it as "WebSocket Error (…)"; the proxy's own words name what failed.
+  const cause = typeof error === "object" && error !== null && "data" in error ? error.data : undefined;
+  if (cause instanceof ProxyError) return cause.message.slice(0, 512);
   return error instanceof Error ? error.message.slice(0, 512) : "connection closed";
 }
 
@@ -182,6 +175,20 @@ export function bundledVersion(): [number, number, number] {
   return [major, minor, patch];
 }
 
+function socketUrlOf(options: BaileysNetworkOptions): string {
+  return options.waWebSocketUrl ?? String(DEFAULT_CONNECTION_CONFIG.waWebSocketUrl);
+}
+
+/** The socket, uploads and downloads (media, history blobs: Baileys' `options`) through the proxy. */
+function proxiedConfig(agents: ProxyAgents) {
+  return {
+    // Baileys types it for wss://; `ws` takes the plain http.Agent a ws:// server (the fake) needs.
+    agent: agents.socket as Agent,
+    fetchAgent: agents.uploads,
+    options: fetchOptionsWith(agents.downloads),
+  };
+}
+
 export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNetwork {
   const log = options.log ?? silentLog;
   return {
@@ -191,8 +198,9 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       await options.versions.refresh();
       return options.versions.differsFrom(announced);
     },
-    open({ auth, handlers, lastGoodVersion }: OpenOptions): WhatsAppSocket {
+    open({ auth, handlers, lastGoodVersion, proxy }: OpenOptions): WhatsAppSocket {
       const version = options.versions?.forSession(lastGoodVersion ?? null);
+      const agents = proxy ? proxyAgents(parseProxyUrl(proxy), socketUrlOf(options)) : null;
       const creds: AuthenticationCreds =
         auth.creds === null ? initAuthCreds() : (fromJson(auth.creds) as AuthenticationCreds);
       const keys = makeCacheableSignalKeyStore(
@@ -241,7 +249,8 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
           ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
           ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
           ...(options.mediaAgent ? { fetchAgent: options.mediaAgent } : {}),
-          ...downloadOptions(options),
+          ...(agents ? proxiedConfig(agents) : {}),
+          ...downloadOptions(options, agents?.downloads),
         },
         options.rootKey ?? WHATSAPP_ROOT_KEY,
       );
@@ -375,11 +384,12 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         logout: () => sock.logout(),
         perform: (operation, media) => {
           if (operation.op === "availability") availability.want(operation.online);
-          return performOperation(sock, operation, media, silentLogger);
+          return performOperation(sock, operation, media, silentLogger, agents?.downloads);
         },
         close() {
           if (silenced) return;
           silenced = true;
+          agents?.downloads.close().catch(() => {});
           // `end(undefined)` closes the WebSocket without the logout stanza: the creds stay linked.
           sock.end(undefined).catch(() => {});
         },

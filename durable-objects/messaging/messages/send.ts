@@ -6,6 +6,7 @@ import {
   WireMessageSchema,
 } from "../../../bridge/src/protocol/messaging";
 import { failure, type Outcome, type SessionContext } from "../context";
+import { newChatRefusal } from "../limits/store";
 import { deleteMedia } from "../media/store";
 import { findMessage, findMessageById, type MessageRow, refOf, upsertMessage } from "./store";
 import { type MessageResource, newMessageId, toMessageResource } from "./view";
@@ -33,6 +34,8 @@ export async function sendMessage(
 ): Promise<Outcome<MessageResource>> {
   const refused = mediaUrlProblem(ctx, request.content);
   if (refused) return failure(400, `media url: ${refused}`);
+  const limited = newChatRefusal(ctx.sql, request.to, ctx.now());
+  if (limited) return failure(403, limited);
   const quoted = request.quotedId ? findMessage(ctx.sql, request.to, request.quotedId) : null;
   if (request.quotedId && !quoted) return failure(404, "Quoted message not found in this chat");
   // A retry of a send that reached WhatsApp (the bridge reported it, its answer was lost): that message.

@@ -5,7 +5,6 @@
  * the fake's (`baileysNetwork({ mediaHost })`, WA_MEDIA_HOST).
  */
 import { Agent } from "undici";
-import type { Dispatcher } from "undici-types";
 import { afterEach, describe, expect, it } from "vitest";
 import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
 import { type HistoryChunk, PhoneDevice } from "../../fake-whatsapp/history.ts";
@@ -41,10 +40,8 @@ async function pairedWithHistory(chunks: HistoryChunk[], { mediaHost = true } = 
   );
   const media = await whatsapp.messaging.enableMedia();
   // Baileys downloads with the global fetch: this dispatcher trusts the fake host's per-run certificate.
-  const agent = new Agent({ connect: { ca: media.certificate } });
-  cleanup.push(() => agent.close());
-  // The npm undici's Agent is what Node's fetch runs on; only its type declarations are another copy.
-  const trusting = agent as unknown as Dispatcher;
+  const trusting = new Agent({ connect: { ca: media.certificate } });
+  cleanup.push(() => trusting.close());
   const bridge = await startBridge(
     edge,
     baileysNetwork({

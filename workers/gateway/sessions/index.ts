@@ -15,6 +15,7 @@ export type {
   SessionSettingsSchema,
   WebhookSummary,
 } from "./schemas";
+export { SessionLimitsSchema } from "./schemas";
 export { loadAccessibleSession } from "./store";
 export {
   concerning,

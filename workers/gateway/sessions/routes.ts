@@ -144,6 +144,8 @@ sessionRoutes.openapi(
         hasInstance: live.hasInstance,
         lastDisconnect: live.lastDisconnect,
         waVersion: live.waVersion,
+        proxy: live.proxy,
+        limits: live.limits,
       }),
       200,
     );

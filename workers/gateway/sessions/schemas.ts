@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { ProxyUrlSchema } from "../../../bridge/src/protocol/proxy";
 import { BOT_CONFIG_DEFAULTS, BotConfigFields } from "../../../durable-objects/messaging/config/bot";
 import { iso } from "../../db/client";
 import {
@@ -122,6 +123,58 @@ export const SessionSchema = z
   })
   .openapi("Session");
 
+/** WhatsApp's limits on the account as it last announced them (durable-objects/messaging/limits/). */
+export const SessionLimitsSchema = z
+  .object({
+    reachoutTimelock: z
+      .object({
+        active: z.boolean(),
+        until: z.number().int().nullable().openapi({ description: "Epoch ms; null: no end given" }),
+        enforcementType: z.string().nullable().openapi({ example: "DEFAULT" }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "WhatsApp's reach-out timelock: while active, a first message to someone who never wrote to " +
+          "the account is refused (403 here, before it reaches WhatsApp)",
+      }),
+    newChatCap: z
+      .object({
+        status: z.string().openapi({
+          example: "FIRST_WARNING",
+          description: "NONE, FIRST_WARNING, SECOND_WARNING or CAPPED",
+        }),
+        used: z.number().int().nullable(),
+        total: z.number().int().nullable(),
+        cycleEndsAt: z.number().int().nullable().openapi({ description: "Epoch ms" }),
+      })
+      .nullable()
+      .openapi({ description: "The new-chat message cap; at CAPPED, first messages are refused (403)" }),
+  })
+  .openapi("SessionLimits");
+
+/** The proxy as responses show it: scheme, host and port; its credentials never leave the box. */
+export const ShownProxySchema = z
+  .string()
+  .nullable()
+  .openapi({
+    description:
+      "The proxy the session's WhatsApp connection and media go through, as `scheme://host:port` " +
+      "(credentials are never shown); null: direct",
+    example: "socks5://203.0.113.7:1080",
+  });
+
+export const SetProxyBodySchema = z
+  .strictObject({
+    url: ProxyUrlSchema.openapi({
+      description:
+        "`socks5://`, `socks5h://` (the proxy resolves names), `socks4://` or `http://` (CONNECT), " +
+        "with optional `user:password@`; host and port required, nothing after the port",
+      example: "socks5://user:secret@203.0.113.7:1080",
+    }),
+  })
+  .openapi("SetProxyBody");
+
 export const SessionDetailSchema = SessionSchema.extend({
   uptime: z
     .number()
@@ -143,6 +196,8 @@ export const SessionDetailSchema = SessionSchema.extend({
     .openapi({
       description: "The WhatsApp Web version that last connected the session (null: never, or simulator)",
     }),
+  proxy: ShownProxySchema,
+  limits: SessionLimitsSchema,
 }).openapi("SessionDetail");
 
 export function toSessionResource(session: SessionRow, botConfig: BotConfigRow | null) {

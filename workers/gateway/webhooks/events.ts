@@ -6,6 +6,7 @@ import type { AppEnv } from "../../core/env";
 import { SESSION_STATES, SESSION_STATUSES } from "../../db/schema";
 import { GroupSchema } from "../groups";
 import { MessageResourceSchema } from "../messages";
+import { SessionLimitsSchema } from "../sessions";
 import { ALL_EVENTS } from "./schemas";
 import { TEST_EVENT } from "./test-delivery";
 
@@ -86,6 +87,9 @@ const CATALOGUE: Record<WebhookEvent, EventDoc> = {
       keyId: z.string().openapi({ description: "The message id" }),
       remoteJid: z.string(),
       status: z.enum(MESSAGE_STATUSES),
+      reason: z.string().optional().openapi({
+        description: "Why WhatsApp refused it (FAILED only, when it said), e.g. the reach-out timelock",
+      }),
     }),
     example: { keyId: "3EB0A1B2C3D4E5F60718", remoteJid: PEER, status: "READ" },
   },
@@ -229,6 +233,15 @@ const CATALOGUE: Record<WebhookEvent, EventDoc> = {
       voterPhone: "628123456789",
       selectedOptions: ["Approve"],
       timestamp: 1772442904120,
+    },
+  },
+  "account.limits": {
+    summary:
+      "WhatsApp announced a limit on the account: a reach-out timelock (no new chats until a time) or its standing against the new-chat message cap",
+    data: SessionLimitsSchema,
+    example: {
+      reachoutTimelock: { active: true, until: 1772529304000, enforcementType: "DEFAULT" },
+      newChatCap: null,
     },
   },
 };
