@@ -10,6 +10,10 @@ export interface SessionSettings {
   rejectCalls: boolean;
   antiDelete: boolean;
   alwaysOnline: boolean;
+  /** Minimum milliseconds between two sends (messages/pacing.ts); absent from copies made before it. */
+  sendGapMs?: number;
+  /** "typing…" shown this long before each send; absent from copies made before it. */
+  typingMs?: number;
 }
 
 /**
@@ -38,6 +42,8 @@ export const DEFAULT_SETTINGS: SessionSettings = {
   rejectCalls: false,
   antiDelete: false,
   alwaysOnline: false,
+  sendGapMs: 0,
+  typingMs: 0,
 };
 
 /**

@@ -8,6 +8,7 @@ import {
 import { failure, type Outcome, type SessionContext } from "../context";
 import { newChatRefusal } from "../limits/store";
 import { deleteMedia } from "../media/store";
+import { paceSend } from "./pacing";
 import { findMessage, findMessageById, type MessageRow, refOf, upsertMessage } from "./store";
 import { type MessageResource, newMessageId, toMessageResource } from "./view";
 
@@ -41,6 +42,8 @@ export async function sendMessage(
   // A retry of a send that reached WhatsApp (the bridge reported it, its answer was lost): that message.
   const already = request.messageId ? alreadySent(ctx.sql, request.messageId) : null;
   if (already) return { ok: true, data: toMessageResource(already, (await ctx.config()).slug) };
+  const paced = await paceSend(ctx, request.to);
+  if (paced) return paced;
   const result = await ctx.wa({
     op: "send",
     to: request.to,

@@ -329,7 +329,7 @@ sessionRoutes.openapi(
 );
 
 /** A SQL expression merging `patch` into the stored JSON config (bound as a parameter). */
-function sqlJsonMerge(patch: Record<string, boolean | undefined>) {
+function sqlJsonMerge(patch: Record<string, boolean | number | undefined>) {
   const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   return sql`json_patch(${sessions.config}, ${JSON.stringify(defined)})`;
 }

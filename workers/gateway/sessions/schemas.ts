@@ -36,6 +36,22 @@ export const SessionSettingsSchema = z
     rejectCalls: z.boolean().optional(),
     antiDelete: z.boolean().optional(),
     alwaysOnline: z.boolean().optional(),
+    sendGapMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .optional()
+      .openapi({
+        description:
+          "Pacing: at least this many milliseconds between two messages the session sends (API, bot, " +
+          "scheduler, line; broadcasts keep their own delay on top). 0 (default): no pacing. Sends wait " +
+          "their turn; one that would wait over a minute is refused (503)",
+      }),
+    typingMs: z.number().int().min(0).max(10_000).optional().openapi({
+      description:
+        'Show "typing…" in the chat for this long before each message (within the gap when pacing). 0 (default): off',
+    }),
   })
   .openapi("SessionSettings");
 

@@ -30,6 +30,8 @@ const PROBES: Probe[] = [
   { method: "GET", path: "/api/sessions/{S}/settings" },
   { method: "PATCH", path: "/api/sessions/{S}/settings", body: { config: { rejectCalls: true } } },
   { method: "DELETE", path: "/api/sessions/{S}/settings" },
+  { method: "PUT", path: "/api/sessions/{S}/proxy", body: { url: "socks5://127.0.0.1:1080" } },
+  { method: "DELETE", path: "/api/sessions/{S}/proxy" },
   { method: "POST", path: "/api/sessions/{S}/start" },
   { method: "POST", path: "/api/sessions/{S}/logout" },
   { method: "POST", path: "/api/sessions/{S}/pair", body: { phoneNumber: "628123456789" } },
