@@ -17,7 +17,7 @@ export const failure = (status: FailureStatus, error: string): Outcome<never> =>
   error,
 });
 
-/** Webhook events (the spec's eleven, and poll votes); the outbox holds them for the webhooks dispatcher. */
+/** Webhook events (the spec's eleven, poll votes, calls and contacts' presence); the outbox holds them for the webhooks dispatcher. */
 export const WEBHOOK_EVENTS = [
   "message.received",
   "message.sent",
@@ -32,6 +32,8 @@ export const WEBHOOK_EVENTS = [
   "message.deleted",
   "poll.vote",
   "account.limits",
+  "call.received",
+  "presence.update",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

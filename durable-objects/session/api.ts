@@ -10,6 +10,7 @@ import {
   broadcastWork,
 } from "../messaging/broadcasts/broadcasts";
 import { chatsApi } from "../messaging/chats/api";
+import { PRESENCE_SCHEMA } from "../messaging/chats/presence";
 import { CONFIG_SCHEMA } from "../messaging/config/session";
 import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts/store";
 import type { Outcome, SessionContext, TimedWork } from "../messaging/context";
@@ -73,6 +74,7 @@ export const SESSION_SCHEMAS: readonly string[] = [
   ...BROADCASTS_SCHEMA,
   ...WEBHOOK_SCHEMA,
   ...LINE_RELAY_SCHEMA,
+  ...PRESENCE_SCHEMA,
 ];
 
 /** Columns added to those tables since they first shipped (added when an object finds them missing). */

@@ -2,6 +2,7 @@ import type { NetworkEvent } from "../../bridge/src/protocol/messaging";
 import type { Operation } from "../../bridge/src/protocol/operations";
 import type { Json } from "../../bridge/src/protocol/seam";
 import type { Env } from "../../workers/core/env";
+import { subscribeAgain } from "../messaging/chats/presence";
 import {
   availabilityChange,
   loadConfigFromD1,
@@ -150,7 +151,9 @@ export class SessionMessaging {
   /** `connection.update` for webhooks whenever the session's state moves. */
   connectionChanged(before: SessionRecord, after: SessionRecord): void {
     if (after.state === before.state) return;
-    if (after.state === "connected") this.runFollowUps([() => this.availabilityOnConnect()]);
+    if (after.state === "connected") {
+      this.runFollowUps([() => this.availabilityOnConnect(), () => subscribeAgain(this.context())]);
+    }
     this.emit("connection.update", {
       status: statusOf(after.state),
       state: after.state,

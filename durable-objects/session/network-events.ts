@@ -92,16 +92,46 @@ export async function applyNetworkEvent(ctx: SessionContext, event: NetworkEvent
     case "account.limits":
       applyLimitsEvent(ctx, event.limits);
       return [];
-    case "call": {
-      const { settings } = await ctx.config();
-      if (!settings.rejectCalls || event.status !== "offer") return [];
-      return [
-        async () => {
-          await ctx.wa({ op: "call.reject", id: event.id, from: event.from });
-        },
-      ];
-    }
+    case "call":
+      return onCall(ctx, event);
+    case "presence":
+      ctx.emit("presence.update", {
+        chat: event.chat,
+        participant: event.participant,
+        presence: event.presence,
+        lastSeen: event.lastSeen ?? null,
+      });
+      return [];
   }
+}
+
+/**
+ * A call offer is announced (`call.received`) and, with `rejectCalls`, declined. The rejection goes to
+ * the JID the call came from (`caller`: a LID for a caller known by LID), which is what WhatsApp matches
+ * it against; `from` (the number, preferred) is what the webhook shows.
+ */
+async function onCall(
+  ctx: SessionContext,
+  event: Extract<NetworkEvent, { kind: "call" }>,
+): Promise<FollowUp[]> {
+  if (event.status !== "offer") return [];
+  const { settings } = await ctx.config();
+  const phone = PERSON_JID.test(event.from) ? event.from.split("@")[0] : null;
+  ctx.emit("call.received", {
+    callId: event.id,
+    from: event.from,
+    callerPhone: phone ?? null,
+    isVideo: event.isVideo,
+    isGroup: event.isGroup ?? false,
+    timestamp: event.timestamp ?? ctx.now(),
+    rejected: settings.rejectCalls,
+  });
+  if (!settings.rejectCalls) return [];
+  return [
+    async () => {
+      await ctx.wa({ op: "call.reject", id: event.id, from: event.caller ?? event.from });
+    },
+  ];
 }
 
 async function onMessage(ctx: SessionContext, message: WireMessage, live: boolean): Promise<FollowUp[]> {

@@ -31,6 +31,8 @@ const SERVER_JID = "s.whatsapp.net";
 /** What the server knows of an unpaired companion (server.ts `Registration`). */
 export interface PendingCompanion {
   connection: ClientConnection;
+  /** Its pairing refs (QR refs, and the pairing code's once it asked for one). */
+  refs: string[];
   noiseKey: Buffer;
   identityKey: Buffer;
 }
@@ -53,14 +55,6 @@ export interface CompanionFinish {
   companionIdentity: Buffer;
 }
 
-export interface LinkCodeServer<R extends PendingCompanion> {
-  /** The unpaired companion on this connection (it registered in its handshake). */
-  registrationOn(connection: ClientConnection): R | undefined;
-  /** Makes `ref` a pairing ref of `registration`, so `completePairing(ref)` finds it. */
-  adoptRef(ref: string, registration: R): void;
-  log(line: string): void;
-}
-
 const error = (request: BinaryNode, code: string, text: string): BinaryNode => ({
   tag: "iq",
   attrs: { id: request.attrs.id ?? "", type: "error", from: SERVER_JID },
@@ -78,7 +72,11 @@ export class LinkCodes<R extends PendingCompanion> {
   private readonly byNumber = new Map<string, LinkCodeRequest<R>>();
   private readonly finishes = new Map<string, (finish: CompanionFinish) => void>();
 
-  constructor(private readonly server: LinkCodeServer<R>) {}
+  /** `registrations`: the server's unpaired companions by pairing ref (`completePairing` looks there). */
+  constructor(
+    private readonly registrations: Map<string, R>,
+    private readonly log: (line: string) => void,
+  ) {}
 
   /** Answers an `iq xmlns=md` with a `link_code_companion_reg`; false for any other stanza. */
   handle(connection: ClientConnection, node: BinaryNode): boolean {
@@ -160,7 +158,7 @@ export class LinkCodes<R extends PendingCompanion> {
   }
 
   private hello(connection: ClientConnection, node: BinaryNode, reg: BinaryNode): BinaryNode {
-    const registration = this.server.registrationOn(connection);
+    const registration = [...this.registrations.values()].find((r) => r.connection === connection);
     const wrapped = getBinaryNodeChildBuffer(reg, "link_code_pairing_wrapped_companion_ephemeral_pub");
     const noiseKey = getBinaryNodeChildBuffer(reg, "companion_server_auth_key_pub");
     const phoneNumber = userOf(reg.attrs.jid);
@@ -178,8 +176,9 @@ export class LinkCodes<R extends PendingCompanion> {
       wrappedCompanionEphemeral: Buffer.from(wrapped),
       platform: platform instanceof Uint8Array ? Buffer.from(platform).toString() : String(platform ?? ""),
     });
-    this.server.adoptRef(ref, registration);
-    this.server.log(`pairing code requested for ${phoneNumber}`);
+    registration.refs.push(ref);
+    this.registrations.set(ref, registration);
+    this.log(`pairing code requested for ${phoneNumber}`);
     return result(node, [
       {
         tag: "link_code_companion_reg",

@@ -13,11 +13,14 @@ import {
   type proto,
 } from "@whiskeysockets/baileys";
 import { WebSocketServer } from "ws";
+import { FakeCalls } from "./calls.ts";
 import { ClientConnection } from "./connection.ts";
 import { LinkCodes } from "./link-code.ts";
 import { Messaging } from "./messages.ts";
 import type { CertificateChainKind, ClientFinish } from "./noise.ts";
 import { OfflineQueue } from "./offline-queue.ts";
+import { FakePresence } from "./presence.ts";
+import { FakePrivacy } from "./privacy.ts";
 
 export const SERVER_JID = "s.whatsapp.net";
 
@@ -112,14 +115,13 @@ export class FakeWhatsApp {
   /** Device lists, key fetches, group metadata and message routing (messages.ts). */
   readonly messaging: Messaging;
   /** Companions that asked to be linked by pairing code (link-code.ts). */
-  readonly linkCodes = new LinkCodes<Registration>({
-    registrationOn: (connection) => [...this.registrations.values()].find((r) => r.connection === connection),
-    adoptRef: (ref, registration) => {
-      registration.refs.push(ref);
-      this.registrations.set(ref, registration);
-    },
-    log: (line) => this.log(line),
-  });
+  readonly linkCodes = new LinkCodes(this.registrations, (line) => this.log(line));
+  /** Privacy settings per account (`iq xmlns=privacy`: privacy.ts). */
+  readonly privacy = new FakePrivacy();
+  /** Call offers to companions and their rejections (calls.ts). */
+  readonly calls: FakeCalls;
+  /** Presence subscriptions and what subscribers are told (presence.ts). */
+  readonly presence: FakePresence;
 
   private constructor(
     private readonly wss: WebSocketServer,
@@ -132,6 +134,9 @@ export class FakeWhatsApp {
       deliver: (jid, node) => this.deliver(jid, node),
       log: this.log,
     });
+    this.calls = new FakeCalls({ deliver: (jid, node) => this.deliver(jid, node), log: this.log });
+    this.presence = new FakePresence(this, this.messaging.directory, this.log);
+    this.iqHandlers.set("privacy", (device, iq) => this.privacy.answer(device.jid, iq));
     wss.on("connection", (ws) => {
       this.connectionsAccepted++;
       const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log, {
@@ -248,6 +253,7 @@ export class FakeWhatsApp {
     onNode: (connection: ClientConnection, node: BinaryNode) => this.onNode(connection, node),
     onClose: (connection: ClientConnection) => {
       this.connections.delete(connection);
+      if (connection.jid && !this.isConnected(connection.jid)) this.presence.forget(connection.jid);
       for (const [ref, registration] of this.registrations) {
         if (registration.connection === connection) this.registrations.delete(ref);
       }
@@ -361,6 +367,7 @@ export class FakeWhatsApp {
     if (!request) this.received.push({ jid: connection.jid, node });
     if (connection.jid) this.offline.acknowledged(connection.jid, node);
     if (this.linkCodes.handle(connection, node)) return;
+    if (this.calls.handle(connection, node) || this.presence.handle(connection, node)) return;
     if ((await this.messaging.handle(connection, node)) || !request) return;
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
     const handler = this.iqHandlers.get(node.attrs.xmlns ?? "");

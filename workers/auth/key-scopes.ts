@@ -55,10 +55,14 @@ export const CONTROL_ADMIN: readonly RouteRule[] = [
   rule("POST", `/routine-triggers/${S}/rotate-secret`),
 ];
 
-/** POSTs that change nothing: an export renders the company (a viewer may make them too); a number check asks. */
+/**
+ * POSTs that change nothing: an export renders the company (a viewer may make them too); a number check
+ * and a presence subscription ask.
+ */
 const READING_POSTS: readonly RouteRule[] = [
   rule("POST", `/companies/${S}/exports(/preview)?`),
   rule("POST", `/chat/${S}/check`),
+  rule("POST", `/chat/${S}/${S}/presence/subscribe`),
 ];
 
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);

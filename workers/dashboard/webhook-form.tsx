@@ -16,6 +16,8 @@ const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   "message.edited": "Edited",
   "message.deleted": "Deleted",
   "poll.vote": "Poll votes",
+  "call.received": "Incoming calls",
+  "presence.update": "Contacts online and typing",
   "connection.update": "Connection changes",
   "group.update": "Group changes",
   "group.upsert": "Groups joined or created",

@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PRESENCES } from "../../bridge/src/protocol/messaging";
+import { LID_JID, PERSON_JID, PRESENCES } from "../../bridge/src/protocol/messaging";
 import { ok } from "../http/envelope";
-import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../http/openapi";
+import { badRequest } from "../http/errors";
+import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../http/openapi";
 import { ChatListQuerySchema, CheckNumbersBodySchema, HistoryQuerySchema } from "./chat-schemas";
 import { ChatParamsSchema, MessageResourceSchema, messagingErrors, SessionParamSchema } from "./messages";
 import { accessibleSession, callSession } from "./sessions";
@@ -244,6 +245,35 @@ chatsRoutes.openapi(
     const session = await accessibleSession(c, sessionId);
     await callSession(c.env, session, "chat.presence", { chat: jid, presence });
     return c.json(ok(`Presence '${presence}' sent to ${jid}`, null), 200);
+  },
+);
+
+chatsRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/chat/{sessionId}/{jid}/presence/subscribe",
+    tags,
+    summary: "Follow a contact's presence: online, last seen, typing and recording arrive as presence.update",
+    description:
+      "`jid` is a person (`<number>@s.whatsapp.net` or `<digits>@lid`); 400 for a group. WhatsApp keeps a " +
+      "subscription only for the connection that made it: the session remembers it and subscribes again " +
+      "each time it connects. At most 500 contacts per session (409 beyond).",
+    security: authenticated,
+    request: { params: ChatParamsSchema },
+    responses: {
+      200: json(gatewayOk(z.null()), "Subscribed"),
+      ...messagingErrors,
+      409: errorResponse("The session already follows the most contacts it may"),
+    },
+  }),
+  async (c) => {
+    const { sessionId, jid } = c.req.valid("param");
+    if (!PERSON_JID.test(jid) && !LID_JID.test(jid)) {
+      throw badRequest("jid must be a person: <number>@s.whatsapp.net or <digits>@lid");
+    }
+    const session = await accessibleSession(c, sessionId);
+    await callSession(c.env, session, "chat.presence.subscribe", { jid });
+    return c.json(ok(`Subscribed to the presence of ${jid}`, null), 200);
   },
 );
 

@@ -322,9 +322,24 @@ export const NetworkEventSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("call"),
     id: z.string().max(128),
+    /** The caller, phone-number JID preferred (as chats are stored). */
     from: AnyJidSchema,
     status: z.string().max(32),
     isVideo: z.boolean(),
+    /** The JID the call came from (a LID for a caller known by LID): a rejection must go there. */
+    caller: AnyJidSchema.optional(),
+    isGroup: z.boolean().optional(),
+    /** Epoch milliseconds (WhatsApp's clock). */
+    timestamp: z.number().int().nonnegative().optional(),
+  }),
+  /** A contact's presence in a chat, once the account subscribed to it (`presence.subscribe`). */
+  z.object({
+    kind: z.literal("presence"),
+    chat: AnyJidSchema,
+    participant: AnyJidSchema,
+    presence: z.enum(PRESENCES),
+    /** Epoch milliseconds the contact was last online, when WhatsApp says (with `unavailable`). */
+    lastSeen: z.number().int().nonnegative().optional(),
   }),
 ]);
 export type NetworkEvent = z.infer<typeof NetworkEventSchema>;

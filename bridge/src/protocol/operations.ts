@@ -14,6 +14,7 @@ import {
   GROUP_ACTIONS,
   GROUP_SETTINGS,
   GroupJidSchema,
+  LID_JID,
   MediaSourceSchema,
   MessageRefSchema,
   OutgoingContentSchema,
@@ -50,6 +51,10 @@ export const OperationSchema = z.discriminatedUnion("op", [
     lastMessage: MessageRefSchema.optional(),
   }),
   op("presence", { chat: ChatJidSchema, presence: z.enum(PRESENCES) }),
+  /** Ask WhatsApp for a contact's presence (online, last seen, typing): `presence` events follow. */
+  op("presence.subscribe", {
+    jid: z.union([PersonJidSchema, z.string().regex(LID_JID, "must be <digits>@lid")]),
+  }),
   /** The account online (`available`) or not to everyone: the session's `alwaysOnline`. */
   op("availability", { online: z.boolean() }),
   op("profile.picture.url", { jid: AnyJidSchema }),

@@ -232,6 +232,9 @@ export function performMessaging(
     case "presence":
       pushBounded(account.presences, { chat: op.chat, presence: op.presence });
       return {};
+    case "presence.subscribe":
+      // Simulated contacts have no presence to report.
+      return {};
     case "availability":
       pushBounded(account.availability, op.online);
       return {};

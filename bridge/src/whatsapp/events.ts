@@ -1,7 +1,7 @@
 /**
  * One batch of Baileys events (`sock.ev.process`) as network events, in the seam's terms: messages
  * (live and from history sync), receipts, contacts (with what is learnt about LID ↔ phone number),
- * groups, participants and calls.
+ * groups, participants, calls and contacts' presence.
  */
 import {
   type BaileysEventMap,
@@ -21,6 +21,7 @@ import {
   contactInfo,
   groupInfo,
   participantJid,
+  presenceEvents,
   statusEvents,
   upsertEvent,
 } from "./mapping.ts";
@@ -136,5 +137,7 @@ export function networkEvents(
   }
   for (const call of events.call ?? []) out.push(callEvent(call));
   out.push(...limitEvents(events));
+  const presence = events["presence.update"];
+  if (presence) out.push(...presenceEvents(presence));
   return out;
 }

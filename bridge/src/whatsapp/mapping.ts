@@ -7,6 +7,7 @@
  * run without loading it. Tests may import them directly.
  */
 import {
+  type BaileysEventMap,
   BufferJSON,
   type Contact,
   type GroupMetadata,
@@ -297,13 +298,29 @@ export function fullGroupInfo(meta: GroupMetadata): GroupInfo {
 }
 
 export function callEvent(call: WACallEvent): NetworkEvent {
+  const at = call.date instanceof Date ? call.date.getTime() : Number.NaN;
   return {
     kind: "call",
     id: call.id,
     from: preferPhoneJid(call.from, call.callerPn),
     status: call.status,
     isVideo: call.isVideo === true,
+    caller: call.from,
+    ...(call.isGroup !== undefined ? { isGroup: call.isGroup } : {}),
+    ...(Number.isFinite(at) && at >= 0 ? { timestamp: at } : {}),
   };
+}
+
+/** Baileys' `presence.update`: one event per participant whose presence it reports. */
+export function presenceEvents(update: BaileysEventMap["presence.update"]): NetworkEvent[] {
+  return Object.entries(update.presences).map(([participant, { lastKnownPresence, lastSeen }]) => ({
+    kind: "presence",
+    chat: jidNormalizedUser(update.id),
+    participant: jidNormalizedUser(participant),
+    presence: lastKnownPresence,
+    // Baileys gives WhatsApp's `last` as it came: epoch seconds.
+    ...(lastSeen && lastSeen > 0 ? { lastSeen: lastSeen * 1000 } : {}),
+  }));
 }
 
 /** Splits long lists so each event stays within the protocol's bounds (and a sane frame size). */

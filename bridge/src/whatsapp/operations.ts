@@ -34,6 +34,7 @@ export type BaileysSocket = Pick<
   | "chatModify"
   | "readMessages"
   | "sendPresenceUpdate"
+  | "presenceSubscribe"
   | "profilePictureUrl"
   | "executeUSyncQuery"
   | "updateBlockStatus"
@@ -282,6 +283,9 @@ async function run(
       return {};
     case "presence":
       await sock.sendPresenceUpdate(op.presence, op.chat);
+      return {};
+    case "presence.subscribe":
+      await sock.presenceSubscribe(op.jid);
       return {};
     case "availability":
       // `<presence type="available|unavailable" name=…>`, what WhatsApp Web sends when it comes to

@@ -45,9 +45,17 @@ export function receiptEvents(updates: MessageUserReceiptUpdate[], own: string[]
 /** The phone-number JID behind a LID, as far as the account knows it (Baileys' LID mapping store). */
 export type PhoneNumberOf = (lid: string) => Promise<string | null>;
 
+/** The phone-number JID for a LID when the mapping is known; anything else unchanged. */
+async function preferPhoneNumber(jid: string, phoneNumberOf: PhoneNumberOf): Promise<string> {
+  if (!isLidUser(jid)) return jid;
+  const phoneNumber = await phoneNumberOf(jid).catch(() => null);
+  return phoneNumber ? jidNormalizedUser(phoneNumber) : jid;
+}
+
 /**
  * Status events addressed to a contact's LID, moved to its phone number when the mapping is known, so
- * they match the message as the edge stored it. Any other event, or an unknown LID, passes unchanged.
+ * they match the message as the edge stored it; a contact's presence likewise, so it names the chat as
+ * the edge knows it. Any other event, or an unknown LID, passes unchanged.
  */
 export async function withPhoneNumberChats(
   events: NetworkEvent[],
@@ -55,16 +63,28 @@ export async function withPhoneNumberChats(
 ): Promise<NetworkEvent[]> {
   return Promise.all(
     events.map(async (event) => {
-      if (event.kind !== "message.status" || !isLidUser(event.chat)) return event;
-      const phoneNumber = await phoneNumberOf(event.chat).catch(() => null);
-      return phoneNumber ? { ...event, chat: jidNormalizedUser(phoneNumber) } : event;
+      if (event.kind === "message.status") {
+        return { ...event, chat: await preferPhoneNumber(event.chat, phoneNumberOf) };
+      }
+      if (event.kind === "presence") {
+        const [chat, participant] = await Promise.all([
+          preferPhoneNumber(event.chat, phoneNumberOf),
+          preferPhoneNumber(event.participant, phoneNumberOf),
+        ]);
+        return { ...event, chat, participant };
+      }
+      return event;
     }),
   );
 }
 
 /** Whether a batch needs the (asynchronous) LID lookup at all; most batches do not. */
 export const needsPhoneNumbers = (events: NetworkEvent[]) =>
-  events.some((event) => event.kind === "message.status" && isLidUser(event.chat));
+  events.some(
+    (event) =>
+      (event.kind === "message.status" && isLidUser(event.chat)) ||
+      (event.kind === "presence" && (isLidUser(event.chat) || isLidUser(event.participant))),
+  );
 
 /**
  * Hands each batch of events to `emit` in order. A batch with LID receipts waits for the lookup, and

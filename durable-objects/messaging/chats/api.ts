@@ -3,6 +3,7 @@ import { type NumberCheckResult, NumberCheckResultSchema } from "../../../bridge
 import { failure, type Outcome, type SessionContext, success } from "../context";
 import { history, lastMessage, type Page, parseCursor, refOf, unreadMessages } from "../messages/store";
 import { type MessageResource, toMessageResource } from "../messages/view";
+import { hasRoomFor, MAX_PRESENCE_SUBSCRIPTIONS, rememberSubscription } from "./presence";
 import { findChat, listChats, updateChat } from "./store";
 
 /** Chats: the list, each chat's history, and the chat-level actions (read, archive, mute, pin). */
@@ -108,6 +109,17 @@ export const chatsApi = {
   ): Promise<Outcome> => {
     const result = await ctx.wa({ op: "presence", chat: input.chat, presence: input.presence });
     return result.ok ? success(null) : result;
+  },
+
+  /** WhatsApp tells this session the contact's presence from now on (`presence.update` webhooks), also after reconnects. */
+  "chat.presence.subscribe": async (ctx: SessionContext, input: { jid: string }): Promise<Outcome> => {
+    if (!hasRoomFor(ctx.sql, input.jid)) {
+      return failure(409, `A session follows at most ${MAX_PRESENCE_SUBSCRIPTIONS} contacts' presence`);
+    }
+    const result = await ctx.wa({ op: "presence.subscribe", jid: input.jid });
+    if (!result.ok) return result;
+    rememberSubscription(ctx.sql, input.jid, ctx.now());
+    return success(null);
   },
 
   "chat.picture": async (

@@ -28,10 +28,18 @@ export async function linkedBridge(
     session,
     media = false,
     phoneNumber = "4915550009999",
-  }: { session: string; media?: boolean; phoneNumber?: string },
+    prepare,
+  }: {
+    session: string;
+    media?: boolean;
+    phoneNumber?: string;
+    /** Runs on the new server before anything connects (e.g. the account's privacy settings). */
+    prepare?: (whatsapp: FakeWhatsApp) => void;
+  },
 ) {
   const log = process.env.FAKE_WA_LOG ? (line: string) => console.log(`[fake-wa] ${line}`) : undefined;
   const whatsapp = await FakeWhatsApp.start(log ? { log } : {});
+  prepare?.(whatsapp);
   const edge = await startFakeEdge();
   cleanup.push(
     () => whatsapp.close(),

@@ -320,7 +320,15 @@ describe("whatsapp-mapping: messages and events", () => {
       participants: ["491700000004@s.whatsapp.net", PEER],
       author: "491700000009@s.whatsapp.net",
     });
-    expect(events[6]).toEqual({ kind: "call", id: "CALL1", from: PEER, status: "offer", isVideo: true });
+    expect(events[6]).toEqual({
+      kind: "call",
+      id: "CALL1",
+      from: PEER,
+      status: "offer",
+      isVideo: true,
+      caller: PEER,
+      timestamp: expect.any(Number),
+    });
   });
 
   it("partial group updates carry only what changed; contacts keep names and real picture URLs", () => {

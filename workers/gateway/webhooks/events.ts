@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
-import { MESSAGE_STATUSES } from "../../../bridge/src/protocol/messaging";
+import { MESSAGE_STATUSES, PRESENCES } from "../../../bridge/src/protocol/messaging";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../../../durable-objects/messaging/context";
 import type { AppEnv } from "../../core/env";
 import { SESSION_STATES, SESSION_STATUSES } from "../../db/schema";
@@ -243,6 +243,45 @@ const CATALOGUE: Record<WebhookEvent, EventDoc> = {
       reachoutTimelock: { active: true, until: 1772529304000, enforcementType: "DEFAULT" },
       newChatCap: null,
     },
+  },
+  "call.received": {
+    summary:
+      "Someone calls this account (voice or video); with the session's rejectCalls the gateway declines it",
+    data: z.object({
+      callId: z.string().openapi({ description: "WhatsApp's call id" }),
+      from: z.string().openapi({ description: "The caller's JID (phone number when known, else LID)" }),
+      callerPhone: z.string().nullable().openapi({ description: "The caller's number, digits only" }),
+      isVideo: z.boolean(),
+      isGroup: z.boolean(),
+      timestamp: z.number().int().openapi({ description: "When the call was offered (epoch milliseconds)" }),
+      rejected: z
+        .boolean()
+        .openapi({ description: "Declined automatically (rejectCalls); the rejection follows the event" }),
+    }),
+    example: {
+      callId: "8A1C2F0D6B9E4A37C5D2E1F0A9B8C7D6",
+      from: PEER,
+      callerPhone: "628123456789",
+      isVideo: false,
+      isGroup: false,
+      timestamp: 1772442904000,
+      rejected: true,
+    },
+  },
+  "presence.update": {
+    summary:
+      "A contact whose presence this session subscribed to comes online, goes, types or records in a chat",
+    data: z.object({
+      chat: z.string().openapi({ description: "The chat (the contact's JID in a one-to-one chat)" }),
+      participant: z.string().openapi({ description: "Whose presence it is" }),
+      presence: z.enum(PRESENCES),
+      lastSeen: z
+        .number()
+        .int()
+        .nullable()
+        .openapi({ description: "Last online (epoch milliseconds), when WhatsApp says" }),
+    }),
+    example: { chat: PEER, participant: PEER, presence: "composing", lastSeen: null },
   },
 };
 
