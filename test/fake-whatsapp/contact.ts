@@ -16,6 +16,7 @@ import {
 } from "@whiskeysockets/baileys";
 import { FakeDevice, type Received } from "./device.ts";
 import { type Account, type Companion, companionBundle, lidJid, pnJid } from "./directory.ts";
+import type { GroupSetting, ParticipantAction, ParticipantResult } from "./group-registry.ts";
 import type { FakeGroup } from "./messages.ts";
 import type { FakeWhatsApp } from "./server.ts";
 
@@ -27,6 +28,7 @@ export interface ReceiptOptions {
 }
 
 const now = () => String(Math.floor(Date.now() / 1000));
+const jidOf = (member: Account | string) => (typeof member === "string" ? member : pnJid(member));
 const messageId = () => randomBytes(10).toString("hex").toUpperCase();
 const enc = (type: string, content: Uint8Array): BinaryNode => ({
   tag: "enc",
@@ -234,6 +236,53 @@ export class FakeContact {
       });
     }
     return { id };
+  }
+
+  /**
+   * Group administration from this contact's phone, as its WhatsApp would ask the server: the change
+   * is checked (an admin's, 403 otherwise), applied to the registry and announced to every member's
+   * companions (`w:gp2`). Members are accounts or phone/LID JIDs.
+   */
+  createGroup(subject: string, members: Array<Account | string>): FakeGroup {
+    return this.server.messaging.groups.create(this.account, subject, members.map(jidOf)).group;
+  }
+
+  changeGroupMembers(
+    group: FakeGroup,
+    action: ParticipantAction,
+    members: Array<Account | string>,
+  ): ParticipantResult[] {
+    return this.server.messaging.groups.changeParticipants(this.account, group, action, members.map(jidOf));
+  }
+
+  addToGroup(group: FakeGroup, ...members: Array<Account | string>): ParticipantResult[] {
+    return this.changeGroupMembers(group, "add", members);
+  }
+
+  removeFromGroup(group: FakeGroup, ...members: Array<Account | string>): ParticipantResult[] {
+    return this.changeGroupMembers(group, "remove", members);
+  }
+
+  renameGroup(group: FakeGroup, subject: string): void {
+    this.server.messaging.groups.setSubject(this.account, group, subject);
+  }
+
+  /** A new description (naming the current one as `prev`, as a phone does); `undefined` removes it. */
+  describeGroup(group: FakeGroup, text: string | undefined): void {
+    this.server.messaging.groups.setDescription(this.account, group, text, group.description?.id);
+  }
+
+  /** Disappearing messages in the group: seconds, 0 off. */
+  setGroupTimer(group: FakeGroup, seconds: number): void {
+    this.server.messaging.groups.setEphemeral(this.account, group, seconds);
+  }
+
+  setGroupSetting(group: FakeGroup, setting: GroupSetting): void {
+    this.server.messaging.groups.setSetting(this.account, group, setting);
+  }
+
+  leaveGroup(group: FakeGroup): void {
+    this.server.messaging.groups.leave(this.account, group);
   }
 
   /** A delivery (or read) receipt for a message this contact got, sent to the device that sent it. */

@@ -1,77 +1,72 @@
 /**
- * Groups the fake accounts are in, served the way WhatsApp answers `iq xmlns=w:g2`: `participating`
- * (every group of the account, what `groupFetchAllParticipating` asks on connect) and `query` to a
- * group JID (one group's metadata, `groupMetadata`). A `dirty type=groups` push tells a connected
- * device that its groups changed, as WhatsApp does after a change made elsewhere.
+ * Groups that existed before the test, written the short way (members by phone JID), put into the
+ * network's one group registry (`server.messaging.groups`, group-registry.ts) as older groups are:
+ * addressed by phone number. A number no fake account has yet becomes an account without devices.
+ * `markDirty` sends `ib/dirty type=groups`, as WhatsApp does after a change made elsewhere.
  */
-import type { BinaryNode } from "@whiskeysockets/baileys";
+import { randomInt } from "node:crypto";
+import type { Account } from "./directory.ts";
+import type { FakeGroup, GroupRegistry } from "./group-registry.ts";
 import { type FakeWhatsApp, type LinkedDevice, SERVER_JID } from "./server.ts";
 
-export interface FakeGroupMember {
+export interface PresetMember {
   /** A phone JID (`<number>@s.whatsapp.net`). */
   jid: string;
   admin?: "admin" | "superadmin";
 }
 
-export interface FakeGroup {
+export interface PresetGroup {
   /** `<digits>@g.us`. */
   jid: string;
   subject: string;
   description?: string;
+  /** A phone JID. */
   creator: string;
   /** Epoch seconds. */
   creation: number;
-  members: FakeGroupMember[];
+  members: PresetMember[];
   announce?: boolean;
 }
 
 const userOf = (jid: string) => jid.split("@")[0]?.split(":")[0] ?? jid;
 
-function groupNode(group: FakeGroup): BinaryNode {
-  const content: BinaryNode[] = group.members.map((member) => ({
-    tag: "participant",
-    attrs: { jid: member.jid, ...(member.admin ? { type: member.admin } : {}) },
-  }));
-  if (group.description) {
-    content.push({
-      tag: "description",
-      attrs: { id: "DESC1", participant: group.creator, t: String(group.creation) },
-      content: [{ tag: "body", attrs: {}, content: Buffer.from(group.description) }],
-    });
-  }
-  if (group.announce) content.push({ tag: "announcement", attrs: {} });
-  return {
-    tag: "group",
-    attrs: {
-      id: userOf(group.jid),
-      subject: group.subject,
-      s_t: String(group.creation),
-      s_o: group.creator,
-      creation: String(group.creation),
-      creator: group.creator,
-      size: String(group.members.length),
-    },
-    content,
-  };
-}
-
 export class FakeGroups {
-  readonly groups = new Map<string, FakeGroup>();
-  /** Every w:g2 request a device made, by kind (`participating`, `query`): a test sees fetches this way. */
-  readonly requests: Array<{ device: string; kind: string; to: string }> = [];
+  private readonly registry: GroupRegistry;
 
   constructor(private readonly server: FakeWhatsApp) {
-    server.iqHandlers.set("w:g2", (device, iq) => this.answer(device, iq));
+    this.registry = server.messaging.groups;
   }
 
-  add(group: FakeGroup): void {
-    this.groups.set(group.jid, group);
+  /** Every w:g2 request a device made, by kind (`participating`, `query`, …): a test sees fetches this way. */
+  get requests(): Array<{ device: string; kind: string; to: string }> {
+    return this.registry.requests;
   }
 
-  /** The groups `device`'s account is a member of. */
-  groupsOf(device: LinkedDevice): FakeGroup[] {
-    const user = userOf(device.jid);
-    return [...this.groups.values()].filter((group) => group.members.some((m) => userOf(m.jid) === user));
+  add(preset: PresetGroup): FakeGroup {
+    const creator = this.account(preset.creator);
+    const members = preset.members.map((member) => this.account(member.jid));
+    const admins = new Map(
+      preset.members.flatMap((member, i) => (member.admin && members[i] ? [[members[i], member.admin]] : [])),
+    );
+    return this.registry.put({
+      jid: preset.jid,
+      subject: preset.subject,
+      subjectOwner: creator,
+      subjectTime: preset.creation,
+      description: preset.description
+        ? { text: preset.description, id: "DESC1", author: creator, time: preset.creation }
+        : undefined,
+      creator,
+      created: preset.creation,
+      members,
+      admins: admins as FakeGroup["admins"],
+      announce: preset.announce ?? false,
+      locked: false,
+      ephemeral: 0,
+      inviteCode: `PRESET${randomInt(10 ** 9)}`,
+      revokedCodes: new Set(),
+      addressing: "pn",
+    });
   }
 
   /** Tells the device its groups changed (`ib` `dirty type=groups`); Baileys then fetches them all. */
@@ -85,18 +80,18 @@ export class FakeGroups {
     });
   }
 
-  private answer(device: LinkedDevice, iq: BinaryNode): BinaryNode[] | undefined {
-    const [request] = Array.isArray(iq.content) ? iq.content : [];
-    if (!request) return undefined;
-    this.requests.push({ device: device.jid, kind: request.tag, to: iq.attrs.to ?? "" });
-    if (request.tag === "participating") {
-      return [{ tag: "groups", attrs: {}, content: this.groupsOf(device).map(groupNode) }];
-    }
-    if (request.tag === "query") {
-      const group = this.groups.get(iq.attrs.to ?? "");
-      if (group && this.groupsOf(device).includes(group)) return [groupNode(group)];
-      return [{ tag: "error", attrs: { code: "404", text: "item-not-found" } }];
-    }
-    return undefined;
+  /** The account behind a phone JID, registered (without devices) if nobody has that number yet. */
+  private account(jid: string): Account {
+    const directory = this.server.messaging.directory;
+    const user = userOf(jid);
+    const known = directory.account(user);
+    if (known) return known;
+    const account: Account = {
+      pnUser: user,
+      lidUser: String(randomInt(10 ** 13, 10 ** 14)),
+      devices: new Map(),
+    };
+    directory.register(account);
+    return account;
   }
 }

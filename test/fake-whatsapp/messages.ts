@@ -1,5 +1,5 @@
 /**
- * Messaging on the fake server: the directory queries (usync.ts), group metadata (`iq w:g2` `query`),
+ * Messaging on the fake server: the directory queries (usync.ts), group requests (`iq w:g2`: group-iq.ts),
  * and routing of the `message` stanzas a companion sends: its `participants/to/enc` fan-out (and a
  * group's `skmsg`) to each recipient device, which decrypts it, then the server's `ack`.
  */
@@ -11,9 +11,13 @@ import {
   jidDecode,
 } from "@whiskeysockets/baileys";
 import type { FakeDevice } from "./device.ts";
-import { type Account, type Companion, Directory, lidJid, pnJid } from "./directory.ts";
+import { type Account, type Companion, Directory } from "./directory.ts";
+import { GroupIq, isGroupIq } from "./group-iq.ts";
+import { type FakeGroup, GroupRegistry } from "./group-registry.ts";
 import { FakeMediaHost } from "./media.ts";
-import { iqResult, isKeyFetch, isUsyncQuery, keyFetchReply, usyncReply } from "./usync.ts";
+import { isKeyFetch, isUsyncQuery, keyFetchReply, usyncReply } from "./usync.ts";
+
+export type { FakeGroup } from "./group-registry.ts";
 
 /** What messaging needs from the server (server.ts passes it in, so this module does not import it). */
 export interface MessagingHost {
@@ -29,30 +33,28 @@ export interface StanzaSource {
   send(node: BinaryNode): void;
 }
 
-export interface FakeGroup {
-  jid: string;
-  subject: string;
-  creator: Account;
-  members: Account[];
-  /** Seconds since the epoch. */
-  created: number;
-}
-
 const now = () => String(Math.floor(Date.now() / 1000));
 
 export class Messaging {
   readonly directory: Directory;
-  readonly groups = new Map<string, FakeGroup>();
+  /** Every group on the network (group-registry.ts): what members send to, and what `w:g2` answers. */
+  readonly groups: GroupRegistry;
   /** The group JID of every metadata query (`iq w:g2` `query`) answered, in order: what a send cost. */
   readonly groupQueries: string[] = [];
   /** The media host, once a test asked for one (`enableMedia`); until then `media_conn` gets nothing useful. */
   media: FakeMediaHost | undefined;
   /** Reasons to refuse a companion's message (an ack `error` code, e.g. 463: account-limits.ts). */
   readonly refusals: Array<(sender: string, node: BinaryNode) => string | undefined> = [];
-  private nextGroup = 1;
+  private readonly groupIq: GroupIq;
 
   constructor(private readonly host: MessagingHost) {
     this.directory = new Directory(() => host.companions());
+    this.groups = new GroupRegistry({
+      directory: this.directory,
+      deliver: (jid, node) => host.deliver(jid, node),
+      log: (line) => host.log(line),
+    });
+    this.groupIq = new GroupIq(this.groups);
   }
 
   /** Answers or routes the stanza if it is messaging's; false leaves it to the server. */
@@ -60,9 +62,10 @@ export class Messaging {
     const mediaConn = this.media?.mediaConnReply(node);
     if (isUsyncQuery(node)) source.send(usyncReply(node, this.directory));
     else if (isKeyFetch(node)) source.send(await keyFetchReply(node, this.directory));
-    else if (isGroupQuery(node) && this.groups.has(node.attrs.to ?? "")) {
-      this.groupQueries.push(node.attrs.to ?? "");
-      source.send(this.groupMetadataReply(node));
+    else if (isGroupIq(node) && source.jid) {
+      if (getBinaryNodeChild(node, "query")) this.groupQueries.push(node.attrs.to ?? "");
+      const account = this.directory.account(jidDecode(source.jid)?.user ?? "");
+      source.send(this.groupIq.answer(source.jid, account, node));
     } else if (mediaConn) source.send(mediaConn);
     else if (node.tag === "message" && source.jid) {
       const sender = source.jid;
@@ -82,17 +85,13 @@ export class Messaging {
     return true;
   }
 
-  /** A group on the fake network; `members` include the creator (and the companion's account to let it in). */
+  /**
+   * A group on the fake network, `creator` its superadmin; `members` (accounts) are in it from the
+   * start. Nobody is told: it is as if the group existed before the test (`groups.create` tells them).
+   */
   createGroup(subject: string, creator: Account, members: Account[]): FakeGroup {
-    const jid = `1203630${String(Date.now()).slice(-8)}${this.nextGroup++}@g.us`;
-    const group: FakeGroup = {
-      jid,
-      subject,
-      creator,
-      members: [creator, ...members.filter((member) => member !== creator)],
-      created: Math.floor(Date.now() / 1000),
-    };
-    this.groups.set(jid, group);
+    const { group } = this.groups.create(creator, subject, [], "lid", { silent: true });
+    for (const member of members) if (!group.members.includes(member)) group.members.push(member);
     return group;
   }
 
@@ -137,50 +136,4 @@ export class Messaging {
       if (encs.length > 0) await device.receive({ stanza, sender, encs });
     }
   }
-
-  private groupMetadataReply(request: BinaryNode): BinaryNode {
-    const group = this.groups.get(request.attrs.to ?? "");
-    if (!group) {
-      return {
-        tag: "iq",
-        attrs: { id: request.attrs.id ?? "", type: "error", from: request.attrs.to ?? "" },
-        content: [{ tag: "error", attrs: { code: "404", text: "item-not-found" } }],
-      };
-    }
-    return iqResult(request, [groupNode(group)]);
-  }
 }
-
-/** A group as `extractGroupMetadata` reads it: LID-addressed, participants by LID with their numbers. */
-export function groupNode(group: FakeGroup): BinaryNode {
-  const created = String(group.created);
-  return {
-    tag: "group",
-    attrs: {
-      id: jidDecode(group.jid)?.user ?? group.jid,
-      subject: group.subject,
-      s_t: created,
-      s_o: lidJid(group.creator),
-      creation: created,
-      creator: lidJid(group.creator),
-      creator_pn: pnJid(group.creator),
-      addressing_mode: "lid",
-      size: String(group.members.length),
-    },
-    content: group.members.map((member) => ({
-      tag: "participant",
-      attrs: {
-        jid: lidJid(member),
-        phone_number: pnJid(member),
-        ...(member === group.creator ? { type: "superadmin" } : {}),
-      },
-    })),
-  };
-}
-
-const isGroupQuery = (node: BinaryNode) =>
-  node.tag === "iq" &&
-  node.attrs.xmlns === "w:g2" &&
-  node.attrs.type === "get" &&
-  isJidGroup(node.attrs.to) &&
-  !!getBinaryNodeChild(node, "query");

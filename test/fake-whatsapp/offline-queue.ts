@@ -1,7 +1,8 @@
 /**
- * WhatsApp's offline queue for companion devices: the server keeps every `message` stanza it hands a
- * device until the device acknowledges it — a delivery `<receipt>` (Baileys sends it before it reports
- * the message to its app) or an `<ack class="message">` naming its id. A device that was away, or that
+ * WhatsApp's offline queue for companion devices: the server keeps every `message` (and `notification`,
+ * e.g. a group change) it hands a device until the device acknowledges it — a delivery `<receipt>`
+ * (Baileys sends it before it reports the message to its app) or an `<ack class="message">` (or
+ * `class="notification"`) naming its id. A device that was away, or that
  * went before its acknowledgement arrived (a bridge killed mid-message), gets them again at its next
  * login, in order, each marked `offline`, followed by `<ib><offline count=…/></ib>`.
  */
@@ -46,7 +47,9 @@ export class OfflineQueue {
   /** A stanza from `jid`: a receipt or a message ack removes the messages it names from its queue. */
   acknowledged(jid: string, node: BinaryNode): void {
     if (this.deaf.has(jid)) return;
-    const isAck = node.tag === "receipt" || (node.tag === "ack" && node.attrs.class === "message");
+    const isAck =
+      node.tag === "receipt" ||
+      (node.tag === "ack" && (node.attrs.class === "message" || node.attrs.class === "notification"));
     const queue = this.waiting.get(jid);
     if (!isAck || !queue) return;
     const ids = new Set([node.attrs.id, ...listedIds(node)]);

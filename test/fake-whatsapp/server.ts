@@ -215,17 +215,18 @@ export class FakeWhatsApp {
   }
 
   /**
-   * Hands a stanza to the device's live connection, as WhatsApp routes messages. A `message` is also
-   * kept in the device's offline queue until the device acknowledges it (a receipt or an ack naming
-   * its id): one sent while the device is away, or not acknowledged before it went, is delivered again
-   * when it logs in. Anything else needs the device connected.
+   * Hands a stanza to the device's live connection, as WhatsApp routes messages. A `message` or a
+   * `notification` is also kept in the device's offline queue until the device acknowledges it (a
+   * receipt or an ack naming its id): one sent while the device is away, or not acknowledged before it
+   * went, is delivered again when it logs in. Anything else needs the device connected.
    */
   deliver(jid: string, node: BinaryNode): void {
     const connection = [...this.connections].find((candidate) => candidate.jid === jid && candidate.isOpen);
-    if (node.tag === "message") this.offline.keep(jid, node);
+    const queued = node.tag === "message" || node.tag === "notification";
+    if (queued) this.offline.keep(jid, node);
     for (const hook of this.deliveryHooks) hook(jid, node);
     if (connection) connection.send(node);
-    else if (node.tag !== "message") throw new Error(`${jid} is not connected`);
+    else if (!queued) throw new Error(`${jid} is not connected`);
   }
 
   /** Whether the device `jid` has a live connection now. */

@@ -13,6 +13,7 @@ import {
 } from "@whiskeysockets/baileys";
 import type { ContactInfo, NetworkEvent } from "../protocol/messaging.ts";
 import { type BoundedMap, isFullMetadata } from "./caches.ts";
+import { groupTimerEvents } from "./group-timer.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit, historyEvents, lidContacts } from "./history.ts";
 import { limitEvents } from "./limits.ts";
 import {
@@ -33,6 +34,8 @@ export interface EventContext {
   knownLids?: BoundedMap<string, string>;
   /** The account's own LID: group receipts from its own devices are not a recipient's. */
   meLid?: string;
+  /** A group member's phone-number JID for their LID, when known (group-addresses.ts). */
+  phoneOf?: (jid: string) => string;
 }
 
 const nonNull = <T>(value: T | null): value is T => value !== null;
@@ -124,15 +127,18 @@ export function networkEvents(
   ];
   for (const batch of chunks(contacts)) out.push({ kind: "contacts", contacts: batch });
   out.push(...groupEvents(events));
+  out.push(...groupTimerEvents(upsert?.messages ?? []));
   const participants = events["group-participants.update"];
   if (participants) {
+    const phoneOf = context.phoneOf ?? ((jid: string) => jid);
+    const author = participants.authorPn ?? participants.author;
     out.push({
       kind: "group.participants",
       jid: participants.id,
       action: participants.action,
       // Objects since v7, not JIDs.
-      participants: participants.participants.map(participantJid),
-      ...(participants.author ? { author: participants.authorPn ?? participants.author } : {}),
+      participants: participants.participants.map((participant) => phoneOf(participantJid(participant))),
+      ...(author ? { author: phoneOf(jidNormalizedUser(author)) } : {}),
     });
   }
   for (const call of events.call ?? []) out.push(callEvent(call));

@@ -23,7 +23,7 @@ import {
 import type { Operation } from "../protocol/operations.ts";
 import { OperationError, type PerformResult, type PreparedMedia } from "../protocol/seam.ts";
 import { bytes, forwardable, keyOf, messageContent, messageOf } from "./content.ts";
-import { fromJson, fullGroupInfo, operationError, wireMessage } from "./mapping.ts";
+import { fromJson, fullGroupInfo, operationError, participantJid, wireMessage } from "./mapping.ts";
 import { answersByNumber, CONTACT_WITH_ECHO } from "./number-check.ts";
 
 /** The part of a Baileys socket the operations use (tests pass a stand-in). */
@@ -199,6 +199,17 @@ async function checkNumbers(sock: BaileysSocket, numbers: string[]): Promise<Per
   };
 }
 
+/**
+ * Who a participant result is about, by phone number as asked: WhatsApp answers a LID-addressed group
+ * by LID, with the number alongside (`phone_number`).
+ */
+function resultJid(result: {
+  jid?: string | undefined;
+  content?: { attrs: Record<string, string> };
+}): string {
+  return participantJid({ id: result.jid ?? "", phoneNumber: result.content?.attrs.phone_number });
+}
+
 function codeOf(code: string | undefined): string {
   if (!code) throw new Error("WhatsApp answered without an invite code");
   return code;
@@ -220,7 +231,7 @@ async function group(sock: BaileysSocket, op: GroupOperation): Promise<PerformRe
       return {};
     case "group.participants": {
       const results = await sock.groupParticipantsUpdate(op.jid, op.participants, op.action);
-      return { data: results.map((result) => ({ jid: result.jid ?? "", status: result.status })) };
+      return { data: results.map((result) => ({ jid: resultJid(result), status: result.status })) };
     }
     case "group.invite":
       return { data: { code: codeOf(await sock.groupInviteCode(op.jid)) } };

@@ -25,8 +25,9 @@ import type { NetworkEvent } from "../protocol/messaging.ts";
 import type { AuthUpdate, Json, OpenOptions, WhatsAppNetwork, WhatsAppSocket } from "../protocol/seam.ts";
 import { errorMessage, type Log, silentLog } from "../shared/log.ts";
 import { Availability } from "./availability.ts";
-import { BoundedMap, GroupCache, isFullMetadata, RecentSent } from "./caches.ts";
+import { BoundedMap, RecentSent } from "./caches.ts";
 import { networkEvents } from "./events.ts";
+import { GroupWatch } from "./group-watch.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
 import { downloadOptions, type MediaDownloads } from "./media-host.ts";
@@ -212,7 +213,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
       // A QR, an open or a server's close reason: WhatsApp answered this socket's handshake.
       let heardFromWhatsApp = false;
       let qrShown = false;
-      const groups = new GroupCache();
+      const groups = new GroupWatch(() => creds.me);
       const recentSent = new RecentSent();
       const context = {
         history: options.history ?? DEFAULT_HISTORY_LIMIT,
@@ -221,6 +222,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         get meLid() {
           return creds.me?.lid ?? "";
         },
+        phoneOf: (jid: string) => groups.phoneOf(jid),
       };
       const failed = (what: string) => (error: unknown) => log("error", what, { error: errorMessage(error) });
 
@@ -244,7 +246,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
           markOnlineOnConnect: false,
           syncFullHistory: false,
           getMessage,
-          cachedGroupMetadata: (jid) => groups.forSend(jid, (group) => sock.groupMetadata(group)),
+          cachedGroupMetadata: (jid) => groups.cache.forSend(jid, (group) => sock.groupMetadata(group)),
           ...(version ? { version: version.version } : {}),
           ...(options.waWebSocketUrl ? { waWebSocketUrl: options.waWebSocketUrl } : {}),
           ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
@@ -255,24 +257,19 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         options.rootKey ?? WHATSAPP_ROOT_KEY,
       );
       const sock = checked.sock;
+      groups.listen(sock.ws);
 
       /** An update about a group we hold no metadata for: fetch it whole, so the edge can store it. */
       function fetchUnknownGroup(jid: string): void {
         sock.groupMetadata(jid).then((meta) => {
           if (silenced) return;
-          groups.remember(meta);
+          groups.fetched(meta);
           handlers.onNetworkEvent({ kind: "groups", action: "upsert", groups: [groupInfo(meta)] });
         }, failed("could not fetch a changed group"));
       }
 
       function remember(events: Partial<BaileysEventMap>): void {
-        for (const meta of events["groups.upsert"] ?? []) groups.remember(meta);
-        for (const meta of events["groups.update"] ?? []) {
-          if (meta.id && !isFullMetadata(meta) && !groups.has(meta.id)) fetchUnknownGroup(meta.id);
-          else groups.remember(meta);
-        }
-        const participants = events["group-participants.update"];
-        if (participants) groups.forget(participants.id);
+        for (const jid of groups.remember(events)) fetchUnknownGroup(jid);
         for (const message of events["messages.upsert"]?.messages ?? []) {
           if (message.key.fromMe) recentSent.remember(message.key.id, message.message);
         }
