@@ -33,6 +33,18 @@ const EnvSchema = z.object({
     .trim()
     .regex(/^[0-9a-fA-F]{64}$/, "WA_CERT_ROOT_KEY must be 64 hex digits (a 32-byte public key)")
     .optional(),
+  /**
+   * The host (`name[:port]`, HTTPS) that stands in for WhatsApp's default media host, where history
+   * chunks are fetched by direct path: only with WA_WEBSOCKET_URL (the fake WhatsApp's media host).
+   */
+  WA_MEDIA_HOST: z
+    .string()
+    .trim()
+    .regex(
+      /^[A-Za-z0-9.-]+(:\d{1,5})?$/,
+      "WA_MEDIA_HOST must be a host name or address, with an optional :port",
+    )
+    .optional(),
   /** The WhatsApp Web version to announce (`2.3000.1043857760`), when WhatsApp refuses the bundled one. */
   WA_VERSION: z
     .string()
@@ -74,6 +86,8 @@ export interface BridgeConfig {
   waWebSocketUrl?: string;
   /** Another root for the server's certificate chain (with `waWebSocketUrl` only); absent: WhatsApp's. */
   waRootKey?: Buffer;
+  /** Stands in for WhatsApp's default media host (WA_MEDIA_HOST, with `waWebSocketUrl` only). */
+  waMediaHost?: string;
   /** [major, minor, patch] for Baileys' `version` (WA_VERSION); absent: fetched or bundled. */
   waVersion?: [number, number, number];
   /** Where the current version is read (WA_VERSION_URL); null: never fetched. */
@@ -97,6 +111,11 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
       `invalid bridge configuration: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
     );
   }
+  if (parsed.data.WA_MEDIA_HOST && !parsed.data.WA_WEBSOCKET_URL) {
+    throw new Error(
+      "invalid bridge configuration: WA_MEDIA_HOST applies only with WA_WEBSOCKET_URL (WhatsApp's media host otherwise)",
+    );
+  }
   if (parsed.data.WA_CERT_ROOT_KEY && !parsed.data.WA_WEBSOCKET_URL) {
     throw new Error(
       "invalid bridge configuration: WA_CERT_ROOT_KEY applies only with WA_WEBSOCKET_URL (WhatsApp's own root key is pinned)",
@@ -111,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     SIMULATOR_QR_INTERVAL_MS,
     WA_WEBSOCKET_URL,
     WA_CERT_ROOT_KEY,
+    WA_MEDIA_HOST,
     WA_VERSION,
     WA_VERSION_URL,
     WA_HISTORY_DAYS,
@@ -126,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined>): BridgeConfi
     simulatorQrIntervalMs: SIMULATOR_QR_INTERVAL_MS,
     ...(WA_WEBSOCKET_URL ? { waWebSocketUrl: WA_WEBSOCKET_URL } : {}),
     ...(WA_CERT_ROOT_KEY ? { waRootKey: Buffer.from(WA_CERT_ROOT_KEY, "hex") } : {}),
+    ...(WA_MEDIA_HOST ? { waMediaHost: WA_MEDIA_HOST } : {}),
     ...(WA_VERSION ? { waVersion: versionOf(WA_VERSION) } : {}),
     waVersionUrl: WA_VERSION_URL === "off" ? null : (WA_VERSION_URL ?? DEFAULT_VERSION_URL),
     history: { days: WA_HISTORY_DAYS, messagesPerChat: WA_HISTORY_MESSAGES },

@@ -36,6 +36,7 @@ async function baileysFor(config: BridgeConfig): Promise<WhatsAppNetwork> {
     versions,
     ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
     ...(config.waRootKey ? { rootKey: config.waRootKey } : {}),
+    ...(config.waMediaHost ? { mediaHost: config.waMediaHost } : {}),
   });
 }
 

@@ -81,6 +81,18 @@ describe("config", () => {
     expect(() => loadConfig({ ...fake, WA_CERT_ROOT_KEY: "abcd" })).toThrow(/64 hex digits/);
   });
 
+  it("sends downloads for WhatsApp's media host elsewhere only together with another WhatsApp endpoint", () => {
+    const fake = { ...base, WA_WEBSOCKET_URL: "ws://127.0.0.1:9/ws/chat" };
+    expect(loadConfig({ ...fake, WA_MEDIA_HOST: "127.0.0.1:8443" }).waMediaHost).toBe("127.0.0.1:8443");
+    expect(loadConfig(fake).waMediaHost).toBeUndefined();
+    expect(() => loadConfig({ ...base, WA_MEDIA_HOST: "127.0.0.1:8443" })).toThrow(
+      /only with WA_WEBSOCKET_URL/,
+    );
+    expect(() => loadConfig({ ...fake, WA_MEDIA_HOST: "https://x/y" })).toThrow(
+      /WA_MEDIA_HOST must be a host/,
+    );
+  });
+
   it("refuses a missing token, a bad URL and a bad capacity without echoing the token", () => {
     expect(() => loadConfig({ EDGE_URL: "http://x" })).toThrow(/BRIDGE_TOKEN is required/);
     expect(() => loadConfig({ ...base, EDGE_URL: "ftp://x" })).toThrow(/EDGE_URL/);

@@ -24,6 +24,10 @@ function nonce(counter: number): Buffer {
 }
 
 /** After the handshake: one key per direction, each with its own counter. */
+/** A big-endian unsigned integer of up to six bytes (registration ids, key ids on the wire). */
+export const bigEndian = (bytes: Uint8Array | null | undefined): number =>
+  bytes ? Buffer.from(bytes).readUIntBE(0, bytes.length) : 0;
+
 export class Transport {
   private readCounter = 0;
   private writeCounter = 0;

@@ -19,6 +19,7 @@ import { verifySignature } from "libsignal/src/curve.js";
 import { PhoneAppState } from "./app-state-phone.ts";
 import { FakeDevice } from "./device.ts";
 import type { Account } from "./directory.ts";
+import { typeCode } from "./link-code.ts";
 import { type FakeWhatsApp, type LinkedDevice, SERVER_JID } from "./server.ts";
 
 const QR_PREFIX = "https://wa.me/settings/linked_devices#";
@@ -91,6 +92,32 @@ export class FakePhone {
     ) {
       throw new Error("the QR's keys are not the ones the companion registered with");
     }
+    return this.approve(content.ref, content.identityKey, content.advSecret);
+  }
+
+  /**
+   * Links the companion that asked for a pairing code for this number, as when the owner types `code`
+   * under Linked devices → Link with phone number (link-code.ts). A wrong code throws and links nothing.
+   */
+  async enterCode(code: string): Promise<LinkedDevice> {
+    const request = await this.server.linkCodes.waitForRequest(this.phoneNumber);
+    if (!request) throw new Error(`no companion asked for a pairing code for ${this.phoneNumber}`);
+    const { companionIdentity, advSecret } = await typeCode(
+      this.server.linkCodes,
+      request,
+      code,
+      this.identity,
+    );
+    const device = await this.approve(request.ref, companionIdentity, advSecret);
+    this.server.linkCodes.forget(request);
+    return device;
+  }
+
+  /**
+   * Approves the companion waiting under `ref`: signs its identity with the account's key, authenticates
+   * that with the pairing's advSecret and has the server send `pair-success`.
+   */
+  private async approve(ref: string, identityKey: Buffer, advSecret: Buffer): Promise<LinkedDevice> {
     const deviceId = this.nextDeviceId++;
     const keyIndex = ++this.keyIndex;
     const details = proto.ADVDeviceIdentity.encode({
@@ -102,7 +129,7 @@ export class FakePhone {
     }).finish();
     const accountSignature = Curve.sign(
       this.identity.private,
-      Buffer.concat([WA_ADV_ACCOUNT_SIG_PREFIX, details, content.identityKey]),
+      Buffer.concat([WA_ADV_ACCOUNT_SIG_PREFIX, details, identityKey]),
     );
     const signed = proto.ADVSignedDeviceIdentity.encode({
       details,
@@ -111,17 +138,17 @@ export class FakePhone {
     }).finish();
     const deviceIdentity = proto.ADVSignedDeviceIdentityHMAC.encode({
       details: signed,
-      hmac: hmacSign(signed, content.advSecret),
+      hmac: hmacSign(signed, advSecret),
       accountType: proto.ADVEncryptionType.E2EE,
     }).finish();
     const jid = `${this.phoneNumber}:${deviceId}@${SERVER_JID}`;
-    const reply = await this.server.completePairing(content.ref, {
+    const reply = await this.server.completePairing(ref, {
       deviceIdentity,
       jid,
       lid: `${this.lidUser}:${deviceId}@lid`,
       platform: "android",
     });
-    this.checkCompanionSignature(reply, details, content.identityKey);
+    this.checkCompanionSignature(reply, details, identityKey);
     const device = this.server.devices.get(jid);
     if (!device) throw new Error("the server did not record the linked device");
     return device;

@@ -16,8 +16,9 @@ import { WebSocketServer } from "ws";
 import { FakeAppState } from "./app-state.ts";
 import { FakeCalls } from "./calls.ts";
 import { ClientConnection } from "./connection.ts";
+import { LinkCodes } from "./link-code.ts";
 import { Messaging } from "./messages.ts";
-import type { CertificateChainKind, ClientFinish } from "./noise.ts";
+import { bigEndian, type CertificateChainKind, type ClientFinish } from "./noise.ts";
 import { OfflineQueue } from "./offline-queue.ts";
 import { FakePresence } from "./presence.ts";
 import { FakePrivacy } from "./privacy.ts";
@@ -72,8 +73,6 @@ export interface FakeWhatsAppOptions {
   certificates?: CertificateChainKind;
 }
 
-const bigEndian = (bytes: Uint8Array | null | undefined): number =>
-  bytes ? Buffer.from(bytes).readUIntBE(0, bytes.length) : 0;
 const now = () => String(Math.floor(Date.now() / 1000));
 const result = (request: BinaryNode, content?: BinaryNode[]): BinaryNode => ({
   tag: "iq",
@@ -112,8 +111,9 @@ export class FakeWhatsApp {
   private readonly log: (line: string) => void;
   /** Device lists, key fetches, group metadata and message routing (messages.ts). */
   readonly messaging: Messaging;
-  /** Peers of the protocol: privacy settings (privacy.ts), calls (calls.ts), presence subscriptions
-   * (presence.ts), each account's app-state collections (app-state.ts). */
+  /** Peers of the protocol: pairing codes (link-code.ts), privacy settings (privacy.ts), calls (calls.ts),
+   * presence subscriptions (presence.ts), each account's app-state collections (app-state.ts). */
+  readonly linkCodes = new LinkCodes(this.registrations, (line) => this.log(line));
   readonly privacy = new FakePrivacy();
   readonly calls: FakeCalls;
   readonly presence: FakePresence;
@@ -366,6 +366,7 @@ export class FakeWhatsApp {
     const request = node.tag === "iq" && (node.attrs.type === "get" || node.attrs.type === "set");
     if (!request) this.received.push({ jid: connection.jid, node });
     if (connection.jid) this.offline.acknowledged(connection.jid, node);
+    if (this.linkCodes.handle(connection, node)) return;
     if (this.calls.handle(connection, node) || this.presence.handle(connection, node)) return;
     if ((await this.messaging.handle(connection, node)) || !request) return;
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;

@@ -50,6 +50,8 @@ export async function startFakeWhatsAppStack(env: Record<string, string> = {}): 
     WA_CERT_ROOT_KEY: whatsapp.rootKey.toString("hex"),
     WA_VERSION_URL: web.url,
     NODE_EXTRA_CA_CERTS: certificate,
+    // History chunks are fetched by direct path from WhatsApp's default media host: here, the fake's.
+    WA_MEDIA_HOST: media.hostname,
   };
   const stack = await startStack({ env: { ...bridgeEnv, ...env } });
   const api = await adminClient(stack.baseUrl);
@@ -85,6 +87,18 @@ export function sessionInState(api: ApiClient, sid: string, state: string, timeo
   );
 }
 
+/** The QR the API shows once the session's socket is up and waiting to be linked. */
+export function qrShown(api: ApiClient, sid: string): Promise<string> {
+  return eventually(
+    async () => {
+      const res = await api.call<{ qr: string }>("GET", `/api/sessions/${sid}/qr`);
+      return res.status === 200 ? res.body.qr : undefined;
+    },
+    60_000,
+    "a QR from real Baileys",
+  );
+}
+
 /**
  * Starts a created session, has the account's phone (`phone`, a number or a FakePhone) scan the QR the
  * API shows, and waits until the session is connected; answers the linked device (the bridge's Baileys).
@@ -97,14 +111,7 @@ export async function pairByQr(
 ): Promise<LinkedDevice> {
   const started = await api.call("POST", `/api/sessions/${sid}/start`);
   if (started.status !== 200) throw new Error(`start ${sid}: ${started.status}`);
-  const qr = await eventually(
-    async () => {
-      const res = await api.call<{ qr: string }>("GET", `/api/sessions/${sid}/qr`);
-      return res.status === 200 ? res.body.qr : undefined;
-    },
-    60_000,
-    "a QR from real Baileys",
-  );
+  const qr = await qrShown(api, sid);
   const scanner = typeof phone === "string" ? new FakePhone(whatsapp, phone) : phone;
   const device = await scanner.scan(qr);
   await sessionInState(api, sid, "connected");
@@ -117,4 +124,21 @@ export async function webhookData(receiver: Receiver, sid: string, event: string
     .map(payloadOf)
     .filter((payload) => payload.event === event)
     .map((payload) => payload.data);
+}
+
+/**
+ * Starts a created session, asks the API for a pairing code for the phone's number and has the phone's
+ * owner type it (link-code.ts); waits until the session is connected and answers the linked device.
+ */
+export async function pairByCode(api: ApiClient, sid: string, phone: FakePhone): Promise<LinkedDevice> {
+  const started = await api.call("POST", `/api/sessions/${sid}/start`);
+  if (started.status !== 200) throw new Error(`start ${sid}: ${started.status}`);
+  await qrShown(api, sid);
+  const paired = await api.call<Envelope<{ pairingCode: string }>>("POST", `/api/sessions/${sid}/pair`, {
+    phoneNumber: phone.phoneNumber,
+  });
+  if (paired.status !== 200) throw new Error(`pair ${sid}: ${paired.status} ${JSON.stringify(paired.body)}`);
+  const device = await phone.enterCode(paired.body.data.pairingCode);
+  await sessionInState(api, sid, "connected");
+  return device;
 }

@@ -8,8 +8,17 @@ import type { AuthUpdate, Json } from "../protocol/seam.ts";
 /** Keys per `auth` event when clearing, so one logout cannot produce a frame the edge refuses. */
 const CLEAR_KEYS_PER_EVENT = 1_000;
 
+const isRecord = (value: Json | undefined): value is { [key: string]: Json } =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Whether the creds are a linked device's. Not Baileys' `registered`: only the pairing-code flow sets
+ * it, and already when it answers the phone's `primary_hello`, before the phone accepted the code (a
+ * mistyped code leaves it true on an unlinked socket). `account`, the phone's signed device identity,
+ * comes with `pair-success` alone, by QR or by code.
+ */
 export function isRegistered(creds: Json): boolean {
-  return typeof creds === "object" && creds !== null && !Array.isArray(creds) && creds.registered === true;
+  return isRecord(creds) && isRecord(creds.account);
 }
 
 /** Applies a Baileys write to `auth` in place and returns the event that carries it to the edge. */

@@ -117,6 +117,8 @@ class SimulatedSocket implements WhatsAppSocket {
     const linked = ++this.network.linkedPhones;
     const creds: Json = {
       registered: true,
+      // What Baileys records at pair-success: the phone's signed device identity (here a stand-in).
+      account: { simulated: true },
       me: { id: `${randomDigits(12)}@s.whatsapp.net`, name: `Simulated ${linked}` },
       simSecret: randomBytes(16).toString("base64"),
     };

@@ -30,6 +30,7 @@ import { networkEvents } from "./events.ts";
 import { GroupWatch } from "./group-watch.ts";
 import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
+import { downloadOptions, type MediaDownloads } from "./media-host.ts";
 import { fetchOptionsWith, performOperation } from "./operations.ts";
 import { isPollVote, pollRecordOf, pollVoteEvent, type VoteContext } from "./poll-votes.ts";
 import { type ProxyAgents, ProxyError, parseProxyUrl, proxyAgents } from "./proxy.ts";
@@ -49,7 +50,7 @@ export type {
 export { networkEvents } from "./events.ts";
 export type { HistoryLimit } from "./history.ts";
 
-export interface BaileysNetworkOptions {
+export interface BaileysNetworkOptions extends MediaDownloads {
   /** Overrides WhatsApp's endpoint; tests point it at a local server so nothing leaves the machine. */
   waWebSocketUrl?: string;
   /** Which WhatsApp Web version to announce (pinned, fetched, the edge's last good, or Baileys' own). */
@@ -254,6 +255,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
           ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
           ...(options.mediaAgent ? { fetchAgent: options.mediaAgent } : {}),
           ...(agents ? proxiedConfig(agents) : {}),
+          ...downloadOptions(options, agents?.downloads),
         },
         options.rootKey ?? WHATSAPP_ROOT_KEY,
       );
