@@ -190,6 +190,83 @@ describe("the real bridge on Baileys against the fake WhatsApp", () => {
       message: { type: "text", text: "rehearsal at eight" },
     });
   }, 60_000);
+
+  it("every message type the API sends is what the contact's phone decrypts", async () => {
+    const erin = new FakeContact(whatsapp, "4915550001515", "Erin");
+    const jid = jidPath(erin.jid);
+    const arrived = async (id: string, what: string) =>
+      (await eventually(async () => erin.inbox.find((message) => message.id === id), 30_000, what)).message;
+    const post = async (path: string, body: unknown, method = "POST") => {
+      const res = await api.call<Envelope<{ id: string }>>(method, `/api/messages/${SID}/${path}`, body);
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(200);
+      return res.body.data?.id ?? "";
+    };
+
+    const text = await post(`${jid}/send`, { message: { text: "the order is ready" } });
+    expect((await arrived(text, "the text")).extendedTextMessage?.text).toBe("the order is ready");
+
+    const location = await arrived(
+      await post(`${jid}/location`, { latitude: 52.52, longitude: 13.405, name: "Shop" }),
+      "the location",
+    );
+    expect(location.locationMessage).toMatchObject({ degreesLatitude: 52.52, degreesLongitude: 13.405 });
+
+    const vcard = "BEGIN:VCARD\nVERSION:3.0\nFN:Ada\nTEL;type=CELL:+4915550009900\nEND:VCARD";
+    const card = await arrived(
+      await post(`${jid}/contact`, { contacts: [{ displayName: "Ada", vcard }] }),
+      "the contact card",
+    );
+    expect(card.contactMessage?.vcard ?? card.contactsArrayMessage?.contacts?.[0]?.vcard).toContain("FN:Ada");
+
+    const poll = await arrived(
+      await post(`${jid}/poll`, { question: "Pickup?", options: ["9", "12"] }),
+      "the poll",
+    );
+    const pollCreation = poll.pollCreationMessageV3 ?? poll.pollCreationMessage;
+    expect(pollCreation?.options?.map((option) => option.optionName)).toEqual(["9", "12"]);
+
+    const replyId = await post(`${jid}/${text}/reply`, { message: "as promised" });
+    const reply = await arrived(replyId, "the reply");
+    expect(reply.extendedTextMessage?.contextInfo?.stanzaId).toBe(text);
+
+    const before = erin.inbox.length;
+    await post(`${jid}/${text}/react`, { emoji: "👍" });
+    await post(`${jid}/${text}`, { text: "the order is packed" }, "PATCH");
+    await post(`${jid}/${replyId}`, undefined, "DELETE");
+    const actions = await eventually(
+      async () => (erin.inbox.length >= before + 3 ? erin.inbox.slice(before) : undefined),
+      30_000,
+      "the reaction, the edit and the deletion",
+    );
+    const [reaction, edit, deletion] = actions.map((received) => received.message);
+    expect(reaction?.reactionMessage).toMatchObject({ text: "👍", key: { id: text } });
+    expect(edit?.protocolMessage).toMatchObject({ key: { id: text } });
+    expect(
+      edit?.protocolMessage?.editedMessage?.conversation ??
+        edit?.protocolMessage?.editedMessage?.extendedTextMessage?.text,
+    ).toBe("the order is packed");
+    expect(deletion?.protocolMessage).toMatchObject({ type: 0, key: { id: replyId } });
+
+    const form = new FormData();
+    form.set(
+      "file",
+      new Blob([Buffer.from("%PDF-1.4 invoice 42")], { type: "application/pdf" }),
+      "invoice.pdf",
+    );
+    form.set("type", "document");
+    const upload = await rawCall(world.stack.baseUrl, api, "POST", `/api/messages/${SID}/${jid}/media`, {
+      body: form,
+    });
+    expect(upload.status, JSON.stringify(upload.body)).toBe(200);
+    const document = await arrived((upload.body as Envelope<{ id: string }>).data.id, "the document");
+    expect(document.documentMessage).toMatchObject({ fileName: "invoice.pdf", mimetype: "application/pdf" });
+    const media = whatsapp.messaging.media;
+    if (!media || !document.documentMessage) throw new Error("no document");
+    expect((await media.decryptMedia(document.documentMessage, "document")).toString()).toBe(
+      "%PDF-1.4 invoice 42",
+    );
+    expect(erin.device.failures).toEqual([]);
+  }, 120_000);
 });
 
 type Chat = { jid: string };
