@@ -194,4 +194,44 @@ describe("gateway behaviour on real Baileys against the fake WhatsApp", () => {
       await proxy.close();
     }
   }, 180_000);
+
+  it("send pacing: WhatsApp sees 'typing…' in the chat before each message the API sends", async () => {
+    const tess = new FakeContact(whatsapp, "4915550002525", "Tess");
+    const settings = (config: object) => api.call("PATCH", `/api/sessions/${SID}/settings`, { config });
+    expect((await settings({ typingMs: 300, sendGapMs: 500 })).status).toBe(200);
+    try {
+      const ids: string[] = [];
+      for (const text of ["on my way", "five minutes"]) {
+        const sent = await api.call<Envelope<{ id: string }>>(
+          "POST",
+          `/api/messages/${SID}/${encodeURIComponent(tess.jid)}/send`,
+          { message: { text } },
+        );
+        expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+        ids.push(sent.body.data.id);
+      }
+      await eventually(
+        async () => (ids.every((id) => tess.inbox.some((message) => message.id === id)) ? true : undefined),
+        30_000,
+        "both messages on Tess's phone",
+      );
+      const toTess = whatsapp.received
+        .filter(
+          ({ node }) => node.attrs.to === tess.jid && (node.tag === "chatstate" || node.tag === "message"),
+        )
+        .map(({ node }) =>
+          node.tag === "chatstate"
+            ? `typing: ${Array.isArray(node.content) ? node.content[0]?.tag : ""}`
+            : `message ${node.attrs.id}`,
+        );
+      expect(toTess).toEqual([
+        `typing: composing`,
+        `message ${ids[0]}`,
+        `typing: composing`,
+        `message ${ids[1]}`,
+      ]);
+    } finally {
+      await settings({ typingMs: 0, sendGapMs: 0 });
+    }
+  });
 });
