@@ -265,6 +265,35 @@ describe("the real bridge on Baileys against the fake WhatsApp", () => {
     expect((await media.decryptMedia(document.documentMessage, "document")).toString()).toBe(
       "%PDF-1.4 invoice 42",
     );
+
+    // Forwarded to someone else, and an image sent as a sticker (WebP, made by the bridge).
+    const finn = new FakeContact(whatsapp, "4915550001616", "Finn");
+    const forward = await api.call<Envelope<{ results: Array<{ id?: string; jid?: string }> }>>(
+      "POST",
+      `/api/messages/${SID}/forward`,
+      { fromJid: erin.jid, messageId: text, toJids: [finn.jid] },
+    );
+    expect(forward.status, JSON.stringify(forward.body)).toBe(200);
+    const forwarded = await eventually(async () => finn.inbox[0], 30_000, "the forwarded message");
+    const forwardedText = forwarded.message.extendedTextMessage ?? forwarded.message.conversation;
+    expect(JSON.stringify(forwardedText)).toContain("the order is packed");
+    const sticker = new FormData();
+    const png = await sharp({ create: { width: 32, height: 32, channels: 4, background: "#0f0" } })
+      .png()
+      .toBuffer();
+    sticker.set("file", new Blob([png], { type: "image/png" }), "smile.png");
+    sticker.set("type", "sticker");
+    const stickerSent = await rawCall(world.stack.baseUrl, api, "POST", `/api/messages/${SID}/${jid}/media`, {
+      body: sticker,
+    });
+    expect(stickerSent.status, JSON.stringify(stickerSent.body)).toBe(200);
+    const stickerMessage = (
+      await arrived((stickerSent.body as Envelope<{ id: string }>).data.id, "the sticker")
+    ).stickerMessage;
+    expect(stickerMessage?.mimetype).toBe("image/webp");
+    if (!stickerMessage) throw new Error("no sticker");
+    const webp = await media.decryptMedia(stickerMessage, "sticker");
+    expect((await sharp(webp).metadata()).format).toBe("webp");
     expect(erin.device.failures).toEqual([]);
   }, 120_000);
 });

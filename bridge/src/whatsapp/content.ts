@@ -33,9 +33,17 @@ export function messageOf(ref: MessageRef): WAMessage {
   };
 }
 
-/** What to forward: only the original can carry media (its keys and URL), text can be rebuilt. */
+/**
+ * What to forward: only the original can carry media (its keys and URL). Text is rebuilt from what is
+ * stored now, so an edited message forwards as it reads after the edit (the original record keeps the
+ * first text, as WhatsApp sent it).
+ */
 export function forwardable(ref: MessageRef): WAMessage {
-  if ((ref.raw === undefined || ref.raw === null) && ref.content.type !== "text") {
+  if (ref.content.type === "text") {
+    const { raw: _original, ...current } = ref;
+    return messageOf(current);
+  }
+  if (ref.raw === undefined || ref.raw === null) {
     throw new OperationError(400, "this message cannot be forwarded: its original record is not stored");
   }
   return messageOf(ref);
