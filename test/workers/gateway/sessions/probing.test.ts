@@ -84,6 +84,7 @@ const PROBES: Probe[] = [
   { method: "PUT", path: `/api/chat/{S}/${JID}/pin`, body: { pin: true } },
   { method: "PUT", path: `/api/chat/{S}/${JID}/mute`, body: { mute: true } },
   { method: "POST", path: `/api/chat/{S}/${JID}/presence`, body: { presence: "composing" } },
+  { method: "POST", path: `/api/chat/{S}/${JID}/presence/subscribe` },
   { method: "POST", path: `/api/chat/{S}/${JID}/profile-picture` },
   { method: "GET", path: "/api/contacts/{S}" },
   { method: "POST", path: `/api/contacts/{S}/${JID}/block` },
