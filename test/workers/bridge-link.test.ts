@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { dial, emit, FakeBridge, QR_IMAGE } from "./fake-bridge";
 import { asKey, call, createUser, generateKey } from "./helpers";
+import { eventually } from "./patience";
 
 type Envelope<T> = { status: boolean; message: string; data: T };
 type Detail = { status: string; state: string; me: { id: string } | null; hasInstance: boolean };
@@ -114,10 +115,10 @@ describe("a session on a bridge", () => {
       link.send(bad);
       expect((await link.closedWith()).code).toBe(4400);
     }
-    // Nothing from the bad frames was applied; the dropped link itself reads as "reconnecting".
-    const after = await detail(key, session.sessionId);
-    expect(after.me).toBeNull();
-    expect(after.state).toBe("reconnecting");
+    // Nothing from the bad frames was applied; the dropped link itself reads as "reconnecting" once the
+    // object has handled its close (which can come just after the bridge saw the socket end).
+    await eventually(async () => (await detail(key, session.sessionId)).state === "reconnecting");
+    expect((await detail(key, session.sessionId)).me).toBeNull();
   });
 
   it("refuses a second bridge for a held session with 409", async () => {
