@@ -52,6 +52,16 @@ interface Memory {
   rssBytes: number;
   heapUsedBytes: number;
   externalBytes: number;
+  /** The bridge process's CPU time so far (user + system, /proc/<pid>/stat), in seconds. */
+  cpuSeconds: number;
+}
+
+/** utime + stime of a process, in seconds (clock ticks are 100 a second on Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The real bridge process, its log lines kept (warnings and errors), its memory readable. */
@@ -90,7 +100,12 @@ function startBridgeProcess(edge: FakeEdge, whatsapp: FakeWhatsApp, capacity: nu
     const { heapUsed, external } = await answer;
     const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
     const kib = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
-    return { rssBytes: kib * 1024, heapUsedBytes: heapUsed, externalBytes: external };
+    return {
+      rssBytes: kib * 1024,
+      heapUsedBytes: heapUsed,
+      externalBytes: external,
+      cpuSeconds: cpuSeconds(child.pid),
+    };
   };
   const stop = async () => {
     if (child.exitCode !== null) return;
@@ -130,6 +145,7 @@ async function main(): Promise<void> {
 
     // ── Pairing: assign, wait for the QR, the phone scans, wait for `connected`. ──
     const devices = new Map<string, LinkedDevice>();
+    let connected = 0;
     const pairStart = performance.now();
     await pool(ids, PAIR_CONCURRENCY, async (id) => {
       const index = ids.indexOf(id);
@@ -142,7 +158,7 @@ async function main(): Promise<void> {
       const phone = new FakePhone(whatsapp, `4915${String(index).padStart(7, "0")}`);
       devices.set(id, await phone.scan(qr.kind === "qr" ? qr.qr : ""));
       await until(() => countOf(edge, id, "connected") > 0, `${id} connected`, 60_000);
-      if (devices.size % 50 === 0) log(`${devices.size}/${sessions} paired`);
+      if (++connected % 25 === 0) log(`${connected}/${sessions} paired`);
     });
     const pairMs = performance.now() - pairStart;
     await sleep(SETTLE_MS);
@@ -202,6 +218,7 @@ async function main(): Promise<void> {
       120_000 + 200 * sessions,
     );
     const reconnectMs = Math.max(...reconnectedAt.values());
+    const reconnected = await bridge.memory();
     const sorted = [...reconnectedAt.values()].sort((a, b) => a - b);
     const qrsAfter = ids.reduce((sum, id) => sum + countOf(edge, id, "qr"), 0) - sessions;
     log(`all ${sessions} reconnected ${(reconnectMs / 1000).toFixed(1)} s after the drop`);
@@ -213,7 +230,7 @@ async function main(): Promise<void> {
       burstPerSession: perSession[0],
       downMs: DOWN_MS,
       pairConcurrency: PAIR_CONCURRENCY,
-      memory: { idle, paired, afterBurst },
+      memory: { idle, paired, afterBurst, reconnected },
       pairMs: Math.round(pairMs),
       burst: { deliveredMs: Math.round(burstMs), sentMs: Math.round(sentAt) },
       reconnect: {
