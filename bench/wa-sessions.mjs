@@ -72,6 +72,10 @@ function perSession(run) {
     rssPerSessionPairedMiB: (paired.rssBytes - idle.rssBytes) / n / MIB,
     rssPerSessionAfterBurstMiB: (afterBurst.rssBytes - idle.rssBytes) / n / MIB,
     heapPerSessionPairedMiB: (paired.heapUsedBytes - idle.heapUsedBytes) / n / MIB,
+    heapPerSessionAfterBurstMiB: (afterBurst.heapUsedBytes - idle.heapUsedBytes) / n / MIB,
+    rssPerSessionReconnectedMiB: (reconnected.rssBytes - idle.rssBytes) / n / MIB,
+    offlineWaitingAtRestart: run.reconnect.offlineWaiting,
+    memory: run.memory,
     pairSeconds: run.pairMs / 1000,
     // The bridge process's CPU time in each phase (settle time included): what the 2 cores spent on it.
     bridgeCpuPerSessionPairingMs: ((paired.cpuSeconds - idle.cpuSeconds) * 1000) / n,
@@ -98,13 +102,15 @@ function printRow(row) {
   console.log(
     `N=${row.sessions}: RSS ${f1(row.rssIdleMiB)} MiB idle -> ${f1(row.rssPairedMiB)} paired -> ` +
       `${f1(row.rssAfterBurstMiB)} after burst; per session ${f2(row.rssPerSessionPairedMiB)} MiB paired, ` +
-      `${f2(row.rssPerSessionAfterBurstMiB)} MiB after burst (heap ${f2(row.heapPerSessionPairedMiB)} MiB)`,
+      `${f2(row.rssPerSessionAfterBurstMiB)} MiB after burst, ${f2(row.rssPerSessionReconnectedMiB)} after ` +
+      `reconnect (live JS heap ${f2(row.heapPerSessionPairedMiB)} / ${f2(row.heapPerSessionAfterBurstMiB)} MiB)`,
   );
   console.log(
     `      paired in ${f1(row.pairSeconds)} s; burst of ${row.burstMessages} delivered in ` +
       `${row.burstDeliveredMs} ms (${f1(row.burstMessagesPerSecond)} msg/s); all reconnected ` +
       `${row.reconnectAllMs} ms after the drop (port down ${row.downMs} ms; first ${row.reconnectFirstMs}, ` +
-      `p50 ${row.reconnectP50Ms}; ${f1(row.reconnectPerSessionMs)} ms per session)`,
+      `p50 ${row.reconnectP50Ms}; ${f1(row.reconnectPerSessionMs)} ms per session; ` +
+      `${row.offlineWaitingAtRestart} stanzas queued for redelivery)`,
   );
   console.log(
     `      bridge CPU: ${f1(row.bridgeCpuPerSessionPairingMs)} ms per session paired, ` +

@@ -202,6 +202,11 @@ async function main(): Promise<void> {
     // ── The fake WhatsApp restarts; every session must log in again (no QR). ──
     const connectedBefore = new Map(ids.map((id) => [id, countOf(edge, id, "connected")]));
     const reconnectedAt = new Map<string, number>();
+    // Stanzas the fake still holds unacknowledged: each is delivered again at the device's next login.
+    const offlineWaiting = [...devices.values()].reduce(
+      (sum, device) => sum + whatsapp.offline.waitingFor(device.jid).length,
+      0,
+    );
     const restartStart = performance.now();
     await whatsapp.restart(DOWN_MS);
     const listeningMs = performance.now() - restartStart;
@@ -239,6 +244,7 @@ async function main(): Promise<void> {
         p50Ms: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
         firstMs: Math.round(sorted[0] ?? 0),
         extraQrs: qrsAfter,
+        offlineWaiting,
       },
       bridgeErrors: problems.length,
       bridgeErrorSample: problems.slice(0, 3),
