@@ -30,6 +30,7 @@ const DOWN_MS = Number(process.env.BENCH_WA_DOWN_MS ?? 1000);
 /** After pairing and after the burst, Baileys' background work (pre-key uploads, acks) settles first. */
 const SETTLE_MS = Number(process.env.BENCH_WA_SETTLE_MS ?? 3000);
 const POLL_MS = 50;
+const BURST_TIMEOUT_MS = Number(process.env.BENCH_WA_BURST_TIMEOUT_MS ?? 120_000 + 200 * BURST_MESSAGES);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`[wa-scale] ${line}\n`);
@@ -163,7 +164,10 @@ async function main(): Promise<void> {
     const pairMs = performance.now() - pairStart;
     await sleep(SETTLE_MS);
     const paired = await bridge.memory();
-    log(`paired in ${(pairMs / 1000).toFixed(1)} s; ${(paired.rssBytes / 2 ** 20).toFixed(1)} MiB RSS`);
+    log(
+      `paired in ${(pairMs / 1000).toFixed(1)} s; ${(paired.rssBytes / 2 ** 20).toFixed(1)} MiB RSS, ` +
+        `${(paired.heapUsedBytes / 2 ** 20).toFixed(1)} MiB live heap`,
+    );
 
     // ── Inbound burst: message k from session k mod N's contact; each contact sends in order. ──
     const contacts = ids.map(
@@ -186,13 +190,20 @@ async function main(): Promise<void> {
     ).then(() => {
       sentAt = performance.now() - burstStart;
     });
-    await until(
+    // A bridge that cannot keep up is a result, not a crash: what arrived by the deadline is reported
+    // (`delivered`, and `deliveredMs` null) and the restart is still measured.
+    const burstDone = await until(
       () => messageCount() - messagesBefore >= BURST_MESSAGES,
       `${BURST_MESSAGES} message events at the edge`,
-      120_000 + 200 * BURST_MESSAGES,
+      BURST_TIMEOUT_MS,
+    ).then(
+      () => true,
+      () => false,
     );
     const burstMs = performance.now() - burstStart;
-    await sending;
+    const delivered = messageCount() - messagesBefore;
+    if (burstDone) await sending;
+    else log(`burst: only ${delivered}/${BURST_MESSAGES} delivered after ${BURST_TIMEOUT_MS} ms`);
     await sleep(SETTLE_MS);
     const afterBurst = await bridge.memory();
     log(
@@ -237,7 +248,14 @@ async function main(): Promise<void> {
       pairConcurrency: PAIR_CONCURRENCY,
       memory: { idle, paired, afterBurst, reconnected },
       pairMs: Math.round(pairMs),
-      burst: { deliveredMs: Math.round(burstMs), sentMs: Math.round(sentAt) },
+      burst: {
+        deliveredMs: burstDone ? Math.round(burstMs) : null,
+        delivered,
+        waitedMs: Math.round(burstMs),
+        sentMs: Math.round(sentAt),
+      },
+      // Baileys' keep-alive gave up (408): the bridge's event loop too busy to answer in time.
+      connectionLost: bridge.lines.filter((line) => line.includes('"code":408')).length,
       reconnect: {
         allMs: Math.round(reconnectMs),
         listeningAgainMs: Math.round(listeningMs),
