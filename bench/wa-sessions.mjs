@@ -19,7 +19,12 @@
 //   same keys, accounts and devices on the same port); time from the drop until every session reported
 //   `connected` again, with no QR, under the bridge's own reconnect backoff (1 s base, doubling).
 // Ratios compare the largest N with the smallest: memory per session, and reconnect time per session.
-// Clean: every N finished, no bridge error log lines, no protocol errors, no session asked for a QR again.
+// Clean: every N finished, the whole burst arrived in time, no bridge error log lines, no protocol
+// errors, no session asked for a QR again. A burst the bridge cannot absorb in time (the driver waits
+// 120 s + 200 ms per message) is reported with what did arrive and Baileys' keep-alive timeouts (408).
+// Knobs (support/wa-scale.ts): BENCH_WA_BURST (messages, 1000), BENCH_WA_PAIR_CONCURRENCY (8),
+// BENCH_WA_DOWN_MS (1000), BENCH_WA_SETTLE_MS (3000), BENCH_WA_BURST_TIMEOUT_MS.
+// Figures measured on the 2-core machine: docs/operations.md, "Sessions per bridge".
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
