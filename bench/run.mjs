@@ -23,6 +23,7 @@ const BENCH_FILES = [
   "dashboard.mjs",
   "defaults.mjs",
   "runner.mjs",
+  "wa-sessions.mjs",
 ];
 
 async function runBench(file) {

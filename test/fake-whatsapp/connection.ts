@@ -111,6 +111,11 @@ export class ClientConnection {
     this.ws.close();
   }
 
+  /** Drops the TCP connection without a close frame, as a server going down does. */
+  terminate(): void {
+    this.ws.terminate();
+  }
+
   private async receive(data: Buffer): Promise<void> {
     for (const body of this.reader.push(data)) {
       if (this.transport) this.receiveNode(await decodeBinaryNode(this.transport.decrypt(body)));

@@ -5,13 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import {
-  type BinaryNode,
-  Curve,
-  getBinaryNodeChild,
-  getBinaryNodeChildren,
-  type proto,
-} from "@whiskeysockets/baileys";
+import { type BinaryNode, Curve, getBinaryNodeChild, type proto } from "@whiskeysockets/baileys";
 import { WebSocketServer } from "ws";
 import { FakeAppState } from "./app-state.ts";
 import { FakeCalls } from "./calls.ts";
@@ -20,11 +14,12 @@ import { LinkCodes } from "./link-code.ts";
 import { Messaging } from "./messages.ts";
 import { bigEndian, type CertificateChainKind, type ClientFinish } from "./noise.ts";
 import { OfflineQueue } from "./offline-queue.ts";
+import { encryptIq, result, SERVER_JID } from "./pre-keys.ts";
 import { FakePresence } from "./presence.ts";
 import { FakePrivacy } from "./privacy.ts";
 import { isOlder, type Version } from "./web-version.ts";
 
-export const SERVER_JID = "s.whatsapp.net";
+export { SERVER_JID };
 
 /** What the companion (the Baileys client) registered in its handshake, before it is paired. */
 export interface Registration {
@@ -74,11 +69,6 @@ export interface FakeWhatsAppOptions {
 }
 
 const now = () => String(Math.floor(Date.now() / 1000));
-const result = (request: BinaryNode, content?: BinaryNode[]): BinaryNode => ({
-  tag: "iq",
-  attrs: { id: request.attrs.id ?? "", type: "result", from: SERVER_JID },
-  ...(content ? { content } : {}),
-});
 
 export class FakeWhatsApp {
   readonly devices = new Map<string, LinkedDevice>();
@@ -120,7 +110,7 @@ export class FakeWhatsApp {
   readonly appState: FakeAppState;
 
   private constructor(
-    private readonly wss: WebSocketServer,
+    private wss: WebSocketServer,
     private readonly options: FakeWhatsAppOptions,
   ) {
     this.log = options.log ?? (() => {});
@@ -136,6 +126,10 @@ export class FakeWhatsApp {
     this.appState = new FakeAppState(this);
     this.iqHandlers.set("w:sync:app:state", (device, iq) => this.appState.answer(device, iq));
     this.loginHooks.push((device) => this.appState.loggedIn(device.jid));
+    this.accept(wss);
+  }
+
+  private accept(wss: WebSocketServer): void {
     wss.on("connection", (ws) => {
       this.connectionsAccepted++;
       const connection = new ClientConnection(ws, this.staticKey, this.handlers, this.log, {
@@ -144,6 +138,20 @@ export class FakeWhatsApp {
       });
       this.connections.add(connection);
     });
+  }
+
+  /**
+   * A server restart as clients see it: every connection dropped, the port refusing connections for
+   * `downMs`, then listening again on the same port with the same keys, accounts, devices and queues.
+   */
+  async restart(downMs = 1_000): Promise<void> {
+    const { port } = this.wss.address() as AddressInfo;
+    for (const connection of this.connections) connection.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    this.wss = new WebSocketServer({ host: "127.0.0.1", port });
+    await new Promise<void>((resolve) => this.wss.once("listening", () => resolve()));
+    this.accept(this.wss);
   }
 
   static async start(options: FakeWhatsAppOptions = {}): Promise<FakeWhatsApp> {
@@ -335,10 +343,6 @@ export class FakeWhatsApp {
   }
 
   /**
-   * The phone unlinked the device (Linked devices → Log out): WhatsApp forgets it and ends its stream
-   * with `401` and `conflict type=device_removed`, which is what real WhatsApp sends.
-   */
-  /**
    * The account-wide `<presence type=… name=…>` stanzas (no `to`: what WhatsApp Web sends coming to
    * the foreground or leaving it) that the device `jid` sent, in order; chat presences are left out.
    */
@@ -348,6 +352,7 @@ export class FakeWhatsApp {
       .map(({ node }) => ({ type: node.attrs.type ?? "", name: node.attrs.name }));
   }
 
+  /** The phone unlinked the device: WhatsApp forgets it and ends its stream (`401`, `device_removed`). */
   removeDevice(jid: string): void {
     this.devices.delete(jid);
     for (const connection of this.connections) {
@@ -371,29 +376,8 @@ export class FakeWhatsApp {
     if ((await this.messaging.handle(connection, node)) || !request) return;
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
     const handler = this.iqHandlers.get(node.attrs.xmlns ?? "");
-    if (node.attrs.xmlns === "encrypt" && device) connection.send(this.encryptIq(device, node));
+    if (node.attrs.xmlns === "encrypt" && device) connection.send(encryptIq(device, node, this.log));
     else if (handler && device) connection.send(result(node, await handler(device, node)));
     else connection.send(result(node));
-  }
-
-  /** Pre-key bookkeeping: `count` (how many are left), upload (`list`), and `digest`. */
-  private encryptIq(device: LinkedDevice, node: BinaryNode): BinaryNode {
-    if (getBinaryNodeChild(node, "count")) {
-      return result(node, [{ tag: "count", attrs: { value: String(device.preKeys.size) } }]);
-    }
-    const list = getBinaryNodeChild(node, "list");
-    if (list) {
-      for (const key of getBinaryNodeChildren(list, "key")) {
-        const id = getBinaryNodeChild(key, "id")?.content;
-        const value = getBinaryNodeChild(key, "value")?.content;
-        if (id instanceof Uint8Array && value instanceof Uint8Array) {
-          device.preKeys.set(bigEndian(id), Buffer.from(value));
-        }
-      }
-      this.log(`${device.jid} uploaded pre-keys, now ${device.preKeys.size}`);
-      return result(node);
-    }
-    if (getBinaryNodeChild(node, "digest")) return result(node, [{ tag: "digest", attrs: {} }]);
-    return result(node);
   }
 }
