@@ -13,6 +13,7 @@
  * companions records its sender (by LID and number).
  */
 import type { BinaryNode } from "@whiskeysockets/baileys";
+import { userOf } from "./directory.ts";
 import { type FakeWhatsApp, type LinkedDevice, SERVER_JID } from "./server.ts";
 
 export const REACHOUT_TIMELOCKED = "463";
@@ -29,7 +30,6 @@ export interface NewChatCap {
   cycleEndsAt: Date;
 }
 
-const userOf = (jid: string | undefined) => (jid ?? "").split("@")[0]?.split(":")[0] ?? "";
 const seconds = (date: Date) => String(Math.floor(date.getTime() / 1000));
 
 export class AccountLimits {

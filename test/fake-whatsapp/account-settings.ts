@@ -6,6 +6,7 @@
  * in `<picture type=image>`, or no child to remove it). Each account by its number.
  */
 import { type BinaryNode, getBinaryNodeChild } from "@whiskeysockets/baileys";
+import { userOf } from "./directory.ts";
 import type { FakeWhatsApp, LinkedDevice } from "./server.ts";
 
 export interface BlockedEntry {
@@ -22,7 +23,7 @@ export interface AccountProfile {
   picture: Buffer | null | undefined;
 }
 
-const accountOf = (device: LinkedDevice) => device.jid.split("@")[0]?.split(":")[0] ?? "";
+const accountOf = (device: LinkedDevice) => userOf(device.jid);
 const children = (node: BinaryNode): BinaryNode[] => (Array.isArray(node.content) ? node.content : []);
 const text = (node: BinaryNode | undefined) =>
   node?.content instanceof Uint8Array ? Buffer.from(node.content).toString("utf8") : undefined;

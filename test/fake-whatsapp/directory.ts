@@ -33,6 +33,8 @@ export type Target =
 
 export const pnJid = (account: Account, device = 0) =>
   `${account.pnUser}${device ? `:${device}` : ""}@s.whatsapp.net`;
+/** The user part of any JID (`491555…:3@s.whatsapp.net` → `491555…`): an account's number or LID. */
+export const userOf = (jid: string | undefined): string => (jid ?? "").split("@")[0]?.split(":")[0] ?? "";
 export const lidJid = (account: Account, device = 0) => `${account.lidUser}${device ? `:${device}` : ""}@lid`;
 
 export class Directory {

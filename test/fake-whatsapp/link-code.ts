@@ -11,6 +11,7 @@
  * advSecret (HKDF of both shared secrets and the random bytes, `adv_secret`), and pairing ends as
  * with a QR: `pair-success` (server.ts `completePairing`).
  */
+
 import { randomBytes } from "node:crypto";
 import {
   aesDecryptCTR,
@@ -25,6 +26,7 @@ import {
   type KeyPair,
 } from "@whiskeysockets/baileys";
 import type { ClientConnection } from "./connection.ts";
+import { userOf } from "./directory.ts";
 
 const SERVER_JID = "s.whatsapp.net";
 
@@ -65,7 +67,6 @@ const result = (request: BinaryNode, content?: BinaryNode[]): BinaryNode => ({
   attrs: { id: request.attrs.id ?? "", type: "result", from: SERVER_JID },
   ...(content ? { content } : {}),
 });
-const userOf = (jid: string | undefined) => (jid ?? "").split("@")[0]?.split(":")[0] ?? "";
 
 /** The server's part: keeps each companion's hello by number and relays the two later stages. */
 export class LinkCodes<R extends PendingCompanion> {
