@@ -211,7 +211,7 @@ async function main(): Promise<void> {
     await sleep(SETTLE_MS);
     const afterBurst = await bridge.memory();
     log(
-      `burst delivered in ${(burstMs / 1000).toFixed(1)} s (sent by the fakes in ${(sentAt / 1000).toFixed(1)} s)`,
+      `burst: ${delivered} delivered in ${(burstMs / 1000).toFixed(1)} s (sent by the fakes in ${(sentAt / 1000).toFixed(1)} s)`,
     );
 
     // ── The fake WhatsApp restarts; every session must log in again (no QR). ──
