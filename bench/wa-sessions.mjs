@@ -95,7 +95,9 @@ function perSession(run) {
     reconnectAllMs: run.reconnect.allMs,
     reconnectP50Ms: run.reconnect.p50Ms,
     reconnectFirstMs: run.reconnect.firstMs,
-    reconnectPerSessionMs: run.reconnect.allMs / n,
+    // null: not every session was back within the driver's wait (`reconnected` were).
+    reconnected: run.reconnect.reconnected,
+    reconnectPerSessionMs: run.reconnect.allMs === null ? null : run.reconnect.allMs / n,
     downMs: run.downMs,
     extraQrs: run.reconnect.extraQrs,
     bridgeErrors: run.bridgeErrors,
@@ -103,8 +105,10 @@ function perSession(run) {
   };
 }
 
-const f1 = (value) => value.toFixed(1);
-const f2 = (value) => value.toFixed(2);
+const f1 = (value) => (value === null ? "n/a" : value.toFixed(1));
+const f2 = (value) => (value === null ? "n/a" : value.toFixed(2));
+/** A ratio of two figures, null when either is missing (a phase that did not finish). */
+const ratio = (a, b) => (a === null || b === null ? null : a / b);
 
 function printRow(row) {
   console.log(
@@ -114,9 +118,11 @@ function printRow(row) {
       `reconnect (live JS heap ${f2(row.heapPerSessionPairedMiB)} / ${f2(row.heapPerSessionAfterBurstMiB)} MiB)`,
   );
   console.log(
-    `      paired in ${f1(row.pairSeconds)} s; burst of ${row.burstMessages} delivered in ` +
-      `${row.burstDeliveredMs} ms (${f1(row.burstMessagesPerSecond)} msg/s); all reconnected ` +
-      `${row.reconnectAllMs} ms after the drop (port down ${row.downMs} ms; first ${row.reconnectFirstMs}, ` +
+    `      paired in ${f1(row.pairSeconds)} s; burst: ${row.burstDelivered}/${row.burstMessages} delivered ` +
+      `${row.burstDeliveredMs === null ? "by the deadline" : `in ${row.burstDeliveredMs} ms`} ` +
+      `(${f1(row.burstMessagesPerSecond)} msg/s; ${row.keepAliveTimeouts} keep-alive timeouts); ` +
+      `all reconnected ${row.reconnectAllMs ?? "n/a"} ms after the drop (${row.reconnected}/${row.sessions} ` +
+      `back; port down ${row.downMs} ms; first ${row.reconnectFirstMs}, ` +
       `p50 ${row.reconnectP50Ms}; ${f1(row.reconnectPerSessionMs)} ms per session; ` +
       `${row.offlineWaitingAtRestart} stanzas queued for redelivery)`,
   );
@@ -154,8 +160,8 @@ export async function run() {
           between: `N=${largest.sessions} / N=${smallest.sessions}`,
           rssPerSessionPaired: largest.rssPerSessionPairedMiB / smallest.rssPerSessionPairedMiB,
           rssPerSessionAfterBurst: largest.rssPerSessionAfterBurstMiB / smallest.rssPerSessionAfterBurstMiB,
-          reconnectAll: largest.reconnectAllMs / smallest.reconnectAllMs,
-          reconnectPerSession: largest.reconnectPerSessionMs / smallest.reconnectPerSessionMs,
+          reconnectAll: ratio(largest.reconnectAllMs, smallest.reconnectAllMs),
+          reconnectPerSession: ratio(largest.reconnectPerSessionMs, smallest.reconnectPerSessionMs),
         }
       : null;
   if (ratios) {
@@ -170,6 +176,7 @@ export async function run() {
     rows.every(
       (row) =>
         row.burstDeliveredMs !== null &&
+        row.reconnectAllMs !== null &&
         row.bridgeErrors === 0 &&
         row.protocolErrors === 0 &&
         row.extraQrs === 0,
