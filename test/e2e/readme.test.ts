@@ -87,7 +87,7 @@ let stack: Stack;
 let scratch: string;
 
 beforeAll(async () => {
-  stack = await startStack({ env: { SIMULATOR: "1" } });
+  stack = await startStack({ emptyDatabase: true, env: { SIMULATOR: "1" } });
   scratch = await mkdtemp(path.join(tmpdir(), "switchboard-readme-"));
   await symlink(path.join(REPO_ROOT, "docs"), path.join(scratch, "docs"));
   await mkdir(path.join(scratch, ".wrangler"));

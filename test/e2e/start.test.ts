@@ -30,7 +30,7 @@ interface User {
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack({ logLevel: null });
+  stack = await startStack({ logLevel: null, emptyDatabase: true });
 });
 
 /**
