@@ -41,6 +41,8 @@ export const issues = sqliteTable(
     priorityRank: integer("priority_rank").notNull(),
     assigneeAgentId: text("assignee_agent_id"),
     assigneeUserId: text("assignee_user_id"),
+    /** A calendar day (`YYYY-MM-DD`, no time zone): compared as text, which sorts as dates do. */
+    dueDate: text("due_date"),
     createdByUserId: text("created_by_user_id"),
     createdByAgentId: text("created_by_agent_id"),
     startedAt: integer("started_at"),
@@ -71,6 +73,7 @@ export const issues = sqliteTable(
     index("issues_assignee_user_idx").on(t.assigneeUserId),
     index("issues_parent_idx").on(t.parentId),
     index("issues_project_idx").on(t.projectId),
+    index("issues_company_due_idx").on(t.companyId, t.dueDate),
   ],
 );
 

@@ -53,6 +53,7 @@ function numberedInsert(db: Db, issue: NewIssue): Statement {
     priorityRank: ISSUE_PRIORITIES.indexOf(priority),
     assigneeAgentId: body.assigneeAgentId ?? null,
     assigneeUserId: body.assigneeUserId ?? null,
+    dueDate: body.dueDate ?? null,
     createdByUserId: author.userId,
     createdByAgentId: author.agentId,
     originRoutineId: issue.originRoutineId ?? null,

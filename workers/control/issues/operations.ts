@@ -13,6 +13,8 @@ export interface IssuePatch {
   parentId?: string | null;
   projectId?: string | null;
   goalId?: string | null;
+  /** A calendar day, YYYY-MM-DD; null clears it. */
+  dueDate?: string | null;
   labelIds?: string[];
   /** Replaces the issue's blockers. */
   blockedByIssueIds?: string[];

@@ -23,6 +23,7 @@ export function issueResource(row: IssueRow) {
     goalId: row.goalId,
     assigneeAgentId: row.assigneeAgentId,
     assigneeUserId: row.assigneeUserId,
+    dueDate: row.dueDate,
     createdByUserId: row.createdByUserId,
     createdByAgentId: row.createdByAgentId,
     startedAt,

@@ -25,6 +25,8 @@ const CommentBody = z.string().min(1).max(MAX_COMMENT).regex(/\S/, "must not be 
 /** A question or its answer: a comment's limits. */
 export const QuestionText = CommentBody;
 const LabelIds = z.array(Id).max(MAX_LABELS);
+/** A calendar day; `2026-02-30` is refused, not rolled over to March. */
+const DueDate = z.iso.date().openapi({ description: "A calendar day, YYYY-MM-DD", example: "2026-12-24" });
 const BlockerIds = z.array(Id).max(MAX_BLOCKERS);
 
 export const CreateIssueBodySchema = z
@@ -43,6 +45,7 @@ export const CreateIssueBodySchema = z
     goalId: Id.nullable().optional(),
     assigneeAgentId: Id.nullable().optional(),
     assigneeUserId: Id.nullable().optional().openapi({ description: "A board member of the company" }),
+    dueDate: DueDate.nullable().optional(),
     labelIds: LabelIds.optional(),
     blockedByIssueIds: BlockerIds.optional().openapi({
       description:
@@ -69,6 +72,9 @@ export const UpdateIssueBodySchema = z
       .openapi({ description: "The parent issue's id or identifier (ACM-12)" }),
     projectId: Id.nullable().optional(),
     goalId: Id.nullable().optional(),
+    dueDate: DueDate.nullable()
+      .optional()
+      .openapi({ description: "A calendar day, YYYY-MM-DD; null clears it" }),
     labelIds: LabelIds.optional().openapi({ description: "Replaces the issue's labels" }),
     blockedByIssueIds: BlockerIds.optional().openapi({
       description:
@@ -134,6 +140,10 @@ export const ListIssuesQuerySchema = z.object({
   assigneeUserId: Id.optional(),
   projectId: Id.optional(),
   labelId: Id.optional(),
+  dueBefore: DueDate.optional().openapi({
+    description: "Due on or before this day (issues without a due date never match)",
+  }),
+  dueAfter: DueDate.optional().openapi({ description: "Due on or after this day" }),
   parentId: Id.optional().openapi({ description: "Sub-issues of this issue (its id or identifier)" }),
   q: z.string().max(500).optional().openapi({
     description:
@@ -176,6 +186,10 @@ export const IssueSchema = z
     goalId: z.string().nullable(),
     assigneeAgentId: z.string().nullable(),
     assigneeUserId: z.string().nullable(),
+    dueDate: z
+      .string()
+      .nullable()
+      .openapi({ description: "A calendar day, YYYY-MM-DD", example: "2026-12-24" }),
     createdByUserId: z.string().nullable(),
     createdByAgentId: z.string().nullable(),
     startedAt: NullableTimestamp,

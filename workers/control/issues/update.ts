@@ -29,6 +29,7 @@ type Changes = Partial<
     | "parentId"
     | "projectId"
     | "goalId"
+    | "dueDate"
     | "startedAt"
     | "completedAt"
     | "cancelledAt"
@@ -71,6 +72,7 @@ function plannedChanges(issue: IssueRow, input: IssuePatch, now: number): Change
     parentId: input.parentId,
     projectId: input.projectId,
     goalId: input.goalId,
+    dueDate: input.dueDate,
     ...assigneeChanges(input),
   };
   const changes: Changes = {};

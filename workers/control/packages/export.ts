@@ -9,7 +9,9 @@ import {
   type IssueRow,
   issueComments,
   issueDocuments,
+  issueLabels,
   issues,
+  labels,
   type ProjectRow,
   projectGoals,
   projects,
@@ -165,6 +167,20 @@ interface TaskRefs {
   goals: SlugMap;
 }
 
+/** Each issue's label names, alphabetical (a package names labels; ids are the instance's own). */
+async function labelNamesOf(db: Db, issueIds: string[]): Promise<Map<string, string[]>> {
+  const names = new Map<string, string[]>();
+  if (issueIds.length === 0) return names;
+  const rows = await db
+    .select({ issueId: issueLabels.issueId, name: labels.name })
+    .from(issueLabels)
+    .innerJoin(labels, eq(labels.id, issueLabels.labelId))
+    .where(inArray(issueLabels.issueId, issueIds))
+    .orderBy(asc(labels.name));
+  for (const row of rows) names.set(row.issueId, [...(names.get(row.issueId) ?? []), row.name]);
+  return names;
+}
+
 async function taskModels(db: Db, rows: IssueRow[], refs: TaskRefs): Promise<PkgTask[]> {
   const ids = rows.map((row) => row.id);
   const comments = ids.length
@@ -173,6 +189,7 @@ async function taskModels(db: Db, rows: IssueRow[], refs: TaskRefs): Promise<Pkg
   const documents = ids.length
     ? await db.select().from(issueDocuments).where(inArray(issueDocuments.issueId, ids))
     : [];
+  const labelNames = await labelNamesOf(db, ids);
   return byAge(rows).map((row) => ({
     slug: refs.tasks.get(row.id) ?? "",
     identifier: row.identifier,
@@ -184,6 +201,8 @@ async function taskModels(db: Db, rows: IssueRow[], refs: TaskRefs): Promise<Pkg
     project: ref(refs.projects, row.projectId),
     goal: ref(refs.goals, row.goalId),
     assignee: ref(refs.agents, row.assigneeAgentId),
+    dueDate: row.dueDate,
+    labels: labelNames.get(row.id) ?? [],
     comments: comments
       .filter((comment) => comment.issueId === row.id)
       .map((comment) => ({ author: ref(refs.agents, comment.authorAgentId) ?? "board", body: comment.body })),

@@ -110,6 +110,9 @@ const TaskExt = z
     project: Slug.nullable().optional(),
     goal: Slug.nullable().optional(),
     assignee: Slug.nullable().optional(),
+    dueDate: z.iso.date().nullable().optional(),
+    /** Label names; the importing company's label of that name (any case), else a new one. */
+    labels: z.array(z.string().trim().min(1).max(50)).max(50).optional(),
     comments: z.array(CommentExt).optional(),
     documents: z.array(z.string().regex(SLUG, "document keys must be slugs")).optional(),
   })
@@ -227,6 +230,9 @@ export interface PkgTask {
   project: string | null;
   goal: string | null;
   assignee: string | null;
+  /** A calendar day, YYYY-MM-DD. */
+  dueDate: string | null;
+  labels: string[];
   /** author: an agent slug, or "board" for a person. */
   comments: Array<{ author: string; body: string }>;
   documents: PkgDocument[];

@@ -176,6 +176,8 @@ function taskOf(slug: string, files: Files, ext: Extension, layout: Layout): Pkg
     project: entry.project ?? null,
     goal: entry.goal ?? null,
     assignee: assignee ?? null,
+    dueDate: entry.dueDate ?? null,
+    labels: entry.labels ?? [],
     comments: entry.comments ?? [],
     documents: documentsOf(slug, files, entry.documents ?? [], layout.documents.get(slug) ?? []),
   };

@@ -64,6 +64,8 @@ const taskExtension = (task: PkgTask) => ({
   project: task.project,
   goal: task.goal,
   assignee: task.assignee,
+  ...(task.dueDate ? { dueDate: task.dueDate } : {}),
+  ...(task.labels.length > 0 ? { labels: task.labels } : {}),
   comments: task.comments,
   documents: task.documents.map((document) => document.key),
 });

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { randomBytes, toHex } from "../../auth/crypto";
 import { seal } from "../../auth/secret-box";
 import type { ActorRef } from "../../core/actor";
@@ -9,6 +10,8 @@ import {
   issueComments,
   issueDocumentRevisions,
   issueDocuments,
+  issueLabels,
+  labels,
   projectGoals,
   projects,
   projectWorkspaces,
@@ -259,6 +262,29 @@ export async function routineStatements(
   return out;
 }
 
+/**
+ * A task's labels by name: the company's label of that name (names are unique per company, any case),
+ * made first when it has none, so an import never duplicates a label the company already has.
+ */
+function taskLabelStatements(ctx: RowContext, names: string[], issueId: string, at: number): Statement[] {
+  const { db, companyId } = ctx;
+  const sameName = (name: string) =>
+    sql`${labels.companyId} = ${companyId} AND lower(${labels.name}) = lower(${name})`;
+  return [...new Set(names)].flatMap((name) => [
+    db
+      .insert(labels)
+      .select(
+        sql`SELECT ${newId()}, ${companyId}, ${name}, NULL, ${at} WHERE NOT EXISTS (SELECT 1 FROM ${labels} WHERE ${sameName(name)})`,
+      ),
+    db
+      .insert(issueLabels)
+      .select(
+        sql`SELECT ${issueId}, ${labels.id}, ${companyId} FROM ${labels} WHERE ${sameName(name)} LIMIT 1`,
+      )
+      .onConflictDoNothing(),
+  ]);
+}
+
 function taskExtras(ctx: RowContext, task: PkgTask, issueId: string, at: number): Statement[] {
   const comments = task.comments.map((comment, index) => {
     const agentId = comment.author === "board" ? null : idOf(ctx.ids.agents, comment.author);
@@ -317,6 +343,7 @@ export function taskStatements(ctx: RowContext, model: PackageModel, plan: Impor
       projectId: idOf(ctx.ids.projects, task.project),
       goalId: idOf(ctx.ids.goals, task.goal),
       assigneeAgentId: idOf(ctx.ids.agents, task.assignee),
+      dueDate: task.dueDate,
     };
     const issue = {
       id,
@@ -329,6 +356,7 @@ export function taskStatements(ctx: RowContext, model: PackageModel, plan: Impor
     return [
       ...numberedIssueStatements(ctx.db, issue),
       ...taskExtras(ctx, task, id, at),
+      ...taskLabelStatements(ctx, task.labels, id, at),
       activity(ctx, "issue.created", "issue", id, finalName(entry)),
     ];
   });

@@ -60,7 +60,7 @@ export async function packageTenant(): Promise<PackageTenant> {
   return { board, member, company, ceo, cto, engineer };
 }
 
-/** Goals, a project, issues (comments, documents, a parent) and a routine with three triggers. */
+/** Goals, a project, issues (comments, documents, labels, a due date, a parent) and a routine with three triggers. */
 export async function fillTenant(t: PackageTenant): Promise<void> {
   const h = t.board.headers;
   const cid = t.company.id;
@@ -80,8 +80,12 @@ export async function fillTenant(t: PackageTenant): Promise<void> {
     leadAgentId: t.cto.id,
     workspace: { name: "main", cwd: "/srv/site", repoUrl: "https://example.test/site.git" },
   });
+  const launch = await created("POST", `/api/companies/${cid}/labels`, h, { name: "launch" });
+  const urgent = await created("POST", `/api/companies/${cid}/labels`, h, { name: "Urgent" });
   const parent = await created("POST", `/api/companies/${cid}/issues`, h, {
     title: "Launch the site",
+    dueDate: "2026-12-24",
+    labelIds: [urgent.id, launch.id],
     description: "Everything for launch",
     projectId: project.id,
     goalId: ship.id,

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { ISSUE_STATUSES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../../db/schema";
 import { badRequest } from "../../../http/errors";
@@ -52,6 +52,8 @@ function listConditions(companyId: string, query: ListQuery): SQL[] {
   if (query.assigneeUserId) conditions.push(eq(issues.assigneeUserId, query.assigneeUserId));
   if (query.projectId) conditions.push(eq(issues.projectId, query.projectId));
   if (query.parentId) conditions.push(eq(issues.parentId, query.parentId));
+  if (query.dueBefore) conditions.push(lte(issues.dueDate, query.dueBefore));
+  if (query.dueAfter) conditions.push(gte(issues.dueDate, query.dueAfter));
   if (query.labelId)
     conditions.push(
       sql`${issues.id} IN (SELECT ${issueLabels.issueId} FROM ${issueLabels} WHERE ${issueLabels.labelId} = ${query.labelId})`,
@@ -135,7 +137,7 @@ issueListRoutes.openapi(
     summary: "List the company's issues",
     description:
       "Sorted by priority (critical, high, medium, low), then by creation time (oldest first). Filters " +
-      "combine with AND: status (comma-separated), assigneeAgentId, assigneeUserId, projectId, labelId, " +
+      "combine with AND: status (comma-separated), assigneeAgentId, assigneeUserId, projectId, labelId, dueBefore, dueAfter, " +
       "parentId (an id or identifier), and q, a prefix full-text search over title, identifier, description " +
       "and comments (every whitespace-separated term must match). The body is the page, an array (limit " +
       "defaults to 100, max 500); the header X-Total-Count says how many issues match, and X-Next-Cursor, " +
