@@ -3,8 +3,9 @@
 // each other's comment and status change within 2 s, without reloading; a page whose socket dropped
 // catches up on what changed meanwhile once it reconnects, as does one whose first socket never said
 // hello or said it after a change the page was drawn without; a run woken for no issue is followed on its
-// page by push; the board moves a card when its issue changes; and the board's columns and card titles
-// fit a 1280 px window, while a phone still gets one column under another.
+// page by push; the board moves a card when its issue changes; the board's columns and card titles
+// fit a 1280 px window, while a phone still gets one column under another; and a member's open board
+// redraws when their role is lowered and says so, controls off, when they are removed.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, clientFor } from "../support/api.ts";
@@ -345,5 +346,40 @@ describe("live dashboard pages", () => {
       expect(box.width).toBeGreaterThan(phone.board - 2);
       if (index > 0) expect(box.top).toBeGreaterThan(phone.sections[index - 1]?.top ?? 0);
     }
+  });
+
+  it("an open board redraws for a lowered role, and says so when access ends: no stale controls", async () => {
+    const person = await companyMember("leaver");
+    const members = await api.call<{ members: Array<{ userId: string; email: string }> }>(
+      "GET",
+      `/api/companies/${companyId}/members`,
+    );
+    const userId = members.body.members.find((member) => member.email === person.email)?.userId;
+    const page = await signedInPage(person);
+    await openLive(page, `/companies/${companyId}/issues`, "issue-board");
+    const create = page.getByRole("button", { name: "Create issue" });
+    expect(await create.isEnabled()).toBe(true);
+
+    // Lowered to viewer: the page reloads itself, drawn without the controls a viewer may not use.
+    const lowered = await api.call("PATCH", `/api/companies/${companyId}/members/${userId}`, {
+      role: "viewer",
+    });
+    expect(lowered.status).toBe(200);
+    await expect.poll(() => notReloaded(page), { timeout: UI_WAIT_MS }).toBe(false);
+    await page.locator('#issue-board[data-live-state="open"]').waitFor();
+    expect(await create.count()).toBe(0);
+
+    // Removed: the page says so, offers a way out, and nothing in it can be clicked.
+    const removed = await api.call("DELETE", `/api/companies/${companyId}/members/${userId}`);
+    expect(removed.status).toBe(204);
+    const notice = page.getByRole("alert");
+    await expect.poll(() => notice.textContent(), { timeout: UI_WAIT_MS }).toContain("access here has ended");
+    expect(await notice.getByRole("link", { name: "Go to your start page" }).getAttribute("href")).toBe("/");
+    const enabled = await page
+      .locator("#main button:enabled, #main input:enabled, #main select:enabled")
+      .count();
+    expect(enabled).toBe(0);
+    expect(await page.locator("#issue-board").getAttribute("data-live-state")).toBe("ended");
+    await page.context().close();
   });
 });

@@ -36,6 +36,8 @@ export interface LiveSocketHost extends Rpc.DurableObjectBranded {
 export const CREDENTIALS_CHANGED = { code: 4401, reason: "credentials changed: sign in again" } as const;
 export const MEMBERSHIP_ENDED = { code: 4403, reason: "membership ended" } as const;
 export const SHARE_ENDED = { code: 4403, reason: "share revoked" } as const;
+/** Access continues with another role: the page reloads to draw what the new role may do. */
+export const ROLE_CHANGED = { code: 4205, reason: "role changed" } as const;
 
 /** The hibernation tag naming a socket's owner (kept across hibernation, searchable by getWebSockets). */
 export const ownerTag = (owner: LiveOwner): string => `who:${owner.kind}:${owner.id}`;

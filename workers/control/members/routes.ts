@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { agentCredentialsChanged } from "../../auth/agent-key-store";
-import { cutLiveSockets, MEMBERSHIP_ENDED } from "../../auth/live-sockets";
+import { cutLiveSockets, MEMBERSHIP_ENDED, ROLE_CHANGED } from "../../auth/live-sockets";
 import { refOf } from "../../core/actor";
 import { badRequest } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
@@ -82,6 +82,9 @@ memberRoutes.openapi(
     await requireOwner(db, actor, company.id, "change members' roles");
     const target = memberOrNotFound(await findMember(db, company.id, params.userId));
     const updated = await changeRole(db, refOf(actor), company.id, target, c.req.valid("json").role);
+    // Their open pages were drawn for the old role: they reload (a viewer's lose the controls at once).
+    if (updated.role !== target.role)
+      await cutLiveSockets(c.env, { kind: "user", id: target.userId }, ROLE_CHANGED, company.id);
     return c.json(updated, 200);
   },
 );

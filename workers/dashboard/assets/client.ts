@@ -12,6 +12,11 @@
  *   (tests wait for `open`).
  * - `data-session-watch="<ws path>"`: a WebSocket to the session's events; sets `data-view` to
  *   `qr`, `connected` or `waiting`, swaps `img[data-qr]`, and fills `[data-me]` and `[data-state]`.
+ * - A live socket closed because access ended (4403: membership ended or share revoked; 4401: the
+ *   credentials changed and this browser's sign-in no longer works) stops reconnecting: the page says
+ *   so at the top, offers the way out, and every control in it is disabled, so nothing stale invites
+ *   a click that can only fail. A socket closed because the viewer's role changed (4205) reloads the
+ *   page, drawn for the new role.
  * - `button[data-copy="<id>"]`: copies that element's value or text.
  * - `form[data-confirm="<question>"]`: asks before submitting.
  */
@@ -77,6 +82,56 @@ export const DASHBOARD_JS = `(() => {
   });
 
   const DRAWN_MARGIN_MS = 2000;
+  const ACCESS_ENDED = 4403;
+  const SIGNED_OUT = 4401;
+  const ROLE_CHANGED = 4205;
+
+  /** The notice, once, and every control of the page off (the sign-out form in the header stays). */
+  function showAccessEnded(code, reason) {
+    if (document.getElementById("access-ended")) return;
+    const main = document.getElementById("main") || document.body;
+    const notice = document.createElement("div");
+    notice.id = "access-ended";
+    notice.className = "alert";
+    notice.setAttribute("role", "alert");
+    const text = document.createElement("p");
+    const link = document.createElement("a");
+    if (code === SIGNED_OUT) {
+      text.textContent = "You were signed out (" + (reason || "credentials changed") + "). This page no longer updates.";
+      link.href = "/login?next=" + encodeURIComponent(location.pathname + location.search);
+      link.textContent = "Sign in again";
+    } else {
+      text.textContent = "Your access here has ended (" + (reason || "access ended") + "). This page no longer updates and its controls are off.";
+      link.href = "/";
+      link.textContent = "Go to your start page";
+    }
+    notice.append(text, link);
+    for (const control of main.querySelectorAll("button, input, select, textarea")) control.disabled = true;
+    for (const region of main.querySelectorAll("[data-live-state]")) region.dataset.liveState = "ended";
+    main.prepend(notice);
+    link.focus();
+  }
+
+  /**
+   * True when the close means this socket must not simply come back: the page reloads, is told why, or
+   * (credentials changed: perhaps only an API key, not this browser's sign-in) reconnects through
+   * \`retry\` once the browser's own session is confirmed.
+   */
+  function endedFor(event, retry) {
+    if (event.code === ROLE_CHANGED) {
+      location.reload();
+      return true;
+    }
+    if (event.code === ACCESS_ENDED) {
+      showAccessEnded(event.code, event.reason);
+      return true;
+    }
+    if (event.code !== SIGNED_OUT) return false;
+    fetch("/api/auth/session", { credentials: "same-origin" })
+      .then((res) => (res.ok ? retry() : showAccessEnded(event.code, event.reason)))
+      .catch(() => retry());
+    return true;
+  }
 
   /** One socket for every region that names the same feed. */
   function watchLiveFeed(feed, regions) {
@@ -129,8 +184,13 @@ export const DASHBOARD_JS = `(() => {
           refresh();
         }
       });
-      socket.addEventListener("close", () => {
+      socket.addEventListener("close", (event) => {
         clearInterval(ping);
+        const retry = () => {
+          setState("closed");
+          setTimeout(connect, delay);
+        };
+        if (endedFor(event, retry)) return;
         setState("closed");
         poll = poll || setInterval(() => {
           if (!document.hidden) refreshLiveRegions(regions);
@@ -174,7 +234,8 @@ export const DASHBOARD_JS = `(() => {
           // a frame we do not understand: ignore it
         }
       });
-      socket.addEventListener("close", () => {
+      socket.addEventListener("close", (event) => {
+        if (endedFor(event, () => setTimeout(open, delay))) return;
         setTimeout(open, delay);
         delay = Math.min(delay * 2, 10000);
       });

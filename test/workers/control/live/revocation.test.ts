@@ -1,7 +1,7 @@
 // Issue 25 M-a: a live socket ends when its holder's access ends. Removing a member, revoking an agent
 // key, revoking a user's API key and signing out close the affected board and issue sockets within a
-// second, and they carry nothing of the next change; a role downgrade keeps the feed (every role reads
-// all it carries).
+// second, and they carry nothing of the next change; a role change closes them with 4205 so open pages
+// redraw for the new role (every role reads all the feed carries, so the new socket is the same feed).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Link } from "../../fake-bridge";
@@ -134,7 +134,7 @@ describe("live sockets end with access (issue 25 M-a)", () => {
     witness.socket.close(1000, "done");
   });
 
-  it("a role downgrade keeps the feed: a viewer reads everything the feed carries", async () => {
+  it("a role change closes the member's sockets (4205) so their pages redraw; as viewer they read it all", async () => {
     const { owner, company, issue, witness } = await team();
     const member = await joinAs(company, "owner");
     const board = await listen(`/api/companies/${company.id}/events`, member.headers);
@@ -143,10 +143,22 @@ describe("live sockets end with access (issue 25 M-a)", () => {
       body: { role: "viewer" },
     });
     expect(changed.status).toBe(200);
+    // The page was drawn with an owner's controls: it is told to reload for the new role.
+    await expectCut(board, 4205, /role changed/i);
+    const again = await listen(`/api/companies/${company.id}/events`, member.headers);
     await rename(owner.headers, issue.id, "Still visible to viewers");
-    await board.next((f) => f.title === "Still visible to viewers");
-    expect(board.closed).toBeNull();
-    board.socket.close(1000, "done");
+    await again.next((f) => f.title === "Still visible to viewers");
+    expect(again.closed).toBeNull();
+    // Setting the role it already has changes nothing and cuts nothing.
+    const same = await call("PATCH", `/api/companies/${company.id}/members/${member.userId}`, {
+      headers: owner.headers,
+      body: { role: "viewer" },
+    });
+    expect(same.status).toBe(200);
+    await rename(owner.headers, issue.id, "Same role, same socket");
+    await again.next((f) => f.title === "Same role, same socket");
+    expect(again.closed).toBeNull();
+    again.socket.close(1000, "done");
     witness.socket.close(1000, "done");
   });
 });
