@@ -5,6 +5,7 @@
 // webhooks, stored, and download through the API unchanged; a broadcast reaches each of three phones
 // once; a scheduled message fires on the session's alarm; send pacing shows "typing…" in the chat
 // before each message and keeps the gap between two sends, as the contact's phone sees them.
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeContact } from "../fake-whatsapp/contact.ts";
 import type { Received } from "../fake-whatsapp/device.ts";
@@ -103,6 +104,9 @@ describe("outreach on real Baileys against the fake WhatsApp", () => {
     if (!videoMessage) throw new Error("not a video message");
     expect(videoMessage).toMatchObject({ caption: "the shop floor", mimetype: "video/mp4" });
     expect((await media.decryptMedia(videoMessage, "video")).equals(video)).toBe(true);
+    // The preview the phone shows before it downloads: the bridge's (Baileys' needs ffmpeg on the PATH).
+    const preview = await sharp(videoMessage.jpegThumbnail ?? new Uint8Array()).metadata();
+    expect(preview).toMatchObject({ format: "jpeg", width: 32 });
 
     const audioId = await upload(contact.jid, "audio", mp3, "audio/mpeg", "tone.mp3");
     const audioMessage = (await arrived(contact, audioId, "the audio file")).message.audioMessage;

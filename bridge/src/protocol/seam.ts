@@ -64,6 +64,8 @@ export interface PreparedMedia {
   bytes: Uint8Array;
   mimetype: string;
   fileName?: string;
+  /** A video's preview, a small JPEG the message carries (video-thumbnail.ts). */
+  thumbnail?: Uint8Array;
 }
 
 /** What an operation answered: JSON for the edge, plus the bytes for `media.download`. */
