@@ -123,6 +123,9 @@ describe("outreach on real Baileys against the fake WhatsApp", () => {
     expect(voice.ptt).toBe(true);
     expect(voice.mimetype).toBe("audio/ogg; codecs=opus");
     expect((await media.decryptMedia(voice, "audio")).equals(opus)).toBe(true);
+    // The bars the phone draws on it: the bridge's (Baileys' needs the optional audio-decode package).
+    expect(voice.waveform).toHaveLength(64);
+    expect(Math.max(...(voice.waveform ?? []))).toBe(100);
     expect(contact.device.failures).toEqual([]);
   }, 90_000);
 

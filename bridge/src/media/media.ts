@@ -15,6 +15,7 @@ import { checkedMedia, voiceNote } from "./content-kind.ts";
 import { fetchPublic } from "./public-fetch.ts";
 import { makeSticker } from "./sticker.ts";
 import { videoThumbnail } from "./video-thumbnail.ts";
+import { voiceWaveform } from "./voice-waveform.ts";
 
 /** Where this session's uploads and downloads live on the edge. */
 export interface EdgeMedia {
@@ -141,7 +142,10 @@ export async function prepareMedia(operation: Operation, edge: EdgeMedia): Promi
     }
     case "audio": {
       const media = await fetchMedia(content.media, edge);
-      return content.ptt ? voiceNote(media) : checkedMedia("audio", media);
+      if (!content.ptt) return checkedMedia("audio", media);
+      const voice = await voiceNote(media);
+      const waveform = await voiceWaveform(voice.bytes);
+      return waveform ? { ...voice, waveform } : voice;
     }
     case "document": {
       const media = await fetchMedia(content.media, edge);

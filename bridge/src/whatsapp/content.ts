@@ -74,8 +74,12 @@ export function messageContent(content: OutgoingContent, media: PreparedMedia | 
         ? { image: bytes(media), ...common }
         : { video: bytes(media), ...common, ...thumbnail };
     }
-    case "audio":
-      return { audio: bytes(media), ptt: content.ptt, mimetype: media?.mimetype ?? UNKNOWN_MIMETYPE };
+    case "audio": {
+      const audio = { audio: bytes(media), ptt: content.ptt, mimetype: media?.mimetype ?? UNKNOWN_MIMETYPE };
+      // Baileys' types leave `waveform` out, but it sends one it is given instead of computing its own
+      // (which needs the optional audio-decode package: without it, no waveform at all).
+      return media?.waveform ? Object.assign(audio, { waveform: media.waveform }) : audio;
+    }
     case "document":
       return {
         document: bytes(media),

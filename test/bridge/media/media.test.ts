@@ -368,4 +368,17 @@ describe("media is what its content says, and voice notes play", () => {
     expect(unreadable?.mimetype).toBe("video/mp4");
     expect(unreadable?.thumbnail).toBeUndefined();
   });
+
+  it("gives a voice note the 64-bar waveform a phone draws, loudest bar 100", async () => {
+    const { fake, media } = await edge();
+    fake.media.set("s/1/tone", { bytes: await testAudio("opus"), mimetype: "audio/ogg" });
+    const voice = await prepareMedia(send({ type: "audio", ptt: true, media: upload("tone") }), media);
+    const bars = [...(voice?.waveform ?? [])];
+    expect(bars).toHaveLength(64);
+    expect(Math.max(...bars)).toBe(100);
+    // A steady tone: every stretch about as loud as the loudest (the codec's start may be quieter).
+    expect(bars.slice(4).every((bar) => bar >= 80)).toBe(true);
+    const music = await prepareMedia(send({ type: "audio", ptt: false, media: upload("tone") }), media);
+    expect(music?.waveform).toBeUndefined();
+  });
 });
