@@ -7,6 +7,7 @@
 import { createHash, randomBytes, randomInt } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import {
+  type AnyMediaMessageContent,
   aesEncryptGCM,
   type BinaryNode,
   hmacSign,
@@ -14,7 +15,7 @@ import {
   prepareWAMessageMedia,
   proto,
 } from "@whiskeysockets/baileys";
-import { FakeDevice, type Received } from "./device.ts";
+import { type ChatStateSeen, FakeDevice, type Received } from "./device.ts";
 import { type Account, type Companion, companionBundle, lidJid, pnJid } from "./directory.ts";
 import type { GroupSetting, ParticipantAction, ParticipantResult } from "./group-registry.ts";
 import type { FakeGroup } from "./messages.ts";
@@ -87,6 +88,11 @@ export class FakeContact {
     return this.device.inbox;
   }
 
+  /** The chat states (typing…) its phone was shown, in order (chat-states.ts). */
+  get chatStates(): ChatStateSeen[] {
+    return this.device.chatStates;
+  }
+
   /**
    * Sends a text to a linked device, end-to-end encrypted; resolves with the message id and Signal type
    * (`pkmsg` until the device has answered on the session, as in Signal).
@@ -104,12 +110,22 @@ export class FakeContact {
     image: Buffer,
     caption: string,
   ): Promise<{ id: string; type: string }> {
+    return this.sendMedia(companion, { image, caption });
+  }
+
+  /**
+   * Media as a phone sends it (Baileys' `prepareWAMessageMedia`: encrypted, uploaded to the media host,
+   * the message carrying its direct path and keys): `{ video, caption }`, `{ audio, ptt, mimetype }`…
+   */
+  async sendMedia(
+    companion: Companion,
+    content: AnyMediaMessageContent,
+  ): Promise<{ id: string; type: string }> {
     const media = this.server.messaging.media;
     if (!media) throw new Error("no media host: call messaging.enableMedia() first");
-    const message = await prepareWAMessageMedia(
-      { image, caption },
-      { upload: async (encFilePath) => media.store(await readFile(encFilePath)) },
-    );
+    const message = await prepareWAMessageMedia(content, {
+      upload: async (encFilePath) => media.store(await readFile(encFilePath)),
+    });
     return this.send(companion, message, "media");
   }
 

@@ -19,6 +19,15 @@ export interface Delivery {
   encs: BinaryNode[];
 }
 
+export type ChatState = "composing" | "recording" | "paused";
+
+/** A chat state (typing…) the server showed this device (chat-states.ts), and when (epoch ms). */
+export interface ChatStateSeen {
+  from: string;
+  state: ChatState;
+  at: number;
+}
+
 /** A message this device decrypted. */
 export interface Received {
   id: string;
@@ -30,6 +39,8 @@ export interface Received {
   message: proto.IMessage;
   /** The text, whether sent as `conversation` or `extendedTextMessage` (Baileys sends the latter). */
   text: string | undefined;
+  /** When the server handed it to this device (epoch ms). */
+  at: number;
 }
 
 const encType = (node: BinaryNode): "pkmsg" | "msg" | "skmsg" => {
@@ -43,6 +54,8 @@ export class FakeDevice {
   readonly inbox: Received[] = [];
   /** Stanzas it could not decrypt, as `<id>: <error>`: a test expects none. */
   readonly failures: string[] = [];
+  /** The chat states (typing, recording, paused) the server showed this device (chat-states.ts). */
+  readonly chatStates: ChatStateSeen[] = [];
 
   constructor(
     readonly id: number,
@@ -54,6 +67,7 @@ export class FakeDevice {
   async receive({ stanza, sender, encs }: Delivery): Promise<void> {
     const id = stanza.attrs.id ?? "";
     const chat = stanza.attrs.to ?? "";
+    const at = Date.now();
     try {
       const message: proto.IMessage = {};
       for (const enc of encs) {
@@ -61,7 +75,7 @@ export class FakeDevice {
         Object.assign(message, await this.decrypt(chat, sender, encType(enc), enc.content));
       }
       const text = message.conversation ?? message.extendedTextMessage?.text ?? undefined;
-      this.inbox.push({ id, chat, sender, types: encs.map(encType), message, text });
+      this.inbox.push({ id, chat, sender, types: encs.map(encType), message, text, at });
     } catch (error) {
       this.failures.push(`${id}: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -9,6 +9,7 @@
  * Subscriptions end with the companion's connection (`forget`), as on WhatsApp.
  */
 import type { BinaryNode } from "@whiskeysockets/baileys";
+import type { ChatState } from "./device.ts";
 import type { Account, Directory } from "./directory.ts";
 
 /** What presence needs from the server (server.ts is one). */
@@ -25,7 +26,7 @@ export interface Subscription {
   account: Account;
 }
 
-export type ChatState = "composing" | "recording" | "paused";
+export type { ChatState } from "./device.ts";
 
 type Availability = { type: "available" } | { type: "unavailable"; last: number | "deny" };
 

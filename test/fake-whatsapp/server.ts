@@ -9,6 +9,7 @@ import { type BinaryNode, Curve, getBinaryNodeChild, type proto } from "@whiskey
 import { WebSocketServer } from "ws";
 import { FakeAppState } from "./app-state.ts";
 import { FakeCalls } from "./calls.ts";
+import { ChatStateRelay } from "./chat-states.ts";
 import { ClientConnection } from "./connection.ts";
 import { LinkCodes } from "./link-code.ts";
 import { Messaging } from "./messages.ts";
@@ -107,6 +108,7 @@ export class FakeWhatsApp {
   readonly privacy = new FakePrivacy();
   readonly calls: FakeCalls;
   readonly presence: FakePresence;
+  readonly chatStates: ChatStateRelay;
   readonly appState: FakeAppState;
 
   private constructor(
@@ -122,6 +124,7 @@ export class FakeWhatsApp {
     });
     this.calls = new FakeCalls({ deliver: (jid, node) => this.deliver(jid, node), log: this.log });
     this.presence = new FakePresence(this, this.messaging.directory, this.log);
+    this.chatStates = new ChatStateRelay(this.messaging.directory, (jid) => this.devices.get(jid), this.log);
     this.iqHandlers.set("privacy", (device, iq) => this.privacy.answer(device.jid, iq));
     this.appState = new FakeAppState(this);
     this.iqHandlers.set("w:sync:app:state", (device, iq) => this.appState.answer(device, iq));
@@ -373,6 +376,7 @@ export class FakeWhatsApp {
     if (connection.jid) this.offline.acknowledged(connection.jid, node);
     if (this.linkCodes.handle(connection, node)) return;
     if (this.calls.handle(connection, node) || this.presence.handle(connection, node)) return;
+    if (this.chatStates.handle(connection, node)) return;
     if ((await this.messaging.handle(connection, node)) || !request) return;
     const device = connection.jid ? this.devices.get(connection.jid) : undefined;
     const handler = this.iqHandlers.get(node.attrs.xmlns ?? "");

@@ -14,6 +14,8 @@ import { errorMessage } from "../shared/log.ts";
 import { checkedMedia, voiceNote } from "./content-kind.ts";
 import { fetchPublic } from "./public-fetch.ts";
 import { makeSticker } from "./sticker.ts";
+import { videoThumbnail } from "./video-thumbnail.ts";
+import { voiceWaveform } from "./voice-waveform.ts";
 
 /** Where this session's uploads and downloads live on the edge. */
 export interface EdgeMedia {
@@ -132,11 +134,18 @@ export async function prepareMedia(operation: Operation, edge: EdgeMedia): Promi
   const content = operation.content;
   switch (content.type) {
     case "image":
-    case "video":
-      return checkedMedia(content.type, await fetchMedia(content.media, edge));
+      return checkedMedia("image", await fetchMedia(content.media, edge));
+    case "video": {
+      const video = checkedMedia("video", await fetchMedia(content.media, edge));
+      const thumbnail = await videoThumbnail(video.bytes);
+      return thumbnail ? { ...video, thumbnail } : video;
+    }
     case "audio": {
       const media = await fetchMedia(content.media, edge);
-      return content.ptt ? voiceNote(media) : checkedMedia("audio", media);
+      if (!content.ptt) return checkedMedia("audio", media);
+      const voice = await voiceNote(media);
+      const waveform = await voiceWaveform(voice.bytes);
+      return waveform ? { ...voice, waveform } : voice;
     }
     case "document": {
       const media = await fetchMedia(content.media, edge);

@@ -64,6 +64,10 @@ export interface PreparedMedia {
   bytes: Uint8Array;
   mimetype: string;
   fileName?: string;
+  /** A video's preview, a small JPEG the message carries (video-thumbnail.ts). */
+  thumbnail?: Uint8Array;
+  /** A voice note's 64 bars, 0–100 (voice-waveform.ts). */
+  waveform?: Uint8Array;
 }
 
 /** What an operation answered: JSON for the edge, plus the bytes for `media.download`. */

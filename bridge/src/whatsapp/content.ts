@@ -66,12 +66,20 @@ export function messageContent(content: OutgoingContent, media: PreparedMedia | 
         ...(content.caption ? { caption: content.caption } : {}),
         ...(content.mentions ? { mentions: content.mentions } : {}),
       };
+      // Given, Baileys does not try its own (ffmpeg from the PATH, usually absent: no preview at all).
+      const thumbnail = media?.thumbnail
+        ? { jpegThumbnail: Buffer.from(media.thumbnail).toString("base64") }
+        : {};
       return content.type === "image"
         ? { image: bytes(media), ...common }
-        : { video: bytes(media), ...common };
+        : { video: bytes(media), ...common, ...thumbnail };
     }
-    case "audio":
-      return { audio: bytes(media), ptt: content.ptt, mimetype: media?.mimetype ?? UNKNOWN_MIMETYPE };
+    case "audio": {
+      const audio = { audio: bytes(media), ptt: content.ptt, mimetype: media?.mimetype ?? UNKNOWN_MIMETYPE };
+      // Baileys' types leave `waveform` out, but it sends one it is given instead of computing its own
+      // (which needs the optional audio-decode package: without it, no waveform at all).
+      return media?.waveform ? Object.assign(audio, { waveform: media.waveform }) : audio;
+    }
     case "document":
       return {
         document: bytes(media),

@@ -43,17 +43,22 @@ export async function sendMessage(
   const already = request.messageId ? alreadySent(ctx.sql, request.messageId) : null;
   if (already) return { ok: true, data: toMessageResource(already, (await ctx.config()).slug) };
   const paced = await paceSend(ctx, request.to);
-  if (paced) return paced;
-  const result = await ctx.wa({
-    op: "send",
-    to: request.to,
-    messageId: request.messageId ?? newMessageId(),
-    content: request.content,
-    ...(quoted ? { quoted: refOf(quoted) } : {}),
-    ...(request.statusJidList ? { statusJidList: request.statusJidList } : {}),
-    ...(request.backgroundColor ? { backgroundColor: request.backgroundColor } : {}),
-    ...(request.font !== undefined ? { font: request.font } : {}),
-  });
+  if (!paced.ok) return paced;
+  let result: Awaited<ReturnType<SessionContext["wa"]>>;
+  try {
+    result = await ctx.wa({
+      op: "send",
+      to: request.to,
+      messageId: request.messageId ?? newMessageId(),
+      content: request.content,
+      ...(quoted ? { quoted: refOf(quoted) } : {}),
+      ...(request.statusJidList ? { statusJidList: request.statusJidList } : {}),
+      ...(request.backgroundColor ? { backgroundColor: request.backgroundColor } : {}),
+      ...(request.font !== undefined ? { font: request.font } : {}),
+    });
+  } finally {
+    paced.data();
+  }
   if (!result.ok) return result;
   const upload = uploadRefOf(request.content);
   if (upload) deleteMedia(ctx.sql, upload);

@@ -351,4 +351,34 @@ describe("media is what its content says, and voice notes play", () => {
     const music = await prepareMedia(send({ type: "audio", ptt: false, media: upload("mp3-as-wav") }), media);
     expect(music?.mimetype).toBe("audio/mpeg");
   });
+
+  it("gives a video a JPEG preview of its first frame, and sends one ffmpeg cannot read without", async () => {
+    const { fake, media } = await edge();
+    const video = await testVideo();
+    fake.media.set("s/1/clip", { bytes: video, mimetype: "video/mp4" });
+    const prepared = await prepareMedia(send({ type: "video", media: upload("clip") }), media);
+    expect(Buffer.from(prepared?.bytes ?? []).equals(video)).toBe(true);
+    const preview = await sharp(prepared?.thumbnail ?? new Uint8Array()).metadata();
+    expect(preview).toMatchObject({ format: "jpeg", width: 32, height: 24 });
+
+    // An MP4 header on bytes that are no video: sniffed as video, no frame to show.
+    const broken = Buffer.concat([video.subarray(0, 32), Buffer.alloc(64)]);
+    fake.media.set("s/1/broken", { bytes: broken, mimetype: "video/mp4" });
+    const unreadable = await prepareMedia(send({ type: "video", media: upload("broken") }), media);
+    expect(unreadable?.mimetype).toBe("video/mp4");
+    expect(unreadable?.thumbnail).toBeUndefined();
+  });
+
+  it("gives a voice note the 64-bar waveform a phone draws, loudest bar 100", async () => {
+    const { fake, media } = await edge();
+    fake.media.set("s/1/tone", { bytes: await testAudio("opus"), mimetype: "audio/ogg" });
+    const voice = await prepareMedia(send({ type: "audio", ptt: true, media: upload("tone") }), media);
+    const bars = [...(voice?.waveform ?? [])];
+    expect(bars).toHaveLength(64);
+    expect(Math.max(...bars)).toBe(100);
+    // A steady tone: every stretch about as loud as the loudest (the codec's start may be quieter).
+    expect(bars.slice(4).every((bar) => bar >= 80)).toBe(true);
+    const music = await prepareMedia(send({ type: "audio", ptt: false, media: upload("tone") }), media);
+    expect(music?.waveform).toBeUndefined();
+  });
 });

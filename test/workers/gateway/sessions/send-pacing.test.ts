@@ -83,4 +83,28 @@ describe("send pacing", () => {
     const [sendA, sendB] = waOps(session.link, "send").map((f) => arrivals.get(f.id) ?? 0);
     expect((sendB ?? 0) - (sendA ?? 0)).toBeGreaterThanOrEqual(950);
   });
+
+  it("the gap counts from when the previous send was done, not from when it started", async () => {
+    const session = await connectedSession("paced-slow", ME);
+    expect((await settings(session, { sendGapMs: 1_000 })).status).toBe(200);
+    // The first send takes a while on the bridge (a new chat: device lists and keys first).
+    const arrivals = new Map<unknown, number>();
+    const answered = new Map<unknown, number>();
+    const timer = setInterval(() => {
+      for (const frame of waOps(session.link, "send")) {
+        if (arrivals.has(frame.id)) continue;
+        arrivals.set(frame.id, Date.now());
+        const delay = arrivals.size === 1 ? 600 : 0;
+        setTimeout(() => {
+          answered.set(frame.id, Date.now());
+          answerSend(session.link, frame, ME);
+        }, delay);
+      }
+    }, 5);
+    const [first, second] = await Promise.all([send(session, "slow"), send(session, "next")]);
+    clearInterval(timer);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const [sendA, sendB] = waOps(session.link, "send").map((f) => f.id);
+    expect((arrivals.get(sendB) ?? 0) - (answered.get(sendA) ?? 0)).toBeGreaterThanOrEqual(950);
+  });
 });
