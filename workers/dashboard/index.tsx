@@ -25,6 +25,7 @@ import { invitePage } from "./invites/page";
 import { issueBoardPage } from "./issues/board-page";
 import { issueModelPages } from "./issues/model-pages";
 import { issuePage } from "./issues/page";
+import { quickEditPage } from "./issues/quick-edit";
 import { memberPages } from "./members/pages";
 import { packagePages } from "./packages/pages";
 import { projectPages } from "./projects/pages";
@@ -194,6 +195,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", issueBoardPage);
   dashboard.route("/", issuePage);
   dashboard.route("/", issueModelPages);
+  dashboard.route("/", quickEditPage);
   dashboard.route("/", approvalPages);
   dashboard.route("/", costPage);
   dashboard.route("/", routinePages);

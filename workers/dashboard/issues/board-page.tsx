@@ -31,9 +31,18 @@ import {
   TextAreaField,
 } from "../ui/components";
 import type { DashboardEnv } from "../ui/env";
+import type { Member } from "../ui/member-shared";
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "../ui/member-shared";
 import { failureStatus, redirectWithFlash, render } from "../ui/render";
-import { CancelButton, isCancellable } from "./model-views";
+import {
+  type BoardIssue,
+  type BoardNames,
+  IssueCard,
+  type QuickEditChoices,
+  statusLabel,
+  todayUtc,
+} from "./board-card";
+import { type Filter, FilterForm, filterOf, issuesQuery } from "./board-filters";
 
 export type Issue = z.infer<typeof IssueSchema>;
 type CreatedIssue = z.infer<typeof IssueWithLabelsSchema>;
@@ -42,11 +51,9 @@ type BoardContext = Context<DashboardEnv>;
 
 export const issueBoardPage = new Hono<DashboardEnv>();
 
-/** The API's page size cap: the board shows up to this many issues for the current filter. */
-const BOARD_LIMIT = 500;
-const FILTERS = ["q", "status", "assigneeAgentId", "projectId"] as const;
-type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
-const ISSUE_FIELDS = ["title", "description", "priority", "assigneeAgentId", "projectId"] as const;
+const ISSUE_FIELDS = ["title", "description", "priority", "assigneeAgentId", "projectId", "dueDate"] as const;
+/** Cards drawn per column; the rest are a link to that column alone (a board of thousands stays quick). */
+const COLUMN_LIMIT = 50;
 
 /** Agents work can be given to; the API still decides (a pending hire answers 422 next to the field). */
 export const assignableAgents = (agents: readonly Agent[]) =>
@@ -62,130 +69,67 @@ export const projectOptions = (projects: readonly Project[], none: string): Opti
   ...projects.map((project) => ({ value: project.id, label: project.name })),
 ];
 
+/** Agents and people in one list, as `agent:<id>` / `user:<id>` (one assignee at a time). */
+const assigneeOptions = (agents: readonly Agent[], members: readonly Member[], none: string): Option[] => [
+  { value: "", label: none },
+  ...assignableAgents(agents).map((agent) => ({
+    value: `agent:${agent.id}`,
+    label: `${agent.name} (agent)`,
+  })),
+  ...members.map((member) => ({ value: `user:${member.userId}`, label: member.name })),
+];
+
 export function loadProjects(c: BoardContext, companyId: string): Promise<Project[]> {
   return c.var.api.get<Project[]>(`${apiCompanyPath(companyId)}/projects`);
 }
 
-/** A GET form's control: ids prefixed so they never clash with the New issue form's fields. */
-function FilterSelect(props: {
-  name: keyof Filter;
-  label: string;
-  value: string | undefined;
-  options: Option[];
-}) {
-  const id = `filter-${props.name}`;
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      <select id={id} name={props.name}>
-        {props.options.map((option) => (
-          <option value={option.value} selected={option.value === (props.value ?? "")}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
-function FilterForm(props: { company: Company; filter: Filter; agents: Agent[]; projects: Project[] }) {
-  const { filter } = props;
-  return (
-    <form
-      method="get"
-      action={`/companies/${props.company.id}/issues`}
-      class="row"
-      aria-label="Filter issues"
-    >
-      <div class="field">
-        <label for="filter-q">Search</label>
-        <input id="filter-q" name="q" type="search" value={filter.q ?? ""} />
-      </div>
-      <FilterSelect
-        name="status"
-        label="Status"
-        value={filter.status}
-        options={[
-          { value: "", label: "Any status" },
-          ...ISSUE_STATUSES.map((status) => ({ value: status, label: status.replace(/_/g, " ") })),
-        ]}
-      />
-      <FilterSelect
-        name="assigneeAgentId"
-        label="Assignee"
-        value={filter.assigneeAgentId}
-        options={[
-          { value: "", label: "Anyone" },
-          ...props.agents.map((a) => ({ value: a.id, label: a.name })),
-        ]}
-      />
-      <FilterSelect
-        name="projectId"
-        label="Project"
-        value={filter.projectId}
-        options={projectOptions(props.projects, "Any project")}
-      />
-      <div>
-        <button type="submit">Filter</button>
-      </div>
-    </form>
-  );
-}
-
-/** `csrf` only for people who may change issues: they get a Cancel button on open cards. */
-function IssueCard({
-  issue,
-  names,
-  csrf,
-}: {
-  issue: Issue;
-  names: ReadonlyMap<string, string>;
-  csrf?: string;
-}) {
-  const assignee = issue.assigneeAgentId ? (names.get(issue.assigneeAgentId) ?? "An agent") : null;
-  return (
-    <article class="card">
-      <p class="muted">{issue.identifier}</p>
-      <a href={`/issues/${issue.id}`}>{issue.title}</a>
-      <p>
-        <PriorityBadge priority={issue.priority} />{" "}
-        <span class="muted">{assignee ?? (issue.assigneeUserId ? "A board member" : "Unassigned")}</span>
-      </p>
-      {csrf && isCancellable(issue.status) && <CancelButton issue={issue} csrf={csrf} back="board" />}
-    </article>
-  );
-}
-
 /**
- * One column per status, in the API's order; a live region fed by the company's feed, so its only forms
- * are one-button Cancel forms (nothing typed is lost when it refreshes). It scrolls sideways when the
- * columns do not fit.
+ * One column per status, in the API's order, each drawing its first COLUMN_LIMIT cards; a live region
+ * fed by the company's feed. People who may change issues drag cards between columns (or, with the
+ * keyboard, Alt+Arrow keys on a focused card) and edit them from the card's Edit menu; a refused move
+ * is explained on the card, which stays where it was.
  */
 function Board(props: {
   companyId: string;
-  issues: Issue[];
-  names: ReadonlyMap<string, string>;
-  csrf?: string;
+  issues: BoardIssue[];
+  names: BoardNames;
+  filter: Filter;
+  choices?: QuickEditChoices;
 }) {
   const { issues, names } = props;
+  const today = todayUtc();
   return (
     <LiveRegion id="issue-board" feed={`${apiCompanyPath(props.companyId)}/events`} class="board">
       {ISSUE_STATUSES.map((status) => {
         const column = issues.filter((issue) => issue.status === status);
+        const more = column.length - COLUMN_LIMIT;
+        const only = new URLSearchParams({ ...cleanFilter(props.filter), status });
         return (
-          <section aria-labelledby={`column-${status}`}>
+          <section aria-labelledby={`column-${status}`} data-column={status}>
             <h2 id={`column-${status}`}>
-              {status.replace(/_/g, " ")} <span class="muted">({column.length})</span>
+              {statusLabel(status)} <span class="muted">({column.length})</span>
             </h2>
-            {column.map((issue) => (
-              <IssueCard issue={issue} names={names} csrf={props.csrf} />
+            {column.slice(0, COLUMN_LIMIT).map((issue) => (
+              <IssueCard issue={issue} names={names} today={today} choices={props.choices} />
             ))}
+            {more > 0 && !props.filter.status && (
+              <a class="more" href={`/companies/${props.companyId}/issues?${only}`}>
+                {more} more in {statusLabel(status)}
+              </a>
+            )}
           </section>
         );
       })}
     </LiveRegion>
   );
 }
+
+const cleanFilter = (filter: Filter): Record<string, string> =>
+  Object.fromEntries(Object.entries(filter).filter((entry): entry is [string, string] => Boolean(entry[1])));
+
+const KEYBOARD_HELP =
+  "Keyboard: Tab to a card; Alt+Right Arrow or Alt+Left Arrow moves it to the next or previous column; " +
+  "Enter on its title opens it; its Edit menu changes status, assignee, priority, labels and due date.";
 
 function NewIssueForm(props: {
   company: Company;
@@ -217,6 +161,7 @@ function NewIssueForm(props: {
         label="Project"
         options={projectOptions(props.projects, "No project")}
       />
+      <Field form={form} name="dueDate" label="Due date" type="date" />
       <div>
         <button type="submit">Create issue</button>
       </div>
@@ -224,31 +169,51 @@ function NewIssueForm(props: {
   );
 }
 
-function issuesQuery(filter: Filter): string {
-  const params = new URLSearchParams({ limit: String(BOARD_LIMIT) });
-  for (const name of FILTERS) {
-    const value = filter[name]?.trim();
-    if (value) params.set(name, value);
-  }
-  return params.toString();
+interface BoardOptions {
+  form?: FormState;
+  status?: ContentfulStatusCode;
+  /** A refusal to show above the board (a quick edit sent without script). */
+  alert?: string;
 }
 
-async function showBoard(
+type Label = { id: string; name: string };
+
+/** Everything the board names or offers, read in parallel. */
+async function boardData(c: BoardContext, companyId: string, filter: Filter) {
+  const base = apiCompanyPath(companyId);
+  const [listed, agents, projects, role, members, labels] = await Promise.all([
+    c.var.api.read<BoardIssue[]>(`${base}/issues?${issuesQuery(filter)}`),
+    loadAgents(c, companyId),
+    loadProjects(c, companyId),
+    loadMyRole(c, companyId),
+    c.var.api.get<{ members: Member[] }>(`${base}/members`),
+    c.var.api.get<Label[]>(`${base}/labels`),
+  ]);
+  const names: BoardNames = {
+    agents: agentNamesOf(agents),
+    people: new Map(members.members.map((member) => [member.userId, member.name])),
+    labels: new Map(labels.map((label) => [label.id, label.name])),
+  };
+  return { listed, agents, projects, role, members: members.members, labels, names };
+}
+
+export async function showBoard(
   c: BoardContext,
   companyId: string,
   filter: Filter,
-  form: FormState,
-  status?: ContentfulStatusCode,
+  options: BoardOptions = {},
 ) {
   const company = await loadCompany(c, companyId);
-  const base = apiCompanyPath(company.id);
-  const [listed, agents, projects, role] = await Promise.all([
-    c.var.api.read<Issue[]>(`${base}/issues?${issuesQuery(filter)}`),
-    loadAgents(c, company.id),
-    loadProjects(c, company.id),
-    loadMyRole(c, company.id),
-  ]);
-  const names = agentNamesOf(agents);
+  const data = await boardData(c, company.id, filter);
+  const { listed, agents, projects, role } = data;
+  const editable = mayChange(role);
+  const choices: QuickEditChoices | undefined = editable
+    ? {
+        csrf: c.var.csrf,
+        assignees: assigneeOptions(agents, data.members, "Unassigned"),
+        labels: data.labels,
+      }
+    : undefined;
   return render(
     c,
     {
@@ -257,21 +222,33 @@ async function showBoard(
       company: companyNav(company, "issues"),
       children: (
         <>
-          <FilterForm company={company} filter={filter} agents={agents} projects={projects} />
+          <FilterForm
+            company={company}
+            filter={filter}
+            assignees={assigneeOptions(agents, data.members, "Anyone")}
+            projects={projectOptions(projects, "Any project")}
+            labels={[
+              { value: "", label: "Any label" },
+              ...data.labels.map((l) => ({ value: l.id, label: l.name })),
+            ]}
+          />
+          <ActionAlert message={options.alert} />
           {listed.ok ? (
             <>
               {listed.data.length === 0 && <EmptyState>No issues match.</EmptyState>}
               <Board
                 companyId={company.id}
                 issues={listed.data}
-                names={names}
-                csrf={mayChange(role) ? c.var.csrf : undefined}
+                names={data.names}
+                filter={filter}
+                choices={choices}
               />
+              {editable && <p class="muted keyboard-help">{KEYBOARD_HELP}</p>}
             </>
           ) : (
             <ActionAlert message={listed.error} />
           )}
-          {mayChange(role) ? (
+          {editable ? (
             <section class="panel" aria-labelledby="issues-new">
               <h2 id="issues-new">New issue</h2>
               <NewIssueForm
@@ -279,7 +256,7 @@ async function showBoard(
                 agents={agents}
                 projects={projects}
                 csrf={c.var.csrf}
-                form={form}
+                form={options.form ?? blankForm({ priority: "medium" })}
               />
             </section>
           ) : (
@@ -288,15 +265,17 @@ async function showBoard(
         </>
       ),
     },
-    status ?? (listed.ok ? 200 : failureStatus(listed)),
+    options.status ?? (listed.ok ? 200 : failureStatus(listed)),
   );
 }
 
-issueBoardPage.get("/companies/:companyId/issues", (c) => {
-  const filter: Filter = {};
-  for (const name of FILTERS) filter[name] = c.req.query(name);
-  return showBoard(c, c.req.param("companyId"), filter, blankForm({ priority: "medium" }));
-});
+issueBoardPage.get("/companies/:companyId/issues", (c) =>
+  showBoard(
+    c,
+    c.req.param("companyId"),
+    filterOf((name) => c.req.query(name)),
+  ),
+);
 
 issueBoardPage.post("/companies/:companyId/issues", async (c) => {
   const companyId = c.req.param("companyId");
@@ -307,8 +286,17 @@ issueBoardPage.post("/companies/:companyId/issues", async (c) => {
     priority: optionalText(values.priority),
     assigneeAgentId: idOrNull(values.assigneeAgentId),
     projectId: idOrNull(values.projectId),
+    dueDate: idOrNull(values.dueDate),
   });
   if (!result.ok)
-    return showBoard(c, companyId, {}, failedForm(values, result, ISSUE_FIELDS), failureStatus(result));
+    return showBoard(
+      c,
+      companyId,
+      {},
+      {
+        form: failedForm(values, result, ISSUE_FIELDS),
+        status: failureStatus(result),
+      },
+    );
   return redirectWithFlash(c, `/issues/${result.data.id}`, `Issue ${result.data.identifier} created`);
 });

@@ -64,7 +64,17 @@ const hintIdOf = (props: FieldProps) => (props.hint ? `${fieldId(props.name)}-hi
 
 export function Field(
   props: FieldProps & {
-    type?: "text" | "email" | "password" | "url" | "number" | "tel" | "datetime-local" | "search" | "file";
+    type?:
+      | "text"
+      | "email"
+      | "password"
+      | "url"
+      | "number"
+      | "tel"
+      | "datetime-local"
+      | "date"
+      | "search"
+      | "file";
     autocomplete?: string;
     placeholder?: string;
     min?: string;

@@ -75,6 +75,22 @@ main:has(.board) { max-width: 1600px; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: .5rem .6rem;
   margin-bottom: .5rem; }
 .card a { font-weight: 600; }
+.card[draggable="true"] { cursor: grab; }
+.card:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.card.dragging { opacity: .5; }
+.board section.drop-target { outline: 2px dashed var(--accent); outline-offset: -2px; }
+.chips { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; padding: 0; margin: .25rem 0; }
+.chip { font-size: .75rem; padding: 0 .45rem; border-radius: 999px; background: #dde3ea; color: var(--text); }
+.avatar { display: inline-grid; place-items: center; width: 1.5rem; height: 1.5rem; border-radius: 50%;
+  background: #3a4a5c; color: #fff; font-size: .7rem; font-weight: 700; vertical-align: middle; }
+.due { display: block; font-size: .8rem; color: var(--muted); }
+.due.overdue { color: var(--danger); font-weight: 600; }
+.card-menu summary { cursor: pointer; font-size: .85rem; color: var(--accent); margin-top: .25rem; }
+.card-menu .quick-edit { display: grid; gap: .35rem; margin: .4rem 0; }
+.card-menu .quick-edit .field { margin: 0; }
+.card-menu fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding: .25rem .5rem; }
+.card-menu label.check { display: block; font-weight: 400; }
+.board .more { display: block; font-size: .85rem; padding: .25rem; }
 .tree, .tree ul { list-style: none; padding-left: 1.25rem; margin: 0; }
 .tree { padding-left: 0; }
 .tree li { margin: .35rem 0; }
