@@ -9,6 +9,7 @@ import {
   BOT_SWITCHES,
   JID_LISTS,
   LIFECYCLE_ACTIONS,
+  PACING,
   SETTINGS,
   showSessionDetail,
 } from "./session-detail-view";
@@ -175,7 +176,11 @@ sessionPages.post("/sessions/:id/delete", async (c) => {
 
 sessionPages.post("/sessions/:id/settings", async (c) => {
   const id = c.req.param("id");
-  const config = Object.fromEntries(SETTINGS.map(({ name }) => [name, checkboxValue(c.var.form[name])]));
+  const config = {
+    ...Object.fromEntries(SETTINGS.map(({ name }) => [name, checkboxValue(c.var.form[name])])),
+    // An emptied field means off, as 0 does.
+    ...Object.fromEntries(PACING.map(({ name }) => [name, numberValue(fieldOf(c.var.form, name) || "0")])),
+  };
   const result = await c.var.api.send("PATCH", `${sessionApi(id)}/settings`, { config });
   if (!result.ok) {
     const errors = renameErrors(result.fields, (path) => path.replace(/^config\./, ""));
