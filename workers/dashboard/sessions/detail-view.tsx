@@ -126,10 +126,27 @@ export const SETTINGS = [
   { name: "alwaysOnline", label: "Always appear online" },
 ] as const satisfies ReadonlyArray<{ name: keyof Settings; label: string }>;
 
+/** Send pacing (messages/pacing.ts), in milliseconds within the API's bounds; 0 turns each off. */
+export const PACING = [
+  {
+    name: "sendGapMs",
+    label: "Minimum gap between sends (ms)",
+    hint: "0 to 60000. Every send (API, bot, scheduler, line) waits its turn; one that would wait over a minute is refused. 0: no pacing.",
+  },
+  {
+    name: "typingMs",
+    label: "Typing before each send (ms)",
+    hint: "0 to 10000. The chat shows “typing…” this long before each message. 0: off.",
+  },
+] as const satisfies ReadonlyArray<{ name: keyof Settings; label: string; hint: string }>;
+
 const checkedIf = (value: boolean | undefined) => (value ? "on" : "");
 
 function settingsForm(settings: Settings): FormState {
-  return blankForm(Object.fromEntries(SETTINGS.map(({ name }) => [name, checkedIf(settings[name])])));
+  return blankForm({
+    ...Object.fromEntries(SETTINGS.map(({ name }) => [name, checkedIf(settings[name])])),
+    ...Object.fromEntries(PACING.map(({ name }) => [name, String(settings[name] ?? 0)])),
+  });
 }
 
 function SettingsForm({ slug, csrf, form }: { slug: string; csrf: string; form: FormState }) {
@@ -137,6 +154,9 @@ function SettingsForm({ slug, csrf, form }: { slug: string; csrf: string; form: 
     <Form action={`${sessionPath(slug)}/settings`} csrf={csrf} form={form}>
       {SETTINGS.map(({ name, label }) => (
         <CheckboxField form={form} name={name} label={label} />
+      ))}
+      {PACING.map(({ name, label, hint }) => (
+        <Field form={form} name={name} label={label} hint={hint} type="number" min="0" step="1" />
       ))}
       <div>
         <button type="submit">Save settings</button>

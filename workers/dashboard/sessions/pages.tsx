@@ -15,7 +15,14 @@ import {
 } from "../ui/components";
 import type { DashboardEnv, FormFields } from "../ui/env";
 import { failureStatus, redirectWithFlash, render } from "../ui/render";
-import { BOT_SWITCHES, JID_LISTS, LIFECYCLE_ACTIONS, SETTINGS, showSessionDetail } from "./detail-view";
+import {
+  BOT_SWITCHES,
+  JID_LISTS,
+  LIFECYCLE_ACTIONS,
+  PACING,
+  SETTINGS,
+  showSessionDetail,
+} from "./detail-view";
 import { checkboxValue, fieldOf, pageStatus, phoneOf, renameErrors, sessionApi, sessionPath } from "./shared";
 
 type Session = z.infer<typeof SessionSchema>;
@@ -169,7 +176,11 @@ sessionPages.post("/sessions/:id/delete", async (c) => {
 
 sessionPages.post("/sessions/:id/settings", async (c) => {
   const id = c.req.param("id");
-  const config = Object.fromEntries(SETTINGS.map(({ name }) => [name, checkboxValue(c.var.form[name])]));
+  const config = {
+    ...Object.fromEntries(SETTINGS.map(({ name }) => [name, checkboxValue(c.var.form[name])])),
+    // An emptied field means off, as 0 does.
+    ...Object.fromEntries(PACING.map(({ name }) => [name, numberValue(fieldOf(c.var.form, name) || "0")])),
+  };
   const result = await c.var.api.send("PATCH", `${sessionApi(id)}/settings`, { config });
   if (!result.ok) {
     const errors = renameErrors(result.fields, (path) => path.replace(/^config\./, ""));
