@@ -12,7 +12,7 @@ import {
   TextAreaField,
 } from "../ui/components";
 
-/** The parts of the import/export page (package-pages.tsx). */
+/** The parts of the import/export page (pages.tsx). */
 
 export interface ImportPreview {
   plan: ImportPlan;
