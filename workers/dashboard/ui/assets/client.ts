@@ -43,7 +43,17 @@ export const DASHBOARD_JS = `(() => {
     return false;
   }
 
-  const isBusy = (region) => region.contains(document.activeElement) || holdsUnsent(region);
+  /**
+   * Someone is at work in the region: typing, choosing, or inside an open menu. A focused card or link
+   * is not work in progress: the region refreshes and the same element (by id) gets focus back.
+   */
+  function isBusy(region) {
+    const active = document.activeElement;
+    const working =
+      region.contains(active) &&
+      (active.matches("input, select, textarea, button, summary") || Boolean(active.closest("details[open]")));
+    return working || holdsUnsent(region);
+  }
 
   function refreshLiveRegions(regions) {
     fetch(location.href, { headers: { "X-Dashboard-Live": "1" }, credentials: "same-origin" })
@@ -62,7 +72,10 @@ export const DASHBOARD_JS = `(() => {
             continue;
           }
           delete region.dataset.liveStale;
+          const focusedId = region.contains(document.activeElement) ? document.activeElement.id : "";
           region.innerHTML = next.innerHTML;
+          const again = focusedId && document.getElementById(focusedId);
+          if (again) again.focus();
         }
       })
       .catch(() => undefined);

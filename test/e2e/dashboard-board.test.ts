@@ -1,0 +1,167 @@
+// The board a team works on (issue 30), in a real browser (Debian's Chromium through playwright-core)
+// against the real stack: a member drags a card to another column and the API has it; a move the
+// transition table forbids (todo → in progress, which only checkout makes) is refused with the reason
+// on the card, which stays; the keyboard moves a focused card (Alt+Arrow keys, refusals shown the same
+// way); the card's Edit
+// menu sets a label and a due date without leaving the page, and the board's filters then find it by
+// both; the owner's open board follows by push. axe finds nothing on the board; a screenshot of it
+// goes to docs/screenshots/.
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiClient, adminClient, clientFor } from "../support/api.ts";
+import { accessibilityProblems, type BrowserSession, openBrowser, screenshot } from "../support/browser.ts";
+import { type Stack, startStack } from "../support/stack.ts";
+
+const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
+const UI_WAIT_MS = 30_000;
+
+let stack: Stack;
+let api: ApiClient;
+let browser: BrowserSession;
+let companyId: string;
+let labelId: string;
+
+interface Credentials {
+  email: string;
+  password: string;
+}
+
+beforeAll(async () => {
+  stack = await startStack({ env: { BRIDGE: "0", RUNNER: "0" } });
+  api = await adminClient(stack.baseUrl);
+  browser = await openBrowser(stack.baseUrl);
+  const company = await api.call<{ id: string }>("POST", "/api/companies", { name: `Board ${Date.now()}` });
+  expect(company.status).toBe(201);
+  companyId = company.body.id;
+  const label = await api.call<{ id: string }>("POST", `/api/companies/${companyId}/labels`, {
+    name: "Launch",
+  });
+  labelId = label.body.id;
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+/** A person other than the admin, a member of the company by invite. */
+async function member(name: string): Promise<Credentials> {
+  const person = {
+    email: `${name.toLowerCase()}-${Date.now()}@example.test`,
+    password: "a-long-enough-password",
+  };
+  expect([200, 201]).toContain(
+    (await api.call("POST", "/api/users", { name, ...person, role: "OWNER" })).status,
+  );
+  const invite = await api.call<{ token: string }>("POST", `/api/companies/${companyId}/member-invites`, {
+    role: "member",
+  });
+  const joined = await (await clientFor(stack.baseUrl, person)).call(
+    "POST",
+    `/api/member-invites/${invite.body.token}/accept`,
+  );
+  expect(joined.status, JSON.stringify(joined.body)).toBeLessThan(300);
+  return person;
+}
+
+async function signedInPage(credentials: Credentials): Promise<Page> {
+  const context = await browser.browser.newContext({
+    baseURL: stack.baseUrl,
+    viewport: { width: 1280, height: 900 },
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(UI_WAIT_MS);
+  await page.goto("/login");
+  await page.getByLabel("E-mail").fill(credentials.email);
+  await page.getByLabel("Password").fill(credentials.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Overview" }).waitFor();
+  return page;
+}
+
+async function openBoard(page: Page, query = ""): Promise<void> {
+  await page.goto(`/companies/${companyId}/issues${query}`);
+  await page.locator('#issue-board[data-live-state="open"]').waitFor();
+}
+
+const card = (page: Page, id: string) => page.locator(`#card-${id}`);
+const column = (page: Page, status: string) => page.locator(`#issue-board section[data-column="${status}"]`);
+const statusOf = async (id: string) =>
+  (await api.call<{ status: string }>("GET", `/api/issues/${id}`)).body.status;
+
+describe("a board you can work on", () => {
+  it("drag, a refused move explained, the keyboard, quick edit and filters", async () => {
+    const created = await api.call<{ id: string; identifier: string }>(
+      "POST",
+      `/api/companies/${companyId}/issues`,
+      {
+        title: "Book the venue",
+      },
+    );
+    const issue = created.body;
+    const bea = await signedInPage(await member("Bea"));
+    const owner = await signedInPage(ADMIN);
+    await Promise.all([openBoard(bea), openBoard(owner)]);
+
+    // Drag from backlog to todo: saved, and the owner's open board moves it by push.
+    await bea.dragAndDrop(`#card-${issue.id}`, '#issue-board section[data-column="todo"]');
+    await expect.poll(() => statusOf(issue.id)).toBe("todo");
+    await expect.poll(() => column(owner, "todo").locator(`#card-${issue.id}`).count()).toBe(1);
+
+    // todo → in progress is checkout's alone: refused with the reason, and the card stays in todo.
+    await column(bea, "todo").locator(`#card-${issue.id}`).waitFor();
+    await bea.dragAndDrop(`#card-${issue.id}`, '#issue-board section[data-column="in_progress"]');
+    const refusal = card(bea, issue.id).locator("[data-move-error]");
+    await expect.poll(() => refusal.textContent()).toContain("only through checkout");
+    expect(await column(bea, "todo").locator(`#card-${issue.id}`).count()).toBe(1);
+    expect(await statusOf(issue.id)).toBe("todo");
+
+    // The keyboard: a focused card moves one column right with Alt+Right Arrow; left from todo is
+    // refused by the table (todo never goes back to backlog), and the card says so.
+    const second = await api.call<{ id: string }>("POST", `/api/companies/${companyId}/issues`, {
+      title: "Order the cake",
+    });
+    await column(bea, "backlog").locator(`#card-${second.body.id}`).waitFor();
+    await card(bea, second.body.id).focus();
+    await bea.keyboard.press("Alt+ArrowRight");
+    await expect.poll(() => statusOf(second.body.id)).toBe("todo");
+    await card(bea, issue.id).focus();
+    await bea.keyboard.press("Alt+ArrowLeft");
+    await expect.poll(() => refusal.textContent()).toContain("Cannot move an issue from todo to backlog");
+    expect(await statusOf(issue.id)).toBe("todo");
+
+    // Quick edit: a label and a due date, saved in place (no navigation).
+    await bea.evaluate('document.documentElement.dataset.e2eMark = "still-here"');
+    const edited = card(bea, issue.id);
+    await edited.getByText("Edit").click();
+    await edited.getByLabel("Launch").check();
+    await edited.getByLabel("Due date").fill("2026-12-24");
+    await edited.getByRole("button", { name: "Save" }).click();
+    await expect
+      .poll(
+        async () =>
+          (await api.call<{ dueDate: string; labelIds: string[] }>("GET", `/api/issues/${issue.id}`)).body,
+      )
+      .toMatchObject({ dueDate: "2026-12-24", labelIds: [labelId] });
+    expect(await bea.evaluate('document.documentElement.dataset.e2eMark === "still-here"')).toBe(true);
+
+    // The filters find it by label and by due date; a later-due issue is not found by the date.
+    await api.call("POST", `/api/companies/${companyId}/issues`, {
+      title: "Next year",
+      dueDate: "2027-06-01",
+    });
+    await openBoard(bea, `?labelId=${labelId}`);
+    expect(await bea.locator("#issue-board .card").count()).toBe(1);
+    await bea.goto(`/companies/${companyId}/issues`);
+    await bea.getByLabel("Due by").fill("2026-12-31");
+    await bea.getByRole("button", { name: "Filter" }).click();
+    await bea.locator('#issue-board[data-live-state="open"]').waitFor();
+    const titles = await bea.locator("#issue-board .card > a").allTextContents();
+    expect(titles).toEqual(["Book the venue"]);
+
+    await openBoard(bea);
+    expect(await accessibilityProblems(bea)).toEqual([]);
+    await screenshot(bea, "issue-board");
+    await Promise.all([bea.context().close(), owner.context().close()]);
+  });
+});
