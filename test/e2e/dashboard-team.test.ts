@@ -187,6 +187,8 @@ describe("a team on the board", () => {
     );
     await owner.goto(`/companies/${loop.companyId}/issues`);
     owner.once("dialog", (dialog) => dialog.accept());
+    // Cancel lives in the card's Edit menu (out of the way of a drag or a stray click).
+    await owner.locator(`#card-${doomed.body.id} summary`).click();
     await owner.getByRole("button", { name: `Cancel ${doomed.body.identifier}` }).click();
     await owner.getByText(`Issue ${doomed.body.identifier} cancelled`).waitFor();
     await owner
