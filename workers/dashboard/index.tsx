@@ -24,6 +24,7 @@ import { deletePages } from "./delete-pages";
 import type { ApiFetch, DashboardEnv, FormFields } from "./env";
 import { homePage } from "./home-page";
 import { invitePage } from "./invite-page";
+import { inviteSignupPage } from "./invite-signup-page";
 import { issueBoardPage } from "./issue-board-page";
 import { issueModelPages } from "./issue-model-pages";
 import { issuePage } from "./issue-page";
@@ -44,7 +45,9 @@ import { webhookPages } from "./webhook-pages";
 
 /** Paths the API, the bridges, the runners and the agent guidance own; everything else is the dashboard's. */
 const NOT_DASHBOARD = /^\/(api|bridge|runner|llms)(\/|$)/;
-const PUBLIC_PAGES = /^\/(login$|assets\/|favicon\.ico$)/;
+const PUBLIC_PAGES = /^\/(login$|assets\/|favicon\.ico$|invites\/[^/]+\/signup$)/;
+/** An invite opened signed out offers to create an account there instead of the sign-in page. */
+const INVITE_PAGE = /^\/invites\/[^/]+$/;
 const FORM_BODY_LIMIT_BYTES = 1024 * 1024;
 /** An attachment upload passes through to the API, which answers anything above its 10 MiB itself. */
 const UPLOAD_PATH = /^\/issues\/[^/]+\/attachments$/;
@@ -99,6 +102,7 @@ function requireViewer(apiFetch: ApiFetch): MiddlewareHandler<DashboardEnv> {
     if (!token || !principal) {
       if (c.req.method !== "GET") return c.redirect("/login", 303);
       const url = new URL(c.req.url);
+      if (INVITE_PAGE.test(url.pathname)) return c.redirect(`${url.pathname}/signup`, 302);
       return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
     }
     const csrf = await csrfTokenFor(token);
@@ -208,6 +212,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", memberPages);
   dashboard.route("/", companyRunnerPage);
   dashboard.route("/", invitePage);
+  dashboard.route("/", inviteSignupPage(apiFetch));
   dashboard.route("/", deletePages);
 
   dashboard.all("*", (c) => {
