@@ -43,6 +43,8 @@ export function applyEvent(
         qrImage: null,
         lastDisconnect: null,
       };
+    case "me":
+      return { me: event.me };
     case "disconnected": {
       const resting = RESTING_STATES.has(event.next);
       return {

@@ -2,7 +2,8 @@
 // app-state sync both ways. The phone shares its app-state keys with the new companion; a chat archived
 // through the REST API is archived on the phone (which decodes the patch), and a `chat.update` webhook
 // says so; a mute and a star through the API show on the phone too; a label the phone creates and puts on a chat shows in the API and arrives at a real HTTP
-// receiver as `label.update` and `label.association` webhooks.
+// receiver as `label.update` and `label.association` webhooks. The profile name set through the API is
+// the phone's push-name setting, and a name set on the phone becomes the session's `me`.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeContact } from "../fake-whatsapp/contact.ts";
 import { FakePhone } from "../fake-whatsapp/phone.ts";
@@ -31,26 +32,33 @@ const EVENTS = ["chat.update", "label.update", "label.association"];
 
 type Label = { id: string; name: string; color: number; colorHex: string };
 
+/** `sid` paired to a new phone that shares its app-state keys, and a contact's message stored. */
+async function pairedWithKeys(sid: string, number: string, contactNumber: string) {
+  const { whatsapp, api } = world;
+  const phone = new FakePhone(whatsapp, number);
+  phone.appState.shareKeysOnPairing();
+  const device = await pairByQr(api, whatsapp, sid, phone);
+  // The key share comes first on the new device; once the contact's later message is stored the
+  // companion holds the key.
+  const contact = new FakeContact(whatsapp, contactNumber, "Olga");
+  const hello = await contact.sendText(device, "is my order ready?");
+  await eventually(
+    async () => {
+      const res = await api.call("GET", `/api/chat/${sid}`);
+      return JSON.stringify(res.body).includes(contact.jid) ? true : undefined;
+    },
+    30_000,
+    "the contact's chat stored",
+  );
+  return { phone, contact, hello };
+}
+
 describe("app-state sync on real Baileys against the fake WhatsApp", () => {
   it("an API archive reaches the phone; the phone's label shows in the API and as webhooks", async () => {
-    const { whatsapp, api, receiver } = world;
+    const { api, receiver } = world;
     expect((await api.call("POST", "/api/sessions", { name: SID, sessionId: SID })).status).toBe(200);
     await createWebhook(api, SID, { name: "app state", url: receiver.url(`/${SID}`), events: EVENTS });
-    const phone = new FakePhone(whatsapp, "4915550007070");
-    phone.appState.shareKeysOnPairing();
-    const device = await pairByQr(api, whatsapp, SID, phone);
-    // The key share comes first on the new device; once the contact's later message is stored the
-    // companion holds the key.
-    const olga = new FakeContact(whatsapp, "4915550007171", "Olga");
-    const hello = await olga.sendText(device, "is my order ready?");
-    await eventually(
-      async () => {
-        const res = await api.call("GET", `/api/chat/${SID}`);
-        return JSON.stringify(res.body).includes(olga.jid) ? true : undefined;
-      },
-      30_000,
-      "the contact's chat stored",
-    );
+    const { phone, contact: olga, hello } = await pairedWithKeys(SID, "4915550007070", "4915550007171");
 
     const archived = await api.call("PUT", `/api/chat/${SID}/${jidPath(olga.jid)}/archive`, {
       archive: true,
@@ -122,5 +130,32 @@ describe("app-state sync on real Baileys against the fake WhatsApp", () => {
     });
     expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
     expect(phone.appState.chat(olga.jid).labels.sort()).toEqual(["5", id].sort());
+  });
+
+  it("the profile name set through the API is the phone's push name; the phone's new name is the session's me", async () => {
+    const { api } = world;
+    const sid = `${SID}-name`;
+    expect((await api.call("POST", "/api/sessions", { name: sid, sessionId: sid })).status).toBe(200);
+    const { phone } = await pairedWithKeys(sid, "4915550007272", "4915550007373");
+    const ownName = async (wanted: string) =>
+      eventually(
+        async () => {
+          const res = await api.call<Envelope<{ me: { name?: string } | null }>>(
+            "GET",
+            `/api/sessions/${sid}`,
+          );
+          return res.body.data?.me?.name === wanted ? wanted : undefined;
+        },
+        30_000,
+        `the session's name ${wanted}`,
+      );
+
+    const named = await api.call("PUT", `/api/profile/${sid}/name`, { name: "Acme Support" });
+    expect(named.status, JSON.stringify(named.body)).toBe(200);
+    expect(phone.appState.pushName()).toBe("Acme Support");
+    await ownName("Acme Support");
+
+    await phone.appState.setPushName("Front Desk");
+    await ownName("Front Desk");
   });
 });

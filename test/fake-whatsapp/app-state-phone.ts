@@ -2,7 +2,7 @@
  * The phone's half of app-state sync. A phone holds the account's app-state sync keys and hands them to
  * each new companion in a `protocolMessage` APP_STATE_SYNC_KEY_SHARE, end-to-end encrypted one-to-one
  * from device 0, as WhatsApp phones do right after linking. Its own changes (archive, mute, pin, star,
- * labels) go up as patches with real MACs, encoded by Baileys' own `chatModificationToAppPatch` and
+ * labels, the push name) go up as patches with real MACs, encoded by Baileys' own `chatModificationToAppPatch` and
  * `encodeSyncdPatch`, and the account's companions are told (`server_sync`); what a companion changed
  * is read back from the account's decoded state.
  */
@@ -132,6 +132,11 @@ export class PhoneAppState {
     return this.change(labeled ? { addChatLabel: { labelId } } : { removeChatLabel: { labelId } }, chat);
   }
 
+  /** The account's display name (push name): the `setting_pushName` entry of critical_block. */
+  setPushName(name: string): Promise<number> {
+    return this.change({ pushNameSetting: name }, "");
+  }
+
   /**
    * One change as a patch on top of the collection's current version, with real MACs under the
    * account's key; the server checks and stores it and tells the companions. `tamper` flips a bit of
@@ -160,6 +165,11 @@ export class PhoneAppState {
   /** The entry set under `index` now, if any. */
   entry(...index: string[]): AppStateEntry | undefined {
     return this.account.entries.get(JSON.stringify(index));
+  }
+
+  /** The account's display name as its app state has it (set by the phone or a companion). */
+  pushName(): string | undefined {
+    return this.entry("setting_pushName")?.value.pushNameSetting?.name ?? undefined;
   }
 
   /** What the phone shows for a chat. */

@@ -2,9 +2,9 @@ import { Hono } from "hono";
 import type { z } from "zod";
 import type { CompanySchema } from "../control/companies";
 import type { SessionSchema } from "../gateway/sessions";
-import type { DashboardEnv } from "./env";
-import { render } from "./render";
-import { EmptyState, StatusBadge } from "./ui";
+import { EmptyState, StatusBadge } from "./ui/components";
+import type { DashboardEnv } from "./ui/env";
+import { render } from "./ui/render";
 
 type Session = z.infer<typeof SessionSchema>;
 type Company = z.infer<typeof CompanySchema>;

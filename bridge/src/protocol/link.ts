@@ -90,6 +90,11 @@ const LifecycleEventSchema = z.discriminatedUnion("kind", [
     /** The WhatsApp Web version that connected and where it came from (real WhatsApp only). */
     waVersion: WaVersionSchema.optional(),
   }),
+  /**
+   * The account's own name changed while connected: set on the phone or by this device (the push-name
+   * app-state setting, `setting_pushName`), or learned from the account's own messages.
+   */
+  z.object({ kind: z.literal("me"), me: MeSchema }),
   z.object({
     kind: z.literal("disconnected"),
     code: z.number().int(),

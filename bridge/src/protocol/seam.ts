@@ -46,6 +46,8 @@ export interface SocketHandlers {
   onQr(qr: string): void;
   onConnecting(): void;
   onOpen(me: Me): void;
+  /** The account's own name changed after the open (absent where nothing reports it: the simulator). */
+  onMe?(me: Me): void;
   /** The socket is gone for good; the owner decides (reconnect policy) whether to open a new one. */
   onClose(info: CloseInfo): void;
   /** Resolves only once the write is durable at the edge: Baileys must not move on before that. */

@@ -198,6 +198,9 @@ export class WhatsAppConnection {
       onOpen: (me) => {
         if (current()) this.onWhatsAppOpen(me);
       },
+      onMe: (me) => {
+        if (current()) this.events.push({ kind: "me", me });
+      },
       onClose: (info) => {
         if (current()) this.onWhatsAppClosed(info);
       },

@@ -321,7 +321,8 @@ async function run(
     case "profile.get":
       return profile(sock);
     case "profile.name":
-      await sock.updateProfileName(op.name);
+      // The push-name app-state setting (critical_block): refused like any other app-state change.
+      await appStateChange(sock, () => sock.updateProfileName(op.name));
       return {};
     case "profile.status":
       await sock.updateProfileStatus(op.status);

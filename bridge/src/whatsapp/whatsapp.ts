@@ -20,7 +20,6 @@ import {
   type SignalKeyStore,
 } from "@whiskeysockets/baileys";
 import { pino } from "pino";
-import type { Me } from "../protocol/link.ts";
 import type { NetworkEvent } from "../protocol/messaging.ts";
 import type { AuthUpdate, Json, OpenOptions, WhatsAppNetwork, WhatsAppSocket } from "../protocol/seam.ts";
 import { errorMessage, type Log, silentLog } from "../shared/log.ts";
@@ -32,6 +31,7 @@ import { DEFAULT_HISTORY_LIMIT, type HistoryLimit } from "./history.ts";
 import { fromJson, groupInfo, toJson } from "./mapping.ts";
 import { downloadOptions, type MediaDownloads } from "./media-host.ts";
 import { fetchOptionsWith, performOperation } from "./operations.ts";
+import { meOf, OwnName } from "./own-name.ts";
 import { isPollVote, pollRecordOf, pollVoteEvent, type VoteContext } from "./poll-votes.ts";
 import { type ProxyAgents, ProxyError, parseProxyUrl, proxyAgents } from "./proxy.ts";
 import { inOrderWithPhoneNumbers } from "./receipts.ts";
@@ -165,11 +165,6 @@ export function isNetworkFailure(error: unknown, code: number, heardFromWhatsApp
   return code === DisconnectReason.timedOut && !heardFromWhatsApp;
 }
 
-function meOf(creds: AuthenticationCreds): Me {
-  const name = creds.me?.name ?? creds.me?.notify ?? creds.me?.verifiedName;
-  return { id: creds.me?.id ?? "", ...(name ? { name: name.slice(0, 256) } : {}) };
-}
-
 /** The WhatsApp Web version the Baileys in use was released with. */
 export function bundledVersion(): [number, number, number] {
   const [major = 2, minor = 3000, patch = 0] = DEFAULT_CONNECTION_CONFIG.version;
@@ -284,8 +279,10 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         (online) => sock.sendPresenceUpdate(online ? "available" : "unavailable"),
         () => Boolean(creds.me?.name),
       );
+      const ownName = new OwnName((me) => handlers.onMe?.(me));
       sock.ev.on("creds.update", () => {
         if (!silenced) availability.credsChanged(failed("could not send the account's availability"));
+        if (!silenced) ownName.credsChanged(meOf(creds));
         handlers.persistAuth({ creds: toJson(creds) }).catch(() => {
           // Rejected only when the session left this bridge; the socket is being closed anyway.
         });
@@ -357,6 +354,7 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         if (update.connection === "connecting") handlers.onConnecting();
         else if (update.connection === "open") {
           heardFromWhatsApp = true;
+          ownName.opened(meOf(creds));
           handlers.onOpen(meOf(creds));
           // Groups the account is already in: WhatsApp sends no event for them. Baileys reports the
           // answer as `groups.update` with full metadata, which the event handler stores.

@@ -1,7 +1,7 @@
 /**
  * App-state sync through the bridge on real Baileys against the fake WhatsApp: the phone shares its
  * app-state keys with the new companion (APP_STATE_SYNC_KEY_SHARE); the edge's archive, mute, pin,
- * star and label operations go up as patches the phone decodes; the phone's own changes come down as
+ * star, label and profile-name operations go up as patches the phone decodes; the phone's own changes come down as
  * network events the edge stores, also those made while the bridge was away; a patch whose MAC was
  * tampered with is refused by Baileys; a patch WhatsApp refuses as stale fails the operation with 409.
  */
@@ -122,6 +122,33 @@ describe("app-state sync through the bridge on real Baileys against the fake Wha
     await phone.appState.labelChat(alice.jid, "7", false);
     await waitFor(() => stored(edge, "label.association").length === 2, "the label taken off", 15_000);
     expect(stored(edge, "chat.update").at(-1)).toMatchObject({ jid: alice.jid, archived: false });
+  });
+
+  it("a profile name set from the edge reaches the phone as the push-name setting; the edge keeps it as `me`", async () => {
+    const { edge, phone } = await withKeys();
+    const named = await edge.command(SESSION, "wa", { op: "profile.name", name: "Acme Support" });
+    expect(named).toMatchObject({ ok: true });
+    expect(phone.appState.pushName()).toBe("Acme Support");
+    expect(phone.appState.account.refusals).toEqual([]);
+    // Baileys applies its own patch too (emitOwnEvents): the session's own name follows.
+    const [me] = await waitFor(
+      () => stored(edge, "me").length > 0 && stored(edge, "me"),
+      "the new name",
+      10_000,
+    );
+    expect(me).toEqual({ kind: "me", me: { id: expect.any(String), name: "Acme Support" } });
+  });
+
+  it("a push name changed on the phone reaches the edge as the session's own name (`me`), once a change", async () => {
+    const { edge, phone, device } = await withKeys();
+    await phone.appState.setPushName("Front Desk");
+    await waitFor(() => stored(edge, "me").length > 0, "the phone's name", 15_000);
+    await phone.appState.setPushName("Night Desk");
+    await waitFor(() => stored(edge, "me").length > 1, "the second name", 15_000);
+    expect(stored(edge, "me").map(({ me }) => me)).toEqual([
+      { id: device.jid, name: "Front Desk" },
+      { id: device.jid, name: "Night Desk" },
+    ]);
   });
 
   it("a patch whose MAC was tampered with is refused by Baileys; the next good one still arrives", async () => {

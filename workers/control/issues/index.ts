@@ -21,6 +21,7 @@ export {
   CreateIssueBodySchema,
   DocumentParamSchema,
   type IssueDetailSchema,
+  type IssueListItemSchema,
   IssueParamSchema,
   IssueSchema,
   type IssueWithLabelsSchema,

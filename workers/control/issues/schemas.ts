@@ -209,6 +209,11 @@ export const IssueSchema = z
   })
   .openapi("Issue");
 
+/** An issue in the list: its labels too (a board shows them on each card). */
+export const IssueListItemSchema = IssueSchema.extend({
+  labelIds: z.array(z.string()),
+}).openapi("IssueListItem");
+
 export const IssueWithLabelsSchema = IssueSchema.extend({
   labelIds: z.array(z.string()),
   blockedByIssueIds: z

@@ -1,6 +1,6 @@
 // GET /api/sessions/:id/events: the live view the dashboard's pairing page listens to.
 import { describe, expect, it } from "vitest";
-import { ownedSession } from "../../connected-session";
+import { connectedSession, ownedSession } from "../../connected-session";
 import { emit, FakeBridge, Link, QR_IMAGE } from "../../fake-bridge";
 import { asKey, asSession, BASE, call, createUser, fetchWorker, generateKey, login } from "../../helpers";
 
@@ -38,6 +38,31 @@ describe("session events socket", () => {
     await viewer.next((f) => f.state === "reconnecting");
     expect(viewer.closed).toBeNull();
     bridge.fleet.socket.close(1000, "done");
+    viewer.socket.close(1000, "done");
+  });
+
+  it("the account's own name changed while connected (`me` event) is the session's `me`, live and stored", async () => {
+    const session = await connectedSession("renamed", "15550002222:1@s.whatsapp.net");
+    const res = await watch(session.slug, asKey(session.key));
+    const viewer = new Link(res.webSocket as WebSocket);
+    await viewer.next((f) => f.type === "session" && f.state === "connected");
+    await emit(session.link, 1, 2, {
+      kind: "me",
+      me: { id: "15550002222:1@s.whatsapp.net", name: "Front Desk" },
+    });
+    const renamed = await viewer.next((f) => (f.me as { name?: string } | null)?.name === "Front Desk");
+    expect(renamed).toMatchObject({ state: "connected", status: "Connected" });
+    const detail = await call<{ data: { me: unknown; status: string } }>(
+      "GET",
+      `/api/sessions/${session.slug}`,
+      {
+        headers: asKey(session.key),
+      },
+    );
+    expect(detail.body.data).toMatchObject({
+      status: "Connected",
+      me: { id: "15550002222:1@s.whatsapp.net", name: "Front Desk" },
+    });
     viewer.socket.close(1000, "done");
   });
 

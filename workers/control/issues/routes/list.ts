@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, count, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { ISSUE_STATUSES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../../db/schema";
 import { badRequest } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
 import { companyForActor, controlContext, issueIdIn } from "../../shared";
 import { issueResource } from "../resource";
-import { CompanyIssuesParamSchema, IssueSchema, ListIssuesQuerySchema } from "../schemas";
+import { CompanyIssuesParamSchema, IssueListItemSchema, ListIssuesQuerySchema } from "../schemas";
 
 export const issueListRoutes = createRouter();
 
@@ -96,7 +96,7 @@ export async function listIssues(db: Db, companyId: string, query: ListQuery) {
   const after = query.cursor === undefined ? [] : [afterPosition(decodeCursor(query.cursor))];
   const [rows, counted] = await Promise.all([
     db
-      .select()
+      .select({ ...getTableColumns(issues), labelIds: labelIdsColumn })
       .from(issues)
       .where(and(...conditions, ...after))
       .orderBy(asc(issues.priorityRank), asc(issues.createdAt), asc(issues.issueNumber))
@@ -115,6 +115,13 @@ export async function listIssues(db: Db, companyId: string, query: ListQuery) {
     nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
   };
 }
+
+/** Each row's labels in the same statement (a board shows them on every card), comma-joined. */
+const labelIdsColumn = sql<
+  string | null
+>`(SELECT group_concat(${issueLabels.labelId}) FROM ${issueLabels} WHERE ${issueLabels.issueId} = ${issues.id})`;
+
+const labelIdsOfRow = (joined: string | null): string[] => (joined ? joined.split(",").sort() : []);
 
 const afterPosition = ([rank, createdAt, number]: Position): SQL =>
   sql`(${issues.priorityRank}, ${issues.createdAt}, ${issues.issueNumber}) > (${rank}, ${createdAt}, ${number})`;
@@ -145,7 +152,7 @@ issueListRoutes.openapi(
     security: controlAuth,
     request: { params: CompanyIssuesParamSchema, query: ListIssuesQuerySchema },
     responses: {
-      200: { ...json(z.array(IssueSchema), "One page of issues"), headers: PageHeaders },
+      200: { ...json(z.array(IssueListItemSchema), "One page of issues"), headers: PageHeaders },
       ...controlErrors,
     },
   }),
@@ -157,6 +164,9 @@ issueListRoutes.openapi(
     const page = await listIssues(db, company.id, { ...query, parentId });
     c.header("X-Total-Count", String(page.total));
     if (page.nextCursor !== null) c.header("X-Next-Cursor", page.nextCursor);
-    return c.json(page.rows.map(issueResource), 200);
+    return c.json(
+      page.rows.map((row) => ({ ...issueResource(row), labelIds: labelIdsOfRow(row.labelIds) })),
+      200,
+    );
   },
 );
