@@ -116,9 +116,11 @@ describe("the company's line across bridge failures", () => {
 
     // A barrier: a later answer to the same poll is handled after the redelivered vote.
     await replyQuoting(phone, line, poll, "approve");
+    // As patient as the failover wait above: in a loaded CI run (two cores, a browser suite beside it)
+    // this reply once took longer than 30 s to make the round trip through the new bridge.
     await eventually(
       async () => (texts(phone).some((text) => text.startsWith("Already approved")) ? true : undefined),
-      30_000,
+      90_000,
       "the line saying it is already approved",
     );
     expect(texts(phone).filter((text) => text.startsWith("Approved"))).toHaveLength(1);

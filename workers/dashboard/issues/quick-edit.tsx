@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { DashboardEnv, FormFields } from "../ui/env";
-import { redirectWithFlash } from "../ui/render";
+import { failureStatus, redirectWithFlash } from "../ui/render";
 import type { BoardIssue } from "./board-card";
 import { showBoard } from "./board-page";
 
@@ -51,12 +51,17 @@ quickEditPage.post("/issues/:issueId/quick-edit", async (c) => {
   if (scripted) {
     return result.ok
       ? c.json({ ok: true, message: `${result.data.identifier} saved` }, 200)
-      : c.json({ ok: false, message: result.error }, result.status === 404 ? 404 : 422);
+      : c.json({ ok: false, message: result.error }, failureStatus(result));
   }
   if (!result.ok) {
     const companyId = c.var.form.companyId;
-    if (!companyId) return c.text(result.error, result.status === 404 ? 404 : 422);
-    return showBoard(c, companyId, {}, { alert: `Not changed: ${result.error}`, status: 422 });
+    if (!companyId) return c.text(result.error, failureStatus(result));
+    return showBoard(
+      c,
+      companyId,
+      {},
+      { alert: `Not changed: ${result.error}`, status: failureStatus(result) },
+    );
   }
   return redirectWithFlash(
     c,
