@@ -96,11 +96,8 @@ async function signIn(page: Page, credentials: { email: string; password: string
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
-/** A person with an account of their own (the admin adds users), in a browser context of their own. */
-async function newPerson(label: string): Promise<{ page: Page; email: string; password: string }> {
-  const person = { email: `${label}-${suffix()}@example.test`, password: "a-long-enough-password" };
-  const created = await loop.board.call("POST", "/api/users", { name: label, ...person, role: "OWNER" });
-  expect([200, 201]).toContain(created.status);
+/** A browser context of its own: no cookies, as on another person's machine. */
+async function freshPage(): Promise<Page> {
   const context = await browser.browser.newContext({
     baseURL: loop.stack.baseUrl,
     viewport: { width: 1280, height: 860 },
@@ -108,21 +105,38 @@ async function newPerson(label: string): Promise<{ page: Page; email: string; pa
   contexts.push(context);
   const page = await context.newPage();
   page.setDefaultTimeout(UI_WAIT_MS);
-  return { page, ...person };
+  return page;
 }
 
-/** The owner creates a link on the Members page; the page shows it once. */
-async function inviteLink(role: "member" | "viewer"): Promise<string> {
+/** A person with an account of their own (the admin adds users), in a browser context of their own. */
+async function newPerson(label: string): Promise<{ page: Page; email: string; password: string }> {
+  const person = { email: `${label}-${suffix()}@example.test`, password: "a-long-enough-password" };
+  const created = await loop.board.call("POST", "/api/users", { name: label, ...person, role: "OWNER" });
+  expect([200, 201]).toContain(created.status);
+  return { page: await freshPage(), ...person };
+}
+
+/** The owner creates a link on the Members page (for one e-mail, with a note, if given); the page shows it once. */
+async function inviteLink(
+  role: "member" | "viewer",
+  bound?: { email: string; note: string },
+): Promise<string> {
   await owner.goto(`/companies/${loop.companyId}/members`);
   await owner.getByLabel("Role", { exact: true }).selectOption(role);
+  if (bound) {
+    await owner.getByLabel("Their e-mail (optional)").fill(bound.email);
+    await owner.getByLabel("Note (optional)").fill(bound.note);
+  }
   await owner.getByRole("button", { name: "Create invite link" }).click();
   return owner.getByRole("textbox", { name: "Invite link" }).inputValue();
 }
 
-/** Opens the link signed out, signs in on the way, and joins. */
+/** Opens the link signed out, takes "Sign in" on the invite's page, and comes back to join. */
 async function joinBy(link: string, person: { page: Page; email: string; password: string }) {
   const { page } = person;
   await page.goto(new URL(link).pathname);
+  await page.waitForURL("**/signup");
+  await page.getByRole("link", { name: "Sign in" }).first().click();
   await page.waitForURL("**/login?next=**");
   await signIn(page, person);
   await page.waitForURL(`**${new URL(link).pathname}`);
@@ -161,6 +175,40 @@ describe("a team on the board", () => {
       `/api/issues/${teamIssue.id}/comments`,
     );
     expect(comments.body.map((comment) => comment.body)).toContain("Count me in for the launch.");
+  });
+
+  it("a new person signs up from an e-mailed invite link and lands in the company", async () => {
+    const email = `newcomer-${suffix()}@example.test`;
+    const link = await inviteLink("member", { email, note: "Runs the launch party" });
+    // As if pasted from an e-mail: a browser with no account and no cookie.
+    const page = await freshPage();
+    await page.goto(link);
+    await page.waitForURL("**/signup");
+    await page.getByText("Note from the owner: Runs the launch party").waitFor();
+    const address = page.getByLabel("E-mail");
+    expect(await address.inputValue()).toBe(email);
+    expect(await address.getAttribute("readonly")).not.toBeNull();
+    await page.getByText("At least 8 characters").waitFor();
+    await page.getByLabel("Your name").fill("Nia Newcomer");
+    await page.getByLabel("Password").fill("a launch-party passphrase");
+    await capture(page, "invite-signup");
+    await page.getByRole("button", { name: /^Create account and join / }).click();
+    await page.waitForURL(`**/companies/${loop.companyId}`);
+    await page.getByText(/Welcome to /).waitFor();
+
+    const members = await loop.board.call<{ members: Array<{ email: string; role: string; name: string }> }>(
+      "GET",
+      `/api/companies/${loop.companyId}/members`,
+    );
+    expect(members.body.members).toContainEqual(
+      expect.objectContaining({ email, role: "member", name: "Nia Newcomer" }),
+    );
+    await owner.goto(`/companies/${loop.companyId}/members`);
+    const row = owner.locator("tr", { hasText: "Runs the launch party" });
+    await row.getByText(email).waitFor();
+    await row.getByText("used", { exact: true }).waitFor();
+    await owner.getByRole("heading", { name: "Account roles and company roles" }).waitFor();
+    await capture(owner, "members-roles");
   });
 
   it("the owner asks, attaches a file and cancels from the board on the issue pages", async () => {
@@ -259,7 +307,7 @@ describe("a team on the board", () => {
     await capture(owner, "agent-run-transcript");
   });
 
-  it("axe-core finds no problems on the members, invite, issue and run pages", () => {
+  it("axe-core finds no problems on the members, invite, sign-up, issue and run pages", () => {
     expect(Object.fromEntries(problemsByPage)).toEqual({});
   });
 });

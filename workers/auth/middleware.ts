@@ -22,6 +22,9 @@ const PUBLIC_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
   { method: "GET", path: /^\/api\/docs$/ },
   { method: "POST", path: /^\/api\/auth\/login$/ },
   { method: "POST", path: /^\/api\/auth\/logout$/ },
+  // Sign-up by invite: the invite token is the credential (../control/members/signup-routes.ts).
+  { method: "GET", path: /^\/api\/member-invites\/[^/]+\/signup$/ },
+  { method: "POST", path: /^\/api\/member-invites\/[^/]+\/signup$/ },
   // Routine webhook fire: the HMAC signature over the body is the credential (../control/routines/webhook.ts).
   { method: "POST", path: /^\/api\/routine-triggers\/public\/[^/]+\/fire$/ },
 ];

@@ -24,6 +24,7 @@ import {
   createWebSession,
   csrfTokenFor,
   deleteWebSession,
+  type IssuedSession,
   isValidCsrfToken,
   principalFromSessionToken,
   SESSION_COOKIE,
@@ -37,6 +38,18 @@ export const webSessionRoutes = createRouter();
 /** Secure everywhere but plain-HTTP local development, where browsers would drop the cookie. */
 function cookieIsSecure(c: Context<AppEnv>): boolean {
   return isProduction(c.env) || new URL(c.req.url).protocol === "https:";
+}
+
+/** Signs the browser in: the cookie of a session just created (login, sign-up by invite). */
+export function setSessionCookie(c: Context<AppEnv>, session: IssuedSession): void {
+  setCookie(c, SESSION_COOKIE, session.token, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: cookieIsSecure(c),
+    maxAge: Math.floor(SESSION_TTL_MS / 1000),
+    expires: new Date(session.expiresAt),
+  });
 }
 
 /** The client's network as the throttle counts it: an IPv4 address, or an IPv6 /64. */
@@ -106,14 +119,7 @@ webSessionRoutes.openapi(login, async (c) => {
 
   await loginSucceeded(db, admission);
   const session = await createWebSession(db, user.id);
-  setCookie(c, SESSION_COOKIE, session.token, {
-    path: "/",
-    httpOnly: true,
-    sameSite: "Lax",
-    secure: cookieIsSecure(c),
-    maxAge: Math.floor(SESSION_TTL_MS / 1000),
-    expires: new Date(session.expiresAt),
-  });
+  setSessionCookie(c, session);
   const { id, name, image, role } = user;
   return c.json(
     ok("Logged in", {

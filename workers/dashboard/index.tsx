@@ -22,6 +22,7 @@ import { costPage } from "./costs/page";
 import { deletePages } from "./deletes/pages";
 import { homePage } from "./home-page";
 import { invitePage } from "./invites/page";
+import { inviteSignupPage } from "./invites/signup-page";
 import { issueBoardPage } from "./issues/board-page";
 import { issueModelPages } from "./issues/model-pages";
 import { issuePage } from "./issues/page";
@@ -45,7 +46,9 @@ import { userPages } from "./users/pages";
 
 /** Paths the API, the bridges, the runners and the agent guidance own; everything else is the dashboard's. */
 const NOT_DASHBOARD = /^\/(api|bridge|runner|llms)(\/|$)/;
-const PUBLIC_PAGES = /^\/(login$|assets\/|favicon\.ico$)/;
+const PUBLIC_PAGES = /^\/(login$|assets\/|favicon\.ico$|invites\/[^/]+\/signup$)/;
+/** An invite opened signed out offers to create an account there instead of the sign-in page. */
+const INVITE_PAGE = /^\/invites\/[^/]+$/;
 const FORM_BODY_LIMIT_BYTES = 1024 * 1024;
 /** An attachment upload passes through to the API, which answers anything above its 10 MiB itself. */
 const UPLOAD_PATH = /^\/issues\/[^/]+\/attachments$/;
@@ -100,6 +103,7 @@ function requireViewer(apiFetch: ApiFetch): MiddlewareHandler<DashboardEnv> {
     if (!token || !principal) {
       if (c.req.method !== "GET") return c.redirect("/login", 303);
       const url = new URL(c.req.url);
+      if (INVITE_PAGE.test(url.pathname)) return c.redirect(`${url.pathname}/signup`, 302);
       return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
     }
     const csrf = await csrfTokenFor(token);
@@ -210,6 +214,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", memberPages);
   dashboard.route("/", companyRunnerPage);
   dashboard.route("/", invitePage);
+  dashboard.route("/", inviteSignupPage(apiFetch));
   dashboard.route("/", deletePages);
 
   dashboard.all("*", (c) => {

@@ -15,6 +15,10 @@ export const memberInvites = sqliteTable(
       .references(() => companies.id, { onDelete: "cascade" }),
     tokenHash: text("token_hash").notNull().unique(),
     role: text("role", { enum: MEMBERSHIP_ROLES }).notNull(),
+    /** Normalised e-mail the invite is bound to: only that person may use it, and may sign up with it. */
+    email: text("email"),
+    /** The owner's note telling pending invites apart ("Dana, design contractor"). */
+    note: text("note"),
     expiresAt: integer("expires_at").notNull(),
     usedAt: integer("used_at"),
     usedByUserId: text("used_by_user_id").references(() => users.id, { onDelete: "set null" }),

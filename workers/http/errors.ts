@@ -57,7 +57,7 @@ export const unprocessable = (detail: string, details?: unknown) =>
   new ApiError(422, titleOf(422), detail, details);
 
 /** D1 reports a violated UNIQUE index as an error whose message names the constraint. */
-function isUniqueViolation(error: unknown): boolean {
+export function isUniqueViolation(error: unknown): boolean {
   const text = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);
   return text.includes("UNIQUE constraint failed");
 }

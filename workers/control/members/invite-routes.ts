@@ -50,7 +50,7 @@ memberInviteRoutes.openapi(
     const body = c.req.valid("json");
     const hours = body.expiresInHours ?? MEMBER_INVITE_DEFAULT_HOURS;
     const author = { type: "board" as const, userId: actor.userId };
-    const { row, token } = await createInvite(db, author, company.id, body.role, hours);
+    const { row, token } = await createInvite(db, author, company.id, { ...body, expiresInHours: hours });
     const url = `${new URL(c.req.url).origin}/invites/${token}`;
     return c.json({ ...inviteResource(row), token, url }, 201);
   },
@@ -128,7 +128,8 @@ memberInviteRoutes.openapi(
     summary: "Join the company of an invite link, with its role (any signed-in person; agents 403)",
     description:
       "Single use: of two accepts at once exactly one joins. Unknown token 404; already used 409; " +
-      "expired or revoked 410; already a member of the company 409 (the link stays usable). " +
+      "expired or revoked 410; bound to another e-mail 403; already a member of the company 409 (the " +
+      "link stays usable). " +
       "Records `member.joined`.",
     security: controlAuth,
     request: { params: InviteTokenParamSchema },
@@ -142,7 +143,11 @@ memberInviteRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     requireBoard(actor, "accept invites");
-    const accepted = await acceptInvite(db, actor.userId, c.req.valid("param").token);
+    const accepted = await acceptInvite(
+      db,
+      { id: actor.userId, email: actor.user.email },
+      c.req.valid("param").token,
+    );
     if (accepted.kind === "already_member")
       throw conflict("You are already a member of this company", { companyId: accepted.company.id });
     return c.json(

@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
 import { randomBytes, sha256Hex, toBase62 } from "../../auth/crypto";
+import { normaliseEmail } from "../../auth/user-store";
 import type { ActorRef } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { iso, newId } from "../../db/client";
@@ -12,7 +13,7 @@ import {
   type MembershipRole,
   memberInvites,
 } from "../../db/schema";
-import { conflict, gone, notFound } from "../../http/errors";
+import { conflict, forbidden, gone, notFound } from "../../http/errors";
 import { servingRunners } from "../runners";
 import { activityInsert } from "../shared";
 
@@ -33,6 +34,8 @@ export function inviteState(row: MemberInviteRow, now = Date.now()): InviteState
 export const inviteResource = (row: MemberInviteRow, now = Date.now()) => ({
   id: row.id,
   role: row.role,
+  email: row.email,
+  note: row.note,
   state: inviteState(row, now),
   expiresAt: iso(row.expiresAt),
   createdAt: iso(row.createdAt),
@@ -42,13 +45,20 @@ export const inviteResource = (row: MemberInviteRow, now = Date.now()) => ({
   revokedAt: row.revokedAt === null ? null : iso(row.revokedAt),
 });
 
+export interface InviteTerms {
+  role: MembershipRole;
+  expiresInHours: number;
+  email?: string;
+  note?: string;
+}
+
 export async function createInvite(
   db: Db,
   actor: ActorRef & { type: "board" },
   companyId: string,
-  role: MembershipRole,
-  expiresInHours: number,
+  terms: InviteTerms,
 ): Promise<{ row: MemberInviteRow; token: string }> {
+  const { role, expiresInHours } = terms;
   const token = `${MEMBER_INVITE_PREFIX}${toBase62(randomBytes(32), 43)}`;
   const now = Date.now();
   const row: MemberInviteRow = {
@@ -56,6 +66,8 @@ export async function createInvite(
     companyId,
     tokenHash: await sha256Hex(token),
     role,
+    email: terms.email === undefined ? null : normaliseEmail(terms.email),
+    note: terms.note ?? null,
     expiresAt: now + expiresInHours * 3_600_000,
     usedAt: null,
     usedByUserId: null,
@@ -73,7 +85,7 @@ export async function createInvite(
         action: "member_invite.created",
         entityType: "member_invite",
         entityId: row.id,
-        details: { role, expiresAt: iso(row.expiresAt) },
+        details: { role, expiresAt: iso(row.expiresAt), ...(row.email ? { email: row.email } : {}) },
       },
       now,
     ),
@@ -142,6 +154,8 @@ export async function previewInvite(db: Db, token: string) {
     companyId: invite.companyId,
     companyName,
     role: invite.role,
+    email: invite.email,
+    note: invite.note,
     state: inviteState(invite),
     expiresAt: iso(invite.expiresAt),
     runners: await servingRunners(db, invite.companyId),
@@ -152,6 +166,12 @@ export type Acceptance =
   | { kind: "joined"; company: CompanyRow; role: MembershipRole }
   | { kind: "already_member"; company: CompanyRow };
 
+/** An invite bound to an e-mail is for that account only; the answer names the address it is for. */
+export function refuseOtherEmail(row: MemberInviteRow, email: string): void {
+  if (row.email !== null && row.email !== normaliseEmail(email))
+    throw forbidden(`This invite is for ${row.email}: sign in with that account, or ask for a new link`);
+}
+
 /**
  * Joins the signed-in user with the invite's role, once. The activity row, the invite's `used_at`
  * and the membership are written in one batch, each guarded by the invite still being usable (the
@@ -159,13 +179,19 @@ export type Acceptance =
  * accepts exactly one joins and the other finds the invite used. Someone already a member is told so
  * and the invite stays usable.
  */
-export async function acceptInvite(db: Db, userId: string, token: string): Promise<Acceptance> {
+export async function acceptInvite(
+  db: Db,
+  user: { id: string; email: string },
+  token: string,
+): Promise<Acceptance> {
+  const userId = user.id;
   const hash = await sha256Hex(token);
   const row = await db.select().from(memberInvites).where(eq(memberInvites.tokenHash, hash)).get();
   if (!row) throw notFound("Invite not found: check the link");
   const company = await db.select().from(companies).where(eq(companies.id, row.companyId)).get();
   if (!company) throw notFound("Invite not found: check the link");
   refuseUnusable(inviteState(row));
+  refuseOtherEmail(row, user.email);
   const existing = await db
     .select({ role: companyMemberships.role })
     .from(companyMemberships)
@@ -234,7 +260,7 @@ export async function acceptInvite(db: Db, userId: string, token: string): Promi
   return { kind: "joined", company, role: joined.role };
 }
 
-function refuseUnusable(state: InviteState): void {
+export function refuseUnusable(state: InviteState): void {
   if (state === "used") throw conflict("This invite link was already used; ask for a new one", { state });
   if (state === "expired") throw gone("This invite link has expired; ask for a new one", { state });
   if (state === "revoked") throw gone("This invite link was revoked; ask for a new one", { state });

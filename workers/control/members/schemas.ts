@@ -1,10 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { EmailSchema, NewPasswordSchema } from "../../auth/schemas";
 import { MEMBERSHIP_ROLES } from "../../db/schema";
 
 const Timestamp = z.string().openapi({ format: "date-time" });
 
 export const MEMBER_INVITE_DEFAULT_HOURS = 72;
 export const MEMBER_INVITE_MAX_HOURS = 30 * 24;
+export const MEMBER_INVITE_NOTE_MAX = 500;
 
 export const MemberParamSchema = z.object({ companyId: z.string(), userId: z.string() });
 
@@ -55,6 +57,19 @@ export const CreateMemberInviteBodySchema = z
       .openapi({
         description: `Default ${MEMBER_INVITE_DEFAULT_HOURS}, at most ${MEMBER_INVITE_MAX_HOURS} (30 days)`,
       }),
+    email: EmailSchema.optional().openapi({
+      description:
+        "Binds the invite to this person: only an account with this e-mail may use it, and someone " +
+        "without an account may create one with it (the link proves the address). Without it the link " +
+        "is for an existing account only.",
+    }),
+    note: z
+      .string()
+      .trim()
+      .min(1)
+      .max(MEMBER_INVITE_NOTE_MAX)
+      .optional()
+      .openapi({ description: "For the owners: tells pending invites apart. The invitee sees it too." }),
   })
   .openapi("CreateMemberInviteBody");
 
@@ -64,6 +79,8 @@ export const MemberInviteSchema = z
   .object({
     id: z.string(),
     role: RoleSchema,
+    email: z.string().nullable().openapi({ description: "The e-mail it is bound to, or null" }),
+    note: z.string().nullable(),
     state: z.enum(MEMBER_INVITE_STATES),
     expiresAt: Timestamp,
     createdAt: Timestamp,
@@ -92,6 +109,10 @@ export const InvitePreviewSchema = z
     companyId: z.string(),
     companyName: z.string(),
     role: RoleSchema,
+    email: z.string().nullable().openapi({
+      description: "The e-mail it is bound to: only that account may join, or sign up, with it",
+    }),
+    note: z.string().nullable(),
     state: z.enum(MEMBER_INVITE_STATES),
     expiresAt: Timestamp,
     runners: z
@@ -109,3 +130,28 @@ export const InvitePreviewSchema = z
       }),
   })
   .openapi("MemberInvitePreview");
+
+export const SignupBodySchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    password: NewPasswordSchema.openapi({ description: "8 to 256 characters" }),
+    email: EmailSchema.optional().openapi({
+      description: "If sent, must be the invite's own e-mail (the account is always created with that one)",
+    }),
+  })
+  .openapi("MemberInviteSignupBody");
+
+export const SignupResultSchema = z
+  .object({
+    companyId: z.string(),
+    companyName: z.string(),
+    role: RoleSchema,
+    user: z.object({
+      id: z.string(),
+      name: z.string(),
+      email: z.string(),
+      role: z.enum(["STAFF"]).openapi({ description: "The account role every sign-up gets" }),
+    }),
+    csrfToken: z.string().openapi({ description: "For the new browser session's writes (X-CSRF-Token)" }),
+  })
+  .openapi("MemberInviteSignup");

@@ -80,6 +80,13 @@ async function showInvite(
                 {roleWithArticle(preview.role)}. The link works once, until <Time value={preview.expiresAt} />
                 .
               </p>
+              {preview.email && (
+                <p>
+                  This invite is for <strong>{preview.email}</strong>
+                  {preview.email === c.var.viewer.email ? " (you)" : ": sign in with that account to join"}.
+                </p>
+              )}
+              {preview.note && <p class="muted">Note from the owner: {preview.note}</p>}
               <ServingRunners preview={preview} />
               <Form action={`/invites/${token}`} csrf={c.var.csrf} label="Join the company">
                 <div>

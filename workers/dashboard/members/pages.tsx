@@ -44,7 +44,7 @@ const ROLE_OPTIONS = [
   { value: "member", label: "Member: everything but members and company settings" },
   { value: "viewer", label: "Viewer: reads, changes nothing" },
 ] as const;
-const INVITE_FIELDS = ["role", "expiresInHours"] as const;
+const INVITE_FIELDS = ["role", "email", "note", "expiresInHours"] as const;
 
 const pagePath = (companyId: string) => `/companies/${companyId}/members`;
 
@@ -180,8 +180,9 @@ function CreatedLink({ created }: { created: CreatedInvite }) {
   return (
     <div class="panel" role="status">
       <p>
-        Invite link for a new {created.role}, valid until <Time value={created.expiresAt} />. Copy it now: it
-        is shown only once and works once.
+        Invite link for a new {created.role}
+        {created.email ? ` (${created.email}, who may create an account with it)` : ""}, valid until{" "}
+        <Time value={created.expiresAt} />. Copy it now: it is shown only once and works once.
       </p>
       <p>
         <input type="text" readonly value={created.url} aria-label="Invite link" class="copy" />
@@ -217,6 +218,19 @@ function InviteSection(props: { company: Company; invites: Invite[]; csrf: strin
         label="New invite link"
       >
         <SelectField form={form} name="role" label="Role" options={ROLE_OPTIONS} />
+        <Field
+          form={form}
+          name="email"
+          label="Their e-mail (optional)"
+          type="email"
+          hint="Only this person may use the link, and someone without an account creates one with it."
+        />
+        <Field
+          form={form}
+          name="note"
+          label="Note (optional)"
+          hint="Tells pending invites apart; up to 500 characters."
+        />
         <Field form={form} name="expiresInHours" label="Valid for (hours)" type="number" min="1" step="1" />
         <div>
           <button type="submit">Create invite link</button>
@@ -225,9 +239,11 @@ function InviteSection(props: { company: Company; invites: Invite[]; csrf: strin
       {props.invites.length === 0 ? (
         <EmptyState>No invite links yet.</EmptyState>
       ) : (
-        <DataTable headings={["Role", "State", "Expires", "Created", ""]}>
+        <DataTable headings={["For", "Note", "Role", "State", "Expires", "Created", ""]}>
           {props.invites.map((invite) => (
             <tr>
+              <td>{invite.email ?? "Anyone with an account"}</td>
+              <td>{invite.note ?? ""}</td>
               <td>{invite.role}</td>
               <td>
                 <StatusBadge status={invite.state} />
@@ -278,10 +294,27 @@ async function showMembers(c: BoardContext, companyId: string, view: MembersView
           {me.role === "owner" && (
             <InviteSection company={company} invites={invites} csrf={c.var.csrf} view={view} />
           )}
+          <RolesExplained />
         </>
       ),
     },
     view.status ?? 200,
+  );
+}
+
+/** "Owner" names two things; this says which is which. */
+function RolesExplained() {
+  return (
+    <section class="panel" aria-labelledby="members-roles">
+      <h2 id="members-roles">Account roles and company roles</h2>
+      <p>
+        <strong>Company roles</strong> (owner, member, viewer) are per company and are what this page sets.
+        <strong> Account roles</strong> are instance-wide, set by a SUPERADMIN on Users: SUPERADMIN manages
+        accounts and sees every WhatsApp session; OWNER and STAFF accounts may do the same as each other,
+        which is create companies and use those they belong to. A company owner needs no account role: someone
+        who signs up from an invite gets a STAFF account.
+      </p>
+    </section>
   );
 }
 
@@ -325,6 +358,8 @@ memberPages.post("/companies/:companyId/member-invites", async (c) => {
   const hours = values.expiresInHours?.trim() ?? "";
   const result = await c.var.api.send<CreatedInvite>("POST", `${apiCompanyPath(companyId)}/member-invites`, {
     role: values.role ?? "",
+    email: values.email?.trim() || undefined,
+    note: values.note?.trim() || undefined,
     expiresInHours: /^\d+$/.test(hours) ? Number(hours) : hours === "" ? undefined : hours,
   });
   if (!result.ok)
