@@ -31,8 +31,13 @@ export const ApprovalSchema = z
     payload: z.record(z.string(), z.unknown()),
     requestedByAgentId: z.string().nullable(),
     requestedByUserId: z.string().nullable(),
+    requestedByName: z
+      .string()
+      .nullable()
+      .openapi({ description: "Display name of the requesting agent or user" }),
     decisionNote: z.string().nullable(),
     decidedByUserId: z.string().nullable(),
+    decidedByName: z.string().nullable().openapi({ description: "Display name of the deciding board user" }),
     decidedAt: Timestamp.nullable(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
