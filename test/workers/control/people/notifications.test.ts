@@ -214,6 +214,20 @@ describe("the notification inbox", () => {
     expect((await inbox(ada)).body.items).toEqual([]);
   });
 
+  it("a viewer is notified when mentioned and may mark it read", async () => {
+    const { owner, company } = await team();
+    const vic = await boardUser();
+    await addMembership(company.id, vic.userId, "viewer");
+    await rename(vic.userId, "Vic Viewer");
+    const issue = await newIssue(owner.headers, company);
+    await comment(owner, issue.id, "FYI @vic viewer");
+    const [only] = (await inbox(vic)).body.items;
+    expect(only?.kind).toBe("mention");
+    const marked = await call("POST", `/api/notifications/${only?.id}/read`, { headers: vic.headers });
+    expect(marked.status).toBe(200);
+    expect(await unread(vic)).toBe(0);
+  });
+
   it("announces a new notification on the company's live feed with the recipient's id only", async () => {
     const owner = await boardUser();
     const company = await seedCompany(owner);
