@@ -79,6 +79,7 @@ export const ApprovalCommentSchema = z
     body: z.string(),
     authorAgentId: z.string().nullable(),
     authorUserId: z.string().nullable(),
+    authorName: z.string().nullable().openapi({ description: "Display name of the author" }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })

@@ -301,6 +301,7 @@ export const HeartbeatContextSchema = z
             body: z.string(),
             authorAgentId: z.string().nullable(),
             authorUserId: z.string().nullable(),
+            authorName: z.string().nullable(),
             createdAt: Timestamp,
           }),
         )

@@ -38,6 +38,14 @@ describe("names of actors", () => {
       headers: owner.headers,
     });
     expect(one.body.authorName).toBe("Ada Lovelace");
+    const context = await call<{ comments: { latest: Json[] } }>(
+      "GET",
+      `/api/issues/${issue.id}/heartbeat-context`,
+      {
+        headers: engineer.headers,
+      },
+    );
+    expect(context.body.comments.latest.map((c) => c.authorName)).toEqual(["Ada Lovelace", engineer.name]);
     // A renamed person shows under the new name: names are read, not copied.
     await rename(ada.userId, "Ada King");
     const again = await call<Json[]>("GET", `/api/issues/${issue.id}/comments`, { headers: owner.headers });
@@ -80,6 +88,15 @@ describe("names of actors", () => {
     });
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body).toMatchObject({ decidedByUserId: owner.userId, decidedByName: "Olive Owner" });
+    const note = await call<Json>("POST", `/api/approvals/${created.body.id}/comments`, {
+      headers: owner.headers,
+      body: { body: "Looks right" },
+    });
+    expect(note.body).toMatchObject({ authorUserId: owner.userId, authorName: "Olive Owner" });
+    const notes = await call<Json[]>("GET", `/api/approvals/${created.body.id}/comments`, {
+      headers: ceo.headers,
+    });
+    expect(notes.body.map((c) => c.authorName)).toEqual(["Olive Owner"]);
     const list = await call<Json[]>("GET", `/api/companies/${company.id}/approvals`, {
       headers: owner.headers,
     });
