@@ -9,6 +9,7 @@ import type {
 } from "../workers/control/issues";
 import { announceOnIssue, applyIssueOperation, readIssueDetailJson } from "../workers/control/issues";
 import {
+  announceNotifications,
   closeViewer,
   companyFeed,
   interestOf,
@@ -87,7 +88,7 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
   }
 
   /** The change committed whatever happens to its announcement: a feed failure is logged, not answered. */
-  #announce({ change, relays, ...outcome }: AppliedOutcome): IssueOutcome {
+  #announce({ change, relays, notified, ...outcome }: AppliedOutcome): IssueOutcome {
     if (!outcome.ok || !change) return outcome;
     try {
       this.#publish(change);
@@ -98,6 +99,7 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
     }
     // Not awaited, like the board's relay: each dependent's own object numbers the news.
     for (const relay of relays ?? []) this.ctx.waitUntil(announceOnIssue(this.env, relay));
+    if (notified) this.ctx.waitUntil(announceNotifications(this.env, notified.companyId, notified.userIds));
     return outcome;
   }
 

@@ -16,4 +16,5 @@ export * from "./line-origin-schema";
 export * from "./line-schema";
 export * from "./mcp-schema";
 export * from "./member-schema";
+export * from "./notification-schema";
 export * from "./runner-schema";

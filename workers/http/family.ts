@@ -18,6 +18,7 @@ const CONTROL_PREFIXES = [
   "/api/secrets",
   "/api/heartbeat-runs",
   "/api/member-invites",
+  "/api/notifications",
   "/llms",
 ];
 

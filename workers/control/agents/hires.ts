@@ -4,7 +4,7 @@ import { refOf } from "../../core/actor";
 import { approvals, issueApprovals } from "../../db/schema";
 import { forbidden } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
-import { approvalResource } from "../approvals/records";
+import { namedApproval } from "../approvals/records";
 import { announceFrom, queueApprovalNotices } from "../line";
 import { activityInsert, companyForActor, controlContext } from "../shared";
 import { agentInsert, buildAgentRow, hireApprovalRow, isManager } from "./create";
@@ -143,6 +143,9 @@ agentHireRoutes.openapi(
     await writeAgent(commit(db, statements));
     if (approval)
       await announceFrom(c, company.id, (tx, origin, at) => queueApprovalNotices(tx, approval, origin, at));
-    return c.json({ agent: agentResource(row), approval: approval ? approvalResource(approval) : null }, 201);
+    return c.json(
+      { agent: agentResource(row), approval: approval ? await namedApproval(db, approval) : null },
+      201,
+    );
   },
 );

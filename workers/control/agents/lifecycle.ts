@@ -16,7 +16,7 @@ import {
 import { conflict, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
 import { companiesWithConnectedRunner } from "../runners";
-import { activityInsert, controlContext, issueIdIn } from "../shared";
+import { activityInsert, actorNames, controlContext, issueIdIn, nameOf } from "../shared";
 import { cancelQueuedRuns, runResource, runsQueued, wakeInsert, wakeRun } from "../wakes";
 import { AgentParamSchema, AgentSchema, HeartbeatInvokeBodySchema, RunSchema } from "./schemas";
 import { agentResource, agentWithCompany, authorize, commit } from "./store";
@@ -269,8 +269,15 @@ agentLifecycleRoutes.openapi(
       }),
     ]);
     if (stored.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env));
-    const served = await companiesWithConnectedRunner(db, [stored.companyId]);
-    const resource = runResource(stored, served.has(stored.companyId));
+    const [served, names] = await Promise.all([
+      companiesWithConnectedRunner(db, [stored.companyId]),
+      actorNames(db, stored.companyId, {
+        userIds: [stored.requestedByUserId],
+        agentIds: [stored.requestedByAgentId],
+      }),
+    ]);
+    const requestedByName = nameOf(names, stored.requestedByUserId, stored.requestedByAgentId);
+    const resource = runResource(stored, served.has(stored.companyId), requestedByName);
     if (stored.errorReason !== null)
       throw conflict(`Heartbeat not started: ${stored.errorReason}`, {
         errorReason: stored.errorReason,

@@ -158,8 +158,13 @@ export const ApprovalSchema = z
     payload: JsonObjectSchema,
     requestedByAgentId: z.string().nullable(),
     requestedByUserId: z.string().nullable(),
+    requestedByName: z
+      .string()
+      .nullable()
+      .openapi({ description: "Display name of the requesting agent or user" }),
     decisionNote: z.string().nullable(),
     decidedByUserId: z.string().nullable(),
+    decidedByName: z.string().nullable().openapi({ description: "Display name of the deciding board user" }),
     decidedAt: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -274,6 +279,18 @@ export const RunSchema = z
     agentId: z.string(),
     status: z.string(),
     invocationSource: z.string(),
+    requestedByUserId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The board user who invoked it, if one did" }),
+    requestedByAgentId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The agent who invoked it, if one did" }),
+    requestedByName: z
+      .string()
+      .nullable()
+      .openapi({ description: "Display name of whoever invoked it; null for system wakes (timer, routine)" }),
     wakeReason: z.string(),
     issueId: z.string().nullable(),
     commentId: z.string().nullable(),

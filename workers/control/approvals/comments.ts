@@ -5,7 +5,7 @@ import { newId } from "../../db/client";
 import { type ApprovalCommentRow, approvalComments } from "../../db/schema";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
 import { commitBatch } from "../issues";
-import { activityInsert, controlContext } from "../shared";
+import { type ActorNames, activityInsert, actorNames, controlContext, nameOf } from "../shared";
 import { findApproval } from "./records";
 import { ApprovalCommentSchema, ApprovalParamSchema, CreateApprovalCommentBodySchema } from "./schemas";
 
@@ -15,13 +15,14 @@ const tags = ["Approvals"];
 
 const ListQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) });
 
-export const approvalCommentResource = (row: ApprovalCommentRow) => ({
+export const approvalCommentResource = (row: ApprovalCommentRow, names: ActorNames) => ({
   id: row.id,
   approvalId: row.approvalId,
   companyId: row.companyId,
   body: row.body,
   authorAgentId: row.authorAgentId,
   authorUserId: row.authorUserId,
+  authorName: nameOf(names, row.authorUserId, row.authorAgentId),
   createdAt: new Date(row.createdAt).toISOString(),
   updatedAt: new Date(row.updatedAt).toISOString(),
 });
@@ -45,7 +46,14 @@ approvalCommentRoutes.openapi(
       .where(eq(approvalComments.approvalId, approval.id))
       .orderBy(asc(approvalComments.createdAt), asc(approvalComments.id))
       .limit(c.req.valid("query").limit);
-    return c.json(rows.map(approvalCommentResource), 200);
+    const names = await actorNames(db, approval.companyId, {
+      userIds: rows.map((row) => row.authorUserId),
+      agentIds: rows.map((row) => row.authorAgentId),
+    });
+    return c.json(
+      rows.map((row) => approvalCommentResource(row, names)),
+      200,
+    );
   },
 );
 
@@ -89,6 +97,10 @@ approvalCommentRoutes.openapi(
         now,
       ),
     ]);
-    return c.json(approvalCommentResource(row), 201);
+    const names = await actorNames(db, approval.companyId, {
+      userIds: [row.authorUserId],
+      agentIds: [row.authorAgentId],
+    });
+    return c.json(approvalCommentResource(row, names), 201);
   },
 );

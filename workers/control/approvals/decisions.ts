@@ -14,7 +14,7 @@ import { controlContext, requireBoard } from "../shared";
 import { runsQueued } from "../wakes";
 import { afterApproved } from "./after-decision";
 import { approvalActivity, hireEffects, requesterWake, type Transition } from "./effects";
-import { approvalResource, companyAgent, findApproval, hiredAgentId } from "./records";
+import { companyAgent, findApproval, hiredAgentId, namedApproval } from "./records";
 import { ApprovalParamSchema, ApprovalSchema, DecisionBodySchema, ResubmitBodySchema } from "./schemas";
 
 /** approve, reject, request-revision (board only) and resubmit: the approval's state machine. */
@@ -138,7 +138,7 @@ approvalDecisionRoutes.openapi(
   ),
   async (c) => {
     const row = await decide(c, c.req.valid("param").approvalId, "approved", noteOf(c.req.valid("json")));
-    return c.json(approvalResource(row), 200);
+    return c.json(await namedApproval(controlContext(c).db, row), 200);
   },
 );
 
@@ -153,7 +153,7 @@ approvalDecisionRoutes.openapi(
   ),
   async (c) => {
     const row = await decide(c, c.req.valid("param").approvalId, "rejected", noteOf(c.req.valid("json")));
-    return c.json(approvalResource(row), 200);
+    return c.json(await namedApproval(controlContext(c).db, row), 200);
   },
 );
 
@@ -196,7 +196,7 @@ approvalDecisionRoutes.openapi(
     if (!(await commitTransition(db, update, effects)))
       throw refuse((await findApproval(db, actor, approval.id)).status);
     await afterCommit(c, null, wake?.run);
-    return c.json(approvalResource({ ...approval, ...fields }), 200);
+    return c.json(await namedApproval(db, { ...approval, ...fields }), 200);
   },
 );
 
@@ -250,6 +250,6 @@ approvalDecisionRoutes.openapi(
     await announceFrom(c, approval.companyId, (tx, origin, at) =>
       queueApprovalNotices(tx, resubmitted, origin, at),
     );
-    return c.json(approvalResource(resubmitted), 200);
+    return c.json(await namedApproval(db, resubmitted), 200);
   },
 );

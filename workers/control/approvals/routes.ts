@@ -11,13 +11,14 @@ import { activityInsert, companyForActor, controlContext } from "../shared";
 import { approvalCommentRoutes } from "./comments";
 import { approvalDecisionRoutes } from "./decisions";
 import {
-  approvalResource,
   assertHirePayload,
   companyAgent,
   companyIssueIds,
   findApproval,
   linkedIssues,
   listApprovals,
+  namedApproval,
+  namedApprovals,
   parseApprovalStatuses,
 } from "./records";
 import {
@@ -132,7 +133,7 @@ approvalRoutes.openapi(
     );
     await commitBatch(db, statements);
     await announceFrom(c, company.id, (tx, origin, at) => queueApprovalNotices(tx, row, origin, at));
-    return c.json(approvalResource(row), 201);
+    return c.json(await namedApproval(db, row), 201);
   },
 );
 
@@ -152,7 +153,7 @@ approvalRoutes.openapi(
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
     const statuses = parseApprovalStatuses(c.req.valid("query").status);
     const rows = await listApprovals(db, company.id, statuses);
-    return c.json(rows.map(approvalResource), 200);
+    return c.json(await namedApprovals(db, rows), 200);
   },
 );
 
@@ -169,7 +170,7 @@ approvalRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const approval = await findApproval(db, actor, c.req.valid("param").approvalId);
-    return c.json(approvalResource(approval), 200);
+    return c.json(await namedApproval(db, approval), 200);
   },
 );
 

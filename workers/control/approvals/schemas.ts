@@ -31,8 +31,13 @@ export const ApprovalSchema = z
     payload: z.record(z.string(), z.unknown()),
     requestedByAgentId: z.string().nullable(),
     requestedByUserId: z.string().nullable(),
+    requestedByName: z
+      .string()
+      .nullable()
+      .openapi({ description: "Display name of the requesting agent or user" }),
     decisionNote: z.string().nullable(),
     decidedByUserId: z.string().nullable(),
+    decidedByName: z.string().nullable().openapi({ description: "Display name of the deciding board user" }),
     decidedAt: Timestamp.nullable(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -74,6 +79,7 @@ export const ApprovalCommentSchema = z
     body: z.string(),
     authorAgentId: z.string().nullable(),
     authorUserId: z.string().nullable(),
+    authorName: z.string().nullable().openapi({ description: "Display name of the author" }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })

@@ -13,7 +13,7 @@ import {
   issues,
 } from "../../db/schema";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
-import { activityResource, companyForActor, controlContext, listActivity } from "../shared";
+import { companyForActor, controlContext, listActivity, namedActivity } from "../shared";
 import { ActivityQuerySchema, ActivitySchema, CompanyParamSchema, DashboardSchema } from "./schemas";
 
 /** Read-only views of a company: the health dashboard and the activity log. */
@@ -124,6 +124,6 @@ companyDashboardRoutes.openapi(
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
     const rows = await listActivity(db, company.id, c.req.valid("query"));
-    return c.json(rows.map(activityResource), 200);
+    return c.json(await namedActivity(db, company.id, rows), 200);
   },
 );

@@ -149,6 +149,9 @@ export const ActivitySchema = z
     companyId: z.string(),
     actorType: z.string(),
     actorId: z.string(),
+    actorName: z.string().nullable().openapi({
+      description: "Display name of the user or agent; null for the system or an account that is gone",
+    }),
     action: z.string(),
     entityType: z.string(),
     entityId: z.string(),

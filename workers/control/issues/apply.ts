@@ -46,7 +46,12 @@ const EXPECTED_STATUSES = new Set([400, 403, 404, 409, 422]);
  * An outcome as the IssueDO sees it: a committed change also says what its live feed announces, and
  * what the feeds of the issues it blocks announce (`relays`).
  */
-export type AppliedOutcome = IssueOutcome & { change?: LiveChange; relays?: BlockerChange[] };
+export type AppliedOutcome = IssueOutcome & {
+  change?: LiveChange;
+  relays?: BlockerChange[];
+  /** Users notified by the operation, announced on the company's feed. */
+  notified?: { companyId: string; userIds: string[] };
+};
 
 /**
  * Reads the issue fresh (inside the DO's queue, so no other mutation of it is in flight), runs the
@@ -71,6 +76,9 @@ export async function applyIssueOperation(
       ...(result.queuedRuns ? { queuedRuns: true } : {}),
       change,
       relays: await blockerChangesOf(db, issue, change),
+      ...(result.notifiedUserIds?.length
+        ? { notified: { companyId: issue.companyId, userIds: result.notifiedUserIds } }
+        : {}),
     };
   } catch (error) {
     if (error instanceof ApiError && EXPECTED_STATUSES.has(error.status)) {

@@ -3,14 +3,14 @@ import { authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { type ApprovalRow, approvals, issueApprovals } from "../../db/schema";
 import { notFound } from "../../http/errors";
-import { approvalResource } from "../approvals/records";
+import { namedApproval } from "../approvals/records";
 import type { IssueOpHandler, JsonValue } from "./operations";
 import { issueActivity } from "./store";
 
 const APPROVAL_NOT_FOUND = "Approval not found";
 
 /** The payload column holds parsed JSON, typed only as an object of unknowns. */
-const approvalJson = (row: ApprovalRow) => approvalResource(row) as JsonValue;
+const approvalJson = async (db: Db, row: ApprovalRow) => (await namedApproval(db, row)) as JsonValue;
 
 /** Only an approval of the issue's own company can be linked; any other id reads as unknown. */
 function approvalOfCompany(db: Db, companyId: string, approvalId: string): Promise<ApprovalRow | undefined> {
@@ -33,7 +33,8 @@ function findLink(db: Db, issueId: string, approvalId: string) {
 export const linkApproval: IssueOpHandler<"linkApproval"> = async ({ db, issue, op, now }) => {
   const approval = await approvalOfCompany(db, issue.companyId, op.approvalId);
   if (!approval) throw notFound(APPROVAL_NOT_FOUND);
-  if (await findLink(db, issue.id, approval.id)) return { status: 200, body: approvalJson(approval) };
+  if (await findLink(db, issue.id, approval.id))
+    return { status: 200, body: await approvalJson(db, approval) };
   const author = authorColumns(op.actor);
   await db.batch([
     db.insert(issueApprovals).values({
@@ -46,7 +47,7 @@ export const linkApproval: IssueOpHandler<"linkApproval"> = async ({ db, issue, 
     }),
     issueActivity(db, issue, op.actor, "issue.approval_linked", { approvalId: approval.id }, now),
   ]);
-  return { status: 201, body: approvalJson(approval) };
+  return { status: 201, body: await approvalJson(db, approval) };
 };
 
 export const unlinkApproval: IssueOpHandler<"unlinkApproval"> = async ({ db, issue, op, now }) => {

@@ -3,8 +3,22 @@ import { type ActorRef, authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type AgentRow, type IssueCommentRow, type IssueRow, issueComments, issues } from "../../db/schema";
-import { activityInsert } from "../shared";
-import { commentedAssignee, commentedWake, mentionCandidates, mentionWakes, wakeInsert } from "../wakes";
+import {
+  memberMentionCandidates,
+  mentionedUserIds,
+  type NotificationDraft,
+  notificationInserts,
+  recipientsOf,
+} from "../people";
+import { activityInsert, actorNames, nameOf } from "../shared";
+import {
+  commentedAssignee,
+  commentedWake,
+  type MentionCandidate,
+  mentionCandidates,
+  mentionWakes,
+  wakeInsert,
+} from "../wakes";
 import { commentResource } from "./comment-resource";
 import type { IssueOpHandler } from "./operations";
 import { commitBatch, type Statement } from "./store";
@@ -14,6 +28,8 @@ export interface CommentWrite {
   /** The comment, its wakes and the activity row: join them to the caller's batch. */
   statements: Statement[];
   mentionedAgentIds: string[];
+  /** Members the comment mentions and notifies (never its author). */
+  notifiedUserIds: string[];
   /** At least one wake was queued (not refused). */
   queuedRuns: boolean;
 }
@@ -33,6 +49,8 @@ export function commentWrites(
     body: string;
     now: number;
     companyAgents: readonly AgentRow[];
+    /** Members by display name, for @-mentions of people (`memberMentionCandidates`). */
+    companyMembers: readonly MentionCandidate[];
     assignee: AgentRow | null;
     alreadyWoken?: readonly string[];
   },
@@ -64,8 +82,18 @@ export function commentWrites(
     alreadyWoken: [...mentionedAgentIds, ...(input.alreadyWoken ?? [])],
   });
   if (commented) wakes.push(commented);
+  const mentions: NotificationDraft[] = mentionedUserIds(body, input.companyMembers).map((userId) => ({
+    companyId: issue.companyId,
+    userId,
+    kind: "mention",
+    issueId: issue.id,
+    commentId: comment.id,
+    actor,
+  }));
+  const notifiedUserIds = recipientsOf(mentions);
   const statements: Statement[] = [
     db.insert(issueComments).values(comment),
+    ...notificationInserts(db, mentions, now),
     ...wakes.map((run) => wakeInsert(db, run)),
     activityInsert(
       db,
@@ -75,19 +103,28 @@ export function commentWrites(
         action: "issue.comment_added",
         entityType: "issue",
         entityId: issue.id,
-        details: { commentId: comment.id, identifier: issue.identifier, mentionedAgentIds },
+        details: { commentId: comment.id, identifier: issue.identifier, mentionedAgentIds, notifiedUserIds },
       },
       now,
     ),
   ];
-  return { comment, statements, mentionedAgentIds, queuedRuns: wakes.some((run) => run.status === "queued") };
+  return {
+    comment,
+    statements,
+    mentionedAgentIds,
+    notifiedUserIds,
+    queuedRuns: wakes.some((run) => run.status === "queued"),
+  };
 }
 
 /** POST /issues/:id/comments: the comment, its wakes and the issue's updatedAt, in one batch. */
 export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now }) => {
-  const [companyAgents, assignee] = await Promise.all([
+  const author = authorColumns(op.actor);
+  const [companyAgents, companyMembers, assignee, names] = await Promise.all([
     mentionCandidates(db, issue.companyId, op.input.body),
+    memberMentionCandidates(db, issue.companyId, op.input.body),
     commentedAssignee(db, issue),
+    actorNames(db, issue.companyId, { userIds: [author.userId], agentIds: [author.agentId] }),
   ]);
   const write = commentWrites(db, {
     issue,
@@ -95,11 +132,17 @@ export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now
     body: op.input.body,
     now,
     companyAgents,
+    companyMembers,
     assignee,
   });
   await commitBatch(db, [
     ...write.statements,
     db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
   ]);
-  return { status: 201, body: commentResource(write.comment), queuedRuns: write.queuedRuns };
+  return {
+    status: 201,
+    body: commentResource(write.comment, nameOf(names, author.userId, author.agentId)),
+    queuedRuns: write.queuedRuns,
+    notifiedUserIds: write.notifiedUserIds,
+  };
 };

@@ -93,4 +93,6 @@ export interface IssueOpResult {
   status: 200 | 201;
   body: JsonValue;
   queuedRuns?: boolean;
+  /** Users the operation notified (mention, assignment): their open pages hear of it after the commit. */
+  notifiedUserIds?: string[];
 }

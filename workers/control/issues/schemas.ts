@@ -229,6 +229,9 @@ export const CommentSchema = z
     body: z.string(),
     authorAgentId: z.string().nullable(),
     authorUserId: z.string().nullable(),
+    authorName: z.string().nullable().openapi({
+      description: "Display name of the author (the user's or agent's name); null when the account is gone",
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -303,6 +306,7 @@ export const HeartbeatContextSchema = z
             body: z.string(),
             authorAgentId: z.string().nullable(),
             authorUserId: z.string().nullable(),
+            authorName: z.string().nullable(),
             createdAt: Timestamp,
           }),
         )

@@ -1,9 +1,11 @@
 import { eq } from "drizzle-orm";
+import { authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { ISSUE_PRIORITIES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../db/schema";
 import { unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
-import { activityInsert } from "../shared";
+import { assignmentDraft, memberMentionCandidates, notificationInserts, recipientsOf } from "../people";
+import { activityInsert, actorNames, nameOf } from "../shared";
 import { assignmentWake, commentedAssignee, mentionCandidates, wakeInsert } from "../wakes";
 import { planBlockers } from "./blockers";
 import { assertMayCancel } from "./cancel";
@@ -150,9 +152,14 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
     now,
   });
 
-  const [current, companyAgents] = await Promise.all([
+  const author = authorColumns(actor);
+  const [current, companyAgents, companyMembers, names] = await Promise.all([
     labelIdsOf(db, issue.id),
     mentionCandidates(db, issue.companyId, input.comment),
+    memberMentionCandidates(db, issue.companyId, input.comment),
+    input.comment === undefined
+      ? null
+      : actorNames(db, issue.companyId, { userIds: [author.userId], agentIds: [author.agentId] }),
   ]);
   const currentLabels = current.map((row) => row.labelId);
   const nextLabels = input.labelIds ? [...new Set(input.labelIds)] : currentLabels;
@@ -203,6 +210,14 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
     now,
   });
   if (assigned) statements.push(wakeInsert(db, assigned));
+  const handedOver = assignmentDraft({
+    companyId: issue.companyId,
+    issueId: issue.id,
+    previousUserId: issue.assigneeUserId,
+    nextUserId: next.assigneeUserId,
+    actor,
+  });
+  statements.push(...notificationInserts(db, handedOver, now));
   const comment =
     input.comment === undefined
       ? undefined
@@ -212,6 +227,7 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
           body: input.comment,
           now,
           companyAgents,
+          companyMembers,
           assignee: await commentedAssignee(db, next),
           alreadyWoken: assigned ? [assigned.agentId] : [],
         });
@@ -221,7 +237,11 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   const body = { ...issueResource(next), labelIds: nextLabels, blockedByIssueIds: blockers.ids };
   return {
     status: 200,
-    body: comment ? { ...body, comment: commentResource(comment.comment) } : body,
+    body:
+      comment && names
+        ? { ...body, comment: commentResource(comment.comment, nameOf(names, author.userId, author.agentId)) }
+        : body,
     queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued" || blockers.queuedRuns,
+    notifiedUserIds: [...new Set([...recipientsOf(handedOver), ...(comment?.notifiedUserIds ?? [])])],
   };
 };

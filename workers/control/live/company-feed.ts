@@ -61,3 +61,18 @@ export async function announceNewIssue(env: Env, issue: NewIssueFields): Promise
     console.error(JSON.stringify({ level: "error", msg: "board announcement failed", error: String(error) }));
   }
 }
+
+/**
+ * Tells the company's open pages that these users got a notification (after its batch committed),
+ * one event per recipient. A failure is logged: the notification is stored whether or not a page hears.
+ */
+export async function announceNotifications(env: Env, companyId: string, userIds: readonly string[]) {
+  try {
+    const feed = companyFeed(env, companyId);
+    for (const userId of userIds) await feed.publish({ kind: "notification.created", companyId, userId });
+  } catch (error) {
+    console.error(
+      JSON.stringify({ level: "error", msg: "notification announcement failed", error: String(error) }),
+    );
+  }
+}

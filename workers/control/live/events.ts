@@ -24,6 +24,12 @@ export type LiveChange =
   | { kind: "attachment.changed"; companyId: string; issueId: string; attachmentId: string }
   /** An issue this one is blocked by changed its status (the page lists its blockers with theirs). */
   | { kind: "blocker.changed"; companyId: string; issueId: string; blockerIssueId: string; status: string }
+  /**
+   * Someone got a notification (a mention, an assignment): their open pages re-read the unread count.
+   * Carries only the recipient's id, nothing of the notification itself, since every page of the
+   * company hears it.
+   */
+  | { kind: "notification.created"; companyId: string; userId: string }
   | {
       kind: "run.started" | "run.ended" | "run.log";
       companyId: string;
@@ -46,8 +52,12 @@ export type LiveFrame =
   | { type: "reset"; seq: number }
   | ({ type: "event"; seq: number; at: number } & LiveChange);
 
-/** The board shows issues only: comments, documents and runs stay on the issue's own feed. */
-export const isBoardChange = (change: LiveChange): boolean => change.kind.startsWith("issue.");
+/**
+ * The board shows issues (and the unread count of notifications): comments, documents and runs stay
+ * on the issue's own feed.
+ */
+export const isBoardChange = (change: LiveChange): boolean =>
+  change.kind.startsWith("issue.") || change.kind === "notification.created";
 
 /**
  * Which of a feed's events one socket receives: all of them (the issue page), the board's (issue

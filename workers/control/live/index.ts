@@ -5,7 +5,13 @@
  *
  * This index is what the rest of the code may import from here.
  */
-export { announceNewIssue, type CompanyFeedObject, companyFeed, watchRequest } from "./company-feed";
+export {
+  announceNewIssue,
+  announceNotifications,
+  type CompanyFeedObject,
+  companyFeed,
+  watchRequest,
+} from "./company-feed";
 export {
   isBoardChange,
   type LiveChange,

@@ -2,11 +2,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { TranscriptEventSchema } from "../../../bridge/src/protocol/transcript";
 import { heartbeatRunLogChunks, heartbeatRuns, RUN_STATUSES } from "../../db/schema";
+import { notFound } from "../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
 import { RunSchema } from "../agents";
 import { companyScrubber, type Scrubber, scrubChunks } from "../secrets";
 import { companyForActor, controlContext, ensureVisible, issueIdIn } from "../shared";
-import { runResource } from "../wakes";
 import { EXCERPT_CHARS } from "./lifecycle";
 import { runResources } from "./resources";
 import { runEvents } from "./transcript";
@@ -131,11 +131,14 @@ runRoutes.openapi(
       .where(eq(heartbeatRuns.id, c.req.valid("param").runId))
       .get();
     const run = await ensureVisible(db, actor, row, "Run");
-    const [resource] = await runResources(db, [run]);
-    const scrubber = await companyScrubber(c.env, db, run.companyId);
+    const [[resource], scrubber] = await Promise.all([
+      runResources(db, [run]),
+      companyScrubber(c.env, db, run.companyId),
+    ]);
+    if (!resource) throw notFound("Run not found");
     return c.json(
       {
-        ...scrubbedError(scrubber, resource ?? runResource(run)),
+        ...scrubbedError(scrubber, resource),
         logExcerpt: scrubbedExcerpt(scrubber, run.logExcerpt),
       },
       200,

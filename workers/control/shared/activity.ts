@@ -4,6 +4,7 @@ import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type ActivityRow, activityLog, type JsonObject } from "../../db/schema";
 import { badRequest } from "../../http/errors";
+import { actorNames } from "./people";
 import { redactSecrets } from "./redact";
 
 export interface ActivityEntry {
@@ -98,14 +99,29 @@ export async function listActivity(
     .limit(filter.limit);
 }
 
-export const activityResource = (row: ActivityRow) => ({
+export const activityResource = (row: ActivityRow, actorName: string | null) => ({
   id: row.id,
   companyId: row.companyId,
   actorType: row.actorType,
   actorId: row.actorId,
+  actorName,
   action: row.action,
   entityType: row.entityType,
   entityId: row.entityId,
   details: row.details,
   createdAt: new Date(row.createdAt).toISOString(),
 });
+
+/** A page of the log with its actors' names (users and agents), resolved in one batched read. */
+export async function namedActivity(db: Db, companyId: string, rows: readonly ActivityRow[]) {
+  const of = (type: ActivityRow["actorType"]) =>
+    rows.filter((row) => row.actorType === type).map((row) => row.actorId);
+  const names = await actorNames(db, companyId, { userIds: of("user"), agentIds: of("agent") });
+  const nameFor = (row: ActivityRow) =>
+    row.actorType === "user"
+      ? names.user(row.actorId)
+      : row.actorType === "agent"
+        ? names.agent(row.actorId)
+        : null;
+  return rows.map((row) => activityResource(row, nameFor(row)));
+}

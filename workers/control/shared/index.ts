@@ -4,10 +4,17 @@
  * This index is what the rest of the code may import from here.
  */
 export { canAccessCompany, companyForActor, controlContext, ensureVisible, requireBoard } from "./access";
-export { type ActivityEntry, activityInsert, activityResource, listActivity } from "./activity";
+export {
+  type ActivityEntry,
+  activityInsert,
+  activityResource,
+  listActivity,
+  namedActivity,
+} from "./activity";
 export { blockerPart, namedFew } from "./blockers";
 export { issueIdIn, issueIdsIn, issueKeyCondition, UUID } from "./issue-keys";
 export { forgetMember } from "./memberships";
+export { type ActorIds, type ActorNames, actorNames, nameOf } from "./people";
 export { isSecretKey, isSecretValue, REDACTED, redactSecrets } from "./redact";
 export {
   keyCompanyGate,

@@ -6,7 +6,7 @@
  */
 export { assignmentWake } from "./assignment";
 export { commentedAssignee, commentedWake } from "./commented";
-export { mentionCandidates, mentionWakes } from "./mentions";
+export { type MentionCandidate, mentionCandidates, mentionedIds, mentionWakes } from "./mentions";
 export { issuesClosed, type RunDispatcherObject, runDispatcher, runsQueued } from "./nudge";
 export {
   type Budgeted,

@@ -48,7 +48,7 @@ function plainMentions(text: string, byLength: ReadonlyArray<{ id: string; key: 
  * Ids of the candidates the body mentions, each once, in order of first mention. Structured links
  * count only for ids among the candidates (the issue's company), so another company's id does nothing.
  */
-export function mentionedAgentIds(body: string, candidates: readonly MentionCandidate[]): string[] {
+export function mentionedIds(body: string, candidates: readonly MentionCandidate[]): string[] {
   if (!body.includes("@") || candidates.length === 0) return [];
   const known = new Set(candidates.map((candidate) => candidate.id));
   const ids: string[] = [];
@@ -85,7 +85,7 @@ export function mentionWakes(
 ): HeartbeatRunRow[] {
   const authorId = context.author.type === "agent" ? context.author.agentId : null;
   const byId = new Map(companyAgents.map((agent) => [agent.id, agent]));
-  return mentionedAgentIds(body, companyAgents)
+  return mentionedIds(body, companyAgents)
     .filter((id) => id !== authorId)
     .flatMap((id) => {
       const agent = byId.get(id);

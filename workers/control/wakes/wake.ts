@@ -120,15 +120,19 @@ export const wakeInsert = (db: Db, run: HeartbeatRunRow) =>
     });
 
 /**
- * A run as the API shows it. `waitingForRunner`: the caller knows whether a connected runner serves
+ * A run as the API shows it, with the name of whoever invoked it (`requestedByName`, see
+ * shared/people.ts). `waitingForRunner`: the caller knows whether a connected runner serves
  * the run's company (runners' companiesWithConnectedRunner); only a queued run can be waiting.
  */
-export const runResource = (run: HeartbeatRunRow, runnerServes = true) => ({
+export const runResource = (run: HeartbeatRunRow, runnerServes: boolean, requestedByName: string | null) => ({
   id: run.id,
   companyId: run.companyId,
   agentId: run.agentId,
   status: run.status,
   invocationSource: run.invocationSource,
+  requestedByUserId: run.requestedByUserId,
+  requestedByAgentId: run.requestedByAgentId,
+  requestedByName,
   wakeReason: run.wakeReason,
   issueId: run.issueId,
   commentId: run.commentId,

@@ -18,6 +18,8 @@ const NOT_REFUSED: Record<string, string> = {
   "DELETE /api/runners/{runnerId}": "a person's own runner",
   "POST /api/member-invites/{token}/accept": "joining: the caller is not a member yet",
   "POST /api/issues/{issueId}/read": "the viewer's own read mark",
+  "POST /api/notifications/{notificationId}/read": "the viewer's own notification",
+  "POST /api/notifications/read-all": "the viewer's own notifications",
   "DELETE /api/companies/{companyId}/members/{userId}": "leaving (removing others needs ownership)",
   "POST /api/companies/{companyId}/exports": "renders the company, changes nothing",
   "POST /api/companies/{companyId}/exports/preview": "renders the company, changes nothing",

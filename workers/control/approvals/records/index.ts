@@ -4,7 +4,7 @@
  *
  * This index is what the rest of the code may import from here.
  */
-export { approvalResource } from "./resource";
+export { approvalResource, namedApproval, namedApprovals } from "./resource";
 export {
   assertCeoMayStartWork,
   assertHirePayload,

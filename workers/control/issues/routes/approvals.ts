@@ -3,7 +3,7 @@ import { asc, eq } from "drizzle-orm";
 import { refOf } from "../../../core/actor";
 import { APPROVAL_STATUSES, APPROVAL_TYPES, approvals, issueApprovals } from "../../../db/schema";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../../http/openapi";
-import { approvalResource } from "../../approvals/records";
+import { namedApprovals } from "../../approvals/records";
 import { controlContext } from "../../shared";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
@@ -22,8 +22,13 @@ const LinkedApprovalSchema = z.object({
   payload: z.record(z.string(), z.unknown()),
   requestedByAgentId: z.string().nullable(),
   requestedByUserId: z.string().nullable(),
+  requestedByName: z
+    .string()
+    .nullable()
+    .openapi({ description: "Display name of the requesting agent or user" }),
   decisionNote: z.string().nullable(),
   decidedByUserId: z.string().nullable(),
+  decidedByName: z.string().nullable().openapi({ description: "Display name of the deciding board user" }),
   decidedAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -52,7 +57,10 @@ issueApprovalRoutes.openapi(
       .where(eq(issueApprovals.issueId, issue.id))
       .orderBy(asc(issueApprovals.createdAt), asc(approvals.id));
     return c.json(
-      rows.map((row) => approvalResource(row.approval)),
+      await namedApprovals(
+        db,
+        rows.map((row) => row.approval),
+      ),
       200,
     );
   },

@@ -5,8 +5,8 @@ import type { Db } from "../../../db/client";
 import { issueComments } from "../../../db/schema";
 import { notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../../http/openapi";
-import { controlContext } from "../../shared";
-import { commentResource } from "../comment-resource";
+import { actorNames, controlContext, nameOf } from "../../shared";
+import { commentResource, namedComments } from "../comment-resource";
 import {
   CommentParamSchema,
   CommentSchema,
@@ -75,7 +75,7 @@ issueCommentRoutes.openapi(
     const { actor, db } = controlContext(c);
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const rows = await listComments(db, issue.id, c.req.valid("query"));
-    return c.json(rows.map(commentResource), 200);
+    return c.json(await namedComments(db, issue.companyId, rows), 200);
   },
 );
 
@@ -95,7 +95,11 @@ issueCommentRoutes.openapi(
     const issue = await findVisibleIssue(db, actor, issueId);
     const row = await commentQuery(db, issue.id, commentId).get();
     if (!row) throw notFound(COMMENT_NOT_FOUND);
-    return c.json(commentResource(row), 200);
+    const names = await actorNames(db, issue.companyId, {
+      userIds: [row.authorUserId],
+      agentIds: [row.authorAgentId],
+    });
+    return c.json(commentResource(row, nameOf(names, row.authorUserId, row.authorAgentId)), 200);
   },
 );
 

@@ -13,7 +13,8 @@ import {
   json,
   jsonBody,
 } from "../../../http/openapi";
-import { announceNewIssue } from "../../live";
+import { announceNewIssue, announceNotifications } from "../../live";
+import { assignmentDraft, notificationInserts, recipientsOf } from "../../people";
 import { activityInsert, companyForActor, controlContext } from "../../shared";
 import { assignmentWake, runsQueued, wakeInsert } from "../../wakes";
 import { blockerStatements, checkBlockers } from "../blockers";
@@ -93,6 +94,14 @@ async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
     now,
   });
   if (assigned) statements.push(wakeInsert(db, assigned));
+  const handedOver = assignmentDraft({
+    companyId: company.id,
+    issueId: id,
+    previousUserId: null,
+    nextUserId: body.assigneeUserId ?? null,
+    actor: issue.actor,
+  });
+  statements.push(...notificationInserts(db, handedOver, now));
   const [bump, insert] = numberedIssueStatements(db, issue);
   const read = db.select().from(issues).where(eq(issues.id, id));
   // The read-back rides in the same batch: the row (number, identifier) as committed.
@@ -101,7 +110,13 @@ async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
     "The company's issue counter collided with an existing identifier; retry",
   );
   if (!row) throw notFound("Company not found");
-  return { row, labelIds, blockedByIssueIds, queuedRuns: assigned?.status === "queued" };
+  return {
+    row,
+    labelIds,
+    blockedByIssueIds,
+    queuedRuns: assigned?.status === "queued",
+    notifiedUserIds: recipientsOf(handedOver),
+  };
 }
 
 issueCreateRoutes.openapi(
@@ -143,6 +158,8 @@ issueCreateRoutes.openapi(
     rememberNewIssue(created.row);
     c.executionCtx.waitUntil(announceNewIssue(c.env, created.row));
     if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
+    if (created.notifiedUserIds.length > 0)
+      c.executionCtx.waitUntil(announceNotifications(c.env, company.id, created.notifiedUserIds));
     const { labelIds, blockedByIssueIds } = created;
     return c.json({ ...issueResource(created.row), labelIds, blockedByIssueIds }, 201);
   },

@@ -4,7 +4,7 @@ import type { AgentRow, IssueRow } from "../../../db/schema";
 import { agents, issueComments, issues } from "../../../db/schema";
 import { notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
-import { controlContext, issueKeyCondition } from "../../shared";
+import { actorNames, controlContext, issueKeyCondition, nameOf } from "../../shared";
 import { locateVisibleIssue } from "../locator";
 import { issueObject } from "../object";
 import { HeartbeatContextSchema, IssueDetailSchema, IssueParamSchema } from "../schemas";
@@ -107,9 +107,15 @@ issueDetailRoutes.openapi(
     const { issue, self } = chainIssueOf(chain);
     const project = projectOf(self);
     const goal = goalOf(self);
-    const comments = latest
-      .reverse()
-      .map((row) => ({ ...row, createdAt: new Date(row.createdAt).toISOString() }));
+    const names = await actorNames(db, issue.companyId, {
+      userIds: latest.map((row) => row.authorUserId),
+      agentIds: latest.map((row) => row.authorAgentId),
+    });
+    const comments = latest.reverse().map((row) => ({
+      ...row,
+      authorName: nameOf(names, row.authorUserId, row.authorAgentId),
+      createdAt: new Date(row.createdAt).toISOString(),
+    }));
     return c.json(
       {
         issue: compactIssue(issue),
