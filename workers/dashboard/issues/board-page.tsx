@@ -17,7 +17,6 @@ import {
   loadAgents,
   loadCompany,
   optionalText,
-  PriorityBadge,
 } from "../ui/board-shared";
 import {
   blankForm,
