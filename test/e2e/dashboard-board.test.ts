@@ -4,7 +4,8 @@
 // on the card, which stays; the keyboard moves a focused card (Alt+Arrow keys, refusals shown the same
 // way); the card's Edit
 // menu sets a label and a due date without leaving the page, and the board's filters then find it by
-// both; the owner's open board follows by push. axe finds nothing on the board; a screenshot of it
+// both; the owner's open board follows by push; an issue assigned to the member raises her Inbox count
+// live and is listed in her inbox, and her comment shows her name on the owner's open issue page. axe finds nothing on the board; a screenshot of it
 // goes to docs/screenshots/.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -99,7 +100,8 @@ describe("a board you can work on", () => {
       },
     );
     const issue = created.body;
-    const bea = await signedInPage(await member("Bea"));
+    const beaCredentials = await member("Bea");
+    const bea = await signedInPage(beaCredentials);
     const owner = await signedInPage(ADMIN);
     await Promise.all([openBoard(bea), openBoard(owner)]);
 
@@ -158,6 +160,34 @@ describe("a board you can work on", () => {
     await bea.locator('#issue-board[data-live-state="open"]').waitFor();
     const titles = await bea.locator("#issue-board .card > a").allTextContents();
     expect(titles).toEqual(["Book the venue"]);
+
+    // People: the owner assigns the issue to Bea; her open board's Inbox count rises by push, and her
+    // inbox lists it. Her comment shows her name on the owner's open issue page, without a reload.
+    await openBoard(bea);
+    const beaId = (
+      await api.call<{ members: Array<{ userId: string; name: string }> }>(
+        "GET",
+        `/api/companies/${companyId}/members`,
+      )
+    ).body.members.find((m) => m.name === "Bea")?.userId;
+    const count = bea.locator("[data-unread-count]");
+    expect(await count.isHidden()).toBe(true);
+    expect((await api.call("PATCH", `/api/issues/${issue.id}`, { assigneeUserId: beaId })).status).toBe(200);
+    await expect.poll(() => count.textContent()).toContain("1 unread");
+    await owner.goto(`/issues/${issue.id}`);
+    await owner.locator('#issue-live[data-live-state="open"]').waitFor();
+    await owner.evaluate('document.documentElement.dataset.e2eMark = "still-here"');
+    const beaApi = await clientFor(stack.baseUrl, beaCredentials);
+    expect(
+      (await beaApi.call("POST", `/api/issues/${issue.id}/comments`, { body: "Venue booked" })).status,
+    ).toBe(201);
+    await expect.poll(() => owner.locator("#issue-live").innerText()).toContain("Bea, ");
+    expect(await owner.evaluate('document.documentElement.dataset.e2eMark === "still-here"')).toBe(true);
+    await bea.goto("/notifications");
+    expect(await bea.locator("main").innerText()).toContain(
+      `assigned you ${issue.identifier} Book the venue`,
+    );
+    expect(await accessibilityProblems(bea)).toEqual([]);
 
     await openBoard(bea);
     expect(await accessibilityProblems(bea)).toEqual([]);

@@ -28,6 +28,7 @@ import { issueModelPages } from "./issues/model-pages";
 import { issuePage } from "./issues/page";
 import { quickEditPage } from "./issues/quick-edit";
 import { memberPages } from "./members/pages";
+import { notificationsPage } from "./notifications/page";
 import { packagePages } from "./packages/pages";
 import { projectPages } from "./projects/pages";
 import { routinePages } from "./routines/pages";
@@ -200,6 +201,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", issuePage);
   dashboard.route("/", issueModelPages);
   dashboard.route("/", quickEditPage);
+  dashboard.route("/", notificationsPage);
   dashboard.route("/", approvalPages);
   dashboard.route("/", costPage);
   dashboard.route("/", routinePages);

@@ -5,5 +5,7 @@
  *
  * This index is what the rest of the code may import from here.
  */
+
 export { memberMentionCandidates, mentionedUserIds } from "./mentions";
 export { assignmentDraft, type NotificationDraft, notificationInserts, recipientsOf } from "./notify";
+export type { NotificationListSchema } from "./schemas";

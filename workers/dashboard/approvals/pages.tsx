@@ -80,7 +80,11 @@ function HireDetails({ payload, names }: { payload: Approval["payload"]; names: 
 function Requester({ approval, names, viewerId }: { approval: Approval; names: Names; viewerId: string }) {
   const who = approval.requestedByAgentId
     ? actorLabel(viewerId, names, { type: "agent", id: approval.requestedByAgentId })
-    : actorLabel(viewerId, names, { type: "user", id: approval.requestedByUserId });
+    : actorLabel(viewerId, names, {
+        type: "user",
+        id: approval.requestedByUserId,
+        name: approval.requestedByName,
+      });
   return (
     <p class="muted">
       Requested by {who}, <Time value={approval.createdAt} />
@@ -230,7 +234,11 @@ function History(props: { approvals: Approval[]; names: Names; viewerId: string;
           <td>
             {approval.requestedByAgentId
               ? actorLabel(viewerId, names, { type: "agent", id: approval.requestedByAgentId })
-              : actorLabel(viewerId, names, { type: "user", id: approval.requestedByUserId })}
+              : actorLabel(viewerId, names, {
+                  type: "user",
+                  id: approval.requestedByUserId,
+                  name: approval.requestedByName,
+                })}
           </td>
           <td>
             <StatusBadge status={approval.status} />

@@ -134,7 +134,13 @@ function LogTable(props: { entries: Activity[]; names: ReadonlyMap<string, strin
           <td>
             <Time value={entry.createdAt} />
           </td>
-          <td>{actorLabel(props.viewerId, props.names, { type: entry.actorType, id: entry.actorId })}</td>
+          <td>
+            {actorLabel(props.viewerId, props.names, {
+              type: entry.actorType,
+              id: entry.actorId,
+              name: entry.actorName,
+            })}
+          </td>
           <td>
             <code>{entry.action}</code>
           </td>

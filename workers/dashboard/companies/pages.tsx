@@ -245,7 +245,13 @@ function ActivityTable({
               <td>
                 <Time value={entry.createdAt} />
               </td>
-              <td>{actorLabel(viewerId, names, { type: entry.actorType, id: entry.actorId })}</td>
+              <td>
+                {actorLabel(viewerId, names, {
+                  type: entry.actorType,
+                  id: entry.actorId,
+                  name: entry.actorName,
+                })}
+              </td>
               <td>{describeActivity(entry)}</td>
             </tr>
           ))}

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { IssueListItemSchema } from "../../control/issues";
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from "../../db/schema";
-import { PriorityBadge } from "../ui/board-shared";
+import { initialsOf, PriorityBadge } from "../ui/board-shared";
 import type { Option } from "../ui/components";
 import { CancelButton, isCancellable } from "./model-views";
 
@@ -36,14 +36,6 @@ function assigneeName(issue: BoardIssue, names: BoardNames): string {
   if (issue.assigneeAgentId) return names.agents.get(issue.assigneeAgentId) ?? "An agent";
   if (issue.assigneeUserId) return names.people.get(issue.assigneeUserId) ?? "A former member";
   return "Unassigned";
-}
-
-/** Two letters for a small avatar: a name's first and last word ("Ada Lovelace" → "AL"). */
-export function initialsOf(name: string): string {
-  const words = name.trim().split(/\s+/).filter(Boolean);
-  const first = words[0]?.[0] ?? "?";
-  const last = words.length > 1 ? (words.at(-1)?.[0] ?? "") : "";
-  return (first + last).toUpperCase();
 }
 
 /** Today as the API's due dates are written (UTC calendar day). */

@@ -6,6 +6,7 @@ import { RunEntry, runsOf } from "../runs/view";
 import {
   ActionAlert,
   type Agent,
+  Avatar,
   actorLabel,
   agentNamesOf,
   companyNav,
@@ -113,11 +114,11 @@ function Comments({
       {comments.map((comment) => {
         const author = comment.authorAgentId
           ? actorLabel(viewerId, names, { type: "agent", id: comment.authorAgentId })
-          : actorLabel(viewerId, names, { type: "user", id: comment.authorUserId });
+          : actorLabel(viewerId, names, { type: "user", id: comment.authorUserId, name: comment.authorName });
         return (
           <li class="card">
             <p class="muted">
-              {author}, <Time value={comment.createdAt} />
+              <Avatar name={author} /> {author}, <Time value={comment.createdAt} />
             </p>
             <div class="prose">{comment.body}</div>
           </li>

@@ -99,15 +99,36 @@ export function failedForm(
   return { ...formWithErrors(values, result), errors: placeFieldMessages(result, formFields, rename) };
 }
 
-/** Who did something, in words; board users have no public directory, so only "you" is named. */
+/**
+ * Who did something, in words: an agent by its name, a person by the name the API resolved for the row
+ * (`authorName`, `actorName`, `requestedByName`), "You" for the viewer.
+ */
 export function actorLabel(
   viewerId: string,
   names: ReadonlyMap<string, string>,
-  actor: { type: string; id: string | null | undefined },
+  actor: { type: string; id: string | null | undefined; name?: string | null },
 ): string {
-  if (actor.type === "agent") return names.get(actor.id ?? "") ?? "An agent no longer listed";
+  if (actor.type === "agent") return names.get(actor.id ?? "") ?? actor.name ?? "An agent no longer listed";
   if (actor.type === "system") return "System";
-  return actor.id === viewerId ? "You" : "A board member";
+  if (actor.id === viewerId) return "You";
+  return actor.name ?? "A former member";
+}
+
+/** Two letters for a small avatar: a name's first and last word ("Ada Lovelace" → "AL"). */
+export function initialsOf(name: string): string {
+  const words = name.trim().split(/\s+/).filter(Boolean);
+  const first = words[0]?.[0] ?? "?";
+  const last = words.length > 1 ? (words.at(-1)?.[0] ?? "") : "";
+  return (first + last).toUpperCase();
+}
+
+/** A person's or agent's initials in a circle, beside their name (which screen readers read instead). */
+export function Avatar({ name }: { name: string }) {
+  return (
+    <span class="avatar" aria-hidden="true">
+      {initialsOf(name)}
+    </span>
+  );
 }
 
 /**

@@ -3,7 +3,7 @@ import type { PublicUser } from "../../core/principal";
 import { SCRIPT_URL, STYLESHEET_URL } from "./assets";
 
 /** The top-level sections; the current one is marked `aria-current="page"` in the navigation. */
-export type Section = "home" | "sessions" | "api-key" | "phone" | "users" | "companies" | "runners";
+export type Section = "home" | "sessions" | "api-key" | "phone" | "users" | "companies" | "runners" | "inbox";
 
 export type CompanyTab =
   | "overview"
@@ -43,6 +43,7 @@ export interface PageProps {
 const NAV: ReadonlyArray<{ section: Section; href: string; label: string; superadminOnly?: boolean }> = [
   { section: "sessions", href: "/sessions", label: "Sessions" },
   { section: "companies", href: "/companies", label: "Companies" },
+  { section: "inbox", href: "/notifications", label: "Inbox" },
   { section: "runners", href: "/runners", label: "Runners" },
   { section: "api-key", href: "/api-key", label: "API key" },
   { section: "phone", href: "/phone", label: "Your phone" },
@@ -80,6 +81,11 @@ function TopBar({ viewer, csrf, section }: Pick<PageProps, "viewer" | "csrf" | "
                 <li>
                   <a href={item.href} aria-current={item.section === section ? "page" : undefined}>
                     {item.label}
+                    {item.section === "inbox" && (
+                      <span class="count" data-unread-count data-viewer={viewer.id} hidden>
+                        {" "}
+                      </span>
+                    )}
                   </a>
                 </li>
               ))}

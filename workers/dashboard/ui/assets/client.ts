@@ -1,3 +1,5 @@
+import { BOARD_JS } from "./board-client";
+
 /**
  * The dashboard's only script (about 200 lines, no framework). Every page works without it; it adds:
  *
@@ -24,7 +26,7 @@
  * - `button[data-copy="<id>"]`: copies that element's value or text.
  * - `form[data-confirm="<question>"]`: asks before submitting.
  */
-export const DASHBOARD_JS = `(() => {
+const LIVE_JS = `(() => {
   "use strict";
 
   /** Something typed and not sent (or a chosen file) that replacing the region would throw away. */
@@ -196,6 +198,10 @@ export const DASHBOARD_JS = `(() => {
           // changed since the page was drawn; or its newest change came about when it was drawn.
           if (seq === null ? connections > 1 || changedSinceDrawn(frame.at) : frame.seq < seq) refresh();
           if (seq === null || frame.seq < seq) seq = frame.seq;
+        } else if (frame.type === "event" && frame.kind === "notification.created") {
+          // Someone's inbox, not the page's content: only the viewer's own unread count changes.
+          seq = Math.max(seq || 0, frame.seq);
+          if (frame.userId === viewerId()) loadUnreadCount();
         } else if (frame.type === "reset" || (frame.type === "event" && frame.seq > seq)) {
           seq = frame.seq;
           refresh();
@@ -279,111 +285,27 @@ export const DASHBOARD_JS = `(() => {
     if (question && !window.confirm(question)) event.preventDefault();
   });
 
-  /** Posts a card's Edit form (with \`changes\`); resolves to the dashboard's {ok, message}. */
-  function sendQuickEdit(form, changes) {
-    const data = new FormData(form);
-    for (const [name, value] of Object.entries(changes || {})) data.set(name, value);
-    return fetch(form.action, {
-      method: "POST",
-      body: new URLSearchParams(data),
-      headers: { "X-Dashboard-Fetch": "1" },
-      credentials: "same-origin",
-    })
-      .then((res) => res.json())
-      .catch(() => ({ ok: false, message: "The change could not be sent; check the connection and try again." }));
+`;
+
+const START_JS = `
+  const unreadBadge = () => document.querySelector("[data-unread-count]");
+  const viewerId = () => (unreadBadge() ? unreadBadge().dataset.viewer : "");
+
+  /** The header's Inbox count: read on load and again when the feed says the viewer got one. */
+  function loadUnreadCount() {
+    const badge = unreadBadge();
+    if (!badge) return;
+    fetch("/api/notifications/unread-count", { credentials: "same-origin" })
+      .then((res) => (res.ok ? res.json() : null))
+      .then((body) => {
+        if (!body) return;
+        badge.textContent = body.unreadCount > 0 ? " (" + body.unreadCount + " unread)" : "";
+        badge.hidden = body.unreadCount === 0;
+      })
+      .catch(() => undefined);
   }
 
-  function showOnCard(card, selector, message) {
-    const box = card.querySelector(selector);
-    if (!box) return;
-    box.textContent = message || "";
-    box.hidden = !message;
-  }
-
-  /** Moves a card to \`status\` through its Edit form; the live feed redraws the board when it is saved. */
-  function moveCard(card, status) {
-    const form = card.querySelector("form[data-quick-edit]");
-    if (!form || card.dataset.status === status) return;
-    showOnCard(card, "[data-move-error]", "");
-    card.setAttribute("aria-busy", "true");
-    // Only the status: the form's other fields are the card's values and would be sent unchanged.
-    const only = new FormData();
-    only.set("_csrf", form.elements._csrf.value);
-    only.set("companyId", form.elements.companyId.value);
-    only.set("status", status);
-    fetch(form.action, {
-      method: "POST",
-      body: new URLSearchParams(only),
-      headers: { "X-Dashboard-Fetch": "1" },
-      credentials: "same-origin",
-    })
-      .then((res) => res.json())
-      .catch(() => ({ ok: false, message: "The move could not be sent; try again." }))
-      .then((result) => {
-        card.removeAttribute("aria-busy");
-        if (result.ok) {
-          const column = document.querySelector('#issue-board section[data-column="' + status + '"]');
-          if (column) column.querySelector("h2").after(card);
-          card.dataset.status = status;
-          card.focus();
-        } else {
-          showOnCard(card, "[data-move-error]", "Not moved: " + result.message);
-          card.focus();
-        }
-      });
-  }
-
-  function startBoard(board) {
-    const columns = () => Array.from(board.querySelectorAll("section[data-column]"));
-    board.addEventListener("dragstart", (event) => {
-      const card = event.target.closest && event.target.closest(".card[draggable]");
-      if (!card) return;
-      event.dataTransfer.setData("text/plain", card.dataset.issueId);
-      event.dataTransfer.effectAllowed = "move";
-      card.classList.add("dragging");
-    });
-    board.addEventListener("dragend", (event) => {
-      const card = event.target.closest && event.target.closest(".card");
-      if (card) card.classList.remove("dragging");
-      for (const column of columns()) column.classList.remove("drop-target");
-    });
-    board.addEventListener("dragover", (event) => {
-      const column = event.target.closest && event.target.closest("section[data-column]");
-      if (!column) return;
-      event.preventDefault();
-      for (const other of columns()) other.classList.toggle("drop-target", other === column);
-    });
-    board.addEventListener("drop", (event) => {
-      const column = event.target.closest && event.target.closest("section[data-column]");
-      if (!column) return;
-      event.preventDefault();
-      column.classList.remove("drop-target");
-      const card = document.getElementById("card-" + event.dataTransfer.getData("text/plain"));
-      if (card) moveCard(card, column.dataset.column);
-    });
-    board.addEventListener("keydown", (event) => {
-      if (!event.altKey || (event.key !== "ArrowRight" && event.key !== "ArrowLeft")) return;
-      const card = event.target.closest && event.target.closest(".card[draggable]");
-      if (!card || event.target !== card) return;
-      const order = columns().map((column) => column.dataset.column);
-      const next = order[order.indexOf(card.dataset.status) + (event.key === "ArrowRight" ? 1 : -1)];
-      if (!next) return;
-      event.preventDefault();
-      moveCard(card, next);
-    });
-    board.addEventListener("submit", (event) => {
-      const form = event.target;
-      if (!form.matches || !form.matches("form[data-quick-edit]")) return;
-      event.preventDefault();
-      sendQuickEdit(form).then((result) => {
-        const box = form.querySelector("[data-quick-edit-error]");
-        box.textContent = result.ok ? "" : result.message;
-        box.hidden = result.ok;
-        if (result.ok) form.closest("details").open = false;
-      });
-    });
-  }
-
+  loadUnreadCount();
   startLiveRegions();
   const board = document.getElementById("issue-board");
   if (board) startBoard(board);
@@ -396,3 +318,6 @@ export const DASHBOARD_JS = `(() => {
   for (const box of document.querySelectorAll("[data-session-watch]")) watchSession(box);
 })();
 `;
+
+/** The whole script, one function: the live parts above, the board's (board-client.ts), then start-up. */
+export const DASHBOARD_JS = `${LIVE_JS}${BOARD_JS}${START_JS}`;
