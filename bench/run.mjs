@@ -21,6 +21,7 @@ const BENCH_FILES = [
   "mcp.mjs",
   "automation.mjs",
   "dashboard.mjs",
+  "board.mjs",
   "defaults.mjs",
   "runner.mjs",
   "wa-sessions.mjs",
