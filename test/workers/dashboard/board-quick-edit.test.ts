@@ -115,6 +115,30 @@ describe("the board's Edit menu", () => {
     expect((await issueNow(issue.id)).status).toBe("cancelled");
   });
 
+  it("is also the issue page's properties panel, which returns to the issue page", async () => {
+    const issue = await newIssue({ title: "From its own page" });
+    const page = await browse(owner, `/issues/${issue.id}`);
+    expect(page.html).toContain('aria-labelledby="issue-properties"');
+    expect(page.html).toContain(`<option value="user:${member.userId}">Grace Hopper</option>`);
+    const saved = await submit(owner, `/issues/${issue.id}/quick-edit`, {
+      companyId,
+      back: "issue",
+      priority: "critical",
+      assignee: `user:${member.userId}`,
+    });
+    expect(saved.status).toBe(303);
+    expect(saved.location).toBe(`/issues/${issue.id}`);
+    expect(await issueNow(issue.id)).toMatchObject({ priority: "critical", assigneeUserId: member.userId });
+    const refused = await submit(owner, `/issues/${issue.id}/quick-edit`, {
+      companyId,
+      back: "issue",
+      status: "done",
+    });
+    expect(refused.status).toBe(422);
+    expect(textOf(refused.html)).toContain("Not changed: Cannot move an issue from backlog to done");
+    expect(textOf(refused.html)).toContain("From its own page");
+  });
+
   it("answers another company's issue with 404 and changes nothing", async () => {
     const issue = await newIssue({ title: "Ours alone" });
     const res = await submit(

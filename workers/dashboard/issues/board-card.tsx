@@ -22,6 +22,19 @@ export interface QuickEditChoices {
   labels: ReadonlyArray<{ id: string; name: string }>;
 }
 
+/** Agents and people in one list, as `agent:<id>` / `user:<id>` (one assignee at a time). */
+export const assigneeOptions = (
+  agents: ReadonlyArray<{ id: string; name: string; status: string }>,
+  members: ReadonlyArray<{ userId: string; name: string }>,
+  none: string,
+): Option[] => [
+  { value: "", label: none },
+  ...agents
+    .filter((agent) => agent.status !== "terminated")
+    .map((agent) => ({ value: `agent:${agent.id}`, label: `${agent.name} (agent)` })),
+  ...members.map((member) => ({ value: `user:${member.userId}`, label: member.name })),
+];
+
 export const statusLabel = (status: string) => status.replace(/_/g, " ");
 
 /** `agent:<id>`, `user:<id>` or "" (nobody): one select for both kinds of assignee. */
@@ -91,60 +104,73 @@ function Select(props: {
  * in place), and Cancel, moved here from the card's face.
  */
 function QuickEdit({ issue, choices }: { issue: BoardIssue; choices: QuickEditChoices }) {
-  const id = (field: string) => `qe-${issue.id}-${field}`;
   return (
     <details class="card-menu">
       <summary aria-label={`Edit ${issue.identifier}`}>Edit</summary>
-      <form method="post" action={`/issues/${issue.id}/quick-edit`} class="quick-edit" data-quick-edit>
-        <input type="hidden" name="_csrf" value={choices.csrf} />
-        <input type="hidden" name="companyId" value={issue.companyId} />
-        <Select
-          id={id("status")}
-          name="status"
-          label="Status"
-          value={issue.status}
-          options={ISSUE_STATUSES.map((status) => ({ value: status, label: statusLabel(status) }))}
-        />
-        <Select
-          id={id("assignee")}
-          name="assignee"
-          label="Assignee"
-          value={assigneeValue(issue)}
-          options={choices.assignees}
-        />
-        <Select
-          id={id("priority")}
-          name="priority"
-          label="Priority"
-          value={issue.priority}
-          options={ISSUE_PRIORITIES.map((priority) => ({ value: priority, label: priority }))}
-        />
-        <div class="field">
-          <label for={id("due")}>Due date</label>
-          <input id={id("due")} name="dueDate" type="date" value={issue.dueDate ?? ""} />
-        </div>
-        {choices.labels.length > 0 && (
-          <fieldset>
-            <legend>Labels</legend>
-            <input type="hidden" name="labelsShown" value="1" />
-            {choices.labels.map((label) => (
-              <label class="check">
-                <input
-                  type="checkbox"
-                  name={`label:${label.id}`}
-                  value="1"
-                  checked={issue.labelIds.includes(label.id)}
-                />{" "}
-                {label.name}
-              </label>
-            ))}
-          </fieldset>
-        )}
-        <p class="field-error" role="alert" data-quick-edit-error hidden />
-        <button type="submit">Save</button>
-      </form>
+      <QuickEditForm issue={issue} choices={choices} back="board" />
       {isCancellable(issue.status) && <CancelButton issue={issue} csrf={choices.csrf} back="board" />}
     </details>
+  );
+}
+
+/** The Edit form itself: on a card's menu (`back` board) and in the issue page's properties panel. */
+export function QuickEditForm(props: {
+  issue: BoardIssue;
+  choices: QuickEditChoices;
+  back: "board" | "issue";
+}) {
+  const { issue, choices } = props;
+  const id = (field: string) => `qe-${props.back}-${issue.id}-${field}`;
+  return (
+    <form method="post" action={`/issues/${issue.id}/quick-edit`} class="quick-edit" data-quick-edit>
+      <input type="hidden" name="_csrf" value={choices.csrf} />
+      <input type="hidden" name="companyId" value={issue.companyId} />
+      <input type="hidden" name="back" value={props.back} />
+      <Select
+        id={id("status")}
+        name="status"
+        label="Status"
+        value={issue.status}
+        options={ISSUE_STATUSES.map((status) => ({ value: status, label: statusLabel(status) }))}
+      />
+      <Select
+        id={id("assignee")}
+        name="assignee"
+        label="Assignee"
+        value={assigneeValue(issue)}
+        options={choices.assignees}
+      />
+      <Select
+        id={id("priority")}
+        name="priority"
+        label="Priority"
+        value={issue.priority}
+        options={ISSUE_PRIORITIES.map((priority) => ({ value: priority, label: priority }))}
+      />
+      <div class="field">
+        <label for={id("due")}>Due date</label>
+        <input id={id("due")} name="dueDate" type="date" value={issue.dueDate ?? ""} />
+      </div>
+      {choices.labels.length > 0 && (
+        <fieldset>
+          <legend>Labels</legend>
+          <input type="hidden" name="labelsShown" value="1" />
+          {choices.labels.map((label) => (
+            <label class="check">
+              <input
+                type="checkbox"
+                name={`label:${label.id}`}
+                value="1"
+                checked={issue.labelIds.includes(label.id)}
+              />{" "}
+              {label.name}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <p class="field-error" role="alert" data-quick-edit-error hidden />
+      <button type="submit">Save</button>
+    </form>
   );
 }
 

@@ -34,6 +34,7 @@ import type { Member } from "../ui/member-shared";
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "../ui/member-shared";
 import { failureStatus, redirectWithFlash, render } from "../ui/render";
 import {
+  assigneeOptions,
   type BoardIssue,
   type BoardNames,
   IssueCard,
@@ -66,16 +67,6 @@ export const agentOptions = (agents: readonly Agent[], none: string): Option[] =
 export const projectOptions = (projects: readonly Project[], none: string): Option[] => [
   { value: "", label: none },
   ...projects.map((project) => ({ value: project.id, label: project.name })),
-];
-
-/** Agents and people in one list, as `agent:<id>` / `user:<id>` (one assignee at a time). */
-const assigneeOptions = (agents: readonly Agent[], members: readonly Member[], none: string): Option[] => [
-  { value: "", label: none },
-  ...assignableAgents(agents).map((agent) => ({
-    value: `agent:${agent.id}`,
-    label: `${agent.name} (agent)`,
-  })),
-  ...members.map((member) => ({ value: `user:${member.userId}`, label: member.name })),
 ];
 
 export function loadProjects(c: BoardContext, companyId: string): Promise<Project[]> {

@@ -3,6 +3,7 @@ import type { DashboardEnv, FormFields } from "../ui/env";
 import { failureStatus, redirectWithFlash } from "../ui/render";
 import type { BoardIssue } from "./board-card";
 import { showBoard } from "./board-page";
+import { showIssue } from "./view";
 
 /**
  * POST /issues/:issueId/quick-edit: the board card's Edit menu and its drag between columns. One PATCH
@@ -53,6 +54,9 @@ quickEditPage.post("/issues/:issueId/quick-edit", async (c) => {
       ? c.json({ ok: true, message: `${result.data.identifier} saved` }, 200)
       : c.json({ ok: false, message: result.error }, failureStatus(result));
   }
+  const toIssue = c.var.form.back === "issue";
+  if (!result.ok && toIssue)
+    return showIssue(c, issueId, { alert: `Not changed: ${result.error}`, status: failureStatus(result) });
   if (!result.ok) {
     const companyId = c.var.form.companyId;
     if (!companyId) return c.text(result.error, failureStatus(result));
@@ -63,9 +67,6 @@ quickEditPage.post("/issues/:issueId/quick-edit", async (c) => {
       { alert: `Not changed: ${result.error}`, status: failureStatus(result) },
     );
   }
-  return redirectWithFlash(
-    c,
-    `/companies/${result.data.companyId}/issues`,
-    `${result.data.identifier} saved`,
-  );
+  const back = toIssue ? `/issues/${result.data.id}` : `/companies/${result.data.companyId}/issues`;
+  return redirectWithFlash(c, back, `${result.data.identifier} saved`);
 });

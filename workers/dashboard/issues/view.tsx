@@ -18,6 +18,7 @@ import { type ActionRefusal, EmptyState, LiveRegion, StatusBadge, Time } from ".
 import type { DashboardEnv } from "../ui/env";
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "../ui/member-shared";
 import { render } from "../ui/render";
+import { assigneeOptions, type QuickEditChoices, QuickEditForm } from "./board-card";
 import { type IssueFormStates, IssueForms } from "./forms";
 import {
   type Attachment,
@@ -150,6 +151,21 @@ function Documents({ documents }: { documents: IssueDocument[] }) {
   );
 }
 
+/** The properties panel's choices: agents and people as assignees, the company's labels. */
+async function quickEditChoices(
+  c: IssueContext,
+  companyId: string,
+  agents: Agent[],
+  csrf: string,
+): Promise<QuickEditChoices> {
+  const base = `/api/companies/${encodeURIComponent(companyId)}`;
+  const [members, labels] = await Promise.all([
+    c.var.api.get<{ members: Array<{ userId: string; name: string }> }>(`${base}/members`),
+    c.var.api.get<Array<{ id: string; name: string }>>(`${base}/labels`),
+  ]);
+  return { csrf, assignees: assigneeOptions(agents, members.members, "Unassigned"), labels };
+}
+
 export async function showIssue(c: IssueContext, issueId: string, view: IssueView = {}) {
   const issue = await c.var.api.get<IssueDetail>(issueApiPath(issueId));
   const path = issueApiPath(issue.id);
@@ -168,6 +184,7 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
   const names = agentNamesOf(agents satisfies Agent[]);
   const editable = mayChange(role);
   const csrf = c.var.csrf;
+  const choices = editable ? await quickEditChoices(c, issue.companyId, agents, csrf) : undefined;
   return render(
     c,
     {
@@ -182,6 +199,12 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
             {editable && isCancellable(issue.status) && <CancelButton issue={issue} csrf={csrf} />}
             {editable && <DeleteIssueButton issue={issue} csrf={csrf} refusal={view.refusal} />}
           </div>
+          {choices && (
+            <aside class="panel" aria-labelledby="issue-properties">
+              <h2 id="issue-properties">Properties</h2>
+              <QuickEditForm issue={{ ...issue, labelIds: issue.labelIds }} choices={choices} back="issue" />
+            </aside>
+          )}
           <LiveRegion id="issue-live" feed={issueFeedPath(issue.id)}>
             <Facts issue={issue} names={names} />
             {issue.description && <div class="panel prose">{issue.description}</div>}

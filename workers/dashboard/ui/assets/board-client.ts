@@ -97,17 +97,19 @@ export const BOARD_JS = `
       event.preventDefault();
       moveCard(card, next);
     });
-    board.addEventListener("submit", (event) => {
-      const form = event.target;
-      if (!form.matches || !form.matches("form[data-quick-edit]")) return;
-      event.preventDefault();
-      sendQuickEdit(form).then((result) => {
-        const box = form.querySelector("[data-quick-edit-error]");
-        box.textContent = result.ok ? "" : result.message;
-        box.hidden = result.ok;
-        if (result.ok) form.closest("details").open = false;
-      });
-    });
   }
 
+  /** Every card's Edit form and the issue page's properties panel: sent in place, a refusal shown in it. */
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!form.matches || !form.matches("form[data-quick-edit]")) return;
+    event.preventDefault();
+    sendQuickEdit(form).then((result) => {
+      const box = form.querySelector("[data-quick-edit-error]");
+      box.textContent = result.ok ? "" : result.message;
+      box.hidden = result.ok;
+      const menu = form.closest("details");
+      if (result.ok && menu) menu.open = false;
+    });
+  });
 `;
