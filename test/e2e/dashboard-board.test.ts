@@ -10,7 +10,13 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, clientFor } from "../support/api.ts";
-import { accessibilityProblems, type BrowserSession, openBrowser, screenshot } from "../support/browser.ts";
+import {
+  accessibilityProblems,
+  type BrowserSession,
+  openBrowser,
+  signedInPage as openSignedIn,
+  screenshot,
+} from "../support/browser.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
@@ -65,20 +71,8 @@ async function member(name: string): Promise<Credentials> {
   return person;
 }
 
-async function signedInPage(credentials: Credentials): Promise<Page> {
-  const context = await browser.browser.newContext({
-    baseURL: stack.baseUrl,
-    viewport: { width: 1280, height: 900 },
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(UI_WAIT_MS);
-  await page.goto("/login");
-  await page.getByLabel("E-mail").fill(credentials.email);
-  await page.getByLabel("Password").fill(credentials.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Overview" }).waitFor();
-  return page;
-}
+const signedInPage = (credentials: Credentials = ADMIN): Promise<Page> =>
+  openSignedIn(browser, stack.baseUrl, credentials, { height: 900, timeoutMs: UI_WAIT_MS });
 
 async function openBoard(page: Page, query = ""): Promise<void> {
   await page.goto(`/companies/${companyId}/issues${query}`);

@@ -9,7 +9,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, adminClient, clientFor } from "../support/api.ts";
-import { type BrowserSession, openBrowser } from "../support/browser.ts";
+import { type BrowserSession, openBrowser, signedInPage as openSignedIn } from "../support/browser.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const ADMIN = { email: "admin@example.com", password: "change-me-locally" };
@@ -93,21 +93,8 @@ const SOCKET_CONTROL = `(() => {
   window.__e2eSockets = control;
 })();`;
 
-/** A second browser context is a second browser as far as the server can tell: its own cookies. */
-async function signedInPage(credentials: Credentials = ADMIN): Promise<Page> {
-  const context = await browser.browser.newContext({
-    baseURL: stack.baseUrl,
-    viewport: { width: 1280, height: 860 },
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(UI_WAIT_MS);
-  await page.goto("/login");
-  await page.getByLabel("E-mail").fill(credentials.email);
-  await page.getByLabel("Password").fill(credentials.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Overview" }).waitFor();
-  return page;
-}
+const signedInPage = (credentials: Credentials = ADMIN): Promise<Page> =>
+  openSignedIn(browser, stack.baseUrl, credentials, { height: 860, timeoutMs: UI_WAIT_MS });
 
 async function createIssue(title: string): Promise<{ id: string; identifier: string }> {
   const created = await api.call<{ id: string; identifier: string }>(
@@ -174,7 +161,7 @@ describe("live dashboard pages", () => {
     await alice.getByText("Comment added").waitFor();
     await alice.locator('#issue-live[data-live-state="open"]').waitFor();
     await alice.evaluate('document.documentElement.dataset.e2eMark = "still-here"');
-    await bob.locator('select[name="status"]').selectOption("todo");
+    await bob.locator('section[aria-labelledby="issue-update"] select[name="status"]').selectOption("todo");
     await bob.getByRole("button", { name: "Update issue" }).click();
     await expect
       .poll(() => textOf(alice, "#issue-status"), { timeout: LIVE_WITHIN_MS, interval: 50 })

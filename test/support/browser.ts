@@ -43,6 +43,30 @@ export async function openBrowser(baseURL: string): Promise<BrowserSession> {
   return { browser, context, page, close: () => browser.close() };
 }
 
+/**
+ * A second browser context signed in as `credentials` through the sign-in page: a second person, as
+ * far as the server can tell (its own cookies), landed on the Overview.
+ */
+export async function signedInPage(
+  session: BrowserSession,
+  baseURL: string,
+  credentials: { email: string; password: string },
+  options: { height?: number; timeoutMs?: number } = {},
+): Promise<Page> {
+  const context = await session.browser.newContext({
+    baseURL,
+    viewport: { width: 1280, height: options.height ?? 860 },
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(options.timeoutMs ?? 30_000);
+  await page.goto("/login");
+  await page.getByLabel("E-mail").fill(credentials.email);
+  await page.getByLabel("Password").fill(credentials.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Overview" }).waitFor();
+  return page;
+}
+
 /** Saves a full-page PNG as docs/screenshots/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });

@@ -206,25 +206,7 @@ export async function acceptInvite(
     gt(memberInvites.expiresAt, now),
   ) as SQL;
   const [, won] = await db.batch([
-    db.insert(activityLog).select(
-      db
-        .select({
-          id: sql<string>`${newId()}`.as("id"),
-          companyId: memberInvites.companyId,
-          actorType: sql<"user">`'user'`.as("actor_type"),
-          actorId: sql<string>`${userId}`.as("actor_id"),
-          action: sql<string>`'member.joined'`.as("action"),
-          entityType: sql<string>`'member'`.as("entity_type"),
-          entityId: sql<string>`${userId}`.as("entity_id"),
-          details:
-            sql<string>`json_object('role', ${memberInvites.role}, 'inviteId', ${memberInvites.id})`.as(
-              "details",
-            ),
-          createdAt: sql<number>`${now}`.as("created_at"),
-        })
-        .from(memberInvites)
-        .where(usable),
-    ),
+    memberJoinedActivity(db, userId, now, usable),
     db
       .update(memberInvites)
       .set({ usedAt: now, usedByUserId: userId })
@@ -264,4 +246,31 @@ export function refuseUnusable(state: InviteState): void {
   if (state === "used") throw conflict("This invite link was already used; ask for a new one", { state });
   if (state === "expired") throw gone("This invite link has expired; ask for a new one", { state });
   if (state === "revoked") throw gone("This invite link was revoked; ask for a new one", { state });
+}
+
+/**
+ * The `member.joined` activity row, selected from the invite the same batch consumes (`invite`: the
+ * guard that picks it while still usable), so it exists exactly when the join does. `signedUp`: the
+ * person created their account with the invite.
+ */
+export function memberJoinedActivity(db: Db, userId: string, now: number, invite: SQL, signedUp = false) {
+  const details = signedUp
+    ? sql<string>`json_object('role', ${memberInvites.role}, 'inviteId', ${memberInvites.id}, 'signedUp', json('true'))`
+    : sql<string>`json_object('role', ${memberInvites.role}, 'inviteId', ${memberInvites.id})`;
+  return db.insert(activityLog).select(
+    db
+      .select({
+        id: sql<string>`${newId()}`.as("id"),
+        companyId: memberInvites.companyId,
+        actorType: sql<"user">`'user'`.as("actor_type"),
+        actorId: sql<string>`${userId}`.as("actor_id"),
+        action: sql<string>`'member.joined'`.as("action"),
+        entityType: sql<string>`'member'`.as("entity_type"),
+        entityId: sql<string>`${userId}`.as("entity_id"),
+        details: details.as("details"),
+        createdAt: sql<number>`${now}`.as("created_at"),
+      })
+      .from(memberInvites)
+      .where(invite),
+  );
 }

@@ -5,7 +5,6 @@ import { findUserByEmail, normaliseEmail } from "../../auth/user-store";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import {
-  activityLog,
   type CompanyRow,
   companies,
   companyMemberships,
@@ -15,7 +14,7 @@ import {
   users,
 } from "../../db/schema";
 import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from "../../http/errors";
-import { inviteState, refuseUnusable } from "./invites";
+import { inviteState, memberJoinedActivity, refuseUnusable } from "./invites";
 
 /** Every account made by sign-up: instance-wide it may do what any non-SUPERADMIN may (docs/decisions.md). */
 export const SIGNUP_ACCOUNT_ROLE = "STAFF" as const;
@@ -127,25 +126,7 @@ export async function signUpWithInvite(db: Db, token: string, input: SignupInput
           .from(memberInvites)
           .where(usedByNewcomer),
       ),
-      db.insert(activityLog).select(
-        db
-          .select({
-            id: sql<string>`${newId()}`.as("id"),
-            companyId: memberInvites.companyId,
-            actorType: sql<"user">`'user'`.as("actor_type"),
-            actorId: sql<string>`${userId}`.as("actor_id"),
-            action: sql<string>`'member.joined'`.as("action"),
-            entityType: sql<string>`'member'`.as("entity_type"),
-            entityId: sql<string>`${userId}`.as("entity_id"),
-            details:
-              sql<string>`json_object('role', ${memberInvites.role}, 'inviteId', ${memberInvites.id}, 'signedUp', json('true'))`.as(
-                "details",
-              ),
-            createdAt: sql<number>`${now}`.as("created_at"),
-          })
-          .from(memberInvites)
-          .where(usedByNewcomer),
-      ),
+      memberJoinedActivity(db, userId, now, usedByNewcomer, true),
     ]);
   } catch (error) {
     if (isUniqueViolation(error)) throw alreadyRegistered(email);
