@@ -47,6 +47,13 @@ type RunEntryProps = {
   names: ReadonlyMap<string, string>;
 };
 
+/** Who woke the run, by name: the person or agent behind it (none for a schedule or the system). */
+function invokerOf(run: Run, names: ReadonlyMap<string, string>): string | null {
+  if (run.requestedByAgentId) return names.get(run.requestedByAgentId) ?? run.requestedByName ?? "an agent";
+  if (run.requestedByUserId) return run.requestedByName ?? "a former member";
+  return null;
+}
+
 export function RunEntry({ run, log, events, names }: RunEntryProps) {
   return (
     <article class="card">
@@ -57,6 +64,7 @@ export function RunEntry({ run, log, events, names }: RunEntryProps) {
         <dt>Woken by</dt>
         <dd>
           {run.wakeReason.replace(/_/g, " ")} ({run.invocationSource.replace(/_/g, " ")})
+          {invokerOf(run, names) && <> — {invokerOf(run, names)}</>}
         </dd>
         <dt>Queued</dt>
         <dd>
