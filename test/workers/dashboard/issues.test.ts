@@ -278,7 +278,6 @@ describe("issue page", () => {
     const text = textOf(live);
     expect(text).toContain(`Assignee ${worker.name}`);
     expect(text).toContain("Priority high");
-    // Named: the owner whose comment mentioned the agent (createUser names people "A OWNER").
     expect(text).toMatch(/succeeded Woken by issue comment mentioned \(mention\) — A OWNER/);
     expect(text).toContain("Exit code 0");
     expect(text).toContain("CLI session sess-bread (resumed)");
