@@ -128,6 +128,7 @@ describe("/mcp", () => {
       issueId: issue.id,
       status: "done",
       comment: "Shipped.",
+      dueDate: "2026-12-24",
     });
     expect(done.isError).toBeFalsy();
 
@@ -136,8 +137,11 @@ describe("/mcp", () => {
       { body: "Started on the transport.", author_agent_id: agent.id },
       { body: "Shipped.", author_agent_id: agent.id },
     ]);
-    const read = await call<{ status: string }>("GET", `/api/issues/${issue.id}`, { headers: owner.headers });
+    const read = await call<{ status: string; dueDate: string | null }>("GET", `/api/issues/${issue.id}`, {
+      headers: owner.headers,
+    });
     expect(read.body.status).toBe("done");
+    expect(read.body.dueDate).toBe("2026-12-24");
     const viaTool = await callTool(client, "get_issue", { issueId: issue.identifier });
     expect(JSON.parse(textOf(viaTool))).toMatchObject({ id: issue.id, status: "done" });
     await client.close();
