@@ -190,13 +190,28 @@ export async function sendDueNotices(
   return pass;
 }
 
-/** Takes the notice for this sender: false when another sender holds it or it is no longer due. */
+/**
+ * Takes the notice for this sender: false when another sender holds it, it is no longer due, or an
+ * earlier notice to the same member is still due or held by another sender (the reconnect's pass, a
+ * request's waitUntil and the cron can run at once, and a member must get their notices in the order
+ * they were queued; one held for quiet hours or the hourly cap does not block). One statement, so the
+ * check and the claim cannot be split by another sender.
+ */
 async function claim(db: Db, notice: LineNoticeRow, now: number): Promise<boolean> {
   const claimed = await db
     .update(lineNotices)
     .set({ notBefore: now + NOTICE_CLAIM_MS })
     .where(
-      and(eq(lineNotices.id, notice.id), eq(lineNotices.status, "queued"), lte(lineNotices.notBefore, now)),
+      and(
+        eq(lineNotices.id, notice.id),
+        eq(lineNotices.status, "queued"),
+        lte(lineNotices.notBefore, now),
+        sql`NOT EXISTS (SELECT 1 FROM line_notices AS earlier
+          WHERE earlier.company_id = ${notice.companyId} AND earlier.user_id = ${notice.userId}
+            AND earlier.status = 'queued' AND earlier.not_before <= ${now + NOTICE_CLAIM_MS}
+            AND (earlier.created_at < ${notice.createdAt}
+              OR (earlier.created_at = ${notice.createdAt} AND earlier.rowid < ${lineNotices}.rowid)))`,
+      ),
     )
     .returning({ id: lineNotices.id });
   return claimed.length === 1;

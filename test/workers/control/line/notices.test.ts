@@ -158,8 +158,11 @@ describe("approvals go out as polls to those who may decide", () => {
 
     const approved = await call("POST", `/api/approvals/${decided}/approve`, { headers: line.owner.headers });
     expect(approved.status).toBe(200);
+    // The reconnect sends at once (notices-reconnect.test.ts) and the cron may race it: the claim lets
+    // one of them send each notice, so wait until neither holds one.
     await lineComesBack(line);
     await scheduledTick(Date.now());
+    await eventually(async () => (await noticesOf(line.company.id)).every((row) => row.status !== "queued"));
 
     const rows = await noticesOf(line.company.id);
     expect(rows.map((row) => [row.subject_id, row.status])).toEqual([
