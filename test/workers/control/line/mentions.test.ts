@@ -49,7 +49,7 @@ async function ownerOf(line: Line, name = "Olivia Owner"): Promise<Person> {
 const textsSentTo = (line: Line, to: Person) =>
   line.sent(jid(to.phone)).map((sent) => String(sent.content.text ?? JSON.stringify(sent.content)));
 
-async function comment(issueId: string, by: BoardUser, body: string) {
+async function comment(issueId: string, by: { headers: Record<string, string> }, body: string) {
   const res = await call<{ id: string }>("POST", `/api/issues/${issueId}/comments`, {
     body: { body },
     headers: by.headers,
@@ -273,6 +273,30 @@ describe("quiet hours and answers", () => {
     await scheduledTick(end);
     expect((await noticesOf(line.company.id))[0]?.status).toBe("sent");
     expect(textsSentTo(line, bea)).toHaveLength(1);
+  });
+
+  it("an agent's mention names the agent; one read on the dashboard while held is dropped, not sent", async () => {
+    const line = await linkedLine();
+    const bea = await person(line, "Bea Agentwatch");
+    const held = await person(line, "Hal Held", { quiet: quietNow() });
+    const issue = await seedIssue(line.company, { title: "Tune the cache" });
+
+    await comment(issue.id, line.agent, "@Bea Agentwatch @Hal Held done, please verify");
+    await eventually(async () =>
+      (await noticesOf(line.company.id)).some(
+        (row) => row.user_id === bea.user.userId && row.status === "sent",
+      ),
+    );
+    expect(textsSentTo(line, bea)[0]).toContain(`${line.agent.name} mentioned you on ${issue.identifier}`);
+    const [unread] = await notificationsOf(held.user.userId);
+    const read = await call("POST", `/api/notifications/${unread?.id}/read`, { headers: held.user.headers });
+    expect(read.status).toBe(200);
+    const waiting = (await noticesOf(line.company.id)).find((row) => row.user_id === held.user.userId);
+    await scheduledTick(waiting?.not_before ?? Date.now());
+
+    const dropped = (await noticesOf(line.company.id)).find((row) => row.user_id === held.user.userId);
+    expect(dropped).toMatchObject({ status: "dropped", error: "already read in the dashboard's inbox" });
+    expect(textsSentTo(line, held)).toEqual([]);
   });
 
   it("a reply quoting the notice comments on the issue as the member and confirms quoting the reply", async () => {
