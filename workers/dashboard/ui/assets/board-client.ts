@@ -1,8 +1,9 @@
 /**
  * The issue board's part of the dashboard script (joined into DASHBOARD_JS by client.ts, inside its
  * one function): drag a card to a column, Alt+Left/Right Arrow on a focused card, and the card's Edit
- * form sent in place. All three post the card's Edit form to the dashboard with \`X-Dashboard-Fetch: 1\`
- * (the same form that works without script) and show a refusal on the card, which stays put.
+ * form sent in place (Escape closes it unsaved). All three post the card's Edit form to the dashboard
+ * with \`X-Dashboard-Fetch: 1\` (the same form that works without script) and show a refusal on the
+ * card, which stays put.
  */
 export const BOARD_JS = `
   /** Posts a card's Edit form (with \`changes\`); resolves to the dashboard's {ok, message}. */
@@ -109,7 +110,23 @@ export const BOARD_JS = `
       box.textContent = result.ok ? "" : result.message;
       box.hidden = result.ok;
       const menu = form.closest("details");
-      if (result.ok && menu) menu.open = false;
+      if (!result.ok || !menu) return;
+      menu.open = false;
+      // The focused Save is hidden now; the card (by id) keeps focus through the board's redraw.
+      const card = form.closest(".card");
+      if (card) card.focus();
     });
+  });
+
+  /** Escape in an open Edit menu closes it, unsaved, and puts focus back on its summary. */
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !event.target.closest) return;
+    const menu = event.target.closest("details.card-menu[open]");
+    if (!menu) return;
+    event.preventDefault();
+    const form = menu.querySelector("form[data-quick-edit]");
+    if (form) form.reset();
+    menu.open = false;
+    menu.querySelector("summary").focus();
   });
 `;
