@@ -21,6 +21,11 @@ export interface BoardActor {
    * then as unknown to it as another tenant's (control/shared/access.ts).
    */
   onlyCompanyId?: string;
+  /**
+   * A company in which D1 confirmed, earlier in this request, that the user is a member who may write
+   * (the viewer gate, control/shared/roles.ts): the access checks for it need not ask D1 again.
+   */
+  confirmedMemberOf?: string;
 }
 
 /**

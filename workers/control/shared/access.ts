@@ -26,6 +26,7 @@ const outsideKeyLimit = (actor: BoardActor, companyId: string): boolean =>
 export async function canAccessCompany(db: Db, actor: Actor, companyId: string): Promise<boolean> {
   if (actor.type === "agent") return actor.companyId === companyId;
   if (outsideKeyLimit(actor, companyId)) return false;
+  if (actor.confirmedMemberOf === companyId) return true;
   if (!actor.mutating && recentlyConfirmedMember(actor.userId, companyId)) return true;
   const role = await membershipRole(db, actor.userId, companyId);
   if (role === null) return false;

@@ -144,13 +144,15 @@ export const viewerGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const company = companyOfPath(c.req.path);
   if (company === null) return next();
   const row = await database(c.env.DB)
-    .select({ role: companyMemberships.role })
+    .select({ role: companyMemberships.role, companyId: companyMemberships.companyId })
     .from(companyMemberships)
     .where(
       and(eq(companyMemberships.userId, actor.userId), sql`${companyMemberships.companyId} IN ${company}`),
     )
     .get();
   if (row?.role === "viewer") throw forbidden(VIEWER_REFUSAL);
+  // The route's own access check would read the same membership again (issue 31: a write's round trips).
+  if (row) c.set("actor", { ...actor, confirmedMemberOf: row.companyId });
   return next();
 };
 

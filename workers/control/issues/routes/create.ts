@@ -15,7 +15,7 @@ import {
 } from "../../../http/openapi";
 import { announceNewIssue, announceNotifications } from "../../live";
 import { assignmentDraft, notificationIdsOf, notificationInserts, recipientsOf } from "../../people";
-import { activityInsert, companyForActor, controlContext } from "../../shared";
+import { activityInsert, canAccessCompany, controlContext } from "../../shared";
 import { assignmentWake, runsQueued, wakeInsert } from "../../wakes";
 import { blockerStatements, checkBlockers } from "../blockers";
 import { type NewIssue, numberedIssueStatements } from "../create";
@@ -144,7 +144,9 @@ issueCreateRoutes.openapi(
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
-    const company = await companyForActor(db, actor, c.req.valid("param").companyId);
+    // Only the id is needed: the numbered insert reads the company itself, in the batch.
+    const company = { id: c.req.valid("param").companyId };
+    if (!(await canAccessCompany(db, actor, company.id))) throw notFound("Company not found");
     const body = await withIssueIds(db, company.id, c.req.valid("json"));
     const status = initialStatus(body);
     await checkReferences(db, company.id, body);
