@@ -190,7 +190,7 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
                 editable={editable}
               />
             </div>
-            <aside class="issue-side" aria-label="Issue properties">
+            <div class="issue-side">
               <PropertiesPanel
                 issue={issue}
                 names={data.properties}
@@ -219,7 +219,7 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
                 {editable && <DocumentForm issue={issue} csrf={csrf} form={view.document} />}
               </section>
               {editable && <ActionsMenu issue={issue} csrf={csrf} refusal={view.refusal} />}
-            </aside>
+            </div>
           </div>
         </>
       ),
