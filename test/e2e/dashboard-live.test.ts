@@ -169,6 +169,7 @@ describe("live dashboard pages", () => {
       .poll(() => textOf(alice, "#issue-status"), { timeout: LIVE_WITHIN_MS, interval: 50 })
       .toContain("todo");
     expect(await notReloaded(alice)).toBe(true);
+    await properties.getByRole("status").getByText(`${issue.identifier} saved`).waitFor();
     await expect.poll(() => textOf(bob, "#issue-status"), { interval: 50 }).toContain("todo");
     expect(await notReloaded(bob)).toBe(true);
     await Promise.all([alice.context().close(), bob.context().close()]);

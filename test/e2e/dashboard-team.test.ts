@@ -221,7 +221,7 @@ describe("a team on the board", () => {
     writeFileSync(file, "name,plus_one\nAda,yes\n");
     await owner.getByLabel("File", { exact: true }).setInputFiles(file);
     await owner.getByRole("button", { name: "Attach" }).click();
-    await owner.getByText("Attached guest-list.csv").waitFor();
+    await owner.getByText("Attached guest-list.csv", { exact: true }).waitFor();
     const download = owner.waitForEvent("download");
     await owner.getByRole("link", { name: "guest-list.csv" }).click();
     const saved = await (await download).path();

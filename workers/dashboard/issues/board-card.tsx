@@ -185,6 +185,7 @@ export function QuickEditForm(props: {
         </div>
       )}
       <p class="field-error" role="alert" data-quick-edit-error hidden />
+      <p class="muted" role="status" data-quick-edit-done hidden />
       <button type="submit">Save</button>
     </form>
   );

@@ -121,6 +121,11 @@ export const BOARD_JS = `
       const box = form.querySelector("[data-quick-edit-error]");
       box.textContent = result.ok ? "" : result.message;
       box.hidden = result.ok;
+      const done = form.querySelector("[data-quick-edit-done]");
+      if (done) {
+        done.textContent = result.ok ? result.message : "";
+        done.hidden = !result.ok;
+      }
       if (result.ok) markSent(form);
       const menu = form.closest("details");
       if (result.ok && menu) menu.open = false;
