@@ -168,9 +168,17 @@ describe("live dashboard pages", () => {
     await expect
       .poll(() => textOf(alice, "#issue-status"), { timeout: LIVE_WITHIN_MS, interval: 50 })
       .toContain("todo");
+    // Her properties panel, the status control, follows too: no stale "backlog" left to save.
+    const aliceStatus = alice.locator('section[aria-labelledby="issue-properties"] select[name="status"]');
+    await expect.poll(() => aliceStatus.inputValue(), { interval: 50 }).toBe("todo");
     expect(await notReloaded(alice)).toBe(true);
     await properties.getByRole("status").getByText(`${issue.identifier} saved`).waitFor();
     await expect.poll(() => textOf(bob, "#issue-status"), { interval: 50 }).toContain("todo");
+    // Bob's saved panel counts as sent: once he looks elsewhere it follows a change made by others.
+    await bob.locator("#issue-timeline").click();
+    expect((await api.call("PATCH", `/api/issues/${issue.id}`, { priority: "high" })).status).toBe(200);
+    const bobPriority = properties.locator('select[name="priority"]');
+    await expect.poll(() => bobPriority.inputValue(), { interval: 50 }).toBe("high");
     expect(await notReloaded(bob)).toBe(true);
     await Promise.all([alice.context().close(), bob.context().close()]);
   });
