@@ -9,14 +9,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
   benchDurationSeconds,
   bootStack,
   DEFAULT_CONNECTIONS,
   isClean,
   measure,
   reportDirtyRun,
+  sendAsAdmin,
+  signInAdmin,
 } from "./lib.mjs";
 
 export const name = "board";
@@ -25,41 +25,16 @@ const SMALL = 20;
 const PUSHES = 30;
 const STATUSES = ["backlog", "todo"];
 
-async function signIn(baseUrl) {
-  const login = await fetch(`${baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
-  });
-  if (login.status !== 200) throw new Error(`login: ${login.status}`);
-  const { data } = await login.json();
-  const cookie = login.headers
-    .getSetCookie()
-    .map((header) => header.split(";")[0])
-    .find((pair) => pair.startsWith("web-auth.session-token="));
-  return { cookie, csrf: data.csrfToken };
-}
-
-async function send(baseUrl, auth, method, route, body) {
-  const response = await fetch(`${baseUrl}${route}`, {
-    method,
-    headers: { cookie: auth.cookie, "X-CSRF-Token": auth.csrf, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
 /** A company of `count` issues, created through the API eight at a time, half in backlog, half todo. */
 async function company(baseUrl, auth, count) {
-  const created = await send(baseUrl, auth, "POST", "/api/companies", { name: `Board ${count}` });
+  const created = await sendAsAdmin(baseUrl, auth, "POST", "/api/companies", { name: `Board ${count}` });
   const ids = [];
   for (let next = 0; next < count; ) {
     const batch = Array.from({ length: Math.min(8, count - next) }, (_, i) => next + i);
     next += batch.length;
     const issues = await Promise.all(
       batch.map((i) =>
-        send(baseUrl, auth, "POST", `/api/companies/${created.id}/issues`, {
+        sendAsAdmin(baseUrl, auth, "POST", `/api/companies/${created.id}/issues`, {
           title: `Task ${i}`,
           status: STATUSES[i % 2],
           priority: ["critical", "high", "medium", "low"][i % 4],
@@ -99,7 +74,7 @@ async function pushLatency(baseUrl, auth, target) {
       socket.on("message", onMessage);
     });
     const started = performance.now();
-    await send(baseUrl, auth, "PATCH", `/api/issues/${issueId}`, { title });
+    await sendAsAdmin(baseUrl, auth, "PATCH", `/api/issues/${issueId}`, { title });
     timings.push((await arrived) - started);
   }
   socket.close();
@@ -111,7 +86,7 @@ export async function run() {
   const stack = await bootStack({ BRIDGE: "0", RUNNER: "0" });
   try {
     const { baseUrl } = stack;
-    const auth = await signIn(baseUrl);
+    const auth = await signInAdmin(baseUrl);
     console.error(`seeding companies of ${SMALL} and ${LARGE} issues`);
     const small = await company(baseUrl, auth, SMALL);
     const large = await company(baseUrl, auth, LARGE);

@@ -11,50 +11,30 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
   benchDurationSeconds,
   bootStack,
   DEFAULT_CONNECTIONS,
   isClean,
   measure,
   reportDirtyRun,
+  sendAsAdmin,
+  signInAdmin,
 } from "./lib.mjs";
 
 export const name = "dashboard";
 const ISSUES = 50;
 
-async function signIn(baseUrl) {
-  const login = await fetch(`${baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
-  });
-  if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`);
-  const { data } = await login.json();
-  const cookie = login.headers
-    .getSetCookie()
-    .map((header) => header.split(";")[0])
-    .find((pair) => pair.startsWith("web-auth.session-token="));
-  if (!cookie) throw new Error("login set no session cookie");
-  return { cookie, csrf: data.csrfToken };
-}
-
-async function post(baseUrl, route, auth, body) {
-  const response = await fetch(`${baseUrl}${route}`, {
-    method: "POST",
-    headers: { cookie: auth.cookie, "X-CSRF-Token": auth.csrf, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${route}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
 async function setUp(baseUrl, auth) {
-  const company = await post(baseUrl, "/api/companies", auth, { name: "Bench Board" });
+  const company = await sendAsAdmin(baseUrl, auth, "POST", "/api/companies", { name: "Bench Board" });
   for (let i = 0; i < ISSUES; i++)
-    await post(baseUrl, `/api/companies/${company.id}/issues`, auth, { title: `Task ${i}`, status: "todo" });
-  await post(baseUrl, "/api/sessions", auth, { name: "Bench phone", sessionId: "bench-phone" });
+    await sendAsAdmin(baseUrl, auth, "POST", `/api/companies/${company.id}/issues`, {
+      title: `Task ${i}`,
+      status: "todo",
+    });
+  await sendAsAdmin(baseUrl, auth, "POST", "/api/sessions", {
+    name: "Bench phone",
+    sessionId: "bench-phone",
+  });
   return company;
 }
 
@@ -73,7 +53,7 @@ export async function run() {
   const stack = await bootStack();
   try {
     const { baseUrl } = stack;
-    const auth = await signIn(baseUrl);
+    const auth = await signInAdmin(baseUrl);
     const company = await setUp(baseUrl, auth);
     const headers = { cookie: auth.cookie };
     const board = `${baseUrl}/companies/${company.id}/issues`;

@@ -214,3 +214,31 @@ export async function createAdminApiKey(baseUrl) {
   const createdBody = await expectStatus(created, 201, "POST /api/user/api-key");
   return createdBody.data.apiKey;
 }
+
+/** Signs the local admin in through the API: the session cookie and CSRF token a browser would hold. */
+export async function signInAdmin(baseUrl) {
+  const login = await fetch(`${baseUrl}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+  });
+  if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`);
+  const { data } = await login.json();
+  const cookie = login.headers
+    .getSetCookie()
+    .map((header) => header.split(";")[0])
+    .find((pair) => pair.startsWith("web-auth.session-token="));
+  if (!cookie) throw new Error("login set no session cookie");
+  return { cookie, csrf: data.csrfToken };
+}
+
+/** A JSON request as the signed-in admin (`signInAdmin`); throws on any answer but 2xx. */
+export async function sendAsAdmin(baseUrl, auth, method, route, body) {
+  const response = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { cookie: auth.cookie, "X-CSRF-Token": auth.csrf, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  return response.json();
+}

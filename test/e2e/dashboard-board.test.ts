@@ -27,6 +27,9 @@ let api: ApiClient;
 let browser: BrowserSession;
 let companyId: string;
 let labelId: string;
+/** Shared by the keyboard test: Bea, and the issue the owner assigned to her. */
+let beaCredentials: Credentials;
+let venue: { id: string; identifier: string };
 
 interface Credentials {
   email: string;
@@ -81,6 +84,18 @@ async function openBoard(page: Page, query = ""): Promise<void> {
 
 const card = (page: Page, id: string) => page.locator(`#card-${id}`);
 const column = (page: Page, status: string) => page.locator(`#issue-board section[data-column="${status}"]`);
+/** Presses Tab until the focused element matches `selector` (it must be reachable by Tab alone). */
+async function tabTo(page: Page, selector: string, limit = 300): Promise<void> {
+  for (let presses = 0; presses < limit; presses++) {
+    await page.keyboard.press("Tab");
+    if (await isFocused(page, selector)) return;
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+const isFocused = (page: Page, selector: string) =>
+  page.evaluate<boolean>(`Boolean(document.activeElement?.matches(${JSON.stringify(selector)}))`);
+const focusedId = (page: Page) => page.evaluate<string>("document.activeElement?.id ?? ''");
 const statusOf = async (id: string) =>
   (await api.call<{ status: string }>("GET", `/api/issues/${id}`)).body.status;
 
@@ -94,7 +109,8 @@ describe("a board you can work on", () => {
       },
     );
     const issue = created.body;
-    const beaCredentials = await member("Bea");
+    venue = issue;
+    beaCredentials = await member("Bea");
     const bea = await signedInPage(beaCredentials);
     const owner = await signedInPage(ADMIN);
     await Promise.all([openBoard(bea), openBoard(owner)]);
@@ -187,5 +203,83 @@ describe("a board you can work on", () => {
     expect(await accessibilityProblems(bea)).toEqual([]);
     await screenshot(bea, "issue-board");
     await Promise.all([bea.context().close(), owner.context().close()]);
+  });
+
+  it("Mine, and every board and inbox action by keyboard alone", async () => {
+    // Someone else comments on Bea's issue after her own comment: unread for her.
+    expect(
+      (await api.call("POST", `/api/issues/${venue.id}/comments`, { body: "Deposit paid?" })).status,
+    ).toBe(201);
+    const menus = await api.call<{ id: string }>("POST", `/api/companies/${companyId}/issues`, {
+      title: "Print the menus",
+    });
+    const printed = menus.body.id;
+    const bea = await signedInPage(beaCredentials);
+    await openBoard(bea);
+
+    // The views and the filters come first in the Tab order, then each card and its Edit menu.
+    await tabTo(bea, 'nav[aria-label="Issue views"] a[href$="/issues/mine"]');
+    await tabTo(bea, "#filter-q");
+    await tabTo(bea, `#card-${printed}`);
+    await bea.keyboard.press("Alt+ArrowRight");
+    await expect.poll(() => statusOf(printed)).toBe("todo");
+    await expect.poll(() => focusedId(bea)).toBe(`card-${printed}`);
+
+    // The Edit menu: open with Enter, change the priority with an arrow key, Enter on Save. Focus comes
+    // back to the card; Escape closes a reopened menu unsaved, focus on its summary.
+    await tabTo(bea, `#card-${printed} summary`);
+    await bea.keyboard.press("Enter");
+    await tabTo(bea, `#qe-board-${printed}-priority`);
+    await bea.keyboard.press("ArrowDown");
+    await tabTo(bea, `#card-${printed} form[data-quick-edit] button[type="submit"]`);
+    await bea.keyboard.press("Enter");
+    await expect
+      .poll(async () => (await api.call<{ priority: string }>("GET", `/api/issues/${printed}`)).body.priority)
+      .toBe("low");
+    await expect.poll(() => focusedId(bea)).toBe(`card-${printed}`);
+    await tabTo(bea, `#card-${printed} summary`);
+    await bea.keyboard.press("Enter");
+    expect(await bea.locator(`#card-${printed} details[open]`).count()).toBe(1);
+    await bea.keyboard.press("Escape");
+    expect(await bea.locator(`#card-${printed} details[open]`).count()).toBe(0);
+    expect(await isFocused(bea, `#card-${printed} summary`)).toBe(true);
+
+    // The Mine tab by keyboard: her issue, unread (the owner's comment); axe finds nothing; Mark read.
+    await openBoard(bea);
+    await tabTo(bea, 'nav[aria-label="Issue views"] a[href$="/issues/mine"]');
+    await bea.keyboard.press("Enter");
+    await bea.locator('#issue-mine[data-live-state="open"]').waitFor();
+    const item = bea.locator(`[data-mine-issue="${venue.id}"]`);
+    expect(await item.innerText()).toMatch(/^Unread\s/);
+    expect(await item.innerText()).toContain(`${venue.identifier} Book the venue`);
+    expect(await item.innerText()).toContain("last comment by someone else");
+    expect(await bea.locator("[data-mine-issue]").count()).toBe(1);
+    expect(await accessibilityProblems(bea)).toEqual([]);
+    await screenshot(bea, "issue-mine");
+    await tabTo(bea, `button[aria-label="Mark read: ${venue.identifier}"]`);
+    await bea.keyboard.press("Enter");
+    await bea.getByRole("status").filter({ hasText: "Marked read" }).waitFor();
+    expect(await item.innerText()).not.toContain("Unread");
+
+    // The header's Inbox by keyboard: the assignment is marked read with keys alone.
+    await tabTo(bea, 'header a[href="/notifications"]');
+    await bea.keyboard.press("Enter");
+    await bea.getByRole("heading", { name: /^Inbox/ }).waitFor();
+    expect(await accessibilityProblems(bea)).toEqual([]);
+    await tabTo(bea, `button[aria-label="Mark read: ${venue.identifier}"]`);
+    await bea.keyboard.press("Enter");
+    await bea.getByRole("status").filter({ hasText: "Marked read" }).waitFor();
+    const beaApi = await clientFor(stack.baseUrl, beaCredentials);
+    expect((await beaApi.call<{ unreadCount: number }>("GET", "/api/notifications")).body.unreadCount).toBe(
+      0,
+    );
+
+    // The header's Mine: her issues in every company.
+    await tabTo(bea, 'header a[href="/mine"]');
+    await bea.keyboard.press("Enter");
+    await bea.getByRole("heading", { name: "Mine" }).waitFor();
+    expect(await bea.locator(`[data-mine-issue="${venue.id}"]`).innerText()).toContain(venue.identifier);
+    expect(await accessibilityProblems(bea)).toEqual([]);
+    await bea.context().close();
   });
 });

@@ -2,7 +2,9 @@
 // runner): the company's line reaches its owner's own phone. The owner links and verifies their number
 // with the code the line sends; an agent's hire request arrives on that phone as a poll; the phone
 // votes Approve; the hire is approved as that owner "via WhatsApp", the agent is idle, and the phone
-// gets a one-line confirmation quoting its vote's poll.
+// gets a one-line confirmation quoting its vote's poll. Issue 30: a member assigned an issue and
+// @-mentioned in the same PATCH gets one message on their own phone naming who and which issue, and
+// their reply quoting it becomes their comment on the issue.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/api.ts";
 import {
@@ -11,6 +13,7 @@ import {
   agentWithKey as agentOf,
   answeredQuestion,
   lineWithVerifiedOwner as lineOf,
+  memberWithVerifiedPhone,
   replyQuoting,
   asAgent as requestAs,
 } from "../support/company-line.ts";
@@ -172,5 +175,69 @@ describe("the company's line on the owner's phone", () => {
       "the approval rejected by the reaction",
     );
     expect(rejected.status).toBe("rejected");
+  }, 240_000);
+
+  it("a member assigned and @-mentioned gets one notice on their phone; their quoted reply is their comment", async () => {
+    const { api } = world;
+    const {
+      line,
+      companyId,
+      phone: ownerPhone,
+    } = await lineWithVerifiedOwner("4915550009000", "4915550009111");
+    const bea = await memberWithVerifiedPhone(world, companyId, "beatrix", "4915550009222");
+    const owner = await api.call<{ name: string }>("GET", `/api/companies/${companyId}/members/me`);
+    const issue = await api.call<{ id: string; identifier: string }>(
+      "POST",
+      `/api/companies/${companyId}/issues`,
+      {
+        title: "Renew the TLS certificate",
+      },
+    );
+    expect(issue.status, JSON.stringify(issue.body)).toBe(201);
+    const ownerInboxBefore = ownerPhone.inbox.length;
+
+    const patched = await api.call("PATCH", `/api/issues/${issue.body.id}`, {
+      assigneeUserId: bea.userId,
+      comment: "@beatrix can you take this before Friday?",
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+
+    const notice = await eventually(
+      async () => bea.phone.inbox.find((message) => (message.text ?? "").includes(issue.body.identifier)),
+      30_000,
+      "the mention notice on the member's phone",
+    );
+    expect(notice.text).toContain(
+      `${owner.body.name} assigned you ${issue.body.identifier} (Renew the TLS certificate) and mentioned you`,
+    );
+    expect(notice.text).toContain("can you take this before Friday?");
+    expect(notice.text).toContain(`/issues/${issue.body.identifier}`);
+
+    await replyQuoting(bea.phone, line, notice, "Yes, on it today");
+    const commented = await eventually(
+      async () => {
+        const comments = await api.call<Array<{ body: string; authorUserId: string | null }>>(
+          "GET",
+          `/api/issues/${issue.body.id}/comments`,
+        );
+        return comments.body.find((comment) => comment.body === "Yes, on it today");
+      },
+      30_000,
+      "the reply posted as the member's comment",
+    );
+    expect(commented.authorUserId).toBe(bea.userId);
+    const confirmation = await eventually(
+      async () => bea.phone.inbox.find((message) => (message.text ?? "").startsWith("Commented on")),
+      30_000,
+      "the confirmation on the member's phone",
+    );
+    expect(confirmation.text).toBe(`Commented on ${issue.body.identifier} — recorded for beatrix.`);
+    // One notice for the assignment and the mention together; the owner, who wrote them, got none.
+    expect(bea.phone.inbox.filter((message) => (message.text ?? "").includes("assigned you"))).toHaveLength(
+      1,
+    );
+    expect(
+      ownerPhone.inbox.slice(ownerInboxBefore).filter((m) => (m.text ?? "").includes("mentioned")),
+    ).toEqual([]);
   }, 240_000);
 });

@@ -3,7 +3,7 @@
 // the code the line sends, agents with keys, and what the owner's phone received.
 import { expect } from "vitest";
 import { FakeContact } from "../fake-whatsapp/contact.ts";
-import { eventually } from "./api.ts";
+import { type ApiClient, eventually, ownerClient } from "./api.ts";
 import { createCompany } from "./control-runs.ts";
 import { type FakeWhatsAppStack, pairByQr } from "./fake-whatsapp-stack.ts";
 
@@ -41,6 +41,54 @@ export async function lineWithVerifiedOwner(
   const verified = await api.call("POST", `/api/companies/${companyId}/line/members/me/verify`, { code });
   expect(verified.status, JSON.stringify(verified.body)).toBe(200);
   return { sid, line, companyId, phone };
+}
+
+/**
+ * `client` links `number` on the company's line and confirms the code the line sent to that phone
+ * (a FakeContact); answers the phone.
+ */
+async function verifyPhone(world: FakeWhatsAppStack, client: ApiClient, companyId: string, number: string) {
+  const phone = new FakeContact(world.whatsapp, number, "Member");
+  const linked = await client.call("PUT", `/api/companies/${companyId}/line/members/me`, {
+    phone: `+${number}`,
+  });
+  expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+  const codeMessage = await eventually(
+    async () => phone.inbox.find((message) => /\b\d{6}\b/.test(message.text ?? "")),
+    30_000,
+    "the verification code on the member's phone",
+  );
+  const code = (codeMessage.text ?? "").match(/\b(\d{6})\b/)?.[1];
+  const verified = await client.call("POST", `/api/companies/${companyId}/line/members/me/verify`, { code });
+  expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+  return phone;
+}
+
+/**
+ * A new person (display name `name`) who joins the company by an invite as a member and verifies
+ * their own phone `number` on its line: their client, user id and phone.
+ */
+export async function memberWithVerifiedPhone(
+  world: FakeWhatsAppStack,
+  companyId: string,
+  name: string,
+  number: string,
+) {
+  const client = await ownerClient(world.stack.baseUrl, world.api, name);
+  const invite = await world.api.call<{ token: string }>(
+    "POST",
+    `/api/companies/${companyId}/member-invites`,
+    {
+      role: "member",
+    },
+  );
+  expect(invite.status, JSON.stringify(invite.body)).toBe(201);
+  const joined = await client.call("POST", `/api/member-invites/${invite.body.token}/accept`);
+  expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+  const me = await client.call<{ userId: string }>("GET", `/api/companies/${companyId}/members/me`);
+  expect(me.status, JSON.stringify(me.body)).toBe(200);
+  const phone = await verifyPhone(world, client, companyId, number);
+  return { client, userId: me.body.userId, phone };
 }
 
 /** An agent of the company and its key's Authorization header. */

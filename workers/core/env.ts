@@ -1,3 +1,4 @@
+import { meteredStub } from "../meter/meter";
 import type { Actor } from "./actor";
 import type { Principal } from "./principal";
 
@@ -87,5 +88,19 @@ export function isProduction(env: Env): boolean {
 export function namespaceOf<Contract extends Rpc.DurableObjectBranded>(
   namespace: DurableObjectNamespace<Rpc.DurableObjectBranded>,
 ): DurableObjectNamespace<Contract> {
-  return namespace as unknown as DurableObjectNamespace<Contract>;
+  return meteredNamespace(namespace as unknown as DurableObjectNamespace<Contract>);
+}
+
+/** The namespace whose stubs count their calls (meter/meter.ts: the write budget tests read it). */
+function meteredNamespace<Contract extends Rpc.DurableObjectBranded>(
+  namespace: DurableObjectNamespace<Contract>,
+): DurableObjectNamespace<Contract> {
+  return new Proxy(namespace, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "get" && property !== "getByName") return value.bind(target);
+      return (...args: unknown[]) => meteredStub(Reflect.apply(value, target, args) as object);
+    },
+  });
 }

@@ -24,6 +24,7 @@ import { homePage } from "./home-page";
 import { invitePage } from "./invites/page";
 import { inviteSignupPage } from "./invites/signup-page";
 import { issueBoardPage } from "./issues/board-page";
+import { minePage } from "./issues/mine-page";
 import { issueModelPages } from "./issues/model-pages";
 import { issuePage } from "./issues/page";
 import { quickEditPage } from "./issues/quick-edit";
@@ -198,6 +199,7 @@ export function createDashboard(apiFetch: ApiFetch): Hono<DashboardEnv> {
   dashboard.route("/", companyPages);
   dashboard.route("/", orgPage);
   dashboard.route("/", issueBoardPage);
+  dashboard.route("/", minePage);
   dashboard.route("/", issuePage);
   dashboard.route("/", issueModelPages);
   dashboard.route("/", quickEditPage);

@@ -1,9 +1,10 @@
 import { drizzle } from "drizzle-orm/d1";
+import { meteredD1 } from "../meter/meter";
 import * as schema from "./schema";
 
 export type Db = ReturnType<typeof createDatabase>;
 
-const createDatabase = (d1: D1Database) => drizzle(d1, { schema });
+const createDatabase = (d1: D1Database) => drizzle(meteredD1(d1), { schema });
 
 /**
  * Building a drizzle instance walks the whole schema to extract its relations, which profiled at

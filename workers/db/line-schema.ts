@@ -8,8 +8,18 @@ import { users } from "./foundation-schema";
  * the line sends, and what they want to hear about. docs/company-line.md.
  */
 
-/** What a member may choose to receive on their phone. */
-export const LINE_NOTICE_KINDS = ["approvals", "questions", "budget", "failed_runs", "digest"] as const;
+/**
+ * What a member may choose to receive on their phone. `mentions` (issue 30): they were @-mentioned in
+ * a comment or assigned an issue, the two notifications of their inbox.
+ */
+export const LINE_NOTICE_KINDS = [
+  "approvals",
+  "questions",
+  "budget",
+  "failed_runs",
+  "digest",
+  "mentions",
+] as const;
 export type LineNoticeKind = (typeof LINE_NOTICE_KINDS)[number];
 
 /**
@@ -36,7 +46,7 @@ export const lineMembers = sqliteTable(
     notify: text("notify", { mode: "json" })
       .$type<LineNoticeKind[]>()
       .notNull()
-      .default(sql`'["approvals","questions","budget","failed_runs","digest"]'`),
+      .default(sql`'["approvals","questions","budget","failed_runs","digest","mentions"]'`),
     /** Quiet hours as minutes after local midnight [start, end) in `timeZone`; null for none. */
     quietStartMinute: integer("quiet_start_minute"),
     quietEndMinute: integer("quiet_end_minute"),
@@ -57,8 +67,19 @@ export const lineMembers = sqliteTable(
 
 export type LineMemberRow = typeof lineMembers.$inferSelect;
 
-/** What a notice is about: the thing an answer acts on. */
-export const LINE_NOTICE_SUBJECTS = ["approval", "question", "agent", "company", "run", "digest"] as const;
+/**
+ * What a notice is about: the thing an answer acts on. `notification`: a row of the member's inbox
+ * (a mention, an assignment); an answer to it comments on its issue.
+ */
+export const LINE_NOTICE_SUBJECTS = [
+  "approval",
+  "question",
+  "agent",
+  "company",
+  "run",
+  "digest",
+  "notification",
+] as const;
 export type LineNoticeSubject = (typeof LINE_NOTICE_SUBJECTS)[number];
 
 /**

@@ -12,6 +12,10 @@ const phone = () =>
     .padStart(10, "0")
     .slice(0, 8)}`;
 
+/** The checkbox input named `name`, as rendered. */
+const checkbox = (html: string, name: string) =>
+  html.match(new RegExp(`<input[^>]*name="${name}"[^>]*>`))?.[0] ?? `no input named ${name}`;
+
 describe("the WhatsApp panel on the user's own page", () => {
   it("links a number, confirms the code the line sent, saves preferences and unlinks", async () => {
     const line = await linkedLine();
@@ -46,7 +50,11 @@ describe("the WhatsApp panel on the user's own page", () => {
     expect(wrong.status).toBe(422);
     expect(textOf(wrong.html)).toContain("Wrong code; 4 tries left");
     expect((await submit(member, `${base}/verify`, { [field("code")]: code })).status).toBe(303);
-    expect(textOf((await browse(member, "/phone")).html)).toContain(`Your number: +${number} (verified)`);
+    const verified = await browse(member, "/phone");
+    expect(textOf(verified.html)).toContain(`Your number: +${number} (verified)`);
+    // Mentions and assignments (issue 30) are one of the choices, on by default.
+    expect(textOf(verified.html)).toContain("Mentions of me and issues assigned to me");
+    expect(checkbox(verified.html, field("notify_mentions"))).toMatch(/\schecked/);
 
     const zone = await submit(member, `${base}/preferences`, {
       [field("notify_questions")]: "on",
@@ -56,6 +64,7 @@ describe("the WhatsApp panel on the user's own page", () => {
     expect(fieldError(zone.html, field("timeZone"))).toMatch(/not an IANA time zone/);
     const saved = await submit(member, `${base}/preferences`, {
       [field("notify_questions")]: "on",
+      [field("notify_mentions")]: "on",
       [field("quietStart")]: "22:00",
       [field("quietEnd")]: "07:00",
       [field("timeZone")]: "Europe/Berlin",
@@ -66,7 +75,10 @@ describe("the WhatsApp panel on the user's own page", () => {
     )
       .bind(line.company.id, member.userId)
       .first();
-    expect(row).toEqual({ notify: '["questions"]', s: 22 * 60, e: 7 * 60, z: "Europe/Berlin" });
+    expect(row).toEqual({ notify: '["questions","mentions"]', s: 22 * 60, e: 7 * 60, z: "Europe/Berlin" });
+    const after = await browse(member, "/phone");
+    expect(checkbox(after.html, field("notify_mentions"))).toMatch(/\schecked/);
+    expect(checkbox(after.html, field("notify_digest"))).not.toMatch(/\schecked/);
 
     expect((await submit(member, `${base}/unlink`)).status).toBe(303);
     expect(textOf((await browse(member, "/phone")).html)).toContain(

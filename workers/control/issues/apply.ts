@@ -74,6 +74,9 @@ export async function applyIssueOperation(
       status: result.status,
       json: JSON.stringify(result.body),
       ...(result.queuedRuns ? { queuedRuns: true } : {}),
+      ...(result.notificationIds?.length
+        ? { notifications: { companyId: issue.companyId, ids: result.notificationIds } }
+        : {}),
       change,
       relays: await blockerChangesOf(db, issue, change),
       ...(result.notifiedUserIds?.length

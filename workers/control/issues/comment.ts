@@ -7,6 +7,7 @@ import {
   memberMentionCandidates,
   mentionedUserIds,
   type NotificationDraft,
+  notificationIdsOf,
   notificationInserts,
   recipientsOf,
 } from "../people";
@@ -30,6 +31,8 @@ export interface CommentWrite {
   mentionedAgentIds: string[];
   /** Members the comment mentions and notifies (never its author). */
   notifiedUserIds: string[];
+  /** The notifications it writes (one per member it notifies). */
+  notificationIds: string[];
   /** At least one wake was queued (not refused). */
   queuedRuns: boolean;
 }
@@ -83,6 +86,7 @@ export function commentWrites(
   });
   if (commented) wakes.push(commented);
   const mentions: NotificationDraft[] = mentionedUserIds(body, input.companyMembers).map((userId) => ({
+    id: newId(),
     companyId: issue.companyId,
     userId,
     kind: "mention",
@@ -113,6 +117,7 @@ export function commentWrites(
     statements,
     mentionedAgentIds,
     notifiedUserIds,
+    notificationIds: notificationIdsOf(mentions),
     queuedRuns: wakes.some((run) => run.status === "queued"),
   };
 }
@@ -144,5 +149,6 @@ export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now
     body: commentResource(write.comment, nameOf(names, author.userId, author.agentId)),
     queuedRuns: write.queuedRuns,
     notifiedUserIds: write.notifiedUserIds,
+    notificationIds: write.notificationIds,
   };
 };

@@ -20,6 +20,7 @@ export {
   CreateCommentBodySchema,
   CreateIssueBodySchema,
   DocumentParamSchema,
+  type InboxEntrySchema,
   type IssueDetailSchema,
   type IssueListItemSchema,
   IssueParamSchema,

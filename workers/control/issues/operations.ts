@@ -72,7 +72,14 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
  * the response needs nothing else, and a recursive JSON type is too deep for the RPC typings.
  */
 export type IssueOutcome =
-  | { ok: true; status: 200 | 201; json: string; queuedRuns?: boolean }
+  | {
+      ok: true;
+      status: 200 | 201;
+      json: string;
+      queuedRuns?: boolean;
+      /** Notifications it wrote (mentions, assignments): the company line tells their people. */
+      notifications?: { companyId: string; ids: string[] };
+    }
   | { ok: false; status: 400 | 403 | 404 | 409 | 422; error: string; detailsJson?: string };
 
 /** What an operation handler gets: the issue as read inside the DO's queue, fresh from D1. */
@@ -95,4 +102,6 @@ export interface IssueOpResult {
   queuedRuns?: boolean;
   /** Users the operation notified (mention, assignment): their open pages hear of it after the commit. */
   notifiedUserIds?: string[];
+  /** The notification rows it wrote, for the company line's notices after the commit. */
+  notificationIds?: string[];
 }

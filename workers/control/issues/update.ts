@@ -4,7 +4,13 @@ import type { Db } from "../../db/client";
 import { ISSUE_PRIORITIES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../db/schema";
 import { unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
-import { assignmentDraft, memberMentionCandidates, notificationInserts, recipientsOf } from "../people";
+import {
+  assignmentDraft,
+  memberMentionCandidates,
+  notificationIdsOf,
+  notificationInserts,
+  recipientsOf,
+} from "../people";
 import { activityInsert, actorNames, nameOf } from "../shared";
 import { assignmentWake, commentedAssignee, mentionCandidates, wakeInsert } from "../wakes";
 import { planBlockers } from "./blockers";
@@ -243,5 +249,6 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
         : body,
     queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued" || blockers.queuedRuns,
     notifiedUserIds: [...new Set([...recipientsOf(handedOver), ...(comment?.notifiedUserIds ?? [])])],
+    notificationIds: [...notificationIdsOf(handedOver), ...(comment?.notificationIds ?? [])],
   };
 };

@@ -22,6 +22,7 @@ export {
   type RecipientFilter,
   recipientsFor,
 } from "./directory";
+export { queueNotificationNotices } from "./mentions";
 export { DECISION_OPTIONS, knownOrigin, type RecentNotice, recentNotices, rememberOrigin } from "./notices";
 export { type LineOverview, lineOverview } from "./overview";
 export { type LineContent, type LineFetch, type LineSendResult, sendOnLine } from "./send";

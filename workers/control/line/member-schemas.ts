@@ -15,7 +15,8 @@ export const CompanyParamSchema = z.object({ companyId: z.string().min(1).max(10
 const Kind = z.enum(LINE_NOTICE_KINDS).openapi({
   description:
     "`approvals` (pending approvals your role may decide), `questions` (agents' questions to you), " +
-    "`budget` (budget incidents), `failed_runs` (failed runs on issues you watch), `digest` (a daily digest at 09:00 in your time zone, or when your quiet hours end, when anything waits for you)",
+    "`budget` (budget incidents), `failed_runs` (failed runs on issues you watch), `digest` (a daily digest at 09:00 in your time zone, or when your quiet hours end, when anything waits for you), " +
+    "`mentions` (someone @-mentioned you in a comment or assigned you an issue; reply quoting it to comment on the issue)",
 });
 
 const Clock = z

@@ -9,6 +9,7 @@ import {
   type LineNoticeRow,
   lineMembers,
   lineNotices,
+  notifications,
 } from "../../db/schema";
 import { localDate } from "./directory";
 
@@ -110,6 +111,16 @@ export async function settledReason(db: Db, notice: LineNoticeRow, now = Date.no
     }
     case "digest":
       return staleDigest(db, notice, now);
+    case "notification": {
+      // The inbox row goes with its issue (deleted) and is read once its person saw it on the dashboard.
+      const row = await db
+        .select({ readAt: notifications.readAt })
+        .from(notifications)
+        .where(and(eq(notifications.id, notice.subjectId), eq(notifications.companyId, companyId)))
+        .get();
+      if (!row) return "the issue no longer exists";
+      return row.readAt === null ? null : "already read in the dashboard's inbox";
+    }
     default:
       // A failed run stays a fact.
       return null;

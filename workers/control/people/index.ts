@@ -7,5 +7,11 @@
  */
 
 export { memberMentionCandidates, mentionedUserIds } from "./mentions";
-export { assignmentDraft, type NotificationDraft, notificationInserts, recipientsOf } from "./notify";
+export {
+  assignmentDraft,
+  type NotificationDraft,
+  notificationIdsOf,
+  notificationInserts,
+  recipientsOf,
+} from "./notify";
 export type { NotificationListSchema } from "./schemas";

@@ -3,8 +3,12 @@ import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type NotificationKind, notifications } from "../../db/schema";
 
-/** One notification to write: who gets it, why, about which issue (and comment), caused by whom. */
+/**
+ * One notification to write: who gets it, why, about which issue (and comment), caused by whom. Its
+ * id is chosen with the draft, so the caller can name the rows it wrote (the company line's notices).
+ */
 export interface NotificationDraft {
+  id: string;
   companyId: string;
   userId: string;
   kind: NotificationKind;
@@ -24,7 +28,7 @@ export const notifiesSomeoneElse = (draft: NotificationDraft): boolean =>
 export function notificationInserts(db: Db, drafts: readonly NotificationDraft[], now: number) {
   return drafts.filter(notifiesSomeoneElse).map((draft) =>
     db.insert(notifications).values({
-      id: newId(),
+      id: draft.id,
       companyId: draft.companyId,
       userId: draft.userId,
       kind: draft.kind,
@@ -42,6 +46,10 @@ export const recipientsOf = (drafts: readonly NotificationDraft[]): string[] => 
   ...new Set(drafts.filter(notifiesSomeoneElse).map((draft) => draft.userId)),
 ];
 
+/** The ids of the notifications the drafts write (never one to its own actor). */
+export const notificationIdsOf = (drafts: readonly NotificationDraft[]): string[] =>
+  drafts.filter(notifiesSomeoneElse).map((draft) => draft.id);
+
 /** The notification for a person handed an issue: none when the assignee did not change. */
 export function assignmentDraft(input: {
   companyId: string;
@@ -53,6 +61,7 @@ export function assignmentDraft(input: {
   if (input.nextUserId === null || input.nextUserId === input.previousUserId) return [];
   return [
     {
+      id: newId(),
       companyId: input.companyId,
       userId: input.nextUserId,
       kind: "assigned",

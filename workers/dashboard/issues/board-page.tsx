@@ -43,6 +43,7 @@ import {
   todayUtc,
 } from "./board-card";
 import { type Filter, FilterForm, filterOf, issuesQuery } from "./board-filters";
+import { IssueViews } from "./mine-page";
 
 export type Issue = z.infer<typeof IssueSchema>;
 type CreatedIssue = z.infer<typeof IssueWithLabelsSchema>;
@@ -117,9 +118,48 @@ function Board(props: {
 const cleanFilter = (filter: Filter): Record<string, string> =>
   Object.fromEntries(Object.entries(filter).filter((entry): entry is [string, string] => Boolean(entry[1])));
 
-const KEYBOARD_HELP =
-  "Keyboard: Tab to a card; Alt+Right Arrow or Alt+Left Arrow moves it to the next or previous column; " +
-  "Enter on its title opens it; its Edit menu changes status, assignee, priority, labels and due date.";
+/** Every board action by keyboard, said on the page; moving and editing only to those who may change. */
+const KEYS: ReadonlyArray<{ keys: string; does: string; editing?: true }> = [
+  {
+    keys: "Tab, Shift+Tab",
+    does: "through the views (Board, Mine), the filters, then each card and its links",
+  },
+  { keys: "Enter", does: "on a card's title opens the issue; in Search (or on Filter) applies the filters" },
+  {
+    keys: "Alt+Right Arrow, Alt+Left Arrow",
+    does: "on a focused card moves it to the next or previous column",
+    editing: true,
+  },
+  {
+    keys: "Enter or Space on Edit",
+    does: "opens the card's Edit menu: status, assignee, priority, due date, labels, Cancel",
+    editing: true,
+  },
+  {
+    keys: "Arrow keys, Space",
+    does: "in the menu change the focused choice or tick a label; Enter on Save saves it in place",
+    editing: true,
+  },
+  { keys: "Escape", does: "closes the Edit menu without saving and goes back to its card", editing: true },
+];
+
+function KeyboardHelp({ editable }: { editable: boolean }) {
+  return (
+    <section class="panel keyboard-help" aria-labelledby="keyboard-help">
+      <h2 id="keyboard-help">Keyboard</h2>
+      <dl>
+        {KEYS.filter((key) => editable || !key.editing).map((key) => (
+          <>
+            <dt>
+              <kbd>{key.keys}</kbd>
+            </dt>
+            <dd>{key.does}</dd>
+          </>
+        ))}
+      </dl>
+    </section>
+  );
+}
 
 function NewIssueForm(props: {
   company: Company;
@@ -212,6 +252,7 @@ export async function showBoard(
       company: companyNav(company, "issues"),
       children: (
         <>
+          <IssueViews companyId={company.id} current="board" />
           <FilterForm
             company={company}
             filter={filter}
@@ -233,7 +274,6 @@ export async function showBoard(
                 filter={filter}
                 choices={choices}
               />
-              {editable && <p class="muted keyboard-help">{KEYBOARD_HELP}</p>}
             </>
           ) : (
             <ActionAlert message={listed.error} />
@@ -252,6 +292,7 @@ export async function showBoard(
           ) : (
             <p class="muted">{READ_ONLY_NOTE}</p>
           )}
+          <KeyboardHelp editable={editable} />
         </>
       ),
     },

@@ -7,6 +7,7 @@ const KIND_LABELS: Record<string, string> = {
   budget: "Budget",
   failed_runs: "Failed run",
   digest: "Digest",
+  mentions: "Mention",
 };
 
 /** The company's WhatsApp line on its settings page: the session, members' numbers, the last notices. */

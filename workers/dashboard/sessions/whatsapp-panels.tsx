@@ -37,6 +37,7 @@ export interface WhatsAppFailure {
 const KINDS = [
   { kind: "approvals", label: "Approvals my role may decide" },
   { kind: "questions", label: "Agents' questions to me" },
+  { kind: "mentions", label: "Mentions of me and issues assigned to me" },
   { kind: "budget", label: "Budget incidents" },
   { kind: "failed_runs", label: "Failed runs on issues I watch" },
   { kind: "digest", label: "A daily digest at 09:00 my time (or when quiet hours end), if anything waits" },

@@ -3,7 +3,16 @@ import type { PublicUser } from "../../core/principal";
 import { SCRIPT_URL, STYLESHEET_URL } from "./assets";
 
 /** The top-level sections; the current one is marked `aria-current="page"` in the navigation. */
-export type Section = "home" | "sessions" | "api-key" | "phone" | "users" | "companies" | "runners" | "inbox";
+export type Section =
+  | "home"
+  | "sessions"
+  | "api-key"
+  | "phone"
+  | "users"
+  | "companies"
+  | "runners"
+  | "inbox"
+  | "mine";
 
 export type CompanyTab =
   | "overview"
@@ -44,6 +53,7 @@ const NAV: ReadonlyArray<{ section: Section; href: string; label: string; supera
   { section: "sessions", href: "/sessions", label: "Sessions" },
   { section: "companies", href: "/companies", label: "Companies" },
   { section: "inbox", href: "/notifications", label: "Inbox" },
+  { section: "mine", href: "/mine", label: "Mine" },
   { section: "runners", href: "/runners", label: "Runners" },
   { section: "api-key", href: "/api-key", label: "API key" },
   { section: "phone", href: "/phone", label: "Your phone" },

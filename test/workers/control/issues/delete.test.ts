@@ -44,6 +44,14 @@ describe("DELETE /issues/:id", () => {
     expect(await actionsOf(parent.id)).toContain("issue.deleted");
     expect((await call("GET", `/api/issues/${parent.id}`, { headers: owner.headers })).status).toBe(404);
     expect((await remove(owner.headers, parent.id)).status).toBe(404);
+    // This isolate still knows where the issue lived (the locator): its IssueDO finds no row.
+    const comment = await call("POST", `/api/issues/${parent.id}/comments`, {
+      headers: engineer.headers,
+      body: { body: "too late" },
+    });
+    expect(comment.status).toBe(404);
+    expect((await patchIssue(engineer.headers, parent.id, { status: "in_progress" })).status).toBe(404);
+    expect(await rowsOf("SELECT id FROM issue_comments WHERE issue_id = ?", parent.id)).toEqual([]);
   });
 
   it("frees dependents whose last unresolved blocker it was, waking their assignee", async () => {

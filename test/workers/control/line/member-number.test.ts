@@ -279,6 +279,14 @@ describe("linking and verifying one's own number", () => {
     expect(empty.status).toBe(422);
     const row = await rowOf(line.company.id, member.userId);
     expect(row?.time_zone).toBe("UTC");
-    expect(JSON.parse(row?.notify ?? "[]")).toHaveLength(5);
+    // A new member receives every kind, mentions (issue 30) included.
+    expect(JSON.parse(row?.notify ?? "[]")).toEqual([
+      "approvals",
+      "questions",
+      "budget",
+      "failed_runs",
+      "digest",
+      "mentions",
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../../core/env";
 import { ApiError, titleOf } from "../../../http/errors";
+import { announceFrom, queueNotificationNotices } from "../../line";
 import { issuesClosed, runsQueued } from "../../wakes";
 import { issueObject } from "../object";
 import type { IssueOperation } from "../operations";
@@ -23,8 +24,15 @@ export async function mutateIssue(
   }
   if (outcome.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
   if (closesIssue(op)) c.executionCtx.waitUntil(issuesClosed(c.env));
+  if (outcome.notifications) await notifyOnLine(c, outcome.notifications);
   return c.body(outcome.json, outcome.status, { "content-type": "application/json" });
 }
+
+/** Mentions and assignments the operation wrote reach their people's phones too (control/line). */
+export const notifyOnLine = (c: Context<AppEnv>, written: { companyId: string; ids: string[] }) =>
+  announceFrom(c, written.companyId, (tx, origin, at) =>
+    queueNotificationNotices(tx, written.companyId, written.ids, origin, at),
+  );
 
 /** The operation set the issue done or cancelled: runners may remove its worktree. */
 const closesIssue = (op: IssueOperation): boolean =>

@@ -7,6 +7,7 @@ import { notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../../http/openapi";
 import { actorNames, controlContext, nameOf } from "../../shared";
 import { commentResource, namedComments } from "../comment-resource";
+import { locateVisibleIssue } from "../locator";
 import {
   CommentParamSchema,
   CommentSchema,
@@ -122,7 +123,9 @@ const postRoute = createRoute({
 
 issueCommentRoutes.openapi(postRoute, async (c) => {
   const { actor, db } = controlContext(c);
-  const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+  // Where the issue lives is all the route needs (the IssueDO reads the row fresh): no query once
+  // this isolate has seen the issue (locator.ts).
+  const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
   const input = c.req.valid("json");
   return fromIssueDO(postRoute, mutateIssue(c, issue.id, { kind: "comment", actor: refOf(actor), input }));
 });

@@ -14,7 +14,7 @@ import {
   jsonBody,
 } from "../../../http/openapi";
 import { announceNewIssue, announceNotifications } from "../../live";
-import { assignmentDraft, notificationInserts, recipientsOf } from "../../people";
+import { assignmentDraft, notificationIdsOf, notificationInserts, recipientsOf } from "../../people";
 import { activityInsert, companyForActor, controlContext } from "../../shared";
 import { assignmentWake, runsQueued, wakeInsert } from "../../wakes";
 import { blockerStatements, checkBlockers } from "../blockers";
@@ -29,6 +29,7 @@ import {
   IssueWithLabelsSchema,
 } from "../schemas";
 import type { Statement } from "../store";
+import { notifyOnLine } from "./call";
 
 export const issueCreateRoutes = createRouter();
 
@@ -116,6 +117,7 @@ async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
     blockedByIssueIds,
     queuedRuns: assigned?.status === "queued",
     notifiedUserIds: recipientsOf(handedOver),
+    notificationIds: notificationIdsOf(handedOver),
   };
 }
 
@@ -160,6 +162,8 @@ issueCreateRoutes.openapi(
     if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
     if (created.notifiedUserIds.length > 0)
       c.executionCtx.waitUntil(announceNotifications(c.env, company.id, created.notifiedUserIds));
+    if (created.notificationIds.length > 0)
+      await notifyOnLine(c, { companyId: company.id, ids: created.notificationIds });
     const { labelIds, blockedByIssueIds } = created;
     return c.json({ ...issueResource(created.row), labelIds, blockedByIssueIds }, 201);
   },

@@ -11,6 +11,7 @@ import {
   jsonBody,
 } from "../../../http/openapi";
 import { controlContext, requireBoard } from "../../shared";
+import { locateVisibleIssue } from "../locator";
 import { withIssueIds } from "../refs";
 import { IssueParamSchema, UpdatedIssueSchema, UpdateIssueBodySchema } from "../schemas";
 import { findVisibleIssue } from "../store";
@@ -54,7 +55,9 @@ const patchRoute = createRoute({
 
 issuePatchRoutes.openapi(patchRoute, async (c) => {
   const { actor, db } = controlContext(c);
-  const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
+  // Where the issue lives is all the route needs (the IssueDO reads the row fresh): no query once
+  // this isolate has seen the issue (locator.ts).
+  const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
   const input = await withIssueIds(db, issue.companyId, c.req.valid("json"));
   return fromIssueDO(patchRoute, mutateIssue(c, issue.id, { kind: "update", actor: refOf(actor), input }));
 });

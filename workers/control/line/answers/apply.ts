@@ -16,6 +16,7 @@ import {
   runInProcess,
 } from "./context";
 import { type Inbound, inboundOf } from "./inbound";
+import { answerMention } from "./mention";
 import { answerQuestion } from "./question";
 
 /**
@@ -106,6 +107,8 @@ async function decide(ctx: AnswerContext): Promise<AnswerResult> {
       return answerApproval(ctx);
     case "question":
       return answerQuestion(ctx);
+    case "notification":
+      return answerMention(ctx);
     default:
       return {
         outcome: "ignored",

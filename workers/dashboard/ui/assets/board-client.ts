@@ -1,8 +1,9 @@
 /**
  * The issue board's part of the dashboard script (joined into DASHBOARD_JS by client.ts, inside its
  * one function): drag a card to a column, Alt+Left/Right Arrow on a focused card, and the card's Edit
- * form sent in place. All three post the card's Edit form to the dashboard with \`X-Dashboard-Fetch: 1\`
- * (the same form that works without script) and show a refusal on the card, which stays put.
+ * form sent in place (Escape closes it unsaved). All three post the card's Edit form to the dashboard
+ * with \`X-Dashboard-Fetch: 1\` (the same form that works without script) and show a refusal on the
+ * card, which stays put.
  */
 export const BOARD_JS = `
   /** Posts a card's Edit form (with \`changes\`); resolves to the dashboard's {ok, message}. */
@@ -26,10 +27,24 @@ export const BOARD_JS = `
     box.hidden = !message;
   }
 
+  /** Refused moves by card id: a redraw of the board (another card's change) must not unsay them. */
+  const moveRefusals = new Map();
+
+  /** The Edit form's status follows a move, so saving the form next does not send the old column back. */
+  function setFormStatus(form, status) {
+    const select = form.elements.status;
+    if (!select) return;
+    for (const option of select.options) {
+      option.defaultSelected = option.value === status;
+      option.selected = option.value === status;
+    }
+  }
+
   /** Moves a card to \`status\` through its Edit form; the live feed redraws the board when it is saved. */
   function moveCard(card, status) {
     const form = card.querySelector("form[data-quick-edit]");
     if (!form || card.dataset.status === status) return;
+    moveRefusals.delete(card.id);
     showOnCard(card, "[data-move-error]", "");
     card.setAttribute("aria-busy", "true");
     // Only the status: the form's other fields are the card's values and would be sent unchanged.
@@ -46,21 +61,33 @@ export const BOARD_JS = `
       .then((res) => res.json())
       .catch(() => ({ ok: false, message: "The move could not be sent; try again." }))
       .then((result) => {
-        card.removeAttribute("aria-busy");
+        // A redraw while the move was on its way replaced the card: act on the one on the page now.
+        const shown = document.getElementById(card.id);
+        if (!shown) return;
+        shown.removeAttribute("aria-busy");
         if (result.ok) {
           const column = document.querySelector('#issue-board section[data-column="' + status + '"]');
-          if (column) column.querySelector("h2").after(card);
-          card.dataset.status = status;
-          card.focus();
+          if (column && shown.parentElement !== column) column.querySelector("h2").after(shown);
+          shown.dataset.status = status;
+          const shownForm = shown.querySelector("form[data-quick-edit]");
+          if (shownForm) setFormStatus(shownForm, status);
         } else {
-          showOnCard(card, "[data-move-error]", "Not moved: " + result.message);
-          card.focus();
+          moveRefusals.set(shown.id, "Not moved: " + result.message);
+          showOnCard(shown, "[data-move-error]", "Not moved: " + result.message);
         }
+        shown.focus();
       });
   }
 
   function startBoard(board) {
     const columns = () => Array.from(board.querySelectorAll("section[data-column]"));
+    board.addEventListener("live-redrawn", () => {
+      for (const [id, message] of moveRefusals) {
+        const card = document.getElementById(id);
+        if (card) showOnCard(card, "[data-move-error]", message);
+        else moveRefusals.delete(id);
+      }
+    });
     board.addEventListener("dragstart", (event) => {
       const card = event.target.closest && event.target.closest(".card[draggable]");
       if (!card) return;
@@ -128,7 +155,26 @@ export const BOARD_JS = `
       }
       if (result.ok) markSent(form);
       const menu = form.closest("details");
-      if (result.ok && menu) menu.open = false;
+      if (!result.ok || !menu) return;
+      menu.open = false;
+      // The focused Save is hidden now; the card (by id) keeps focus through the board's redraw.
+      const card = form.closest(".card");
+      if (!card) return;
+      moveRefusals.delete(card.id);
+      showOnCard(card, "[data-move-error]", "");
+      card.focus();
     });
+  });
+
+  /** Escape in an open Edit menu closes it, unsaved, and puts focus back on its summary. */
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !event.target.closest) return;
+    const menu = event.target.closest("details.card-menu[open]");
+    if (!menu) return;
+    event.preventDefault();
+    const form = menu.querySelector("form[data-quick-edit]");
+    if (form) form.reset();
+    menu.open = false;
+    menu.querySelector("summary").focus();
   });
 `;

@@ -22,7 +22,8 @@ import { BOARD_JS } from "./board-client";
  * - The issue board (`#issue-board`): a card with \`draggable\` moves to the column it is dropped on, and
  *   a focused card moves with Alt+Left/Right Arrow; both post its Edit form with the new status (the
  *   same form a person without script submits), and a refusal (a 422 transition) is shown on the card,
- *   which stays put. The Edit form itself is sent the same way and its refusal shown inside it.
+ *   which stays put (and stays said when the board is redrawn). The Edit form itself is sent the same
+ *   way and its refusal shown inside it. A region fires \`live-redrawn\` after it is replaced.
  * - `button[data-copy="<id>"]`: copies that element's value or text.
  * - `form[data-confirm="<question>"]`: asks before submitting.
  */
@@ -78,6 +79,7 @@ const LIVE_JS = `(() => {
           region.innerHTML = next.innerHTML;
           const again = focusedId && document.getElementById(focusedId);
           if (again) again.focus();
+          region.dispatchEvent(new CustomEvent("live-redrawn"));
         }
       })
       .catch(() => undefined);

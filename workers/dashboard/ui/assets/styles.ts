@@ -136,6 +136,12 @@ fieldset.choices code { font-size: .8rem; }
 .prose { white-space: pre-wrap; overflow-wrap: anywhere; }
 svg.chart { display: block; max-width: 100%; height: auto; margin: .5rem 0; }
 ol.comments { list-style: none; padding: 0; }
+ol.mine .card { margin-bottom: .5rem; }
+.card.unread { border-left: 4px solid var(--warn); }
+.keyboard-help dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem .75rem; margin: 0; }
+.keyboard-help dd { margin: 0; }
+kbd { font-family: ui-monospace, monospace; font-size: .85rem; border: 1px solid var(--line); border-radius: 4px;
+  padding: 0 .3rem; background: var(--bg); }
 h4 { font-size: .95rem; margin: .75rem 0 .25rem; }
 /* issue page: main column (status, description, timeline, comment box) and the side column */
 .issue-layout { display: grid; gap: 1.25rem; grid-template-columns: minmax(0, 1fr) minmax(260px, 340px);

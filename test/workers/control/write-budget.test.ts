@@ -1,0 +1,117 @@
+// The write budget (issue 31, docs/control-plane-internals.md "Write budget"): what each control-plane
+// operation costs in D1 round trips and Durable Object calls, counted by the data layer
+// (workers/meter/meter.ts), background work (waitUntil) included. A structural check that does not
+// depend on the machine's speed: a change that adds a statement or a hop to a write fails here, and
+// the ceilings only ever come down. Each request runs after one that warmed the isolate's caches (the
+// key, the company), as on a Worker that is serving.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { database } from "../../../workers/db/client";
+import { issues } from "../../../workers/db/schema";
+import { type MeterReading, meterReading, meterSince } from "../../../workers/meter/meter";
+import { call, type JsonResponse } from "../helpers";
+import {
+  boardUser,
+  type SeededAgent,
+  type SeededCompany,
+  seedAgent,
+  seedCompany,
+  seedIssue,
+} from "./helpers";
+
+interface Metered {
+  response: JsonResponse;
+  cost: MeterReading;
+}
+
+async function metered(work: () => Promise<JsonResponse>): Promise<Metered> {
+  const start = meterReading();
+  const response = await work();
+  return { response, cost: meterSince(start) };
+}
+
+let company: SeededCompany;
+let agent: SeededAgent;
+let owner: Awaited<ReturnType<typeof boardUser>>;
+
+beforeAll(async () => {
+  owner = await boardUser();
+  company = await seedCompany(owner);
+  agent = await seedAgent(company.id);
+  expect((await call("GET", `/api/companies/${company.id}`, { headers: owner.headers })).status).toBe(200);
+  expect((await call("GET", "/api/agents/me", { headers: agent.headers })).status).toBe(200);
+});
+
+const assigned = () => seedIssue(company, { status: "todo", assigneeAgentId: agent.id });
+
+describe("the meter", () => {
+  it("counts a statement run alone as one round trip and a batch of three as one", async () => {
+    const db = database(env.DB);
+    const start = meterReading();
+    await db.select({ id: issues.id }).from(issues).limit(1);
+    expect(meterSince(start)).toEqual({ d1RoundTrips: 1, d1Statements: 1, doCalls: 0 });
+    const probe = db.select({ id: issues.id }).from(issues).limit(1);
+    await db.batch([probe, probe, probe]);
+    expect(meterSince(start)).toEqual({ d1RoundTrips: 2, d1Statements: 4, doCalls: 0 });
+  });
+});
+
+describe("what each operation costs at most", () => {
+  it("reads an issue it has read before from its Durable Object's cache: no round trip, one call", async () => {
+    const issue = await assigned();
+    await call("GET", `/api/issues/${issue.id}`, { headers: agent.headers });
+    const read = await metered(() => call("GET", `/api/issues/${issue.id}`, { headers: agent.headers }));
+    expect(read.response.status).toBe(200);
+    expect(read.cost).toEqual({ d1RoundTrips: 0, d1Statements: 0, doCalls: 1 });
+  });
+
+  it("creates an issue in 3 round trips (one of them the batch of the write) and 2 calls", async () => {
+    const create = await metered(() =>
+      call("POST", `/api/companies/${company.id}/issues`, {
+        body: { title: "Budgeted", status: "todo" },
+        headers: owner.headers,
+      }),
+    );
+    expect(create.response.status).toBe(201);
+    expect(create.cost.d1RoundTrips).toBeLessThanOrEqual(3);
+    expect(create.cost.doCalls).toBeLessThanOrEqual(2);
+  });
+
+  it("checks out an issue nobody has read yet in 5 round trips and 3 calls", async () => {
+    const issue = await assigned();
+    const checkout = await metered(() =>
+      call("POST", `/api/issues/${issue.id}/checkout`, {
+        body: { agentId: agent.id, expectedStatuses: ["todo"] },
+        headers: agent.headers,
+      }),
+    );
+    expect(checkout.response.status).toBe(200);
+    expect(checkout.cost.d1RoundTrips).toBeLessThanOrEqual(5);
+    expect(checkout.cost.doCalls).toBeLessThanOrEqual(3);
+  });
+
+  it("comments on an issue it has read in 4 round trips and 2 calls", async () => {
+    const issue = await assigned();
+    await call("GET", `/api/issues/${issue.id}`, { headers: agent.headers });
+    const comment = await metered(() =>
+      call("POST", `/api/issues/${issue.id}/comments`, { body: { body: "On it" }, headers: agent.headers }),
+    );
+    expect(comment.response.status).toBe(201);
+    expect(comment.cost.d1RoundTrips).toBeLessThanOrEqual(4);
+    expect(comment.cost.doCalls).toBeLessThanOrEqual(2);
+  });
+
+  it("updates the status of an issue it has read, with a comment, in 7 round trips and 3 calls", async () => {
+    const issue = await seedIssue(company, { status: "in_progress", assigneeAgentId: agent.id });
+    await call("GET", `/api/issues/${issue.id}`, { headers: agent.headers });
+    const update = await metered(() =>
+      call("PATCH", `/api/issues/${issue.id}`, {
+        body: { status: "in_review", comment: "Ready" },
+        headers: agent.headers,
+      }),
+    );
+    expect(update.response.status).toBe(200);
+    expect(update.cost.d1RoundTrips).toBeLessThanOrEqual(7);
+    expect(update.cost.doCalls).toBeLessThanOrEqual(3);
+  });
+});
