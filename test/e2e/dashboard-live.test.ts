@@ -161,13 +161,25 @@ describe("live dashboard pages", () => {
     await alice.getByText("Comment added").waitFor();
     await alice.locator('#issue-live[data-live-state="open"]').waitFor();
     await alice.evaluate('document.documentElement.dataset.e2eMark = "still-here"');
-    await bob.locator('section[aria-labelledby="issue-update"] select[name="status"]').selectOption("todo");
-    await bob.getByRole("button", { name: "Update issue" }).click();
+    // The properties panel is the page's one status control; its script saves it in place.
+    const properties = bob.locator('section[aria-labelledby="issue-properties"]');
+    await properties.locator('select[name="status"]').selectOption("todo");
+    await properties.getByRole("button", { name: "Save", exact: true }).click();
     await expect
       .poll(() => textOf(alice, "#issue-status"), { timeout: LIVE_WITHIN_MS, interval: 50 })
       .toContain("todo");
+    // Her properties panel, the status control, follows too: no stale "backlog" left to save.
+    const aliceStatus = alice.locator('section[aria-labelledby="issue-properties"] select[name="status"]');
+    await expect.poll(() => aliceStatus.inputValue(), { interval: 50 }).toBe("todo");
     expect(await notReloaded(alice)).toBe(true);
-    await bob.getByText(`Issue ${issue.identifier} updated`).waitFor();
+    await properties.getByRole("status").getByText(`${issue.identifier} saved`).waitFor();
+    await expect.poll(() => textOf(bob, "#issue-status"), { interval: 50 }).toContain("todo");
+    // Bob's saved panel counts as sent: once he looks elsewhere it follows a change made by others.
+    await bob.locator("#issue-timeline").click();
+    expect((await api.call("PATCH", `/api/issues/${issue.id}`, { priority: "high" })).status).toBe(200);
+    const bobPriority = properties.locator('select[name="priority"]');
+    await expect.poll(() => bobPriority.inputValue(), { interval: 50 }).toBe("high");
+    expect(await notReloaded(bob)).toBe(true);
     await Promise.all([alice.context().close(), bob.context().close()]);
   });
 

@@ -168,7 +168,7 @@ describe("a team on the board", () => {
     await page.locator("#field-body").fill("Count me in for the launch.");
     await page.getByRole("button", { name: "Add comment" }).click();
     await page.getByText("Comment added").waitFor();
-    await page.locator("ol.comments").getByText("Count me in for the launch.").waitFor();
+    await page.locator("#issue-live ol.timeline").getByText("Count me in for the launch.").waitFor();
 
     const comments = await loop.board.call<Array<{ body: string; authorUserId: string | null }>>(
       "GET",
@@ -221,7 +221,7 @@ describe("a team on the board", () => {
     writeFileSync(file, "name,plus_one\nAda,yes\n");
     await owner.getByLabel("File", { exact: true }).setInputFiles(file);
     await owner.getByRole("button", { name: "Attach" }).click();
-    await owner.getByText("Attached guest-list.csv").waitFor();
+    await owner.getByText("Attached guest-list.csv", { exact: true }).waitFor();
     const download = owner.waitForEvent("download");
     await owner.getByRole("link", { name: "guest-list.csv" }).click();
     const saved = await (await download).path();
@@ -246,6 +246,11 @@ describe("a team on the board", () => {
 
     // Then deleted from its page, past the confirm: back on the board, gone from it and from the API.
     await owner.getByRole("link", { name: "Book the wrong venue" }).click();
+    // Delete, like Cancel, waits in the page's Actions menu.
+    expect(await owner.getByRole("button", { name: `Delete ${doomed.body.identifier}` }).isVisible()).toBe(
+      false,
+    );
+    await owner.getByText("Actions", { exact: true }).click();
     owner.once("dialog", (dialog) => dialog.accept());
     await owner.getByRole("button", { name: `Delete ${doomed.body.identifier}` }).click();
     await owner.getByText(`Issue ${doomed.body.identifier} deleted`).waitFor();
@@ -266,8 +271,9 @@ describe("a team on the board", () => {
     await page.goto(`/issues/${teamIssue.id}`);
     await page.getByText("Friday or Saturday?").waitFor();
     expect(await writingForms(page)).toBe(0);
-    for (const name of ["Add comment", "Update issue", "Ask", "Attach", "Save blockers"])
+    for (const name of ["Add comment", "Save", "Ask", "Attach", "Save blockers"])
       expect(await page.getByRole("button", { name }).count(), name).toBe(0);
+    expect(await page.locator("details.issue-actions").count()).toBe(0);
     await page.getByText("You are a viewer of this company").waitFor();
     await capture(page, "issue-viewer");
 

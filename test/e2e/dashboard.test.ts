@@ -203,7 +203,8 @@ describe("dashboard in a browser", () => {
       .poll(async () => (await status.textContent())?.trim(), { timeout: 90_000, interval: 500 })
       .toMatch(/done/i);
     expect(await documentIsUnchanged()).toBe(true);
-    await page.locator("#issue-live pre").first().waitFor();
+    // The run's output is on the issue page, folded in its timeline entry.
+    await page.locator("#issue-live pre").first().waitFor({ state: "attached" });
     await capture("issue-done");
 
     await page.goto(`${companyPath}/issues`);

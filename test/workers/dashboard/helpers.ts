@@ -96,3 +96,17 @@ export function formError(html: string): string | null {
   const match = html.match(/<p class="alert" role="alert" id="field-_form-error">([\s\S]*?)<\/p>/);
   return match?.[1] ? textOf(match[1]) : null;
 }
+
+/** The element that starts with `<tag id="id"` up to its matching close tag (nested same tags counted). */
+export function elementOf(html: string, id: string, tag = "div"): string {
+  const start = html.indexOf(`<${tag} id="${id}"`);
+  if (start < 0) return "";
+  const tags = new RegExp(`<${tag}\\b|</${tag}>`, "g");
+  tags.lastIndex = start;
+  let depth = 0;
+  for (let found = tags.exec(html); found; found = tags.exec(html)) {
+    depth += found[0] === `</${tag}>` ? -1 : 1;
+    if (depth === 0) return html.slice(start, found.index + found[0].length);
+  }
+  return "";
+}

@@ -1,13 +1,12 @@
 // The issue board and the issue page in workerd, through the dashboard URLs: columns by status, the
-// filters, the New issue form; on the issue page the live facts, an agent run's log, comments and
-// documents, and the Comment, Change status and Add document forms.
+// filters, the New issue form; on the issue page its one timeline, properties, the comment and document forms.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dialRunner } from "../control/runner-link";
 import { Link } from "../fake-bridge";
 import { asSession, call, count, createUser, type Session } from "../helpers";
 import { eventually } from "../patience";
-import { browse, fieldError, submit, textOf, undrawn } from "./helpers";
+import { browse, elementOf, fieldError, submit, textOf, undrawn } from "./helpers";
 
 type Json = Record<string, unknown>;
 interface Issue {
@@ -249,12 +248,13 @@ async function finishedRun(issueId: string, output: string, finish: Json = {}): 
 }
 
 describe("issue page", () => {
-  it("shows status, assignee, the run with its log, comments and documents in the live region", async () => {
-    const issue = await createIssue({ title: "Bake bread", priority: "high", assigneeAgentId: worker.id });
-    await finishedRun(issue.id, "kneading the dough\n", {
+  it("draws one timeline, oldest first: creation, a comment, the agent's run and a status change", async () => {
+    const issue = await createIssue({ title: "Bake bread", priority: "high", status: "backlog" });
+    const runId = await finishedRun(issue.id, "kneading the dough\n", {
       session: { id: "sess-bread", cwd: "/srv/bakery" },
       resumed: true,
     });
+    await patchIssue(issue.id, { status: "todo", assigneeAgentId: worker.id });
     const doc = await call("PUT", `/api/issues/${issue.id}/documents/recipe`, {
       headers: asSession(owner),
       body: { title: "Recipe", body: "Flour, water, salt" },
@@ -264,27 +264,36 @@ describe("issue page", () => {
     const page = await browse(owner, `/issues/${issue.identifier}`);
     expect(page.status).toBe(200);
     expect(page.html).toContain(`<h1>${issue.identifier} Bake bread</h1>`);
-    const live =
-      undrawn(page.html).match(
-        new RegExp(
-          `<div id="issue-live" data-live="30" data-live-feed="/api/issues/${issue.id}/events">([\\s\\S]*?)<div class="grid">`,
-        ),
-      )?.[1] ?? "";
-    expect(live).not.toBe("");
+    const live = elementOf(undrawn(page.html), "issue-live");
+    expect(live).toContain(`data-live-feed="/api/issues/${issue.id}/events"`);
     expect(live).not.toContain("<form");
-    expect(textOf(page.html.match(/<span id="issue-status">[\s\S]*?<\/span><\/span>/)?.[0] ?? "")).toBe(
-      "todo",
-    );
+    expect(textOf(elementOf(page.html, "issue-status", "span"))).toBe("todo");
+    // One list, each entry with who (initials and name) and when, in the order it happened.
+    expect(live.match(/<ol class="timeline">/g)).toHaveLength(1);
+    const entries = [...live.matchAll(/<li class="timeline-entry[^"]*" data-kind="(\w+)">([\s\S]*?)<\/li>/g)];
+    expect(entries.map(([, kind, body]) => `${kind}: ${textOf(body ?? "").slice(0, 80)}`)).toEqual([
+      expect.stringMatching(/^event: Y You created the issue, \d{4}-/),
+      expect.stringMatching(new RegExp(`^comment: Y You, \\d{4}-.* @${worker.name} please look`)),
+      expect.stringMatching(new RegExp(`^run: [A-Z]{1,2} ${worker.name} ran succeeded ?, \\d{4}-`)),
+      expect.stringMatching(/^event: Y You moved it from backlog to todo and changed assignee, \d{4}-/),
+      // The assignment woke the agent again: a run that waits for a runner.
+      expect.stringMatching(new RegExp(`^run: [A-Z]{1,2} ${worker.name} ran queued ?, \\d{4}-`)),
+    ]);
+    // The run links to its page; its details, conversation and output are folded in the entry.
+    expect(live).toContain(`href="/runs/${runId}"`);
     const text = textOf(live);
-    expect(text).toContain(`Assignee ${worker.name}`);
-    expect(text).toContain("Priority high");
     expect(text).toMatch(/succeeded Woken by issue comment mentioned \(mention\) — A OWNER/);
     expect(text).toContain("Exit code 0");
     expect(text).toContain("CLI session sess-bread (resumed)");
+    expect(live).toMatch(/<details class="run-fold"><summary>Details, transcript and output<\/summary>/);
     expect(live).toMatch(/<pre>kneading the dough\n<\/pre>/);
-    expect(text).toContain(`@${worker.name} please look`);
-    expect(text).toContain("Recipe (recipe, revision 1)");
-    expect(live).toContain("<pre>Flour, water, salt</pre>");
+    // The side column: properties (assignee, priority) and the documents, each kept live.
+    const properties = elementOf(page.html, "issue-properties-live");
+    expect(properties).toMatch(new RegExp(`<option value="agent:${worker.id}" selected="">${worker.name}`));
+    expect(properties).toContain('<option value="high" selected="">high</option>');
+    const documents = elementOf(page.html, "issue-documents-live");
+    expect(textOf(documents)).toContain("Recipe (recipe, revision 1)");
+    expect(documents).toContain("<pre>Flour, water, salt</pre>");
     expect(page.html).toContain(`href="/companies/${companyId}/issues" aria-current="page"`);
   });
 
@@ -318,37 +327,6 @@ describe("issue page", () => {
       headers: asSession(owner),
     });
     expect(after.body).toHaveLength(1);
-  });
-
-  it("changes the status with a note; an invalid move shows the API's 422 next to status", async () => {
-    const issue = await createIssue({ title: "Move me" });
-    const res = await submit(owner, `/issues/${issue.id}/update`, { status: "todo", comment: "ready" });
-    expect(res.status).toBe(303);
-    expect(flashOf(res.headers)).toContain(`Issue ${issue.identifier} updated`);
-    const moved = await call<Issue>("GET", `/api/issues/${issue.id}`, { headers: asSession(owner) });
-    expect(moved.body.status).toBe("todo");
-
-    const refused = await submit(owner, `/issues/${issue.id}/update`, {
-      status: "done",
-      comment: "skip ahead",
-    });
-    expect(refused.status).toBe(422);
-    expect(fieldError(refused.html, "status")).toBe("Cannot move an issue from todo to done");
-    expect(refused.html).toContain("skip ahead");
-    const still = await call<Issue>("GET", `/api/issues/${issue.id}`, { headers: asSession(owner) });
-    expect(still.body.status).toBe("todo");
-    const comments = await call<Json[]>("GET", `/api/issues/${issue.id}/comments`, {
-      headers: asSession(owner),
-    });
-    expect(comments.body.map((comment) => comment.body)).toEqual(["ready"]);
-
-    // "No change" (the default, since the page's form may be older than the issue) sends only the note.
-    const page = await browse(owner, `/issues/${issue.id}`);
-    expect(page.html).toMatch(/<option value="" selected="">No change<\/option>/);
-    const note = await submit(owner, `/issues/${issue.id}/update`, { status: "", comment: "just a note" });
-    expect(note.status).toBe(303);
-    const unchanged = await call<Issue>("GET", `/api/issues/${issue.id}`, { headers: asSession(owner) });
-    expect(unchanged.body.status).toBe("todo");
   });
 
   it("adds a document; a bad key or an existing one shows the message next to key", async () => {

@@ -113,11 +113,15 @@ function QuickEdit({ issue, choices }: { issue: BoardIssue; choices: QuickEditCh
   );
 }
 
-/** The Edit form itself: on a card's menu (`back` board) and in the issue page's properties panel. */
+/**
+ * The Edit form itself: on a card's menu (`back` board) and in the issue page's properties panel, which
+ * adds a note (`note`: what was typed before a refusal) sent as a comment with the change.
+ */
 export function QuickEditForm(props: {
   issue: BoardIssue;
   choices: QuickEditChoices;
   back: "board" | "issue";
+  note?: string;
 }) {
   const { issue, choices } = props;
   const id = (field: string) => `qe-${props.back}-${issue.id}-${field}`;
@@ -168,7 +172,20 @@ export function QuickEditForm(props: {
           ))}
         </fieldset>
       )}
+      {props.note !== undefined && (
+        <div class="field">
+          <label for={id("note")}>Note with the change (optional)</label>
+          <textarea id={id("note")} name="comment" rows={2} aria-describedby={id("note-hint")}>
+            {props.note}
+          </textarea>
+          <p class="hint" id={id("note-hint")}>
+            Posted as a comment. Marking blocked? Say what it waits for, unless a blocker, approval or
+            question already does.
+          </p>
+        </div>
+      )}
       <p class="field-error" role="alert" data-quick-edit-error hidden />
+      <p class="muted" role="status" data-quick-edit-done hidden />
       <button type="submit">Save</button>
     </form>
   );

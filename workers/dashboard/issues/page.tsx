@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { z } from "zod";
-import type { CommentSchema, UpdatedIssueSchema } from "../../control/issues";
+import type { CommentSchema } from "../../control/issues";
 import { failedForm, optionalText } from "../ui/board-shared";
 import type { DashboardEnv } from "../ui/env";
 import { failureStatus, redirectWithFlash } from "../ui/render";
@@ -9,11 +9,13 @@ import { type IssueDocument, showIssue } from "./view";
 
 type Comment = z.infer<typeof CommentSchema>;
 
-/** The issue page and its comment, status and document forms (the issue model's: model-pages.tsx). */
+/**
+ * The issue page and its comment and document forms (the issue model's: model-pages.tsx; its properties
+ * panel posts to quick-edit.tsx).
+ */
 export const issuePage = new Hono<DashboardEnv>();
 
 const COMMENT_FIELDS = ["body"] as const;
-const STATUS_FIELDS = ["status", "comment"] as const;
 const DOCUMENT_FIELDS = ["key", "title", "documentBody"] as const;
 
 issuePage.get("/issues/:issueId", (c) => showIssue(c, c.req.param("issueId")));
@@ -30,25 +32,6 @@ issuePage.post("/issues/:issueId/comments", async (c) => {
       status: failureStatus(result),
     });
   return redirectWithFlash(c, `/issues/${result.data.issueId}`, "Comment added");
-});
-
-issuePage.post("/issues/:issueId/update", async (c) => {
-  const issueId = c.req.param("issueId");
-  const values = c.var.form;
-  const result = await c.var.api.send<z.infer<typeof UpdatedIssueSchema>>("PATCH", issueApiPath(issueId), {
-    status: optionalText(values.status),
-    comment: optionalText(values.comment),
-  });
-  if (!result.ok) {
-    const form = failedForm(values, result, STATUS_FIELDS);
-    // A refused move (422 "Cannot move an issue from … to …") is about the chosen status.
-    if (result.status === 422 && form.errors._form && !form.errors.status) {
-      form.errors.status = form.errors._form;
-      delete form.errors._form;
-    }
-    return showIssue(c, issueId, { update: form, status: failureStatus(result) });
-  }
-  return redirectWithFlash(c, `/issues/${result.data.id}`, `Issue ${result.data.identifier} updated`);
 });
 
 /**

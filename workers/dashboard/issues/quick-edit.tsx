@@ -38,6 +38,8 @@ export function quickEditPatch(fields: FormFields): Patch {
   if (fields.status) patch.status = fields.status;
   if (fields.priority) patch.priority = fields.priority;
   if (fields.dueDate !== undefined) patch.dueDate = fields.dueDate === "" ? null : fields.dueDate;
+  // The issue page's note: a comment in the same PATCH (the reason "blocked" needs, for one).
+  if (fields.comment?.trim()) patch.comment = fields.comment;
   return patch;
 }
 
@@ -56,7 +58,11 @@ quickEditPage.post("/issues/:issueId/quick-edit", async (c) => {
   }
   const toIssue = c.var.form.back === "issue";
   if (!result.ok && toIssue)
-    return showIssue(c, issueId, { alert: `Not changed: ${result.error}`, status: failureStatus(result) });
+    return showIssue(c, issueId, {
+      alert: `Not changed: ${result.error}`,
+      status: failureStatus(result),
+      note: c.var.form.comment,
+    });
   if (!result.ok) {
     const companyId = c.var.form.companyId;
     if (!companyId) return c.text(result.error, failureStatus(result));

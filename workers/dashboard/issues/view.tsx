@@ -2,38 +2,33 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import type { CommentSchema, IssueDetailSchema } from "../../control/issues";
-import { RunEntry, runsOf } from "../runs/view";
+import { runsOf } from "../runs/view";
 import {
   ActionAlert,
   type Agent,
-  Avatar,
-  actorLabel,
   agentNamesOf,
   companyNav,
   loadAgents,
   loadCompany,
-  PriorityBadge,
 } from "../ui/board-shared";
 import { type ActionRefusal, EmptyState, LiveRegion, StatusBadge, Time } from "../ui/components";
 import type { DashboardEnv } from "../ui/env";
 import { loadMyRole, mayChange, READ_ONLY_NOTE } from "../ui/member-shared";
 import { render } from "../ui/render";
-import { assigneeOptions, type QuickEditChoices, QuickEditForm } from "./board-card";
-import { type IssueFormStates, IssueForms } from "./forms";
+import { CommentForm, DocumentForm, type IssueFormStates } from "./forms";
 import {
   type Attachment,
   AttachmentsSection,
   BlockersSection,
   blockersOf,
-  CancelButton,
-  DeleteIssueButton,
-  isCancellable,
   issueApiPath,
   issueFeedPath,
   type ModelForms,
   type Question,
   QuestionsSection,
 } from "./model-views";
+import { ActionsMenu, PropertiesPanel, propertyNamesOf, quickEditChoicesOf } from "./properties";
+import { activityOf, Timeline, timelineOf } from "./timeline";
 
 /** The issue page: what it shows and, for members, the forms; page.tsx and model-pages.tsx post to it. */
 
@@ -55,6 +50,8 @@ export interface IssueView extends IssueFormStates, ModelForms {
   alert?: string;
   /** A refused Delete, next to its button. */
   refusal?: ActionRefusal;
+  /** The note typed in the properties panel before the API refused the change. */
+  note?: string;
   status?: ContentfulStatusCode;
 }
 
@@ -63,69 +60,6 @@ async function documentsOf(c: IssueContext, issueId: string): Promise<IssueDocum
   const summaries = await c.var.api.get<Array<{ key: string }>>(base);
   return Promise.all(
     summaries.map((doc) => c.var.api.get<IssueDocument>(`${base}/${encodeURIComponent(doc.key)}`)),
-  );
-}
-
-function Facts({ issue, names }: { issue: IssueDetail; names: ReadonlyMap<string, string> }) {
-  const assignee = issue.assigneeAgentId
-    ? (names.get(issue.assigneeAgentId) ?? "An agent")
-    : issue.assigneeUserId
-      ? "A board member"
-      : "Unassigned";
-  return (
-    <dl class="facts">
-      <dt>Status</dt>
-      <dd>
-        <span id="issue-status">
-          <StatusBadge status={issue.status} />
-        </span>
-      </dd>
-      <dt>Assignee</dt>
-      <dd>{assignee}</dd>
-      <dt>Priority</dt>
-      <dd>
-        <PriorityBadge priority={issue.priority} />
-      </dd>
-      <dt>Project</dt>
-      <dd>{issue.project?.name ?? "None"}</dd>
-      <dt>Started</dt>
-      <dd>
-        <Time value={issue.startedAt} />
-      </dd>
-      <dt>Completed</dt>
-      <dd>
-        <Time value={issue.completedAt} />
-      </dd>
-    </dl>
-  );
-}
-
-function Comments({
-  comments,
-  names,
-  viewerId,
-}: {
-  comments: Comment[];
-  names: ReadonlyMap<string, string>;
-  viewerId: string;
-}) {
-  if (comments.length === 0) return <EmptyState>No comments yet.</EmptyState>;
-  return (
-    <ol class="comments">
-      {comments.map((comment) => {
-        const author = comment.authorAgentId
-          ? actorLabel(viewerId, names, { type: "agent", id: comment.authorAgentId })
-          : actorLabel(viewerId, names, { type: "user", id: comment.authorUserId, name: comment.authorName });
-        return (
-          <li class="card">
-            <p class="muted">
-              <Avatar name={author} /> {author}, <Time value={comment.createdAt} />
-            </p>
-            <div class="prose">{comment.body}</div>
-          </li>
-        );
-      })}
-    </ol>
   );
 }
 
@@ -151,25 +85,24 @@ function Documents({ documents }: { documents: IssueDocument[] }) {
   );
 }
 
-/** The properties panel's choices: agents and people as assignees, the company's labels. */
-async function quickEditChoices(
-  c: IssueContext,
-  companyId: string,
-  agents: Agent[],
-  csrf: string,
-): Promise<QuickEditChoices> {
-  const base = `/api/companies/${encodeURIComponent(companyId)}`;
-  const [members, labels] = await Promise.all([
-    c.var.api.get<{ members: Array<{ userId: string; name: string }> }>(`${base}/members`),
-    c.var.api.get<Array<{ id: string; name: string }>>(`${base}/labels`),
-  ]);
-  return { csrf, assignees: assigneeOptions(agents, members.members, "Unassigned"), labels };
+/** The issue's status under its title (kept current by the timeline's live feed) and when it was opened. */
+function Opened({ issue }: { issue: IssueDetail }) {
+  return (
+    <p class="issue-meta">
+      <span id="issue-status">
+        <StatusBadge status={issue.status} />
+      </span>{" "}
+      <span class="muted">
+        {issue.identifier}, opened <Time value={issue.createdAt} />
+      </span>
+    </p>
+  );
 }
 
-export async function showIssue(c: IssueContext, issueId: string, view: IssueView = {}) {
-  const issue = await c.var.api.get<IssueDetail>(issueApiPath(issueId));
+/** Everything the page shows, read through the API in parallel. */
+async function issueData(c: IssueContext, issue: IssueDetail) {
   const path = issueApiPath(issue.id);
-  const [company, agents, comments, documents, runs, role, questions, attachments, blockers] =
+  const [company, agents, comments, documents, runs, role, questions, attachments, blockers, activity] =
     await Promise.all([
       loadCompany(c, issue.companyId),
       loadAgents(c, issue.companyId),
@@ -180,11 +113,39 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
       c.var.api.get<Question[]>(`${path}/questions`),
       c.var.api.get<Attachment[]>(`${path}/attachments`),
       blockersOf(c, issue),
+      activityOf(c, issue),
     ]);
+  const properties = await propertyNamesOf(c, issue.companyId, agents);
+  return {
+    company,
+    agents,
+    comments,
+    documents,
+    runs,
+    role,
+    questions,
+    attachments,
+    blockers,
+    activity,
+    properties,
+  };
+}
+
+/**
+ * Two columns: the main one reads top to bottom (status, description, one timeline of what happened,
+ * was said and was run, the comment box, questions); the side one holds what describes the issue
+ * (properties, blockers, attachments, documents) and the Actions menu.
+ */
+export async function showIssue(c: IssueContext, issueId: string, view: IssueView = {}) {
+  const issue = await c.var.api.get<IssueDetail>(issueApiPath(issueId));
+  const data = await issueData(c, issue);
+  const { company, agents, activity } = data;
   const names = agentNamesOf(agents satisfies Agent[]);
-  const editable = mayChange(role);
+  const editable = mayChange(data.role);
   const csrf = c.var.csrf;
-  const choices = editable ? await quickEditChoices(c, issue.companyId, agents, csrf) : undefined;
+  const viewerId = c.var.viewer.id;
+  const entries = timelineOf({ activity: activity.entries, comments: data.comments, runs: data.runs });
+  const feed = issueFeedPath(issue.id);
   return render(
     c,
     {
@@ -194,69 +155,72 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
       children: (
         <>
           <ActionAlert message={view.alert} />
-          <div class="actions">
+          <p>
             <a href={`/companies/${company.id}/issues`}>Back to the board</a>
-            {editable && isCancellable(issue.status) && <CancelButton issue={issue} csrf={csrf} />}
-            {editable && <DeleteIssueButton issue={issue} csrf={csrf} refusal={view.refusal} />}
-          </div>
-          {choices && (
-            <aside class="panel" aria-labelledby="issue-properties">
-              <h2 id="issue-properties">Properties</h2>
-              <QuickEditForm issue={{ ...issue, labelIds: issue.labelIds }} choices={choices} back="issue" />
-            </aside>
-          )}
-          <LiveRegion id="issue-live" feed={issueFeedPath(issue.id)}>
-            <Facts issue={issue} names={names} />
-            {issue.description && <div class="panel prose">{issue.description}</div>}
-            <section aria-labelledby="issue-runs">
-              <h2 id="issue-runs">Agent runs</h2>
-              {runs.length === 0 ? (
-                <EmptyState>No agent has worked on this issue yet.</EmptyState>
+          </p>
+          <div class="issue-layout">
+            <div class="issue-main">
+              <LiveRegion id="issue-live" feed={feed}>
+                <Opened issue={issue} />
+                {issue.description && <div class="panel prose">{issue.description}</div>}
+                <section aria-labelledby="issue-timeline">
+                  <h2 id="issue-timeline">Activity</h2>
+                  <Timeline
+                    entries={entries}
+                    viewerId={viewerId}
+                    names={names}
+                    olderAt={
+                      activity.complete ? undefined : `/companies/${company.id}/activity?entityType=issue`
+                    }
+                  />
+                </section>
+              </LiveRegion>
+              {editable ? (
+                <CommentForm issue={issue} csrf={csrf} form={view.comment} />
               ) : (
-                runs.map(({ run, log, events }) => (
-                  <RunEntry run={run} log={log} events={events} names={names} />
-                ))
+                <p class="muted">{READ_ONLY_NOTE}</p>
               )}
-            </section>
-            <section aria-labelledby="issue-comments">
-              <h2 id="issue-comments">Comments</h2>
-              <Comments comments={comments} names={names} viewerId={c.var.viewer.id} />
-            </section>
-            <section aria-labelledby="issue-documents">
-              <h2 id="issue-documents">Documents</h2>
-              <Documents documents={documents} />
-            </section>
-          </LiveRegion>
-          <div class="grid">
-            <BlockersSection
-              issue={issue}
-              blockers={blockers}
-              csrf={csrf}
-              form={view.blockers}
-              editable={editable}
-            />
-            <AttachmentsSection
-              issueId={issue.id}
-              attachments={attachments}
-              csrf={csrf}
-              form={view.attachment}
-              editable={editable}
-            />
+              <QuestionsSection
+                issueId={issue.id}
+                questions={data.questions}
+                names={names}
+                viewerId={viewerId}
+                csrf={csrf}
+                forms={view}
+                editable={editable}
+              />
+            </div>
+            <div class="issue-side">
+              <PropertiesPanel
+                issue={issue}
+                names={data.properties}
+                choices={editable ? quickEditChoicesOf(agents, data.properties, csrf) : undefined}
+                note={view.note}
+              />
+              <BlockersSection
+                issue={issue}
+                blockers={data.blockers}
+                csrf={csrf}
+                form={view.blockers}
+                editable={editable}
+              />
+              <AttachmentsSection
+                issueId={issue.id}
+                attachments={data.attachments}
+                csrf={csrf}
+                form={view.attachment}
+                editable={editable}
+              />
+              <section class="panel" aria-labelledby="issue-documents">
+                <h2 id="issue-documents">Documents</h2>
+                <LiveRegion id="issue-documents-live" feed={feed}>
+                  <Documents documents={data.documents} />
+                </LiveRegion>
+                {editable && <DocumentForm issue={issue} csrf={csrf} form={view.document} />}
+              </section>
+              {editable && <ActionsMenu issue={issue} csrf={csrf} refusal={view.refusal} />}
+            </div>
           </div>
-          <QuestionsSection
-            issueId={issue.id}
-            questions={questions}
-            names={names}
-            viewerId={c.var.viewer.id}
-            csrf={csrf}
-            forms={view}
-            editable={editable}
-          />
-          {editable ? (
-            <IssueForms issue={issue} csrf={csrf} view={view} />
-          ) : (
-            <p class="muted">{READ_ONLY_NOTE}</p>
-          )}
         </>
       ),
     },

@@ -126,6 +126,19 @@ export const BOARD_JS = `
     });
   }
 
+  /**
+   * A saved form holds nothing unsent any more: its fields' defaults become what was sent (and a note,
+   * now a comment, is emptied), so its live region redraws with the saved issue.
+   */
+  function markSent(form) {
+    for (const field of form.querySelectorAll("input, select, textarea")) {
+      if (field.tagName === "TEXTAREA") field.value = "";
+      if (field.tagName === "SELECT") for (const option of field.options) option.defaultSelected = option.selected;
+      else if (field.type === "checkbox" || field.type === "radio") field.defaultChecked = field.checked;
+      else field.defaultValue = field.value;
+    }
+  }
+
   /** Every card's Edit form and the issue page's properties panel: sent in place, a refusal shown in it. */
   document.addEventListener("submit", (event) => {
     const form = event.target;
@@ -135,6 +148,12 @@ export const BOARD_JS = `
       const box = form.querySelector("[data-quick-edit-error]");
       box.textContent = result.ok ? "" : result.message;
       box.hidden = result.ok;
+      const done = form.querySelector("[data-quick-edit-done]");
+      if (done) {
+        done.textContent = result.ok ? result.message : "";
+        done.hidden = !result.ok;
+      }
+      if (result.ok) markSent(form);
       const menu = form.closest("details");
       if (!result.ok || !menu) return;
       menu.open = false;

@@ -143,4 +143,21 @@ ol.mine .card { margin-bottom: .5rem; }
 kbd { font-family: ui-monospace, monospace; font-size: .85rem; border: 1px solid var(--line); border-radius: 4px;
   padding: 0 .3rem; background: var(--bg); }
 h4 { font-size: .95rem; margin: .75rem 0 .25rem; }
+/* issue page: main column (status, description, timeline, comment box) and the side column */
+.issue-layout { display: grid; gap: 1.25rem; grid-template-columns: minmax(0, 1fr) minmax(260px, 340px);
+  align-items: start; }
+.issue-meta { margin: -.5rem 0 1rem; }
+.issue-side .panel { padding: .75rem; }
+.issue-side h2 { font-size: 1rem; }
+.issue-side pre { max-height: 12rem; overflow: auto; }
+.issue-side .quick-edit { display: grid; gap: .5rem; margin-bottom: .75rem; }
+.issue-side fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding: .25rem .5rem; }
+.issue-side label.check { display: block; font-weight: 400; }
+ol.timeline { list-style: none; margin: 0; padding: 0 0 0 .75rem; border-left: 2px solid var(--line); }
+ol.timeline > li { margin: 0 0 .6rem; }
+ol.timeline > li > p { margin: 0 0 .25rem; }
+ol.timeline details.run-fold > summary { cursor: pointer; color: var(--accent); font-size: .9rem; }
+.comment-box { margin: 1rem 0; }
+details.add-document > summary { cursor: pointer; color: var(--accent); margin-top: .5rem; }
+@media (max-width: 900px) { .issue-layout { grid-template-columns: minmax(0, 1fr); } }
 `;
