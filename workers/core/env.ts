@@ -1,4 +1,4 @@
-import { meteredStub } from "../meter/meter";
+import { countDurableObjectHop } from "../meter/meter";
 import type { Actor } from "./actor";
 import type { Principal } from "./principal";
 
@@ -91,7 +91,11 @@ export function namespaceOf<Contract extends Rpc.DurableObjectBranded>(
   return meteredNamespace(namespace as unknown as DurableObjectNamespace<Contract>);
 }
 
-/** The namespace whose stubs count their calls (meter/meter.ts: the write budget tests read it). */
+/**
+ * The namespace counting the stubs it hands out (meter/meter.ts: the write budget tests read it). Each
+ * stub our code takes is used for one call, so a stub is a hop; the stub itself stays the runtime's
+ * own object, which the test runtime's `runInDurableObject` and `runDurableObjectAlarm` require.
+ */
 function meteredNamespace<Contract extends Rpc.DurableObjectBranded>(
   namespace: DurableObjectNamespace<Contract>,
 ): DurableObjectNamespace<Contract> {
@@ -100,7 +104,10 @@ function meteredNamespace<Contract extends Rpc.DurableObjectBranded>(
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       if (property !== "get" && property !== "getByName") return value.bind(target);
-      return (...args: unknown[]) => meteredStub(Reflect.apply(value, target, args) as object);
+      return (...args: unknown[]) => {
+        countDurableObjectHop();
+        return Reflect.apply(value, target, args);
+      };
     },
   });
 }

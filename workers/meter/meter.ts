@@ -15,7 +15,7 @@ export interface MeterReading {
   d1RoundTrips: number;
   /** Statements sent to D1, batched or not. */
   d1Statements: number;
-  /** Calls made on Durable Object stubs (RPC methods and fetch). */
+  /** Durable Object stubs taken through `namespaceOf`, each for one call (RPC method or fetch). */
   doCalls: number;
 }
 
@@ -56,16 +56,7 @@ export function meteredD1(d1: D1Database): D1Database {
   });
 }
 
-/** A Durable Object stub whose method calls are counted. */
-export function meteredStub<Stub extends object>(stub: Stub): Stub {
-  return new Proxy(stub, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== "function" || property === "then") return value;
-      return (...args: unknown[]) => {
-        reading.doCalls++;
-        return Reflect.apply(value, target, args);
-      };
-    },
-  });
+/** A Durable Object stub was taken to call the object (core/env.ts `namespaceOf`). */
+export function countDurableObjectHop(): void {
+  reading.doCalls++;
 }
