@@ -88,8 +88,16 @@ export function isProduction(env: Env): boolean {
 export function namespaceOf<Contract extends Rpc.DurableObjectBranded>(
   namespace: DurableObjectNamespace<Rpc.DurableObjectBranded>,
 ): DurableObjectNamespace<Contract> {
-  return meteredNamespace(namespace as unknown as DurableObjectNamespace<Contract>);
+  let metered = meteredNamespaces.get(namespace);
+  if (!metered) {
+    metered = meteredNamespace(namespace);
+    meteredNamespaces.set(namespace, metered);
+  }
+  return metered as unknown as DurableObjectNamespace<Contract>;
 }
+
+/** One wrapper per binding for the isolate's life: a new Proxy per call was garbage on every request. */
+const meteredNamespaces = new WeakMap<object, DurableObjectNamespace<Rpc.DurableObjectBranded>>();
 
 /**
  * The namespace counting the stubs it hands out (meter/meter.ts: the write budget tests read it). Each

@@ -11,6 +11,7 @@ import { issues } from "../../../workers/db/schema";
 import { type MeterReading, meterReading, meterSince } from "../../../workers/meter/meter";
 import { call, type JsonResponse } from "../helpers";
 import {
+  addMembership,
   boardUser,
   type SeededAgent,
   type SeededCompany,
@@ -111,6 +112,28 @@ describe("what each operation costs at most", () => {
     expect(comment.response.status).toBe(201);
     expect(comment.cost.d1RoundTrips).toBeLessThanOrEqual(4);
     expect(comment.cost.doCalls).toBeLessThanOrEqual(2);
+  });
+
+  it("a mention of a person who is not on the company line costs 7 round trips, one of them to find nobody on the line (9 before)", async () => {
+    const ada = await boardUser();
+    await addMembership(company.id, ada.userId, "member");
+    await env.DB.prepare("UPDATE users SET name = ? WHERE id = ?").bind("Ada Budget", ada.userId).run();
+    const issue = await assigned();
+    await call("GET", `/api/issues/${issue.id}`, { headers: agent.headers });
+    const comment = await metered(() =>
+      call("POST", `/api/issues/${issue.id}/comments`, {
+        body: { body: "@Ada Budget look" },
+        headers: agent.headers,
+      }),
+    );
+    expect(comment.response.status).toBe(201);
+    const notified = await env.DB.prepare("SELECT count(*) AS n FROM notifications WHERE issue_id = ?")
+      .bind(issue.id)
+      .first<{ n: number }>();
+    expect(notified?.n).toBe(1);
+    expect(comment.cost.d1RoundTrips).toBeLessThanOrEqual(7);
+    // The third call tells the person's open pages (their inbox count) at once.
+    expect(comment.cost.doCalls).toBeLessThanOrEqual(3);
   });
 
   it("updates the status of an issue it has read, with a comment, in 7 round trips and 3 calls", async () => {

@@ -17,13 +17,17 @@ function logFailure(companyId: string, error: unknown) {
   );
 }
 
-/** With a request at hand: queue, remember the dashboard's address, send after the answer. */
+/**
+ * With a request at hand: queue, and when anything was queued remember the dashboard's address (for
+ * the cron's later notices) and send after the answer. Nothing queued costs only `queue`'s own reads.
+ */
 export async function announce(request: LineRequest, companyId: string, queue: QueueNotices): Promise<void> {
   const db = database(request.env.DB);
   const now = Date.now();
   try {
+    if ((await queue(db, request.origin, now)) === 0) return;
     await rememberOrigin(db, companyId, request.origin, now);
-    if ((await queue(db, request.origin, now)) > 0) sendNoticesSoon(request, companyId);
+    sendNoticesSoon(request, companyId);
   } catch (error) {
     logFailure(companyId, error);
   }

@@ -6,6 +6,7 @@ import {
   type LineNoticeKind,
   lineMembers,
   type MembershipRole,
+  notifications,
   users,
 } from "../../db/schema";
 
@@ -30,6 +31,8 @@ export interface RecipientFilter {
   userIds?: string[];
   /** Only members with these roles (those whose role may decide an approval). */
   roles?: MembershipRole[];
+  /** Only the people these notifications (of this company) went to: asked before reading them. */
+  notifiedBy?: string[];
 }
 
 /**
@@ -51,6 +54,13 @@ function verifiedMembers(db: Db, companyId: string, ...where: Array<SQL | undefi
     .where(and(eq(lineMembers.companyId, companyId), isNotNull(lineMembers.verifiedAt), ...where));
 }
 
+/** The people the notifications `ids` went to, as a subquery (no round trip of its own). */
+const notifiedPeople = (db: Db, companyId: string, ids: string[]) =>
+  db
+    .select({ userId: notifications.userId })
+    .from(notifications)
+    .where(and(eq(notifications.companyId, companyId), inArray(notifications.id, ids)));
+
 /** Verified members who chose `kind`, with whether they are in their quiet hours at `now`. */
 export async function recipientsFor(
   db: Db,
@@ -59,12 +69,16 @@ export async function recipientsFor(
   filter: RecipientFilter,
   now: number,
 ): Promise<LineRecipient[]> {
-  if (filter.userIds?.length === 0 || filter.roles?.length === 0) return [];
+  if (filter.userIds?.length === 0 || filter.roles?.length === 0 || filter.notifiedBy?.length === 0)
+    return [];
   const rows = await verifiedMembers(
     db,
     companyId,
     filter.userIds ? inArray(lineMembers.userId, filter.userIds) : undefined,
     filter.roles ? inArray(companyMemberships.role, filter.roles) : undefined,
+    filter.notifiedBy
+      ? inArray(lineMembers.userId, notifiedPeople(db, companyId, filter.notifiedBy))
+      : undefined,
   ).all();
   return rows
     .filter((row) => row.member.notify.includes(kind))

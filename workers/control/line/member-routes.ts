@@ -35,6 +35,7 @@ import {
   verifiedByAnother,
   voidCode,
 } from "./member-store";
+import { rememberOrigin } from "./notices";
 import { sendOnLine } from "./send";
 
 /**
@@ -155,6 +156,8 @@ memberLineRoutes.openapi(
     if (row && (await verifiedByAnother(db, company.id, userId, row.phone)))
       throw conflict(SAME_NUMBER_ELSEWHERE);
     if (row) await conflictOnDuplicate(markVerified(db, row, now), SAME_NUMBER_ELSEWHERE);
+    // From here the line may message this member, also from the cron: its links need the address.
+    await rememberOrigin(db, company.id, new URL(c.req.url).origin, now);
     return c.json(myNumberResource(company.id, await findLineMember(db, company.id, userId), now), 200);
   },
 );

@@ -3,7 +3,7 @@ import type { Db } from "../../db/client";
 import { issueComments, issues, type NotificationRow, notifications } from "../../db/schema";
 import { actorNames } from "../shared";
 import { recipientsFor } from "./directory";
-import { enqueueNotices } from "./notices";
+import { enqueueEach, type NoticeDraft } from "./notices";
 import { clip, companyName, oneLine } from "./triggers";
 
 /**
@@ -66,7 +66,9 @@ export function mentionText(company: string, actor: string, rows: Written[], ori
 
 /**
  * The notifications `ids` (one write's, in `companyId`) → one notice per person who chose `mentions`
- * and has a verified number, while still a member. Returns how many are new.
+ * and has a verified number, while still a member. Returns how many are new. It runs after the write's
+ * answer is ready, so the common case (nobody notified is on the line) costs one query; otherwise the
+ * notices go in with one insert.
  */
 export async function queueNotificationNotices(
   db: Db,
@@ -76,10 +78,9 @@ export async function queueNotificationNotices(
   now: number,
 ): Promise<number> {
   if (ids.length === 0) return 0;
-  const people = byPerson(await writtenNotifications(db, companyId, ids));
-  if (people.size === 0) return 0;
-  const recipients = await recipientsFor(db, companyId, "mentions", { userIds: [...people.keys()] }, now);
+  const recipients = await recipientsFor(db, companyId, "mentions", { notifiedBy: ids }, now);
   if (recipients.length === 0) return 0;
+  const people = byPerson(await writtenNotifications(db, companyId, ids));
   const actors = [...people.values()].map((rows) => (rows[0] as Written).notification);
   const [company, names] = await Promise.all([
     companyName(db, companyId),
@@ -88,27 +89,21 @@ export async function queueNotificationNotices(
       agentIds: actors.filter((row) => row.actorType === "agent").map((row) => row.actorId),
     }),
   ]);
-  let queued = 0;
-  for (const recipient of recipients) {
+  const notices = recipients.flatMap((recipient) => {
     const rows = people.get(recipient.userId) ?? [];
     const first = rows[0];
-    if (!first) continue;
+    if (!first) return [];
     const { actorType, actorId } = first.notification;
     const actor =
       (actorType === "user" ? names.user(actorId) : names.agent(actorId)) ??
       (actorType === "agent" ? "An agent" : "Someone");
-    queued += await enqueueNotices(
-      db,
-      companyId,
-      [recipient],
-      {
-        kind: "mentions",
-        subjectType: "notification",
-        subjectId: first.notification.id,
-        text: mentionText(company, actor, rows, origin),
-      },
-      now,
-    );
-  }
-  return queued;
+    const draft: NoticeDraft = {
+      kind: "mentions",
+      subjectType: "notification",
+      subjectId: first.notification.id,
+      text: mentionText(company, actor, rows, origin),
+    };
+    return [{ recipient, draft }];
+  });
+  return enqueueEach(db, companyId, notices, now);
 }

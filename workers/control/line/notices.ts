@@ -36,15 +36,30 @@ export interface NoticeDraft {
  * Queues the draft for each recipient, due now or at the end of their quiet hours. Returns how many
  * rows are new (0 when this trigger already ran).
  */
-export async function enqueueNotices(
+export function enqueueNotices(
   db: Db,
   companyId: string,
   recipients: LineRecipient[],
   draft: NoticeDraft,
   now: number,
 ): Promise<number> {
-  if (recipients.length === 0) return 0;
-  const rows = recipients.map((recipient) => ({
+  return enqueueEach(
+    db,
+    companyId,
+    recipients.map((recipient) => ({ recipient, draft })),
+    now,
+  );
+}
+
+/** Each recipient's own draft, in one statement: the texts differ (mentions.ts), the round trip does not. */
+export async function enqueueEach(
+  db: Db,
+  companyId: string,
+  notices: Array<{ recipient: LineRecipient; draft: NoticeDraft }>,
+  now: number,
+): Promise<number> {
+  if (notices.length === 0) return 0;
+  const rows = notices.map(({ recipient, draft }) => ({
     id: newId(),
     companyId,
     userId: recipient.userId,
