@@ -78,7 +78,7 @@ export async function applyIssueOperation(
         ? { notifications: { companyId: issue.companyId, ids: result.notificationIds } }
         : {}),
       change,
-      relays: await blockerChangesOf(db, issue, change),
+      relays: await blockerChangesOf(db, issue, change, result.dependentIds),
       ...(result.notifiedUserIds?.length
         ? { notified: { companyId: issue.companyId, userIds: result.notifiedUserIds } }
         : {}),

@@ -35,14 +35,41 @@ export const blockerIdsOf = async (db: Db, issueId: string): Promise<string[]> =
       .orderBy(issueBlockers.createdAt, issueBlockers.blockerIssueId)
   ).map((row) => row.id);
 
+const dependentsQuery = (db: Db, issueId: string) =>
+  db
+    .select({ id: issueBlockers.issueId })
+    .from(issueBlockers)
+    .where(eq(issueBlockers.blockerIssueId, issueId));
+
 /** The issues that list `issueId` among their blockers. */
 export const dependentIdsOf = async (db: Db, issueId: string): Promise<string[]> =>
-  (
-    await db
-      .select({ id: issueBlockers.issueId })
-      .from(issueBlockers)
-      .where(eq(issueBlockers.blockerIssueId, issueId))
-  ).map((row) => row.id);
+  (await dependentsQuery(db, issueId)).map((row) => row.id);
+
+/**
+ * Commits a write that changes the issue's status and, in the same round trip, reads which issues it
+ * blocks (their pages hear of the new status: live-change.ts `blockerChangesOf`; the write does not
+ * change links, so the read's place in the batch does not matter). Returns the statements' results.
+ */
+export async function commitNotingDependents(
+  db: Db,
+  issueId: string,
+  statements: Statement[],
+): Promise<{ results: unknown[]; dependentIds: string[] }> {
+  const [dependents, ...results] = await db.batch([dependentsQuery(db, issueId), ...statements]);
+  return { results, dependentIds: dependents.map((row) => row.id) };
+}
+
+/**
+ * "No blocker of `issueId` is still open", as SQL for a guarded write's WHERE: checkout claims in the
+ * same statement that checks, and reads the blockers only to explain a claim that did not happen.
+ */
+export const noUnresolvedBlockers = (issueId: string) => sql`NOT EXISTS (
+  SELECT 1 FROM issue_blockers link JOIN issues blocker ON blocker.id = link.blocker_issue_id
+  WHERE link.issue_id = ${issueId}
+    AND blocker.status NOT IN (${sql.join(
+      RESOLVED.map((status) => sql`${status}`),
+      sql`, `,
+    )}))`;
 
 /** Which of these issues are not yet done or cancelled. */
 export async function unresolvedOf(db: Db, ids: readonly string[]): Promise<string[]> {

@@ -6,7 +6,7 @@ import { activityLog, agents, type IssueRow, type IssueStatus, issues } from "..
 import { conflict, unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
 import { redactSecrets } from "../shared";
-import { assertNoUnresolvedBlockers } from "./blockers";
+import { assertNoUnresolvedBlockers, commitNotingDependents, noUnresolvedBlockers } from "./blockers";
 import type { IssueOpHandler } from "./operations";
 import { issueResource } from "./resource";
 
@@ -52,7 +52,8 @@ function checkoutActivity(db: Db, issue: IssueRow, actor: ActorRef, agentId: str
 
 /**
  * Atomic claim and start. The IssueDO already runs this alone, so the checks below see the issue as
- * it is; the conditional UPDATE repeats the claim condition in SQL as a second guard, and its
+ * it is; the conditional UPDATE repeats the claim condition in SQL as a second guard, checks that no
+ * blocker is open (blockers are other issues' rows, so only SQL sees them as they are now), and its
  * `changes` count is the proof that this caller won.
  */
 export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op, now }) => {
@@ -73,7 +74,6 @@ export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op,
   }
   // The CEO starts work only once the board approved its strategy (approve_ceo_strategy).
   await assertCeoMayStartWork(db, op.actor);
-  await assertNoUnresolvedBlockers(db, issue.id);
 
   const claim = db
     .update(issues)
@@ -90,11 +90,18 @@ export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op,
         eq(issues.id, issue.id),
         eq(issues.status, issue.status),
         or(isNull(issues.assigneeAgentId), eq(issues.assigneeAgentId, agentId)),
+        noUnresolvedBlockers(issue.id),
       ),
     );
-  const [claimed] = await db.batch([claim, checkoutActivity(db, issue, op.actor, agentId, now)]);
+  const { results, dependentIds } = await commitNotingDependents(db, issue.id, [
+    claim,
+    checkoutActivity(db, issue, op.actor, agentId, now),
+  ]);
+  const [claimed] = results as [D1Result];
   if (claimed.meta.changes !== 1) {
-    // Someone wrote the row outside the queue; answer from what is there now.
+    // An open blocker (the 422 names them), or someone wrote the row outside the queue: answer from
+    // what is there now.
+    await assertNoUnresolvedBlockers(db, issue.id);
     const current = await db.select().from(issues).where(eq(issues.id, issue.id)).get();
     throw await checkoutConflict(db, current ?? issue);
   }
@@ -108,5 +115,6 @@ export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op,
       startedAt: now,
       updatedAt: now,
     }),
+    dependentIds,
   };
 };

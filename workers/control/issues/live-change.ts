@@ -56,12 +56,14 @@ export async function blockerChangesOf(
   db: Db,
   issue: IssueRow,
   change: LiveChange,
+  /** Read in the write's own batch, when the operation did (checkout, update). */
+  knownDependents?: string[],
 ): Promise<BlockerChange[]> {
   if (change.kind !== "issue.updated" || change.status === undefined || change.status === issue.status)
     return [];
   const status = change.status;
   try {
-    const dependents = await dependentIdsOf(db, issue.id);
+    const dependents = knownDependents ?? (await dependentIdsOf(db, issue.id));
     return dependents.map((issueId) => ({
       kind: "blocker.changed",
       companyId: issue.companyId,

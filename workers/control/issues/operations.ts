@@ -104,4 +104,6 @@ export interface IssueOpResult {
   notifiedUserIds?: string[];
   /** The notification rows it wrote, for the company line's notices after the commit. */
   notificationIds?: string[];
+  /** The issues this one blocks, read in the write's own batch when it changed the status. */
+  dependentIds?: string[];
 }

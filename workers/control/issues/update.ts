@@ -13,7 +13,7 @@ import {
 } from "../people";
 import { activityInsert, actorNames, nameOf } from "../shared";
 import { assignmentWake, commentedAssignee, mentionCandidates, wakeInsert } from "../wakes";
-import { planBlockers } from "./blockers";
+import { commitNotingDependents, planBlockers } from "./blockers";
 import { assertMayCancel } from "./cancel";
 import { commentWrites } from "./comment";
 import { commentResource } from "./comment-resource";
@@ -238,7 +238,9 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
           alreadyWoken: assigned ? [assigned.agentId] : [],
         });
   if (comment) statements.push(...comment.statements);
-  await commitBatch(db, statements);
+  let dependentIds: string[] | undefined;
+  if (next.status === issue.status) await commitBatch(db, statements);
+  else ({ dependentIds } = await commitNotingDependents(db, issue.id, statements));
 
   const body = { ...issueResource(next), labelIds: nextLabels, blockedByIssueIds: blockers.ids };
   return {
@@ -250,5 +252,6 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
     queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued" || blockers.queuedRuns,
     notifiedUserIds: [...new Set([...recipientsOf(handedOver), ...(comment?.notifiedUserIds ?? [])])],
     notificationIds: [...notificationIdsOf(handedOver), ...(comment?.notificationIds ?? [])],
+    dependentIds,
   };
 };
