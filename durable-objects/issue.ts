@@ -53,7 +53,7 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
   /** Bumped by every mutation, so a read that overlapped one is answered but never cached. */
   #generation = 0;
 
-  readonly #feed = new LiveFeed(this.ctx);
+  readonly #feed = new LiveFeed(this.ctx, { keepUnwatched: false });
 
   apply(issueId: string, op: IssueOperation): Promise<IssueOutcome> {
     const run = this.#tail

@@ -7,6 +7,8 @@ const VIEWER_TAG = "live-viewer";
 const INTEREST_PREFIX = "only:";
 /** Events kept for catching up; a client further behind than this gets `reset` and re-reads the page. */
 export const LIVE_EVENTS_KEPT = 200;
+/** How often (in events) the log drops what is older than the kept window. */
+const TRIM_EVERY = 32;
 /** Clients say this about every 30 s; the runtime answers without waking the object. */
 const PING = "ping";
 const PONG = "pong";
@@ -19,17 +21,40 @@ const PONG = "pong";
  */
 export class LiveFeed {
   #ready = false;
+  /** The newest event's number, once read. */
+  #seq: number | undefined;
 
-  constructor(private readonly ctx: DurableObjectState) {}
+  /** This object's life has found no log (see `keepUnwatched`). */
+  #unwatched = false;
+  /** When the newest change that was not logged happened: a first hello still says a change came. */
+  #unloggedAt: number | null = null;
+
+  /**
+   * `keepUnwatched: false` (an issue's feed): until a first socket ever connects, changes are not
+   * logged at all. Nobody can ask to catch up on a feed that never said hello (a `since` only ever
+   * comes from one), and most issues are never watched, so their writes skip creating and writing
+   * the object's storage, the largest part of a first write's CPU in the object.
+   */
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly options: { keepUnwatched: boolean } = { keepUnwatched: true },
+  ) {}
 
   /** Numbers the change, keeps it for catching up, and sends it to every open socket. */
   publish(change: LiveChange, now = Date.now()): LiveFrame {
+    if (!this.options.keepUnwatched && this.#neverWatched()) {
+      this.#unloggedAt = now;
+      return { type: "event", seq: 0, at: now, ...change };
+    }
     const sql = this.#sql();
     const seq = this.#lastSeq() + 1;
     const frame: LiveFrame = { type: "event", seq, at: now, ...change };
     const text = JSON.stringify(frame);
     sql.exec("INSERT INTO live_events (seq, frame) VALUES (?, ?)", seq, text);
-    sql.exec("DELETE FROM live_events WHERE seq <= ?", seq - LIVE_EVENTS_KEPT);
+    this.#seq = seq;
+    // Trimmed every so often, not on every event: each statement is CPU on the write's path, and a
+    // few dozen extra rows change nothing (catch-up still answers `reset` past what is kept).
+    if (seq % TRIM_EVERY === 0) sql.exec("DELETE FROM live_events WHERE seq <= ?", seq - LIVE_EVENTS_KEPT);
     for (const ws of this.ctx.getWebSockets(VIEWER_TAG))
       if (wants(interestOfTags(this.ctx.getTags(ws)), change)) sendQuietly(ws, text);
     return frame;
@@ -46,7 +71,9 @@ export class LiveFeed {
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
     const tags = [VIEWER_TAG, interestTag(interest), owner].filter((tag) => tag !== null);
     this.ctx.acceptWebSocket(server, tags);
-    const { seq: last, at } = this.#newest();
+    const { seq: last, at: loggedAt } = this.#newest();
+    // A page drawn just before an unlogged change re-reads itself on this `at`, as after a logged one.
+    const at = loggedAt ?? this.#unloggedAt;
     server.send(JSON.stringify({ type: "hello", seq: last, at } satisfies LiveFrame));
     if (since !== null && since !== last)
       for (const text of this.#catchUp(since, last, interest)) server.send(text);
@@ -67,7 +94,9 @@ export class LiveFeed {
   }
 
   #catchUp(since: number, last: number, interest: LiveInterest): string[] {
-    if (since > last) return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
+    // The window is the rule, not what trimming happens to have left (it runs every TRIM_EVERY).
+    if (since > last || since < last - LIVE_EVENTS_KEPT)
+      return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
     const rows = this.#sql()
       .exec<{ seq: number; frame: string }>(
         "SELECT seq, frame FROM live_events WHERE seq > ? ORDER BY seq",
@@ -88,9 +117,23 @@ export class LiveFeed {
     return { seq: row.seq, at: (JSON.parse(row.frame) as { at: number }).at };
   }
 
+  /** No socket ever connected: the log does not exist. Asked once per object life while true. */
+  #neverWatched(): boolean {
+    if (this.#ready) return false;
+    if (this.#unwatched) return true;
+    const log = this.ctx.storage.sql
+      .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'live_events'")
+      .toArray();
+    this.#unwatched = log.length === 0;
+    return this.#unwatched;
+  }
+
+  /** Read once per object life, then kept: only this object writes its log, one thing at a time. */
   #lastSeq(): number {
+    if (this.#seq !== undefined) return this.#seq;
     const row = this.#sql().exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM live_events").one();
-    return row.seq ?? 0;
+    this.#seq = row.seq ?? 0;
+    return this.#seq;
   }
 
   #sql(): SqlStorage {
@@ -98,6 +141,7 @@ export class LiveFeed {
     if (!this.#ready) {
       sql.exec("CREATE TABLE IF NOT EXISTS live_events (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL)");
       this.#ready = true;
+      this.#unwatched = false;
     }
     return sql;
   }

@@ -1,6 +1,6 @@
 // The dashboard's live sockets: GET /api/issues/{id}/events (the IssueDO's feed) and
 // GET /api/companies/{id}/events (the company's CompanyFeed), over real WebSockets in workerd.
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { companyFeed, LIVE_EVENTS_KEPT } from "../../../../workers/control/live";
 import { BASE, call, fetchWorker } from "../../helpers";
@@ -142,6 +142,31 @@ describe("live sockets: what they carry", () => {
     const ahead = await listen(`${path}?since=999`, owner.cookieHeaders);
     expect(await ahead.next((f) => f.type === "reset")).toEqual({ type: "reset", seq: caughtUp.seq });
     for (const link of [again, current, ahead]) link.socket.close(1000, "done");
+  });
+
+  it("an issue nobody ever watched keeps no log, yet a page's first hello still says when it changed", async () => {
+    const owner = await signedInOwner();
+    const company = await seedCompany(owner);
+    const issue = await seedIssue(company, { status: "todo" });
+    const before = Date.now();
+    await comment(owner.headers, issue.id, "while nobody watches");
+    const logTables = () =>
+      runInDurableObject(
+        env.ISSUE.getByName(issue.id),
+        (_, state) =>
+          state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'live_events'").toArray()
+            .length,
+      );
+    expect(await logTables()).toBe(0);
+    const page = await listen(`/api/issues/${issue.id}/events`, owner.cookieHeaders);
+    const hello = await page.next((f) => f.type === "hello");
+    expect(hello.seq).toBe(0);
+    expect(hello.at).toBeGreaterThanOrEqual(before);
+    // Watched once: from now on changes are numbered and kept for catching up.
+    await comment(owner.headers, issue.id, "now watched");
+    expect((await page.next((f) => f.type === "event")).seq).toBe(1);
+    expect(await logTables()).toBe(1);
+    page.socket.close(1000, "done");
   });
 
   it("tells the issue page a run of its issue started, wrote output and ended", async () => {
