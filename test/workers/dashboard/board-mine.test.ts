@@ -1,5 +1,6 @@
 // The Mine view (issue 30), in workerd through the dashboard URLs: a company's Mine lists the issues
-// assigned to the viewer there (not others'), each unread once someone else comments, with when they
+// assigned to the viewer there (not others'), each unread once someone else assigns or comments, read
+// again once the viewer opens its page, with when they
 // last touched it and the outside comment; Mark read clears it and returns to the view; /mine (the
 // header's link) lists them across companies; another company's Mine is a 404; the board links to Mine
 // and documents its keyboard shortcuts.
@@ -58,9 +59,23 @@ describe("the Mine view", () => {
     let page = await browse(member, path);
     expect(page.status).toBe(200);
     expect(itemText(page.html, mine)).toContain(`${mine.identifier} Book the venue`);
+    // Handed to me by someone else: news until I open it.
     expect(itemText(page.html, mine)).toContain("Not opened by you yet");
-    expect(itemText(page.html, mine)).not.toContain("Unread");
+    expect(itemText(page.html, mine)).toMatch(/^Unread .*assigned to you \d{4}-\d\d-\d\d/);
     expect(itemText(page.html, theirs)).toBe("");
+    expect(page.html).toContain("data-mine-unread-count");
+
+    expect((await browse(member, `/issues/${mine.id}`)).status).toBe(200);
+    page = await browse(member, path);
+    expect(itemText(page.html, mine)).not.toContain("Unread");
+    expect(itemText(page.html, mine)).toContain("You last touched it");
+    // An open is not an event of the issue: no activity row for it.
+    const logged = await env.DB.prepare(
+      "SELECT count(*) AS n FROM activity_log WHERE entity_id = ? AND action = 'issue.read_marked'",
+    )
+      .bind(mine.id)
+      .first<{ n: number }>();
+    expect(logged?.n).toBe(0);
 
     expect((await api("POST", `/api/issues/${mine.id}/comments`, { body: "Which date suits?" })).status).toBe(
       201,

@@ -10,6 +10,7 @@ export { readIssueDetailJson } from "./detail-view";
 export type { IssueLocation } from "./locator";
 export { announceOnIssue, type IssueObject, issueObject } from "./object";
 export type { IssueOperation, IssueOutcome } from "./operations";
+export { markOpened } from "./read-state";
 export { checkReferences } from "./refs";
 export { issueResource } from "./resource";
 export {

@@ -338,9 +338,18 @@ export const InboxEntrySchema = z
       description: "Latest of: the user created it, commented, last read it; null when only assigned",
     }),
     lastExternalCommentAt: NullableTimestamp,
-    isUnreadForMe: z.boolean(),
+    assignedToMeAt: NullableTimestamp.openapi({
+      description: "When someone else last assigned the issue to the user (null: never, or they took it)",
+    }),
+    isUnreadForMe: z.boolean().openapi({
+      description: "Someone else commented, or assigned it to the user, since the user last touched it",
+    }),
   })
   .openapi("MineInboxEntry");
+
+export const MineUnreadCountSchema = z
+  .object({ unreadCount: z.number().int().min(0) })
+  .openapi("MineUnreadCount");
 
 export const ReadStateSchema = z
   .object({ issueId: z.string(), userId: z.string(), lastReadAt: Timestamp })

@@ -27,7 +27,13 @@ export function CommentForm({
         Comment
       </h2>
       <Form action={action(issue, "comments")} csrf={csrf} form={comment} label="Comment">
-        <TextAreaField form={comment} name="body" label="Comment" rows={3} hint="@Name wakes that agent." />
+        <TextAreaField
+          form={comment}
+          name="body"
+          label="Comment"
+          rows={3}
+          hint="@Name wakes that agent, or notifies that person."
+        />
         <div>
           <button type="submit">Add comment</button>
         </div>

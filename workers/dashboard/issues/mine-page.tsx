@@ -53,6 +53,7 @@ function rowOf(issue: BoardIssue, entry: InboxEntry | undefined): MineRow {
     priority: issue.priority,
     myLastTouchAt: entry?.myLastTouchAt ?? null,
     lastExternalCommentAt: entry?.lastExternalCommentAt ?? null,
+    assignedToMeAt: entry?.assignedToMeAt ?? null,
     isUnreadForMe: entry?.isUnreadForMe ?? false,
   };
 }
@@ -92,6 +93,12 @@ function MineItem({ row, csrf, back }: { row: MineRow; csrf: string; back: strin
           <>
             {" "}
             · last comment by someone else <Time value={row.lastExternalCommentAt} />
+          </>
+        )}
+        {row.assignedToMeAt && (
+          <>
+            {" "}
+            · assigned to you <Time value={row.assignedToMeAt} />
           </>
         )}
       </p>

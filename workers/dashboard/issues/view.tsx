@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { CommentSchema, IssueDetailSchema } from "../../control/issues";
+import { type CommentSchema, type IssueDetailSchema, markOpened } from "../../control/issues";
+import { database } from "../../db/client";
 import { runsOf } from "../runs/view";
 import {
   ActionAlert,
@@ -138,6 +139,15 @@ async function issueData(c: IssueContext, issue: IssueDetail) {
  */
 export async function showIssue(c: IssueContext, issueId: string, view: IssueView = {}) {
   const issue = await c.var.api.get<IssueDetail>(issueApiPath(issueId));
+  // Opening the page reads it (the Mine inbox's Unread clears); a form shown again is not an open.
+  if (view.status === undefined)
+    c.executionCtx.waitUntil(
+      markOpened(
+        database(c.env.DB),
+        { issueId: issue.id, companyId: issue.companyId, userId: c.var.viewer.id },
+        Date.now(),
+      ),
+    );
   const data = await issueData(c, issue);
   const { company, agents, activity } = data;
   const names = agentNamesOf(agents satisfies Agent[]);

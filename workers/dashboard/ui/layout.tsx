@@ -96,6 +96,11 @@ function TopBar({ viewer, csrf, section }: Pick<PageProps, "viewer" | "csrf" | "
                         {" "}
                       </span>
                     )}
+                    {item.section === "mine" && (
+                      <span class="count" data-mine-unread-count hidden>
+                        {" "}
+                      </span>
+                    )}
                   </a>
                 </li>
               ))}

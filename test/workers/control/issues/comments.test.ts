@@ -155,8 +155,40 @@ describe("GET /agents/me/inbox/mine", () => {
     id: string;
     myLastTouchAt: string | null;
     lastExternalCommentAt: string | null;
+    assignedToMeAt: string | null;
     isUnreadForMe: boolean;
   };
+
+  const unreadCount = async (headers: Record<string, string>, query = "") => {
+    const res = await call<{ unreadCount: number }>("GET", `/api/agents/me/inbox/mine/unread-count${query}`, {
+      headers,
+    });
+    return { status: res.status, count: res.body.unreadCount };
+  };
+
+  it("a new assignment by someone else is unread until opened or read; taking it oneself is not", async () => {
+    const member = await boardUser();
+    const { owner, company, engineer } = await world({ members: [member] });
+    expect(await unreadCount(member.headers)).toEqual({ status: 200, count: 0 });
+    const handed = await newIssue(owner.headers, company, { title: "Handed", assigneeUserId: member.userId });
+    const taken = await newIssue(member.headers, company, { title: "Taken", assigneeUserId: member.userId });
+    const inbox = await call<Entry[]>("GET", "/api/agents/me/inbox/mine", { headers: member.headers });
+    const byId = new Map(inbox.body.map((entry) => [entry.id, entry]));
+    expect(byId.get(handed.id)).toMatchObject({ isUnreadForMe: true, assignedToMeAt: expect.any(String) });
+    expect(byId.get(taken.id)).toMatchObject({ isUnreadForMe: false, assignedToMeAt: null });
+    expect(await unreadCount(member.headers)).toEqual({ status: 200, count: 1 });
+    expect(await unreadCount(engineer.headers, `?userId=${member.userId}`)).toEqual({
+      status: 200,
+      count: 1,
+    });
+    expect((await unreadCount(owner.headers, `?userId=${member.userId}`)).status).toBe(403);
+    expect((await unreadCount(engineer.headers)).status).toBe(400);
+
+    expect((await call("POST", `/api/issues/${handed.id}/read`, { headers: member.headers })).status).toBe(
+      200,
+    );
+    expect(await unreadCount(member.headers)).toEqual({ status: 200, count: 0 });
+  });
 
   it("lists what the user created, is assigned or commented on, with unread flags", async () => {
     const member = await boardUser();
@@ -213,10 +245,12 @@ describe("GET /agents/me/inbox/mine", () => {
       lastExternalCommentAt: iso(at(4)),
       isUnreadForMe: false,
     });
+    // Handed to them by someone else and not opened since: news, though nobody commented.
     expect(byId.get(assigned.id)).toMatchObject({
       myLastTouchAt: null,
       lastExternalCommentAt: null,
-      isUnreadForMe: false,
+      assignedToMeAt: expect.any(String),
+      isUnreadForMe: true,
     });
 
     const read = await call("POST", `/api/issues/${created.id}/read`, { headers: member.headers });

@@ -108,14 +108,16 @@ const postRoute = createRoute({
   method: "post",
   path: "/issues/{issueId}/comments",
   tags,
-  summary: "Comment on an issue; wakes the assignee and @-mentioned agents",
+  summary: "Comment on an issue; wakes the assignee and @-mentioned agents, notifies @-mentioned people",
   description:
     "`@Name` (an agent of the company, case-insensitive, the longest name wins) or " +
     "`[@Name](agent://<agentId>)` wakes that agent once per comment (never the author), as a heartbeat " +
     "run with reason issue_comment_mentioned; a wake of a paused, pending, terminated or over-budget " +
     "agent is recorded as cancelled. Mentions inside code are ignored. The issue's assignee agent is " +
     "woken with reason issue_commented (not for its own comment, not on done or cancelled issues, " +
-    "once if also mentioned). Bumps the issue's updatedAt.",
+    "once if also mentioned). `@Name` of a member of the company (their display name, same rules) " +
+    "notifies that person: a `mention` in their inbox (`GET /api/notifications`), live on their open " +
+    "pages, and on the company's WhatsApp line when they chose `mentions` there. Bumps the issue's updatedAt.",
   security: controlAuth,
   request: { params: IssueParamSchema, ...jsonBody(CreateCommentBodySchema) },
   responses: { 201: json(CommentSchema, "Created"), ...controlErrors },

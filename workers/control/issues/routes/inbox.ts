@@ -2,11 +2,18 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Actor } from "../../../core/actor";
 import type { Db } from "../../../db/client";
-import { companyMemberships, type IssueStatus, issueReadStates } from "../../../db/schema";
+import { companyMemberships, type IssueStatus } from "../../../db/schema";
 import { badRequest, forbidden, notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
 import { activityInsert, controlContext, requireBoard } from "../../shared";
-import { InboxEntrySchema, InboxQuerySchema, IssueParamSchema, ReadStateSchema } from "../schemas";
+import { readMarkUpsert } from "../read-state";
+import {
+  InboxEntrySchema,
+  InboxQuerySchema,
+  IssueParamSchema,
+  MineUnreadCountSchema,
+  ReadStateSchema,
+} from "../schemas";
 import { findVisibleIssue } from "../store";
 
 export const issueInboxRoutes = createRouter();
@@ -25,6 +32,7 @@ interface InboxRow {
   my_comment_at: number | null;
   read_at: number | null;
   external_comment_at: number | null;
+  assigned_at: number | null;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -69,7 +77,9 @@ function inboxRows(db: Db, userId: string, scope: SQL, limit: number, now: numbe
       (SELECT max(c.created_at) FROM issue_comments c WHERE c.issue_id = i.id AND c.author_user_id = ${userId}) AS my_comment_at,
       (SELECT r.last_read_at FROM issue_read_states r WHERE r.issue_id = i.id AND r.user_id = ${userId}) AS read_at,
       (SELECT max(c.created_at) FROM issue_comments c WHERE c.issue_id = i.id
-         AND (c.author_user_id IS NULL OR c.author_user_id <> ${userId})) AS external_comment_at
+         AND (c.author_user_id IS NULL OR c.author_user_id <> ${userId})) AS external_comment_at,
+      (SELECT max(n.created_at) FROM notifications n WHERE n.issue_id = i.id AND n.user_id = ${userId}
+         AND n.kind = 'assigned') AS assigned_at
     FROM issues i
     WHERE ${scope}
       AND (i.created_by_user_id = ${userId} OR i.assignee_user_id = ${userId}
@@ -85,15 +95,17 @@ function inboxEntry(row: InboxRow) {
     (ms): ms is number => ms !== null,
   );
   const myLastTouchAt = touches.length > 0 ? Math.max(...touches) : null;
-  const external = row.external_comment_at;
+  // Assignments are notified only when someone else made them (people/notify.ts), so either is news.
+  const news = Math.max(row.external_comment_at ?? -1, row.assigned_at ?? -1);
   return {
     id: row.id,
     identifier: row.identifier,
     title: row.title,
     status: row.status,
     myLastTouchAt: iso(myLastTouchAt),
-    lastExternalCommentAt: iso(external),
-    isUnreadForMe: external !== null && (myLastTouchAt === null || external > myLastTouchAt),
+    lastExternalCommentAt: iso(row.external_comment_at),
+    assignedToMeAt: iso(row.assigned_at),
+    isUnreadForMe: news >= 0 && (myLastTouchAt === null || news > myLastTouchAt),
   };
 }
 
@@ -122,6 +134,30 @@ issueInboxRoutes.openapi(
   },
 );
 
+/** Mine entries counted at most: the header shows "N unread", and a number past this says enough. */
+const UNREAD_COUNT_SCAN = 500;
+
+issueInboxRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/agents/me/inbox/mine/unread-count",
+    tags,
+    summary: "How many of the user's Mine issues are unread (the dashboard's Mine count)",
+    description:
+      "The number of entries of `GET /agents/me/inbox/mine` with isUnreadForMe, over the user's 500 most " +
+      "recently active issues; same callers and userId rules.",
+    security: controlAuth,
+    request: { query: InboxQuerySchema.pick({ userId: true }) },
+    responses: { 200: json(MineUnreadCountSchema, "Unread count"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const { userId, scope } = await inboxScope(db, actor, c.req.valid("query").userId);
+    const rows = await inboxRows(db, userId, scope, UNREAD_COUNT_SCAN, Date.now());
+    return c.json({ unreadCount: rows.map(inboxEntry).filter((entry) => entry.isUnreadForMe).length }, 200);
+  },
+);
+
 issueInboxRoutes.openapi(
   createRoute({
     method: "post",
@@ -137,15 +173,9 @@ issueInboxRoutes.openapi(
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     requireBoard(actor, "mark issues read");
     const now = Date.now();
-    const state = { issueId: issue.id, userId: actor.userId, companyId: issue.companyId, lastReadAt: now };
+    const mark = { issueId: issue.id, userId: actor.userId, companyId: issue.companyId };
     await db.batch([
-      db
-        .insert(issueReadStates)
-        .values(state)
-        .onConflictDoUpdate({
-          target: [issueReadStates.issueId, issueReadStates.userId],
-          set: { lastReadAt: now },
-        }),
+      readMarkUpsert(db, mark, now),
       activityInsert(
         db,
         {

@@ -293,11 +293,10 @@ const START_JS = `
   const unreadBadge = () => document.querySelector("[data-unread-count]");
   const viewerId = () => (unreadBadge() ? unreadBadge().dataset.viewer : "");
 
-  /** The header's Inbox count: read on load and again when the feed says the viewer got one. */
-  function loadUnreadCount() {
-    const badge = unreadBadge();
+  /** One header count from its API route: " (N unread)", hidden at 0. */
+  function loadCount(badge, path) {
     if (!badge) return;
-    fetch("/api/notifications/unread-count", { credentials: "same-origin" })
+    fetch(path, { credentials: "same-origin" })
       .then((res) => (res.ok ? res.json() : null))
       .then((body) => {
         if (!body) return;
@@ -305,6 +304,15 @@ const START_JS = `
         badge.hidden = body.unreadCount === 0;
       })
       .catch(() => undefined);
+  }
+
+  /**
+   * The header's Inbox and Mine counts: read on load and again when the feed says the viewer got a
+   * notification (an assignment or a mention is news on Mine too).
+   */
+  function loadUnreadCount() {
+    loadCount(unreadBadge(), "/api/notifications/unread-count");
+    loadCount(document.querySelector("[data-mine-unread-count]"), "/api/agents/me/inbox/mine/unread-count");
   }
 
   loadUnreadCount();
