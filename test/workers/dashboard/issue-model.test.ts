@@ -122,7 +122,7 @@ describe("questions", () => {
     const asked = await submit(owner, `/issues/${issue.id}/questions`, { question: "Blue or green?" });
     expect(asked.status, textOf(asked.html)).toBe(303);
     const pending = await browse(owner, `/issues/${issue.id}`);
-    expect(textOf(pending.html)).toContain("pending You asked");
+    expect(textOf(pending.html)).toContain("pending Y You asked");
     const action = pending.html.match(/action="(\/issues\/[^"]+\/questions\/[^"]+\/answer)"/)?.[1] ?? "";
     expect(action).not.toBe("");
     const questionId = action.split("/")[4] ?? "";
@@ -134,8 +134,8 @@ describe("questions", () => {
     const answered = await submit(owner, action, { answer: "Green" });
     expect(answered.status).toBe(303);
     const page = textOf((await browse(owner, `/issues/${issue.id}`)).html);
-    expect(page).toContain("answered You asked");
-    expect(page).toContain("You answered: Green");
+    expect(page).toContain("answered Y You asked");
+    expect(page).toContain("Y You answered: Green");
 
     const again = await submit(owner, action, { answer: "Blue" });
     expect(again.status).toBe(409);

@@ -10,7 +10,7 @@ import {
   issueDocuments,
 } from "../../db/schema";
 import { conflict, forbidden, notFound } from "../../http/errors";
-import { activityInsert } from "../shared";
+import { type ActorNames, activityInsert, actorNames, nameOf } from "../shared";
 import type { DocumentPut, IssueOpHandler } from "./operations";
 
 export type IssueDocumentRevisionRow = typeof issueDocumentRevisions.$inferSelect;
@@ -18,7 +18,18 @@ export type IssueDocumentRevisionRow = typeof issueDocumentRevisions.$inferSelec
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** A document in a listing: everything but the body. */
-export const documentSummary = (row: IssueDocumentRow) => ({
+/** Who created each of these rows, by name, in one lookup (people and agents of the company). */
+export const creatorNames = (
+  db: Db,
+  companyId: string,
+  rows: ReadonlyArray<{ createdByUserId: string | null; createdByAgentId: string | null }>,
+): Promise<ActorNames> =>
+  actorNames(db, companyId, {
+    userIds: rows.map((row) => row.createdByUserId),
+    agentIds: rows.map((row) => row.createdByAgentId),
+  });
+
+export const documentSummary = (row: IssueDocumentRow, names: ActorNames) => ({
   id: row.id,
   issueId: row.issueId,
   key: row.key,
@@ -28,17 +39,18 @@ export const documentSummary = (row: IssueDocumentRow) => ({
   latestRevisionNumber: row.latestRevisionNumber,
   createdByAgentId: row.createdByAgentId,
   createdByUserId: row.createdByUserId,
+  createdByName: nameOf(names, row.createdByUserId, row.createdByAgentId),
   createdAt: iso(row.createdAt),
   updatedAt: iso(row.updatedAt),
 });
 
 /** One document with the body of its latest revision. */
-export const documentResource = (row: IssueDocumentRow) => ({
-  ...documentSummary(row),
+export const documentResource = (row: IssueDocumentRow, names: ActorNames) => ({
+  ...documentSummary(row, names),
   body: row.latestBody,
 });
 
-export const revisionResource = (row: IssueDocumentRevisionRow) => ({
+export const revisionResource = (row: IssueDocumentRevisionRow, names: ActorNames) => ({
   id: row.id,
   documentId: row.documentId,
   revisionNumber: row.revisionNumber,
@@ -47,6 +59,7 @@ export const revisionResource = (row: IssueDocumentRevisionRow) => ({
   body: row.body,
   createdByAgentId: row.createdByAgentId,
   createdByUserId: row.createdByUserId,
+  createdByName: nameOf(names, row.createdByUserId, row.createdByAgentId),
   createdAt: iso(row.createdAt),
 });
 
@@ -104,7 +117,10 @@ async function createDocument(
     db.insert(issueDocumentRevisions).values(revisionOf(doc, input, actor)),
     documentActivity(db, issue, actor, "document.created", doc),
   ]);
-  return { status: 201 as const, body: documentResource(doc) };
+  return {
+    status: 201 as const,
+    body: documentResource(doc, await creatorNames(db, issue.companyId, [doc])),
+  };
 }
 
 function revisionOf(doc: IssueDocumentRow, input: DocumentPut, actor: ActorRef): IssueDocumentRevisionRow {
@@ -178,7 +194,7 @@ export const putDocument: IssueOpHandler<"putDocument"> = async ({ db, issue, op
     db.insert(issueDocumentRevisions).values(revisionOf(doc, input, actor)),
     documentActivity(db, issue, actor, "document.updated", doc),
   ]);
-  return { status: 200, body: documentResource(doc) };
+  return { status: 200, body: documentResource(doc, await creatorNames(db, issue.companyId, [doc])) };
 };
 
 /** Board only (the route checks too); the document goes with its whole history. */

@@ -12,6 +12,7 @@ import {
   issues,
 } from "../../db/schema";
 import { conflict, notFound } from "../../http/errors";
+import { type ActorNames, actorNames, nameOf } from "../shared";
 import { commentedAssignee, wakeInsert, wakeRun } from "../wakes";
 import type { IssueOpHandler } from "./operations";
 import { commitBatch, issueActivity } from "./store";
@@ -22,17 +23,30 @@ import { commitBatch, issueActivity } from "./store";
  * that asked. A board user's question wakes the assignee agent, who is the one expected to answer.
  */
 
-export const questionResource = (row: IssueQuestionRow) => ({
+/** Everyone who asked or answered these questions, by name, in one lookup. */
+export const questionNames = (
+  db: Db,
+  companyId: string,
+  rows: readonly IssueQuestionRow[],
+): Promise<ActorNames> =>
+  actorNames(db, companyId, {
+    userIds: rows.flatMap((row) => [row.askedByUserId, row.answeredByUserId]),
+    agentIds: rows.flatMap((row) => [row.askedByAgentId, row.answeredByAgentId]),
+  });
+
+export const questionResource = (row: IssueQuestionRow, names: ActorNames) => ({
   id: row.id,
   issueId: row.issueId,
   companyId: row.companyId,
   body: row.body,
   askedByAgentId: row.askedByAgentId,
   askedByUserId: row.askedByUserId,
+  askedByName: nameOf(names, row.askedByUserId, row.askedByAgentId),
   status: row.answeredAt === null ? ("pending" as const) : ("answered" as const),
   answer: row.answer,
   answeredByAgentId: row.answeredByAgentId,
   answeredByUserId: row.answeredByUserId,
+  answeredByName: nameOf(names, row.answeredByUserId, row.answeredByAgentId),
   answeredAt: row.answeredAt === null ? null : iso(row.answeredAt),
   answeredVia: row.answeredVia,
   createdAt: iso(row.createdAt),
@@ -91,7 +105,11 @@ export const askQuestion: IssueOpHandler<"askQuestion"> = async ({ db, issue, op
     issueActivity(db, issue, op.actor, "issue.question_asked", questionDetails(issue, question.id), now),
     db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
   ]);
-  return { status: 201, body: questionResource(question), queuedRuns: wake?.status === "queued" };
+  return {
+    status: 201,
+    body: questionResource(question, await questionNames(db, issue.companyId, [question])),
+    queuedRuns: wake?.status === "queued",
+  };
 };
 
 /** The agent that asked, woken by the answer unless it answered itself or the question was a person's. */
@@ -159,5 +177,9 @@ export const answerQuestion: IssueOpHandler<"answerQuestion"> = async ({ db, iss
     ),
     db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
   ]);
-  return { status: 200, body: questionResource(answered), queuedRuns: wake?.status === "queued" };
+  return {
+    status: 200,
+    body: questionResource(answered, await questionNames(db, issue.companyId, [answered])),
+    queuedRuns: wake?.status === "queued",
+  };
 };

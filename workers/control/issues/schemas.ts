@@ -367,6 +367,7 @@ export const AttachmentSchema = z
     byteSize: z.number().int(),
     createdByUserId: z.string().nullable(),
     createdByAgentId: z.string().nullable(),
+    createdByName: z.string().nullable().openapi({ description: "Who attached it, by display name" }),
     createdAt: Timestamp,
     downloadPath: z
       .string()

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AttachmentSchema, IssueDetailSchema } from "../../control/issues";
-import { actorLabel } from "../ui/board-shared";
+import { actorLabel, Byline } from "../ui/board-shared";
 import {
   ActionButton,
   type ActionRefusal,
@@ -36,10 +36,12 @@ export interface Question {
   body: string;
   askedByAgentId: string | null;
   askedByUserId: string | null;
+  askedByName?: string | null;
   status: "pending" | "answered";
   answer: string | null;
   answeredByAgentId: string | null;
   answeredByUserId: string | null;
+  answeredByName?: string | null;
   answeredAt: string | null;
   answeredVia?: "whatsapp" | null;
   createdAt: string;
@@ -94,10 +96,17 @@ export function byteSize(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-const author = (viewerId: string, names: Names, agentId: string | null, userId: string | null) =>
+/** Who asked, answered or attached, by the name the API resolved for the row (`…ByName`). */
+const author = (
+  viewerId: string,
+  names: Names,
+  agentId: string | null,
+  userId: string | null,
+  name: string | null = null,
+) =>
   agentId
-    ? actorLabel(viewerId, names, { type: "agent", id: agentId })
-    : actorLabel(viewerId, names, { type: "user", id: userId });
+    ? actorLabel(viewerId, names, { type: "agent", id: agentId, name })
+    : actorLabel(viewerId, names, { type: "user", id: userId, name });
 
 function BlockerList({ blockers }: { blockers: Blocker[] }) {
   if (blockers.length === 0) return <EmptyState>This issue waits for no other issue.</EmptyState>;
@@ -203,14 +212,31 @@ export function QuestionsSection(props: {
             <li class="card">
               <p class="muted">
                 <StatusBadge status={question.status} />{" "}
-                {author(viewerId, names, question.askedByAgentId, question.askedByUserId)} asked,{" "}
-                <Time value={question.createdAt} />
+                <Byline
+                  label={author(
+                    viewerId,
+                    names,
+                    question.askedByAgentId,
+                    question.askedByUserId,
+                    question.askedByName,
+                  )}
+                />{" "}
+                asked, <Time value={question.createdAt} />
               </p>
               <div class="prose">{question.body}</div>
               {question.status === "answered" ? (
                 <p>
                   <strong>
-                    {author(viewerId, names, question.answeredByAgentId, question.answeredByUserId)} answered
+                    <Byline
+                      label={author(
+                        viewerId,
+                        names,
+                        question.answeredByAgentId,
+                        question.answeredByUserId,
+                        question.answeredByName,
+                      )}
+                    />{" "}
+                    answered
                     {question.answeredVia === "whatsapp" ? " via WhatsApp" : ""}:
                   </strong>{" "}
                   {question.answer}
@@ -257,6 +283,8 @@ export function QuestionsSection(props: {
 export function AttachmentsSection(props: {
   issueId: string;
   attachments: Attachment[];
+  viewerId: string;
+  names: Names;
   csrf: string;
   form: FormState | undefined;
   editable: boolean;
@@ -269,7 +297,7 @@ export function AttachmentsSection(props: {
         {props.attachments.length === 0 ? (
           <EmptyState>No files attached.</EmptyState>
         ) : (
-          <DataTable headings={["File", "Type", "Size", "Added"]}>
+          <DataTable headings={["File", "Type", "Size", "Added by", "Added"]}>
             {props.attachments.map((file) => (
               <tr>
                 <td>
@@ -277,6 +305,17 @@ export function AttachmentsSection(props: {
                 </td>
                 <td>{file.contentType}</td>
                 <td>{byteSize(file.byteSize)}</td>
+                <td>
+                  <Byline
+                    label={author(
+                      props.viewerId,
+                      props.names,
+                      file.createdByAgentId,
+                      file.createdByUserId,
+                      file.createdByName,
+                    )}
+                  />
+                </td>
                 <td>
                   <Time value={file.createdAt} />
                 </td>

@@ -7,7 +7,9 @@ import { runsOf } from "../runs/view";
 import {
   ActionAlert,
   type Agent,
+  actorLabel,
   agentNamesOf,
+  Byline,
   companyNav,
   loadAgents,
   loadCompany,
@@ -43,6 +45,9 @@ export interface IssueDocument {
   format: string;
   body: string;
   latestRevisionNumber: number;
+  createdByAgentId: string | null;
+  createdByUserId: string | null;
+  createdByName: string | null;
   updatedAt: string;
 }
 
@@ -64,7 +69,12 @@ async function documentsOf(c: IssueContext, issueId: string): Promise<IssueDocum
   );
 }
 
-function Documents({ documents }: { documents: IssueDocument[] }) {
+function Documents(props: {
+  documents: IssueDocument[];
+  viewerId: string;
+  names: ReadonlyMap<string, string>;
+}) {
+  const { documents, viewerId, names } = props;
   if (documents.length === 0) return <EmptyState>No documents yet.</EmptyState>;
   return (
     <>
@@ -77,7 +87,14 @@ function Documents({ documents }: { documents: IssueDocument[] }) {
             </span>
           </h3>
           <p class="muted">
-            Updated <Time value={doc.updatedAt} />
+            <Byline
+              label={actorLabel(viewerId, names, {
+                type: doc.createdByAgentId ? "agent" : "user",
+                id: doc.createdByAgentId ?? doc.createdByUserId,
+                name: doc.createdByName,
+              })}
+            />{" "}
+            wrote it; updated <Time value={doc.updatedAt} />
           </p>
           <pre>{doc.body}</pre>
         </article>
@@ -217,6 +234,8 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
               <AttachmentsSection
                 issueId={issue.id}
                 attachments={data.attachments}
+                viewerId={viewerId}
+                names={names}
                 csrf={csrf}
                 form={view.attachment}
                 editable={editable}
@@ -224,7 +243,7 @@ export async function showIssue(c: IssueContext, issueId: string, view: IssueVie
               <section class="panel" aria-labelledby="issue-documents">
                 <h2 id="issue-documents">Documents</h2>
                 <LiveRegion id="issue-documents-live" feed={feed}>
-                  <Documents documents={data.documents} />
+                  <Documents documents={data.documents} viewerId={viewerId} names={names} />
                 </LiveRegion>
                 {editable && <DocumentForm issue={issue} csrf={csrf} form={view.document} />}
               </section>

@@ -131,6 +131,15 @@ export function Avatar({ name }: { name: string }) {
   );
 }
 
+/** Who made something, as the issue page shows it: their avatar and name ("You" for the viewer). */
+export function Byline({ label }: { label: string }) {
+  return (
+    <span class="byline">
+      <Avatar name={label} /> {label}
+    </span>
+  );
+}
+
 /**
  * Where a refused one-button action's message goes: next to its button, or, for a 403 (the person may
  * not do it at all, so the page showed them no such button), above the page.

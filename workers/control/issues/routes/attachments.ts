@@ -8,7 +8,8 @@ import { iso, newId } from "../../../db/client";
 import { type IssueAttachmentRow, type IssueRow, issueAttachments } from "../../../db/schema";
 import { ApiError, badRequest, forbidden, notFound, titleOf } from "../../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../../http/openapi";
-import { activityInsert, controlContext } from "../../shared";
+import { type ActorNames, activityInsert, controlContext, nameOf } from "../../shared";
+import { creatorNames } from "../documents";
 import { announceOnIssue } from "../object";
 import { AttachmentParamSchema, AttachmentSchema, IssueParamSchema } from "../schemas";
 import { findVisibleIssue } from "../store";
@@ -83,7 +84,7 @@ async function readUpload(c: Context<AppEnv>) {
   return { bytes, contentType: declared, filename: cleanFilename(file.name) };
 }
 
-const attachmentResource = (row: IssueAttachmentRow) => ({
+const attachmentResource = (row: IssueAttachmentRow, names: ActorNames) => ({
   id: row.id,
   companyId: row.companyId,
   issueId: row.issueId,
@@ -92,6 +93,7 @@ const attachmentResource = (row: IssueAttachmentRow) => ({
   byteSize: row.byteSize,
   createdByUserId: row.createdByUserId,
   createdByAgentId: row.createdByAgentId,
+  createdByName: nameOf(names, row.createdByUserId, row.createdByAgentId),
   createdAt: iso(row.createdAt),
   downloadPath: `/api/issues/${row.issueId}/attachments/${row.id}/content`,
 });
@@ -203,7 +205,7 @@ issueAttachmentRoutes.openapi(
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const stored = await storeAttachment(c, actor, issue);
     await announceAttachment(c.env, stored);
-    return c.json(attachmentResource(stored), 201);
+    return c.json(attachmentResource(stored, await creatorNames(db, issue.companyId, [stored])), 201);
   },
 );
 
@@ -225,7 +227,11 @@ issueAttachmentRoutes.openapi(
       .from(issueAttachments)
       .where(eq(issueAttachments.issueId, issue.id))
       .orderBy(asc(issueAttachments.createdAt), asc(issueAttachments.id));
-    return c.json(rows.map(attachmentResource), 200);
+    const names = await creatorNames(db, issue.companyId, rows);
+    return c.json(
+      rows.map((row) => attachmentResource(row, names)),
+      200,
+    );
   },
 );
 

@@ -12,7 +12,13 @@ import {
   jsonBody,
 } from "../../../http/openapi";
 import { controlContext, requireBoard } from "../../shared";
-import { documentResource, documentSummary, findDocument, revisionResource } from "../documents";
+import {
+  creatorNames,
+  documentResource,
+  documentSummary,
+  findDocument,
+  revisionResource,
+} from "../documents";
 import { DocumentParamSchema, IssueParamSchema, MAX_DOCUMENT_BYTES, PutDocumentBodySchema } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
@@ -32,6 +38,10 @@ const DocumentSummarySchema = z.object({
   latestRevisionNumber: z.number().int(),
   createdByAgentId: z.string().nullable(),
   createdByUserId: z.string().nullable(),
+  createdByName: z
+    .string()
+    .nullable()
+    .openapi({ description: "The creator's display name (person or agent)" }),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -45,6 +55,7 @@ const RevisionSchema = z.object({
   body: z.string(),
   createdByAgentId: z.string().nullable(),
   createdByUserId: z.string().nullable(),
+  createdByName: z.string().nullable().openapi({ description: "Who wrote this revision, by display name" }),
   createdAt: z.string(),
 });
 
@@ -68,7 +79,11 @@ issueDocumentRoutes.openapi(
       .from(issueDocuments)
       .where(eq(issueDocuments.issueId, issue.id))
       .orderBy(asc(issueDocuments.key));
-    return c.json(rows.map(documentSummary), 200);
+    const names = await creatorNames(db, issue.companyId, rows);
+    return c.json(
+      rows.map((row) => documentSummary(row, names)),
+      200,
+    );
   },
 );
 
@@ -88,7 +103,7 @@ issueDocumentRoutes.openapi(
     const issue = await findVisibleIssue(db, actor, issueId);
     const row = await findDocument(db, issue.id, key);
     if (!row) throw notFound(DOCUMENT_NOT_FOUND);
-    return c.json(documentResource(row), 200);
+    return c.json(documentResource(row, await creatorNames(db, issue.companyId, [row])), 200);
   },
 );
 
@@ -150,7 +165,11 @@ issueDocumentRoutes.openapi(
       .from(issueDocumentRevisions)
       .where(eq(issueDocumentRevisions.documentId, doc.id))
       .orderBy(desc(issueDocumentRevisions.revisionNumber));
-    return c.json(rows.map(revisionResource), 200);
+    const names = await creatorNames(db, issue.companyId, rows);
+    return c.json(
+      rows.map((row) => revisionResource(row, names)),
+      200,
+    );
   },
 );
 

@@ -10,7 +10,7 @@ import {
 } from "../../../http/openapi";
 import { announceFrom, queueQuestionNotices } from "../../line";
 import { controlContext } from "../../shared";
-import { questionResource, questionsOf } from "../questions";
+import { questionNames, questionResource, questionsOf } from "../questions";
 import { AskQuestionBodySchema, IssueParamSchema, QuestionText } from "../schemas";
 import { findVisibleIssue } from "../store";
 import { mutateIssue } from "./call";
@@ -28,10 +28,15 @@ const QuestionSchema = z
     body: z.string(),
     askedByAgentId: z.string().nullable(),
     askedByUserId: z.string().nullable(),
+    askedByName: z
+      .string()
+      .nullable()
+      .openapi({ description: "Who asked, by display name (person or agent)" }),
     status: z.enum(["pending", "answered"]),
     answer: z.string().nullable(),
     answeredByAgentId: z.string().nullable(),
     answeredByUserId: z.string().nullable(),
+    answeredByName: z.string().nullable().openapi({ description: "Who answered, by display name" }),
     answeredAt: z.string().nullable(),
     answeredVia: z
       .enum(["whatsapp"])
@@ -58,7 +63,11 @@ issueQuestionRoutes.openapi(
     const { actor, db } = controlContext(c);
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const rows = await questionsOf(db, issue.id);
-    return c.json(rows.map(questionResource), 200);
+    const names = await questionNames(db, issue.companyId, rows);
+    return c.json(
+      rows.map((row) => questionResource(row, names)),
+      200,
+    );
   },
 );
 
