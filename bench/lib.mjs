@@ -62,7 +62,7 @@ export function reportDirtyRun(label, run) {
   );
 }
 
-function findFreePort() {
+export function findFreePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

@@ -7,24 +7,13 @@
 //
 //   node bench/profile-writes.mjs              (not part of `npm run bench`: a diagnostic)
 //   PROFILE_REQUESTS=300 PROFILE_TOP=20 node bench/profile-writes.mjs
-import { createServer } from "node:net";
 import WebSocket from "ws";
 import { createIssues, setUp } from "./control.mjs";
-import { bootStack, createAdminApiKey } from "./lib.mjs";
+import { bootStack, createAdminApiKey, findFreePort } from "./lib.mjs";
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 200);
 const TOP = Number(process.env.PROFILE_TOP ?? 12);
 const NOT_JAVASCRIPT = new Set(["(idle)", "(program)", "(garbage collector)", "(root)"]);
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
 /** The inspector target of the Worker's own isolate (not Miniflare's internal services). */
 async function workerTarget(port) {
@@ -112,7 +101,7 @@ const json = (headers, method, body) => ({
 });
 
 async function main() {
-  const inspectorPort = await freePort();
+  const inspectorPort = await findFreePort();
   const stack = await bootStack({ INSPECTOR_PORT: String(inspectorPort) });
   try {
     const base = stack.baseUrl;

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AttachmentSchema, IssueDetailSchema } from "../../control/issues";
-import { actorLabel, Byline } from "../ui/board-shared";
+import { authorLabel, Byline } from "../ui/board-shared";
 import {
   ActionButton,
   type ActionRefusal,
@@ -95,18 +95,6 @@ export function byteSize(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
-
-/** Who asked, answered or attached, by the name the API resolved for the row (`…ByName`). */
-const author = (
-  viewerId: string,
-  names: Names,
-  agentId: string | null,
-  userId: string | null,
-  name: string | null = null,
-) =>
-  agentId
-    ? actorLabel(viewerId, names, { type: "agent", id: agentId, name })
-    : actorLabel(viewerId, names, { type: "user", id: userId, name });
 
 function BlockerList({ blockers }: { blockers: Blocker[] }) {
   if (blockers.length === 0) return <EmptyState>This issue waits for no other issue.</EmptyState>;
@@ -213,7 +201,7 @@ export function QuestionsSection(props: {
               <p class="muted">
                 <StatusBadge status={question.status} />{" "}
                 <Byline
-                  label={author(
+                  label={authorLabel(
                     viewerId,
                     names,
                     question.askedByAgentId,
@@ -228,7 +216,7 @@ export function QuestionsSection(props: {
                 <p>
                   <strong>
                     <Byline
-                      label={author(
+                      label={authorLabel(
                         viewerId,
                         names,
                         question.answeredByAgentId,
@@ -307,7 +295,7 @@ export function AttachmentsSection(props: {
                 <td>{byteSize(file.byteSize)}</td>
                 <td>
                   <Byline
-                    label={author(
+                    label={authorLabel(
                       props.viewerId,
                       props.names,
                       file.createdByAgentId,

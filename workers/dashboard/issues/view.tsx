@@ -7,8 +7,8 @@ import { runsOf } from "../runs/view";
 import {
   ActionAlert,
   type Agent,
-  actorLabel,
   agentNamesOf,
+  authorLabel,
   Byline,
   companyNav,
   loadAgents,
@@ -88,11 +88,13 @@ function Documents(props: {
           </h3>
           <p class="muted">
             <Byline
-              label={actorLabel(viewerId, names, {
-                type: doc.createdByAgentId ? "agent" : "user",
-                id: doc.createdByAgentId ?? doc.createdByUserId,
-                name: doc.createdByName,
-              })}
+              label={authorLabel(
+                viewerId,
+                names,
+                doc.createdByAgentId,
+                doc.createdByUserId,
+                doc.createdByName,
+              )}
             />{" "}
             wrote it; updated <Time value={doc.updatedAt} />
           </p>

@@ -114,6 +114,18 @@ export function actorLabel(
   return actor.name ?? "A former member";
 }
 
+/** Who created a row with agent/user author columns and the name the API resolved for it (`…ByName`). */
+export const authorLabel = (
+  viewerId: string,
+  names: ReadonlyMap<string, string>,
+  agentId: string | null,
+  userId: string | null,
+  name: string | null = null,
+): string =>
+  agentId
+    ? actorLabel(viewerId, names, { type: "agent", id: agentId, name })
+    : actorLabel(viewerId, names, { type: "user", id: userId, name });
+
 /** Two letters for a small avatar: a name's first and last word ("Ada Lovelace" → "AL"). */
 export function initialsOf(name: string): string {
   const words = name.trim().split(/\s+/).filter(Boolean);
