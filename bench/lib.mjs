@@ -142,13 +142,14 @@ const stackArgs = () => (benchStack() === "dev" ? ["--dev"] : []);
  * `logLevel: null` leaves LOG_LEVEL and LOG_REQUESTS unset, so the stack logs at start.mjs's default (what a user gets).
  * Its output goes to this process's stderr. Ctrl-C or SIGTERM here also stops the stack.
  * @param {Record<string, string>} [extraEnv]
- * @param {{ logLevel?: string | null }} [options]
- * `pid` is start.mjs's, for reading its children (workerd) in /proc.
- * @returns {Promise<{ baseUrl: string, pid: number | undefined, stop: () => Promise<void> }>}
+ * @param {{ logLevel?: string | null, stateDir?: string }} [options]
+ * `stateDir` boots on an existing state directory (a previous stack's, stopped with `keepState`);
+ * the caller then removes it. `pid` is start.mjs's, for reading its children (workerd) in /proc.
+ * @returns {Promise<{ baseUrl: string, pid: number | undefined, stateDir: string, stop: (options?: { keepState?: boolean }) => Promise<void> }>}
  */
-export async function bootStack(extraEnv = {}, { logLevel = "warn" } = {}) {
+export async function bootStack(extraEnv = {}, { logLevel = "warn", stateDir: reuse } = {}) {
   const port = await findFreePort();
-  const stateDir = await mkdtemp(path.join(tmpdir(), "switchboard-bench-"));
+  const stateDir = reuse ?? (await mkdtemp(path.join(tmpdir(), "switchboard-bench-")));
   const baseUrl = `http://${HOST}:${port}`;
   const env = { ...process.env, ...extraEnv, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: logLevel };
   if (logLevel === null) {
@@ -162,11 +163,11 @@ export async function bootStack(extraEnv = {}, { logLevel = "warn" } = {}) {
   });
 
   let stopping;
-  const stop = () => {
+  const stop = ({ keepState = reuse !== undefined } = {}) => {
     stopping ??= (async () => {
       process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
       await stopStartScript(child);
-      await rm(stateDir, { recursive: true, force: true });
+      if (!keepState) await rm(stateDir, { recursive: true, force: true });
       if (await isPortOpen(port)) console.error(`WARNING: port ${port} still open after the stack stopped`);
     })();
     return stopping;
@@ -183,7 +184,7 @@ export async function bootStack(extraEnv = {}, { logLevel = "warn" } = {}) {
     await stop();
     throw error;
   }
-  return { baseUrl, pid: child.pid, stop };
+  return { baseUrl, pid: child.pid, stateDir, stop };
 }
 
 async function expectStatus(response, status, what) {
