@@ -67,12 +67,14 @@ export const issues = sqliteTable(
     uniqueIndex("issues_open_routine_execution_uq")
       .on(t.originRoutineId)
       .where(sql`origin_exclusive = 1 AND status NOT IN ('done', 'cancelled')`),
-    index("issues_company_priority_idx").on(t.companyId, t.priorityRank, t.createdAt),
-    index("issues_company_status_idx").on(t.companyId, t.status),
+    // The list's order (priority, age, number) after each filter it serves without sorting: the
+    // first page of 100,000 issues reads 100 index entries (issue 31, test/workers/control/issues/list-plans.test.ts).
+    index("issues_company_priority_idx").on(t.companyId, t.priorityRank, t.createdAt, t.issueNumber),
+    index("issues_company_status_idx").on(t.companyId, t.status, t.priorityRank, t.createdAt, t.issueNumber),
     index("issues_assignee_agent_idx").on(t.assigneeAgentId, t.status),
     index("issues_assignee_user_idx").on(t.assigneeUserId),
     index("issues_parent_idx").on(t.parentId),
-    index("issues_project_idx").on(t.projectId),
+    index("issues_project_idx").on(t.projectId, t.priorityRank, t.createdAt, t.issueNumber),
     index("issues_company_due_idx").on(t.companyId, t.dueDate),
   ],
 );
@@ -349,7 +351,7 @@ export const heartbeatRuns = sqliteTable(
   },
   (t) => [
     index("heartbeat_runs_agent_idx").on(t.agentId, t.status),
-    index("heartbeat_runs_company_idx").on(t.companyId, t.createdAt),
+    index("heartbeat_runs_company_idx").on(t.companyId, t.createdAt, t.id),
     index("heartbeat_runs_issue_idx").on(t.issueId, t.createdAt),
     index("heartbeat_runs_status_idx").on(t.status, t.createdAt),
     // At most one queued run per agent and issue: a duplicate wake coalesces into it (see ../control/wakes/wake.ts).
@@ -373,7 +375,7 @@ export const activityLog = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("activity_log_company_idx").on(t.companyId, t.createdAt),
+    index("activity_log_company_idx").on(t.companyId, t.createdAt, t.id),
     index("activity_log_entity_idx").on(t.entityType, t.entityId),
   ],
 );

@@ -21,6 +21,22 @@ export interface MeterReading {
 
 const reading: MeterReading = { d1RoundTrips: 0, d1Statements: 0, doCalls: 0 };
 
+/** The SQL of each statement prepared while a test records (null otherwise: nothing is kept). */
+let recorded: string[] | null = null;
+
+/**
+ * Starts keeping the text of every statement prepared; the function returned stops and hands them
+ * over. Tests explain the queries an endpoint really sends (test/workers/control/issues/list-plans.test.ts).
+ */
+export function recordStatements(): () => string[] {
+  const statements: string[] = [];
+  recorded = statements;
+  return () => {
+    if (recorded === statements) recorded = null;
+    return statements;
+  };
+}
+
 /** What has been counted so far; subtract two readings for what happened between them. */
 export const meterReading = (): MeterReading => ({ ...reading });
 
@@ -43,6 +59,7 @@ export function meteredD1(d1: D1Database): D1Database {
         return (query: string) => {
           reading.d1Statements++;
           reading.d1RoundTrips++;
+          recorded?.push(query);
           return target.prepare(query);
         };
       if (property === "batch")

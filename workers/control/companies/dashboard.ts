@@ -13,7 +13,14 @@ import {
   issues,
 } from "../../db/schema";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
-import { companyForActor, controlContext, listActivity, namedActivity } from "../shared";
+import {
+  activityPage,
+  companyForActor,
+  controlContext,
+  namedActivity,
+  pageHeaders,
+  setPageHeaders,
+} from "../shared";
 import { ActivityQuerySchema, ActivitySchema, CompanyParamSchema, DashboardSchema } from "./schemas";
 
 /** Read-only views of a company: the health dashboard and the activity log. */
@@ -115,15 +122,23 @@ companyDashboardRoutes.openapi(
     description:
       "Filters: agentId (actions taken by that agent), actorType, action (a trailing dot: every action of " +
       "that entity type), entityType, entityId, since and until (dates or date-times); limit 1..200, " +
-      "default 50. Paging: before=<the last entry's id> continues with older entries.",
+      "default 50. Paging: before=<the last entry's id> continues with older entries; X-Next-Cursor (while " +
+      "more follow) is that id, X-Total-Count how many entries match the filters.",
     security: controlAuth,
     request: { params: CompanyParamSchema, query: ActivityQuerySchema },
-    responses: { 200: json(z.array(ActivitySchema), "Activity entries"), ...controlErrors },
+    responses: {
+      200: {
+        ...json(z.array(ActivitySchema), "Activity entries"),
+        headers: pageHeaders("entries", "before"),
+      },
+      ...controlErrors,
+    },
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
-    const rows = await listActivity(db, company.id, c.req.valid("query"));
-    return c.json(await namedActivity(db, company.id, rows), 200);
+    const page = await activityPage(db, company.id, c.req.valid("query"));
+    setPageHeaders(c, page.total, page.nextCursor);
+    return c.json(await namedActivity(db, company.id, page.rows), 200);
   },
 );

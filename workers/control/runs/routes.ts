@@ -1,12 +1,22 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { TranscriptEventSchema } from "../../../bridge/src/protocol/transcript";
+import type { Db } from "../../db/client";
 import { heartbeatRunLogChunks, heartbeatRuns, RUN_STATUSES } from "../../db/schema";
-import { notFound } from "../../http/errors";
+import { badRequest, notFound } from "../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
 import { RunSchema } from "../agents";
 import { companyScrubber, type Scrubber, scrubChunks } from "../secrets";
-import { companyForActor, controlContext, ensureVisible, issueIdIn } from "../shared";
+import {
+  cappedTotal,
+  companyForActor,
+  controlContext,
+  ensureVisible,
+  issueIdIn,
+  pageHeaders,
+  pageOf,
+  setPageHeaders,
+} from "../shared";
 import { EXCERPT_CHARS } from "./lifecycle";
 import { runResources } from "./resources";
 import { runEvents } from "./transcript";
@@ -31,6 +41,9 @@ const RunListQuerySchema = z.object({
     .optional()
     .openapi({ description: `Comma list of ${RUN_STATUSES.join(", ")}` }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: z.string().min(1).max(64).optional().openapi({
+    description: "A run's id: only runs older than it (the X-Next-Cursor of the previous page)",
+  }),
 });
 const RunDetailSchema = RunSchema.extend({
   logExcerpt: z.string().nullable().openapi({ description: "The last 16 KiB of output" }),
@@ -68,6 +81,17 @@ function scrubbedExcerpt(scrubber: Scrubber, excerpt: string | null): string | n
   return excerpt.length >= EXCERPT_CHARS ? scrubber.scrubCutStart(excerpt) : scrubber.scrub(excerpt);
 }
 
+/** Runs older than `runId` in the list's order (newest first, the id breaking ties); another company's id is a 400. */
+async function olderThanRun(db: Db, companyId: string, runId: string): Promise<SQL> {
+  const cursor = await db
+    .select({ createdAt: heartbeatRuns.createdAt, id: heartbeatRuns.id })
+    .from(heartbeatRuns)
+    .where(and(eq(heartbeatRuns.companyId, companyId), eq(heartbeatRuns.id, runId)))
+    .get();
+  if (!cursor) throw badRequest("before: no such run in this company");
+  return sql`(${heartbeatRuns.createdAt}, ${heartbeatRuns.id}) < (${cursor.createdAt}, ${cursor.id})`;
+}
+
 function statusFilter(raw: string | undefined) {
   if (!raw) return undefined;
   const wanted = raw.split(",").map((status) => status.trim());
@@ -82,9 +106,15 @@ runRoutes.openapi(
     path: "/companies/{companyId}/heartbeat-runs",
     tags,
     summary: "Runs of the company, newest first (50 by default)",
+    description:
+      "Paging: X-Next-Cursor (while more follow) is the `before` of the next page; X-Total-Count says how " +
+      "many runs match the filters.",
     security: controlAuth,
     request: { params: z.object({ companyId: z.string() }), query: RunListQuerySchema },
-    responses: { 200: json(z.array(RunSchema), "Runs"), ...controlErrors },
+    responses: {
+      200: { ...json(z.array(RunSchema), "Runs"), headers: pageHeaders("runs", "before") },
+      ...controlErrors,
+    },
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
@@ -92,19 +122,24 @@ runRoutes.openapi(
     const query = c.req.valid("query");
     const issueId = await issueIdIn(db, company.id, query.issueId);
     const statuses = statusFilter(query.status);
-    const rows = await db
-      .select()
-      .from(heartbeatRuns)
-      .where(
-        and(
-          eq(heartbeatRuns.companyId, company.id),
-          query.agentId ? eq(heartbeatRuns.agentId, query.agentId) : undefined,
-          issueId ? eq(heartbeatRuns.issueId, issueId) : undefined,
-          statuses ? inArray(heartbeatRuns.status, statuses) : undefined,
-        ),
-      )
-      .orderBy(desc(heartbeatRuns.createdAt))
-      .limit(query.limit);
+    const filters = and(
+      eq(heartbeatRuns.companyId, company.id),
+      query.agentId ? eq(heartbeatRuns.agentId, query.agentId) : undefined,
+      issueId ? eq(heartbeatRuns.issueId, issueId) : undefined,
+      statuses ? inArray(heartbeatRuns.status, statuses) : undefined,
+    );
+    const after = query.before === undefined ? undefined : await olderThanRun(db, company.id, query.before);
+    const [read, total] = await Promise.all([
+      db
+        .select()
+        .from(heartbeatRuns)
+        .where(and(filters, after))
+        .orderBy(desc(heartbeatRuns.createdAt), desc(heartbeatRuns.id))
+        .limit(query.limit + 1),
+      cappedTotal(db, heartbeatRuns, filters),
+    ]);
+    const { rows, nextCursor } = pageOf(read, query.limit, (last) => last.id);
+    setPageHeaders(c, total, nextCursor);
     const scrubber = await companyScrubber(c.env, db, company.id);
     return c.json(
       (await runResources(db, rows)).map((run) => scrubbedError(scrubber, run)),

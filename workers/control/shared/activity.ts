@@ -4,6 +4,7 @@ import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type ActivityRow, activityLog, type JsonObject } from "../../db/schema";
 import { badRequest } from "../../http/errors";
+import { cappedTotal, pageOf } from "./paging";
 import { actorNames } from "./people";
 import { redactSecrets } from "./redact";
 
@@ -97,6 +98,15 @@ export async function listActivity(
     .where(and(...conditions))
     .orderBy(desc(activityLog.createdAt), desc(activityLog.id))
     .limit(filter.limit);
+}
+
+/** One page of the log (`limit` entries), its total over the filters, and the next page's `before`. */
+export async function activityPage(db: Db, companyId: string, filter: ActivityFilter) {
+  const [rows, total] = await Promise.all([
+    listActivity(db, companyId, { ...filter, limit: filter.limit + 1 }),
+    cappedTotal(db, activityLog, and(...filterConditions(companyId, filter))),
+  ]);
+  return { ...pageOf(rows, filter.limit, (last) => last.id), total };
 }
 
 export const activityResource = (row: ActivityRow, actorName: string | null) => ({

@@ -7,6 +7,7 @@ export { canAccessCompany, companyForActor, controlContext, ensureVisible, requi
 export {
   type ActivityEntry,
   activityInsert,
+  activityPage,
   activityResource,
   listActivity,
   namedActivity,
@@ -14,6 +15,16 @@ export {
 export { blockerPart, namedFew } from "./blockers";
 export { issueIdIn, issueIdsIn, issueKeyCondition, UUID } from "./issue-keys";
 export { forgetMember } from "./memberships";
+export {
+  cappedCountQuery,
+  cappedTotal,
+  pageHeaders,
+  pageOf,
+  setPageHeaders,
+  TOTAL_CAP,
+  type Total,
+  totalOf,
+} from "./paging";
 export { type ActorIds, type ActorNames, actorNames, nameOf } from "./people";
 export { isSecretKey, isSecretValue, REDACTED, redactSecrets } from "./redact";
 export {

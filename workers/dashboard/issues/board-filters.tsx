@@ -10,9 +10,11 @@ export type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
 /** The API's page size cap: the board reads up to this many issues for the current filter. */
 export const BOARD_LIMIT = 500;
 
-/** The API's list query for a board filter. */
-export function issuesQuery(filter: Filter): string {
-  const params = new URLSearchParams({ limit: String(BOARD_LIMIT) });
+/** The API's query for a board filter: the list's filters, or the board's with `perColumn` cards. */
+export function issuesQuery(
+  filter: Filter,
+  params = new URLSearchParams({ limit: String(BOARD_LIMIT) }),
+): string {
   for (const name of ["q", "status", "projectId", "labelId", "dueBefore"] as const) {
     const value = filter[name]?.trim();
     if (value) params.set(name, value);
@@ -22,6 +24,10 @@ export function issuesQuery(filter: Filter): string {
   if (assignee.startsWith("user:")) params.set("assigneeUserId", assignee.slice("user:".length));
   return params.toString();
 }
+
+/** The board endpoint's query: the filter and how many cards each column draws. */
+export const boardQuery = (filter: Filter, perColumn: number): string =>
+  issuesQuery(filter, new URLSearchParams({ perColumn: String(perColumn) }));
 
 export const filterOf = (query: (name: string) => string | undefined): Filter =>
   Object.fromEntries(FILTERS.map((name) => [name, query(name)]));

@@ -42,7 +42,7 @@ import {
   statusLabel,
   todayUtc,
 } from "./board-card";
-import { type Filter, FilterForm, filterOf, issuesQuery } from "./board-filters";
+import { boardQuery, type Filter, FilterForm, filterOf } from "./board-filters";
 import { IssueViews } from "./mine-page";
 
 export type Issue = z.infer<typeof IssueSchema>;
@@ -55,6 +55,14 @@ export const issueBoardPage = new Hono<DashboardEnv>();
 const ISSUE_FIELDS = ["title", "description", "priority", "assigneeAgentId", "projectId", "dueDate"] as const;
 /** Cards drawn per column; the rest are a link to that column alone (a board of thousands stays quick). */
 const COLUMN_LIMIT = 50;
+
+/** A column of the board endpoint (GET /api/companies/:id/issues/board). */
+interface BoardColumn {
+  status: BoardIssue["status"];
+  total: number;
+  totalCapped: boolean;
+  issues: BoardIssue[];
+}
 
 /** Agents work can be given to; the API still decides (a pending hire answers 422 next to the field). */
 export const assignableAgents = (agents: readonly Agent[]) =>
@@ -82,30 +90,33 @@ export function loadProjects(c: BoardContext, companyId: string): Promise<Projec
  */
 function Board(props: {
   companyId: string;
-  issues: BoardIssue[];
+  columns: BoardColumn[];
   names: BoardNames;
   filter: Filter;
   choices?: QuickEditChoices;
 }) {
-  const { issues, names } = props;
+  const { names } = props;
   const today = todayUtc();
+  const byStatus = new Map(props.columns.map((column) => [column.status, column]));
   return (
     <LiveRegion id="issue-board" feed={`${apiCompanyPath(props.companyId)}/events`} class="board">
       {ISSUE_STATUSES.map((status) => {
-        const column = issues.filter((issue) => issue.status === status);
-        const more = column.length - COLUMN_LIMIT;
+        const column = byStatus.get(status) ?? { status, total: 0, totalCapped: false, issues: [] };
+        const more = column.total - column.issues.length;
         const only = new URLSearchParams({ ...cleanFilter(props.filter), status });
+        const count = `${column.total.toLocaleString("en-US")}${column.totalCapped ? "+" : ""}`;
         return (
           <section aria-labelledby={`column-${status}`} data-column={status}>
             <h2 id={`column-${status}`}>
-              {statusLabel(status)} <span class="muted">({column.length})</span>
+              {statusLabel(status)} <span class="muted">({count})</span>
             </h2>
-            {column.slice(0, COLUMN_LIMIT).map((issue) => (
+            {column.issues.map((issue) => (
               <IssueCard issue={issue} names={names} today={today} choices={props.choices} />
             ))}
             {more > 0 && !props.filter.status && (
               <a class="more" href={`/companies/${props.companyId}/issues?${only}`}>
-                {more} more in {statusLabel(status)}
+                {`${more.toLocaleString("en-US")}${column.totalCapped ? "+" : ""}`} more in{" "}
+                {statusLabel(status)}
               </a>
             )}
           </section>
@@ -212,7 +223,7 @@ type Label = { id: string; name: string };
 async function boardData(c: BoardContext, companyId: string, filter: Filter) {
   const base = apiCompanyPath(companyId);
   const [listed, agents, projects, role, members, labels] = await Promise.all([
-    c.var.api.read<BoardIssue[]>(`${base}/issues?${issuesQuery(filter)}`),
+    c.var.api.read<{ columns: BoardColumn[] }>(`${base}/issues/board?${boardQuery(filter, COLUMN_LIMIT)}`),
     loadAgents(c, companyId),
     loadProjects(c, companyId),
     loadMyRole(c, companyId),
@@ -266,10 +277,12 @@ export async function showBoard(
           <ActionAlert message={options.alert} />
           {listed.ok ? (
             <>
-              {listed.data.length === 0 && <EmptyState>No issues match.</EmptyState>}
+              {listed.data.columns.every((column) => column.total === 0) && (
+                <EmptyState>No issues match.</EmptyState>
+              )}
               <Board
                 companyId={company.id}
-                issues={listed.data}
+                columns={listed.data.columns}
                 names={data.names}
                 filter={filter}
                 choices={choices}

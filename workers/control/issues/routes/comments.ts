@@ -5,7 +5,15 @@ import type { Db } from "../../../db/client";
 import { issueComments } from "../../../db/schema";
 import { notFound } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json, jsonBody } from "../../../http/openapi";
-import { actorNames, controlContext, nameOf } from "../../shared";
+import {
+  actorNames,
+  cappedTotal,
+  controlContext,
+  nameOf,
+  pageHeaders,
+  pageOf,
+  setPageHeaders,
+} from "../../shared";
 import { commentResource, namedComments } from "../comment-resource";
 import { locateVisibleIssue } from "../locator";
 import {
@@ -49,7 +57,7 @@ async function listComments(db: Db, issueId: string, query: z.infer<typeof ListC
         ),
       )
       .orderBy(asc(issueComments.createdAt), asc(rowid))
-      .limit(query.limit);
+      .limit(query.limit + 1);
   if (query.after === undefined) return page();
   const cursor = await db
     .select({ createdAt: issueComments.createdAt, rowid: sql<number>`${rowid}` })
@@ -67,16 +75,27 @@ issueCommentRoutes.openapi(
     tags,
     summary: "The issue's comments, oldest first",
     description:
-      "`after` (a comment id, e.g. a heartbeat context's commentCursor) returns only later comments.",
+      "`after` (a comment id, e.g. a heartbeat context's commentCursor) returns only later comments; " +
+      "limit defaults to 100 (max 500). X-Total-Count says how many the issue has, X-Next-Cursor (while " +
+      "more follow) is the `after` of the next page.",
     security: controlAuth,
     request: { params: IssueParamSchema, query: ListCommentsQuerySchema },
-    responses: { 200: json(z.array(CommentSchema), "Comments"), ...controlErrors },
+    responses: {
+      200: { ...json(z.array(CommentSchema), "Comments"), headers: pageHeaders("comments", "after") },
+      ...controlErrors,
+    },
   }),
   async (c) => {
     const { actor, db } = controlContext(c);
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
-    const rows = await listComments(db, issue.id, c.req.valid("query"));
-    return c.json(await namedComments(db, issue.companyId, rows), 200);
+    const query = c.req.valid("query");
+    const [rows, total] = await Promise.all([
+      listComments(db, issue.id, query),
+      cappedTotal(db, issueComments, eq(issueComments.issueId, issue.id)),
+    ]);
+    const page = pageOf(rows, query.limit, (last) => last.id);
+    setPageHeaders(c, total, page.nextCursor);
+    return c.json(await namedComments(db, issue.companyId, page.rows), 200);
   },
 );
 

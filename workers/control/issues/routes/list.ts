@@ -1,16 +1,24 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, count, eq, getTableColumns, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { ISSUE_STATUSES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../../db/schema";
 import { badRequest } from "../../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../../http/openapi";
-import { companyForActor, controlContext, issueIdIn } from "../../shared";
+import {
+  cappedTotal,
+  companyForActor,
+  controlContext,
+  issueIdIn,
+  pageHeaders,
+  pageOf,
+  setPageHeaders,
+} from "../../shared";
 import { issueResource } from "../resource";
 import { CompanyIssuesParamSchema, IssueListItemSchema, ListIssuesQuerySchema } from "../schemas";
 
 export const issueListRoutes = createRouter();
 
-type ListQuery = z.infer<typeof ListIssuesQuerySchema>;
+export type ListQuery = z.infer<typeof ListIssuesQuerySchema>;
 
 /** `todo,in_progress` → the statuses; an unknown one is a 400 (a typo must not silently match nothing). */
 export function parseStatuses(raw: string | undefined): IssueStatus[] | undefined {
@@ -44,8 +52,26 @@ function searchCondition(companyId: string, match: string): SQL {
   return sql`${issues.id} IN (SELECT issue_id FROM issue_search WHERE issue_search MATCH ${match} AND company_id = ${companyId})`;
 }
 
-function listConditions(companyId: string, query: ListQuery): SQL[] {
-  const conditions: SQL[] = [eq(issues.companyId, companyId)];
+/**
+ * The company's condition, as an index may use it unless a narrower filter is there: SQLite has no
+ * statistics on D1, and would rather walk the company's whole priority index (no sort needed) than
+ * look up one assignee's issues and sort them. At 100,000 issues that walk is the slow list; the unary
+ * `+` keeps the company condition out of index choice, so the filter's own index leads
+ * (test/workers/control/issues/list-plans.test.ts).
+ */
+function companyCondition(companyId: string, query: ListQuery): SQL {
+  const narrower =
+    query.assigneeAgentId ||
+    query.assigneeUserId ||
+    query.projectId ||
+    query.parentId ||
+    query.labelId ||
+    searchTerms(query.q).length > 0;
+  return narrower ? sql`+${issues.companyId} = ${companyId}` : eq(issues.companyId, companyId);
+}
+
+export function listConditions(companyId: string, query: ListQuery): SQL[] {
+  const conditions: SQL[] = [companyCondition(companyId, query)];
   const statuses = parseStatuses(query.status);
   if (statuses) conditions.push(inArray(issues.status, statuses));
   if (query.assigneeAgentId) conditions.push(eq(issues.assigneeAgentId, query.assigneeAgentId));
@@ -94,47 +120,37 @@ export async function listIssues(db: Db, companyId: string, query: ListQuery) {
     throw badRequest("cursor and offset cannot be combined: the cursor already says where the page starts");
   const conditions = listConditions(companyId, query);
   const after = query.cursor === undefined ? [] : [afterPosition(decodeCursor(query.cursor))];
-  const [rows, counted] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select({ ...getTableColumns(issues), labelIds: labelIdsColumn })
       .from(issues)
       .where(and(...conditions, ...after))
-      .orderBy(asc(issues.priorityRank), asc(issues.createdAt), asc(issues.issueNumber))
+      .orderBy(...LIST_ORDER)
       .limit(query.limit + 1)
       .offset(query.offset),
-    db
-      .select({ total: count() })
-      .from(issues)
-      .where(and(...conditions)),
+    cappedTotal(db, issues, and(...conditions)),
   ]);
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  return {
-    rows: page,
-    total: counted[0]?.total ?? 0,
-    nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
-  };
+  return { ...pageOf(rows, query.limit, encodeCursor), total };
 }
 
 /** Each row's labels in the same statement (a board shows them on every card), comma-joined. */
-const labelIdsColumn = sql<
+export const labelIdsColumn = sql<
   string | null
 >`(SELECT group_concat(${issueLabels.labelId}) FROM ${issueLabels} WHERE ${issueLabels.issueId} = ${issues.id})`;
 
 const labelIdsOfRow = (joined: string | null): string[] => (joined ? joined.split(",").sort() : []);
 
+/** A list row as the API shows it: the issue with its label ids. */
+export const listItemOf = (row: IssueRow & { labelIds: string | null }) => ({
+  ...issueResource(row),
+  labelIds: labelIdsOfRow(row.labelIds),
+});
+
+/** The list's documented order. */
+export const LIST_ORDER = [asc(issues.priorityRank), asc(issues.createdAt), asc(issues.issueNumber)] as const;
+
 const afterPosition = ([rank, createdAt, number]: Position): SQL =>
   sql`(${issues.priorityRank}, ${issues.createdAt}, ${issues.issueNumber}) > (${rank}, ${createdAt}, ${number})`;
-
-const PageHeaders = z.object({
-  "X-Total-Count": z.string().openapi({
-    description: "How many issues match the filters, across all pages",
-    example: "250",
-  }),
-  "X-Next-Cursor": z.string().optional().openapi({
-    description: "Pass as `cursor` for the next page; absent on the last page",
-  }),
-});
 
 issueListRoutes.openapi(
   createRoute({
@@ -147,12 +163,15 @@ issueListRoutes.openapi(
       "combine with AND: status (comma-separated), assigneeAgentId, assigneeUserId, projectId, labelId, dueBefore, dueAfter, " +
       "parentId (an id or identifier), and q, a prefix full-text search over title, identifier, description " +
       "and comments (every whitespace-separated term must match). The body is the page, an array (limit " +
-      "defaults to 100, max 500); the header X-Total-Count says how many issues match, and X-Next-Cursor, " +
+      "defaults to 100, max 500); the header X-Total-Count says how many issues match (exact up to 10,000, then X-Total-Capped), and X-Next-Cursor, " +
       "present while more follow, is the `cursor` of the next page (stable while issues are added).",
     security: controlAuth,
     request: { params: CompanyIssuesParamSchema, query: ListIssuesQuerySchema },
     responses: {
-      200: { ...json(z.array(IssueListItemSchema), "One page of issues"), headers: PageHeaders },
+      200: {
+        ...json(z.array(IssueListItemSchema), "One page of issues"),
+        headers: pageHeaders("issues", "cursor"),
+      },
       ...controlErrors,
     },
   }),
@@ -162,11 +181,7 @@ issueListRoutes.openapi(
     const query = c.req.valid("query");
     const parentId = query.parentId && (await issueIdIn(db, company.id, query.parentId));
     const page = await listIssues(db, company.id, { ...query, parentId });
-    c.header("X-Total-Count", String(page.total));
-    if (page.nextCursor !== null) c.header("X-Next-Cursor", page.nextCursor);
-    return c.json(
-      page.rows.map((row) => ({ ...issueResource(row), labelIds: labelIdsOfRow(row.labelIds) })),
-      200,
-    );
+    setPageHeaders(c, page.total, page.nextCursor);
+    return c.json(page.rows.map(listItemOf), 200);
   },
 );
