@@ -22,6 +22,7 @@ const BENCH_FILES = [
   "automation.mjs",
   "dashboard.mjs",
   "board.mjs",
+  "issues-scale.mjs",
   "defaults.mjs",
   "runner.mjs",
   "wa-sessions.mjs",
