@@ -136,7 +136,7 @@ async function wakeBody(db: Db, run: HeartbeatRunRow, agent: AgentRow, wake: Htt
 }
 
 /** The agent's synchronous result: `usage` and `costCents` become the run's cost, as a runner's finish would. */
-interface WakeResult {
+export interface WakeResult {
   usage?: Record<string, unknown>;
   costCents?: number;
 }
@@ -151,14 +151,30 @@ async function resultOf(response: Response): Promise<WakeResult> {
   };
 }
 
-async function succeed(env: Env, db: Db, run: HeartbeatRunRow, result: WakeResult): Promise<void> {
+/**
+ * The run's end as its agent reports it (synchronously in the 200, or through POST
+ * /heartbeat-runs/{runId}/finish): its usage and cost are recorded, then it ends like any run.
+ */
+export async function settleHttpRun(
+  env: Env,
+  db: Db,
+  run: HeartbeatRunRow,
+  result: WakeResult & { error?: string },
+): Promise<void> {
   const now = Date.now();
   await db
     .update(heartbeatRuns)
-    .set({ usage: result.usage ?? null, costCents: result.costCents ?? 0, exitCode: 0, heartbeatAt: now })
+    .set({ usage: result.usage ?? null, costCents: result.costCents ?? 0, heartbeatAt: now })
     .where(eq(heartbeatRuns.id, run.id));
   if (result.costCents) await chargeRun(env, db, run, result, now);
-  await endRun(env, db, run, { status: "succeeded", exitCode: 0 });
+  await endRun(
+    env,
+    db,
+    run,
+    result.error === undefined
+      ? { status: "succeeded", exitCode: 0 }
+      : { status: "failed", errorReason: result.error },
+  );
 }
 
 /** A failure worth another attempt: the agent's server erred, timed out or was not reached. */
@@ -225,7 +241,7 @@ export async function attemptHttpWake(
     status = null;
   }
   if (status === 200 && response) {
-    await succeed(env, db, run, await resultOf(response));
+    await settleHttpRun(env, db, run, await resultOf(response));
     return null;
   }
   await response?.body?.cancel().catch(() => {});
