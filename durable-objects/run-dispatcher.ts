@@ -19,6 +19,7 @@ import type { RunDispatcherObject } from "../workers/control/wakes";
 import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
 import { jsonTooDeep } from "../workers/http/json-depth";
+import { HttpWakes } from "./run-dispatcher/http-wakes";
 import { answerHeartbeats } from "./shared/link-liveness";
 
 type FinishFrame = Extract<RunnerFrame, { type: "finish" }>;
@@ -42,11 +43,14 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
   readonly #logAnnouncer: LogAnnouncer;
   /** Scrubs runs' output of their company's secrets before it is stored (and holds split values). */
   readonly #redactor: OutputRedactor;
+  /** Runs of http agents: sent from here, no runner (retries and deadlines on the alarm). */
+  readonly #httpWakes: HttpWakes;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#logAnnouncer = new LogAnnouncer(env, (work) => ctx.waitUntil(work));
     this.#redactor = new OutputRedactor(env, ctx.storage);
+    this.#httpWakes = new HttpWakes(env, ctx.storage);
     // Runners share the bridges' socket code, which pings and drops links that never answer.
     answerHeartbeats(ctx);
   }
@@ -79,8 +83,14 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  async nudge(): Promise<void> {
+  async nudge(apiUrl?: string): Promise<void> {
     this.#broadcast({ type: "nudge" });
+    await this.#httpWakes.dispatch(apiUrl ? apiBaseUrl(apiUrl) : undefined);
+  }
+
+  /** Retries and deadlines of http runs (and http runs queued by a path that did not nudge). */
+  override async alarm(): Promise<void> {
+    await this.#httpWakes.dispatch(undefined);
   }
 
   async issuesClosed(): Promise<void> {

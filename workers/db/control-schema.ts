@@ -36,7 +36,8 @@ export const AGENT_ROLES = [
 /**
  * How a runner runs an agent (bridge/src/runner/adapters): `claude_local` starts Claude Code and reads
  * its stream; `codex_local` starts Codex (`codex exec --json`); `gemini_local` starts Gemini CLI (`gemini -p … --output-format stream-json`); `opencode_local` starts OpenCode (`opencode run --format json`); `process` starts any command; coder_local and assistant_local are the older names of
- * `process`, kept for existing agents.
+ * `process`, kept for existing agents. `http` needs no runner: the edge POSTs a signed wake to
+ * adapterConfig.url (workers/control/runs/http-adapter.ts).
  */
 export const ADAPTER_TYPES = [
   "claude_local",
@@ -46,6 +47,7 @@ export const ADAPTER_TYPES = [
   "process",
   "coder_local",
   "assistant_local",
+  "http",
 ] as const;
 export const ISSUE_STATUSES = [
   "backlog",

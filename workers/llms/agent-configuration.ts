@@ -42,6 +42,11 @@ const ADAPTER_SUMMARIES: Record<AdapterType, string> = {
   assistant_local:
     "A general assistant CLI run on the operator's machine by the local runner. Use it for research, " +
     "writing, planning and other roles that do not edit a repository.",
+  http:
+    "An agent behind a URL (another server, or a Worker at the edge), needing no runner: each wake is " +
+    "a signed POST (Standard Webhooks) to adapterConfig.url carrying the run, the issue, the API base " +
+    "URL and a run-scoped key; it answers 200 with its result, or 202 and works through the API until " +
+    "the run's timeout. adapterConfig.env.WAKE_SECRET (a secret_ref) is the signing secret.",
 };
 
 const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
@@ -133,6 +138,15 @@ const ADAPTER_EXAMPLES: Record<AdapterType, string> = {
   },
   "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
 }`,
+  http: `{
+  "adapterType": "http",
+  "adapterConfig": {
+    "url": "https://my-agent.example.workers.dev/wake",
+    "timeoutSec": 900,
+    "env": {"WAKE_SECRET": {"type": "secret_ref", "secretId": "<secret id>"}}
+  },
+  "runtimeConfig": {"heartbeat": {"enabled": false, "wakeOnDemand": true}}
+}`,
 };
 
 const STARTS_COMMAND = "starts adapterConfig.command with adapterConfig.args";
@@ -167,6 +181,7 @@ const ADAPTER_LAUNCH: Record<AdapterType, string> = {
   process: STARTS_COMMAND,
   coder_local: STARTS_COMMAND,
   assistant_local: STARTS_COMMAND,
+  http: "starts nothing: the edge POSTs the signed wake to adapterConfig.url (no runner needed)",
 };
 
 /** Word-wraps `text` at `width` columns, every line after the first indented by `indent` spaces. */

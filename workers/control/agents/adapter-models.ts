@@ -84,4 +84,6 @@ export const ADAPTER_MODELS: Record<AdapterType, readonly ModelOption[]> = {
     { id: "gpt-5-mini", label: "GPT-5 mini" },
     { id: "claude-sonnet-4-5", label: "Claude Sonnet 4.5" },
   ],
+  // An http agent picks its own model behind its URL.
+  http: [],
 };

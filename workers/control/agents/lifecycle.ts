@@ -268,7 +268,7 @@ agentLifecycleRoutes.openapi(
         issueId,
       }),
     ]);
-    if (stored.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env));
+    if (stored.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env, new URL(c.req.url).origin));
     const [served, names] = await Promise.all([
       companiesWithConnectedRunner(db, [stored.companyId]),
       actorNames(db, stored.companyId, {

@@ -65,7 +65,7 @@ async function requesterToWake(db: Db, approval: ApprovalRow, aboutAgentId: stri
 /** After commit: the Keyring forgets the hired agent's cached state, runners hear about the wake. */
 async function afterCommit(c: Context<AppEnv>, hiredId: string | null, run: HeartbeatRunRow | undefined) {
   if (hiredId !== null) await agentCredentialsChanged(c.env, hiredId);
-  if (run?.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env));
+  if (run?.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env, new URL(c.req.url).origin));
 }
 
 /** approve / reject: from pending or revision_requested; the same decision again is a no-op. */

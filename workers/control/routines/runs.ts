@@ -74,7 +74,7 @@ routineRunRoutes.openapi(
       payload: body.payload ?? null,
       actor: refOf(actor),
     });
-    if (queued) c.executionCtx.waitUntil(runsQueued(c.env));
+    if (queued) c.executionCtx.waitUntil(runsQueued(c.env, new URL(c.req.url).origin));
     return c.json(routineRunResource(run), 202);
   },
 );

@@ -133,7 +133,7 @@ routineWebhookRoutes.openapi(
         { source: "webhook", triggerId: trigger.id, scheduledFor: null, payload, actor: null, guard },
         now,
       );
-      if (queued) c.executionCtx.waitUntil(runsQueued(c.env));
+      if (queued) c.executionCtx.waitUntil(runsQueued(c.env, new URL(c.req.url).origin));
       return c.json(routineRunResource(run), 202);
     } catch (error) {
       if (violates(error, "routine_trigger_replays")) throw conflict("Webhook replay detected");

@@ -25,8 +25,8 @@ import { wakePayload } from "./payload";
 import { sessionFor } from "./sessions";
 import { runWorkspace } from "./workspace";
 
-/** Adapters that run on a user's machine, through a registered runner: all of them, today. */
-export const LOCAL_ADAPTERS = ADAPTER_TYPES;
+/** Adapters that run on a user's machine, through a registered runner: all but `http` (runs/http-adapter.ts). */
+export const LOCAL_ADAPTERS = ADAPTER_TYPES.filter((type) => type !== "http");
 const DEFAULT_TIMEOUT_SEC = 600;
 
 /** One open runner link, as the RunDispatcher knows it. */
@@ -104,7 +104,7 @@ function budgetLeft(budgets: ReadonlyArray<Budgeted | undefined>): number | null
 }
 
 /** A key valid only while this run runs: revoked when it finishes, whatever the outcome. */
-async function mintRunKey(db: Db, run: HeartbeatRunRow, now: number): Promise<string> {
+export async function mintRunKey(db: Db, run: HeartbeatRunRow, now: number): Promise<string> {
   const generated = await generateAgentKey(run.agentId);
   await db.insert(agentApiKeys).values({
     id: newId(),

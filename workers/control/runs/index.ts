@@ -6,6 +6,7 @@
  */
 export { claimNextRun, type RunnerLink } from "./claim";
 export { missingCommand } from "./environment";
+export { attemptHttpWake, expireHttpWake, type HttpWake, startHttpRuns } from "./http-adapter";
 export { failLinkRuns, finishRun, linkHoldsRun, logsComplete, recordLog, touchRuns } from "./lifecycle";
 export { LogAnnouncer } from "./live";
 export { OutputRedactor } from "./redaction";

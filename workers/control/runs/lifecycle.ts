@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { RunnerFrame } from "../../../bridge/src/protocol/runner";
 import { agentCredentialsChanged } from "../../auth/agent-key-store";
 import type { Env } from "../../core/env";
@@ -296,11 +296,11 @@ const usageCount = (usage: Record<string, unknown> | undefined, field: string): 
  * A run's reported cost becomes a cost event of its agent, through the same path as POST
  * …/cost-events, so it counts toward the monthly budget (and can pause the agent at 100 %).
  */
-async function chargeRun(
+export async function chargeRun(
   env: Env,
   db: Db,
   run: HeartbeatRunRow,
-  frame: FinishFrame,
+  frame: Pick<FinishFrame, "usage" | "costCents">,
   now: number,
 ): Promise<void> {
   const usage = frame.usage;
@@ -339,13 +339,20 @@ export async function failLinkRuns(env: Env, db: Db, linkId: string, reason = "r
 
 /**
  * The cron's safety net for what a closing socket cannot report (the dispatcher itself restarted, an
- * edge deploy): running runs whose runner has been silent too long are failed as runner_lost.
+ * edge deploy): running runs whose runner has been silent too long are failed as runner_lost. An
+ * http run has no runner (its deadline is the dispatcher's alarm, runs/http-adapter.ts).
  */
 export async function sweepSilentRuns(env: Env, db: Db, now: number): Promise<number> {
   const silent = await db
     .select()
     .from(heartbeatRuns)
-    .where(and(eq(heartbeatRuns.status, "running"), lt(heartbeatRuns.heartbeatAt, now - RUNNER_SILENCE_MS)));
+    .where(
+      and(
+        eq(heartbeatRuns.status, "running"),
+        isNotNull(heartbeatRuns.runnerId),
+        lt(heartbeatRuns.heartbeatAt, now - RUNNER_SILENCE_MS),
+      ),
+    );
   for (const run of silent) await endRun(env, db, run, { status: "failed", errorReason: "runner_lost" });
   return silent.length;
 }

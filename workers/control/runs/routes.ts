@@ -3,7 +3,7 @@ import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { TranscriptEventSchema } from "../../../bridge/src/protocol/transcript";
 import type { Db } from "../../db/client";
 import { heartbeatRunLogChunks, heartbeatRuns, RUN_STATUSES } from "../../db/schema";
-import { badRequest, notFound } from "../../http/errors";
+import { badRequest, conflict, forbidden, notFound } from "../../http/errors";
 import { controlAuth, controlErrors, createRouter, json } from "../../http/openapi";
 import { RunSchema } from "../agents";
 import { companyScrubber, type Scrubber, scrubChunks } from "../secrets";
@@ -17,6 +17,7 @@ import {
   pageOf,
   setPageHeaders,
 } from "../shared";
+import { settleHttpRun } from "./http-adapter";
 import { EXCERPT_CHARS } from "./lifecycle";
 import { runResources } from "./resources";
 import { runEvents } from "./transcript";
@@ -238,5 +239,51 @@ runRoutes.openapi(
     const run = await ensureVisible(db, actor, row, "Run");
     const scrubber = await companyScrubber(c.env, db, run.companyId);
     return c.json({ runId, events: scrubber.scrubJson(await runEvents(db, runId)) }, 200);
+  },
+);
+
+const RunFinishSchema = z.object({
+  status: z.enum(["succeeded", "failed"]),
+  error: z.string().min(1).max(1000).optional(),
+  usage: z.record(z.string(), z.union([z.number(), z.string()])).optional(),
+  costCents: z.int().min(0).max(100_000_000).optional(),
+});
+
+runRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/heartbeat-runs/{runId}/finish",
+    tags,
+    summary: "An http agent finishes its run (after answering its wake 202)",
+    description:
+      "Only with the run's own run-scoped key (the wake's apiKey). `usage` and `costCents` are recorded " +
+      "as the run's cost; a failed run releases the issues it holds. 409 once the run has ended (it " +
+      "timed out, or was finished or cancelled already).",
+    security: controlAuth,
+    request: {
+      params: RunParamSchema,
+      body: { content: { "application/json": { schema: RunFinishSchema } } },
+    },
+    responses: { 200: json(RunSchema, "The run, ended"), ...controlErrors },
+  }),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const runId = c.req.valid("param").runId;
+    const row = await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, runId)).get();
+    const run = await ensureVisible(db, actor, row, "Run");
+    if (actor.type !== "agent" || actor.runId !== run.id)
+      throw forbidden("Only the run's own run-scoped key finishes a run");
+    if (run.runnerId !== null) throw conflict("A runner's run ends when its process does");
+    if (run.status !== "running") throw conflict(`The run has already ended (${run.status})`);
+    const body = c.req.valid("json");
+    await settleHttpRun(c.env, db, run, {
+      ...(body.usage ? { usage: body.usage } : {}),
+      ...(body.costCents !== undefined ? { costCents: body.costCents } : {}),
+      ...(body.status === "failed" ? { error: body.error ?? "failed" } : {}),
+    });
+    const ended = await db.select().from(heartbeatRuns).where(eq(heartbeatRuns.id, runId)).get();
+    const [resource] = await runResources(db, ended ? [ended] : []);
+    if (!resource) throw notFound("Run not found");
+    return c.json(resource, 200);
   },
 );

@@ -22,7 +22,7 @@ export async function mutateIssue(
     const details: unknown = outcome.detailsJson === undefined ? undefined : JSON.parse(outcome.detailsJson);
     throw new ApiError(status, titleOf(status), outcome.error, details);
   }
-  if (outcome.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
+  if (outcome.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env, new URL(c.req.url).origin));
   if (closesIssue(op)) c.executionCtx.waitUntil(issuesClosed(c.env));
   if (outcome.notifications) await notifyOnLine(c, outcome.notifications);
   return c.body(outcome.json, outcome.status, { "content-type": "application/json" });

@@ -161,7 +161,7 @@ issueCreateRoutes.openapi(
     });
     rememberNewIssue(created.row);
     c.executionCtx.waitUntil(announceNewIssue(c.env, created.row));
-    if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env));
+    if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env, new URL(c.req.url).origin));
     if (created.notifiedUserIds.length > 0)
       c.executionCtx.waitUntil(announceNotifications(c.env, company.id, created.notifiedUserIds));
     if (created.notificationIds.length > 0)
