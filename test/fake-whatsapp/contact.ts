@@ -19,6 +19,7 @@ import { type ChatStateSeen, FakeDevice, type Received } from "./device.ts";
 import { type Account, type Companion, companionBundle, lidJid, pnJid } from "./directory.ts";
 import type { GroupSetting, ParticipantAction, ParticipantResult } from "./group-registry.ts";
 import type { FakeGroup } from "./messages.ts";
+import { sendRetryReceipt } from "./retry.ts";
 import type { FakeWhatsApp } from "./server.ts";
 
 export interface ReceiptOptions {
@@ -73,6 +74,22 @@ export class FakeContact {
     ]);
     this.account = { pnUser: phoneNumber, lidUser: this.lidUser, devices };
     server.messaging.directory.register(this.account);
+    this.device.onUndecryptable = (id, sender) => this.askToResend(id, sender);
+  }
+
+  /** Message ids this contact already asked a companion to send again. */
+  private readonly resendAsked = new Set<string>();
+
+  /**
+   * What a phone does with a message it cannot decrypt (a session the sender's device and this phone
+   * no longer share, e.g. both opened one at once): it asks the sending device to send it again with a
+   * retry receipt carrying its keys, once per message; Baileys answers with a fresh session.
+   */
+  private askToResend(id: string, sender: string): void {
+    const device = this.server.devices.get(sender);
+    if (!device || this.resendAsked.has(id)) return;
+    this.resendAsked.add(id);
+    sendRetryReceipt(this.server, device, this, id);
   }
 
   get jid(): string {

@@ -56,6 +56,11 @@ export class FakeDevice {
   readonly failures: string[] = [];
   /** The chat states (typing, recording, paused) the server showed this device (chat-states.ts). */
   readonly chatStates: ChatStateSeen[] = [];
+  /**
+   * Told of each one-to-one message it could not decrypt (its id and sender), as a phone then asks the
+   * sender to send it again (a retry receipt: contact.ts).
+   */
+  onUndecryptable: ((id: string, sender: string) => void) | undefined;
 
   constructor(
     readonly id: number,
@@ -78,6 +83,7 @@ export class FakeDevice {
       this.inbox.push({ id, chat, sender, types: encs.map(encType), message, text, at });
     } catch (error) {
       this.failures.push(`${id}: ${error instanceof Error ? error.message : String(error)}`);
+      if (!encs.some((enc) => encType(enc) === "skmsg")) this.onUndecryptable?.(id, sender);
     }
   }
 

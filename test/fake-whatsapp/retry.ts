@@ -4,8 +4,14 @@
  * (identity, signed pre-key, registration id) so the sender can open a fresh Signal session at once.
  * The sender must find the message itself (Baileys' `getMessage`), then sends it again.
  */
-import type { FakeContact } from "./contact.ts";
 import type { FakeWhatsApp, LinkedDevice } from "./server.ts";
+import type { PreKeyBundle } from "./signal-peer.ts";
+
+/** Who asks for the resend (a contact, contact.ts): its address and the keys it offers for a fresh session. */
+export interface ResendAsker {
+  jid: string;
+  retryKeys(): PreKeyBundle;
+}
 
 const uint = (value: number, bytes: number) => {
   const out = Buffer.alloc(bytes);
@@ -17,7 +23,7 @@ const uint = (value: number, bytes: number) => {
 export function sendRetryReceipt(
   server: FakeWhatsApp,
   device: LinkedDevice,
-  contact: FakeContact,
+  contact: ResendAsker,
   id: string,
 ): void {
   const keys = contact.retryKeys();
