@@ -108,6 +108,8 @@ export const companies = sqliteTable("companies", {
   requireBoardApprovalForNewAgents: integer("require_board_approval_for_new_agents", { mode: "boolean" })
     .notNull()
     .default(true),
+  /** At most this many of the company's runs execute at once (null: no cap); the rest wait queued, in order. */
+  maxConcurrentRuns: integer("max_concurrent_runs"),
   archivedAt: integer("archived_at"),
   /**
    * Who created it (null: created before this was recorded by no known user, or that user is gone).

@@ -26,6 +26,8 @@ export const runners = sqliteTable(
     /** Set while a link is open (the RunDispatcher writes it); null once the last link closed. */
     connectedAt: integer("connected_at"),
     lastSeenAt: integer("last_seen_at"),
+    /** At most this many runs execute on the runner at once, whatever slots it asks for (null: its slots decide). */
+    maxConcurrentRuns: integer("max_concurrent_runs"),
     createdAt: integer("created_at").notNull(),
     revokedAt: integer("revoked_at"),
   },

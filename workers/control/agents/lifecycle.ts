@@ -17,7 +17,7 @@ import { conflict, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json } from "../../http/openapi";
 import { companiesWithConnectedRunner } from "../runners";
 import { activityInsert, actorNames, controlContext, issueIdIn, nameOf } from "../shared";
-import { cancelQueuedRuns, runResource, runsQueued, wakeInsert, wakeRun } from "../wakes";
+import { cancelQueuedRuns, queuePositions, runResource, runsQueued, wakeInsert, wakeRun } from "../wakes";
 import { AgentParamSchema, AgentSchema, HeartbeatInvokeBodySchema, RunSchema } from "./schemas";
 import { agentResource, agentWithCompany, authorize, commit } from "./store";
 
@@ -269,15 +269,17 @@ agentLifecycleRoutes.openapi(
       }),
     ]);
     if (stored.status === "queued") c.executionCtx.waitUntil(runsQueued(c.env, new URL(c.req.url).origin));
-    const [served, names] = await Promise.all([
+    const [served, names, positions] = await Promise.all([
       companiesWithConnectedRunner(db, [stored.companyId]),
       actorNames(db, stored.companyId, {
         userIds: [stored.requestedByUserId],
         agentIds: [stored.requestedByAgentId],
       }),
+      queuePositions(db, [stored]),
     ]);
     const requestedByName = nameOf(names, stored.requestedByUserId, stored.requestedByAgentId);
-    const resource = runResource(stored, served.has(stored.companyId), requestedByName);
+    const position = positions.get(stored.id) ?? null;
+    const resource = runResource(stored, served.has(stored.companyId), requestedByName, position);
     if (stored.errorReason !== null)
       throw conflict(`Heartbeat not started: ${stored.errorReason}`, {
         errorReason: stored.errorReason,

@@ -320,6 +320,15 @@ export const RunSchema = z
         "Queued, and no connected runner serves its company: it starts when one of the company's owners " +
         "registers and starts a runner (POST /api/companies/{companyId}/runners)",
     }),
+    queuePosition: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({
+        description:
+          "Queued: its place in the company's queue, from 1 (the next to start when the company's " +
+          "maxConcurrentRuns, its agent and a runner have room); null once it runs or ended",
+      }),
     cancelRequestedAt: z
       .string()
       .nullable()

@@ -95,7 +95,7 @@ companyRoutes.openapi(
     description:
       "name, description, brandColor and logoAssetId: the company's owners or its CEO agent (with a key " +
       "the platform, the agent or a current owner minted). status, " +
-      "budgetMonthlyCents, spentMonthlyCents and requireBoardApprovalForNewAgents: owners only (403; " +
+      "budgetMonthlyCents, spentMonthlyCents, requireBoardApprovalForNewAgents and maxConcurrentRuns: owners only (403; " +
       "members and viewers 403 too). " +
       "issuePrefix: nobody (422).",
     security: controlAuth,

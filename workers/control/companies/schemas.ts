@@ -27,6 +27,10 @@ export const CompanySchema = z
     budgetMonthlyCents: z.number().int(),
     spentMonthlyCents: z.number().int(),
     requireBoardApprovalForNewAgents: z.boolean(),
+    maxConcurrentRuns: z.number().int().nullable().openapi({
+      description:
+        "At most this many of the company's runs execute at once; the rest wait queued, in order (null: no cap)",
+    }),
     archivedAt: Timestamp.nullable(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -57,6 +61,9 @@ export const UpdateCompanyBodySchema = z
     budgetMonthlyCents: Cents.optional().openapi({ description: "Board only" }),
     spentMonthlyCents: Cents.optional().openapi({ description: "Board only" }),
     requireBoardApprovalForNewAgents: z.boolean().optional().openapi({ description: "Board only" }),
+    maxConcurrentRuns: z.number().int().min(1).max(256).nullable().optional().openapi({
+      description: "Board only: runs executing at once across the company, 1 to 256, or null for no cap",
+    }),
     issuePrefix: z.unknown().optional().openapi({ description: "Immutable: present at all answers 422" }),
   })
   .openapi("UpdateCompanyBody");

@@ -21,6 +21,7 @@ export const companyResource = (row: CompanyRow) => ({
   budgetMonthlyCents: row.budgetMonthlyCents,
   spentMonthlyCents: row.spentMonthlyCents,
   requireBoardApprovalForNewAgents: row.requireBoardApprovalForNewAgents,
+  maxConcurrentRuns: row.maxConcurrentRuns,
   archivedAt: row.archivedAt === null ? null : iso(row.archivedAt),
   createdAt: iso(row.createdAt),
   updatedAt: iso(row.updatedAt),
@@ -112,6 +113,7 @@ export async function createCompany(
       budgetMonthlyCents: input.budgetMonthlyCents ?? 0,
       spentMonthlyCents: 0,
       requireBoardApprovalForNewAgents: input.requireBoardApprovalForNewAgents ?? true,
+      maxConcurrentRuns: null,
       archivedAt: null,
       createdByUserId: actor.userId,
       createdAt: now,
@@ -150,6 +152,7 @@ const BOARD_ONLY_FIELDS = [
   "budgetMonthlyCents",
   "spentMonthlyCents",
   "requireBoardApprovalForNewAgents",
+  "maxConcurrentRuns",
 ] as const;
 const BRANDING_FIELDS = ["name", "description", "brandColor", "logoAssetId"] as const;
 type PatchableField = (typeof BOARD_ONLY_FIELDS)[number] | (typeof BRANDING_FIELDS)[number];

@@ -124,6 +124,7 @@ function newCompanyRow(
     budgetMonthlyCents: company.budgetMonthlyCents,
     spentMonthlyCents: 0,
     requireBoardApprovalForNewAgents: company.requireBoardApprovalForNewAgents,
+    maxConcurrentRuns: null,
     archivedAt: null,
     createdByUserId: creator.type === "board" ? creator.userId : null,
     createdAt: now,

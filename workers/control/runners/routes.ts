@@ -57,6 +57,7 @@ async function register(
   actor: ActorRef & { type: "board" },
   name: string,
   coverage: { companyIds: string[] } | { allCompanies: true },
+  maxConcurrentRuns: number | undefined,
 ) {
   const generated = await runnerTokens.generate();
   const now = Date.now();
@@ -71,6 +72,7 @@ async function register(
     version: null,
     connectedAt: null,
     lastSeenAt: null,
+    maxConcurrentRuns: maxConcurrentRuns ?? null,
     createdAt: now,
     revokedAt: null,
   };
@@ -111,7 +113,9 @@ runnerRoutes.openapi(
     requireBoard(actor, "register runners");
     await requireOwner(db, actor.userId, company.id, "register runners");
     const board = { type: "board" as const, userId: actor.userId };
-    return c.json(await register(db, board, c.req.valid("json").name, { companyIds: [company.id] }), 201);
+    const body = c.req.valid("json");
+    const coverage = { companyIds: [company.id] };
+    return c.json(await register(db, board, body.name, coverage, body.maxConcurrentRuns), 201);
   },
 );
 
@@ -139,7 +143,8 @@ runnerRoutes.openapi(
       await requireOwner(db, actor.userId, companyId, "register runners");
     }
     const coverage = body.companyIds ? { companyIds: body.companyIds } : { allCompanies: true as const };
-    return c.json(await register(db, { type: "board", userId: actor.userId }, body.name, coverage), 201);
+    const board = { type: "board" as const, userId: actor.userId };
+    return c.json(await register(db, board, body.name, coverage, body.maxConcurrentRuns), 201);
   },
 );
 

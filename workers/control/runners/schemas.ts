@@ -8,6 +8,11 @@ export const CompanyParamSchema = z.object({ companyId: z.string() });
 export const RunnerParamSchema = z.object({ runnerId: z.uuid() });
 export const CompanyRunnerParamSchema = z.object({ companyId: z.string(), runnerId: z.uuid() });
 
+/** How many runs may execute on the runner at once, whatever slots it claims (absent: its slots decide). */
+const RunnerCap = z.number().int().min(1).max(256).optional().openapi({
+  description: "At most this many runs execute on the runner at once, whatever slots it claims (1 to 256)",
+});
+
 export const CreateRunnerBodySchema = z
   .strictObject({
     name: RunnerName,
@@ -25,6 +30,7 @@ export const CreateRunnerBodySchema = z
           "Serve every company you created, and each one you create later (instead of companyIds); " +
           "never a company you join by invite unless you attach the runner to it",
       }),
+    maxConcurrentRuns: RunnerCap,
   })
   .refine((body) => (body.allCompanies === true) !== (body.companyIds !== undefined), {
     message: "send either companyIds or allCompanies: true",
@@ -33,7 +39,7 @@ export const CreateRunnerBodySchema = z
   .openapi("CreateRunnerBody");
 
 export const CreateCompanyRunnerBodySchema = z
-  .strictObject({ name: RunnerName })
+  .strictObject({ name: RunnerName, maxConcurrentRuns: RunnerCap })
   .openapi("CreateCompanyRunnerBody");
 
 export const RunnerSchema = z
@@ -51,6 +57,9 @@ export const RunnerSchema = z
     connected: z.boolean().openapi({ description: "A link is open and the runner spoke in the last 90 s" }),
     capabilities: z.record(z.string(), z.unknown()).nullable(),
     version: z.string().nullable(),
+    maxConcurrentRuns: z.number().int().nullable().openapi({
+      description: "At most this many runs execute on it at once (null: the slots it claims decide)",
+    }),
     lastSeenAt: z.string().nullable(),
     createdAt: z.string(),
     revokedAt: z.string().nullable(),

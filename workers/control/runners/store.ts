@@ -204,6 +204,7 @@ export function runnerResource(row: RunnerRow, companyIds: readonly string[], no
     connected: isConnected(row, now),
     capabilities: row.capabilities,
     version: row.version,
+    maxConcurrentRuns: row.maxConcurrentRuns,
     lastSeenAt: row.lastSeenAt === null ? null : iso(row.lastSeenAt),
     createdAt: iso(row.createdAt),
     revokedAt: row.revokedAt === null ? null : iso(row.revokedAt),

@@ -49,9 +49,21 @@ const maxConcurrentRuns = sql`CASE
 const runningOfAgent = sql`(SELECT count(*) FROM ${heartbeatRuns} AS busy WHERE busy.agent_id = ${heartbeatRuns.agentId} AND busy.status = 'running')`;
 
 /**
+ * The queued run's company is below its maxConcurrentRuns (or has none): its running runs are counted
+ * inside the claiming statement, so two claims at once cannot both take the last place.
+ */
+export const companyBelowCap = sql`(${companies.maxConcurrentRuns} IS NULL OR (SELECT count(*) FROM ${heartbeatRuns} AS busy WHERE busy.company_id = ${heartbeatRuns.companyId} AND busy.status = 'running') < ${companies.maxConcurrentRuns})`;
+
+/** The runner is below its own maxConcurrentRuns, whatever slots it claims (none set: always). */
+const runnerBelowCap = (runner: RunnerRow) =>
+  runner.maxConcurrentRuns === null
+    ? undefined
+    : sql`(SELECT count(*) FROM ${heartbeatRuns} AS busy WHERE busy.runner_id = ${runner.id} AND busy.status = 'running') < ${runner.maxConcurrentRuns}`;
+
+/**
  * The oldest queued run this runner may take, moved to running on its link, in one statement: of a
  * local adapter, of an active company the runner serves right now, of an agent below its
- * maxConcurrentRuns. The dispatcher applies claims one at a time, and the statement is atomic anyway.
+ * maxConcurrentRuns, of a company below its own, on a runner below its own. The dispatcher applies claims one at a time, and the statement is atomic anyway.
  */
 async function takeOldestQueued(
   db: Db,
@@ -71,9 +83,11 @@ async function takeOldestQueued(
         eq(companies.status, "active"),
         sql`${heartbeatRuns.companyId} IN ${coveredCompanyIds(runner)}`,
         sql`${runningOfAgent} < ${maxConcurrentRuns}`,
+        companyBelowCap,
+        runnerBelowCap(runner),
       ),
     )
-    .orderBy(asc(heartbeatRuns.createdAt))
+    .orderBy(asc(heartbeatRuns.createdAt), asc(heartbeatRuns.id))
     .limit(1);
   const [taken] = await db
     .update(heartbeatRuns)

@@ -13,7 +13,7 @@ import { signedHeaders } from "../../webhooks/signing";
 import { allowedHostsOf, webhookTargetProblem } from "../../webhooks/targets";
 import { resolveSecretEnv } from "../secrets";
 import { wakeRefusal } from "../wakes";
-import { mintRunKey } from "./claim";
+import { companyBelowCap, mintRunKey } from "./claim";
 import { chargeRun, endRun } from "./lifecycle";
 import { announceRun } from "./live";
 
@@ -67,9 +67,10 @@ async function takeQueuedHttpRun(db: Db, now: number): Promise<HeartbeatRunRow |
         eq(agents.adapterType, HTTP_ADAPTER),
         eq(companies.status, "active"),
         sql`NOT EXISTS (SELECT 1 FROM ${heartbeatRuns} AS busy WHERE busy.agent_id = ${heartbeatRuns.agentId} AND busy.status = 'running')`,
+        companyBelowCap,
       ),
     )
-    .orderBy(asc(heartbeatRuns.createdAt))
+    .orderBy(asc(heartbeatRuns.createdAt), asc(heartbeatRuns.id))
     .limit(1);
   const [taken] = await db
     .update(heartbeatRuns)

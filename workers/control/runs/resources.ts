@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import type { HeartbeatRunRow } from "../../db/schema";
 import { companiesWithConnectedRunner } from "../runners";
 import { type ActorNames, actorNames, nameOf } from "../shared";
-import { runResource } from "../wakes";
+import { queuePositions, runResource } from "../wakes";
 
 /** Who invoked the runs, one batched read per company among them (a page is usually one company). */
 async function requesterNames(db: Db, rows: readonly HeartbeatRunRow[]): Promise<Map<string, ActorNames>> {
@@ -26,13 +26,14 @@ async function requesterNames(db: Db, rows: readonly HeartbeatRunRow[]): Promise
  */
 export async function runResources(db: Db, rows: HeartbeatRunRow[]) {
   const queued = rows.filter((row) => row.status === "queued").map((row) => row.companyId);
-  const [served, names] = await Promise.all([
+  const [served, names, positions] = await Promise.all([
     companiesWithConnectedRunner(db, queued),
     requesterNames(db, rows),
+    queuePositions(db, rows),
   ]);
   return rows.map((row) => {
     const own = names.get(row.companyId);
     const requestedByName = own ? nameOf(own, row.requestedByUserId, row.requestedByAgentId) : null;
-    return runResource(row, served.has(row.companyId), requestedByName);
+    return runResource(row, served.has(row.companyId), requestedByName, positions.get(row.id) ?? null);
   });
 }

@@ -14,6 +14,7 @@ export {
   cancelQueuedCompanyRuns,
   cancelQueuedRuns,
   heartbeatSettings,
+  queuePositions,
   runResource,
   wakeInsert,
   wakeRefusal,

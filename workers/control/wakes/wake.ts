@@ -123,8 +123,14 @@ export const wakeInsert = (db: Db, run: HeartbeatRunRow) =>
  * A run as the API shows it, with the name of whoever invoked it (`requestedByName`, see
  * shared/people.ts). `waitingForRunner`: the caller knows whether a connected runner serves
  * the run's company (runners' companiesWithConnectedRunner); only a queued run can be waiting.
+ * `queuePosition`: a queued run's place in its company's queue (queuePositions).
  */
-export const runResource = (run: HeartbeatRunRow, runnerServes: boolean, requestedByName: string | null) => ({
+export const runResource = (
+  run: HeartbeatRunRow,
+  runnerServes: boolean,
+  requestedByName: string | null,
+  queuePosition: number | null = null,
+) => ({
   id: run.id,
   companyId: run.companyId,
   agentId: run.agentId,
@@ -148,6 +154,7 @@ export const runResource = (run: HeartbeatRunRow, runnerServes: boolean, request
   resumed: run.sessionResumed,
   runnerId: run.runnerId,
   waitingForRunner: run.status === "queued" && !runnerServes,
+  queuePosition: run.status === "queued" ? queuePosition : null,
   cancelRequestedAt: run.cancelRequestedAt === null ? null : new Date(run.cancelRequestedAt).toISOString(),
   createdAt: new Date(run.createdAt).toISOString(),
   startedAt: run.startedAt === null ? null : new Date(run.startedAt).toISOString(),
@@ -167,3 +174,22 @@ export const cancelQueuedCompanyRuns = (db: Db, companyId: string, reason: strin
     .update(heartbeatRuns)
     .set({ status: "cancelled", errorReason: reason, finishedAt: now })
     .where(and(eq(heartbeatRuns.companyId, companyId), eq(heartbeatRuns.status, "queued")));
+
+/**
+ * Each queued run's place in its company's queue, from 1 (the next to start when the company, its
+ * agent and a runner have room): the company's queued runs created before it, in claim order, plus one.
+ * One statement for the whole page.
+ */
+export async function queuePositions(db: Db, rows: readonly HeartbeatRunRow[]): Promise<Map<string, number>> {
+  const queued = rows.filter((row) => row.status === "queued").map((row) => row.id);
+  if (queued.length === 0) return new Map();
+  // Aliased both ways: drizzle leaves a single table's columns unqualified, which inside the
+  // subquery would name the subquery's own rows.
+  const found = await db.all<{ id: string; ahead: number }>(sql`
+    SELECT run.id AS id,
+      (SELECT count(*) FROM ${heartbeatRuns} AS ahead
+        WHERE ahead.company_id = run.company_id AND ahead.status = 'queued'
+          AND (ahead.created_at, ahead.id) < (run.created_at, run.id)) AS ahead
+    FROM ${heartbeatRuns} AS run WHERE run.id IN ${queued}`);
+  return new Map(found.map((row) => [row.id, Number(row.ahead) + 1]));
+}
