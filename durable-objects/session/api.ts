@@ -14,6 +14,7 @@ import { PRESENCE_SCHEMA } from "../messaging/chats/presence";
 import { CONFIG_SCHEMA } from "../messaging/config/session";
 import { CONTACTS_SCHEMA, contactsApi } from "../messaging/contacts/store";
 import type { Outcome, SessionContext, TimedWork } from "../messaging/context";
+import { eventsApi } from "../messaging/events/log";
 import { GROUPS_SCHEMA, groupsApi } from "../messaging/groups/store";
 import { LABELS_SCHEMA, labelsApi } from "../messaging/labels/store";
 import { LINE_RELAY_SCHEMA, lineRelayWork } from "../messaging/line/relay";
@@ -46,6 +47,7 @@ export const sessionApi = {
   ...schedulerApi,
   ...broadcastsApi,
   ...webhooksApi,
+  ...eventsApi,
   ...accessApi,
 };
 

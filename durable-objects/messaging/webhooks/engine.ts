@@ -47,7 +47,7 @@ export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 15_000;
 const firstDelay = (ctx: SessionContext) => retrySchedule(ctx.env)[0] ?? 0;
 
 function fanOutAll(ctx: SessionContext): void {
-  while (fanOut(ctx.sql, ctx.now(), firstDelay(ctx)) > 0) {
+  while (fanOut(ctx.sql, ctx.sessionId, ctx.now(), firstDelay(ctx)) > 0) {
     // each call consumes one batch of outbox entries
   }
 }

@@ -1,4 +1,4 @@
-import { getState } from "./store";
+import { getState, setState } from "./store";
 
 /**
  * Keeps the outbox and the deliveries log bounded: finished deliveries and outbox entries no delivery
@@ -28,8 +28,8 @@ export function prune(sql: SqlStorage, now: number): boolean {
   if (!oldest || oldest.created_at >= cutoff) return deliveries >= BATCH;
   // Only entries already fanned out, with no delivery left that could need them (redeliver), and
   // (for the events the company line's relay takes, line/relay.ts RELAYED_EVENTS) already handed to it.
-  const entries = sql
-    .exec(
+  const deleted = sql
+    .exec<{ seq: number }>(
       `DELETE FROM outbox WHERE seq IN (
          SELECT seq FROM outbox o WHERE seq <= ? AND created_at < ?
            AND (event NOT IN ('message.received', 'poll.vote')
@@ -40,7 +40,11 @@ export function prune(sql: SqlStorage, now: number): boolean {
       cutoff,
       BATCH,
     )
-    .toArray().length;
+    .toArray();
+  // The event log's horizon (events/log.ts): a reader after an older cursor gets 410.
+  const through = Math.max(getState(sql, "pruned_through_seq") ?? 0, ...deleted.map((row) => row.seq));
+  if (deleted.length > 0) setState(sql, "pruned_through_seq", through);
+  const entries = deleted.length;
   return deliveries >= BATCH || entries >= BATCH;
 }
 

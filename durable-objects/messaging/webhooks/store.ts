@@ -1,4 +1,4 @@
-import { newMessageId } from "../../../workers/webhooks/signing";
+import { eventIdOf } from "../events/log";
 import type { DeliveryRecord, DeliveryStatus, WebhookEndpoint } from "./types";
 
 /**
@@ -42,7 +42,7 @@ export function addMissingColumns(sql: SqlStorage): void {
   }
 }
 
-export type StateKey = "fanned_out_seq" | "webhooks_loaded" | "load_failed_at";
+export type StateKey = "fanned_out_seq" | "webhooks_loaded" | "load_failed_at" | "pruned_through_seq";
 
 export interface EndpointRow extends WebhookEndpoint {
   firstFailureAt: number | null;
@@ -188,7 +188,13 @@ export function insertDelivery(
  * cursor in the same synchronous block, so an entry is fanned out exactly once. Returns how many
  * entries it consumed (at most `batch`).
  */
-export function fanOut(sql: SqlStorage, now: number, firstDelay: number, batch = 1000): number {
+export function fanOut(
+  sql: SqlStorage,
+  sessionId: string,
+  now: number,
+  firstDelay: number,
+  batch = 1000,
+): number {
   const cursor = getState(sql, "fanned_out_seq") ?? 0;
   const rows = sql
     .exec<{ seq: number; event: string }>(
@@ -205,7 +211,7 @@ export function fanOut(sql: SqlStorage, now: number, firstDelay: number, batch =
       insertDelivery(sql, {
         endpointId: endpoint.id,
         outboxSeq: row.seq,
-        messageId: newMessageId(),
+        messageId: eventIdOf(sessionId, row.seq), // the log's id: webhooks and the log agree
         event: row.event,
         nextAt: now + firstDelay,
         now,
