@@ -17,6 +17,7 @@ import {
   jsonBody,
 } from "../../http/openapi";
 import { pushSessionConfig } from "./call";
+import { EventLogQuerySchema, EventLogSchema, eventLogPage } from "./event-log";
 import { unwrap } from "./outcome";
 import {
   ActionParamsSchema,
@@ -163,26 +164,42 @@ sessionRoutes.openapi(
     method: "get",
     path: "/{id}/events",
     tags,
-    summary: "Live session state over a WebSocket (what the dashboard's pairing page listens to)",
+    summary: "The session's events from a cursor; as a WebSocket, its live state (the pairing page's)",
     description:
-      'Upgrade to a WebSocket. The server sends `{type:"session", state, status, qrImage, me}` at once ' +
+      "A plain GET reads the session's event log: every event its webhooks carry, in order, with the " +
+      "same ids (`webhook-id`) and payloads, `limit` at a time after the cursor `after` (0: the oldest " +
+      "kept); `next` continues. A cursor older than the log's retention (7 days) answers 410 naming the " +
+      "oldest readable cursor. docs/events.md. " +
+      'As a WebSocket upgrade: the server sends `{type:"session", state, status, qrImage, me}` at once ' +
       "and after every change: each new QR, connected (with `me`), disconnected. Messages from the client are " +
       "ignored. Authenticated like every route (the cookie from a browser); a cross-site `Origin` is 403. " +
       "The server closes the socket when the caller's access ends: 4401 when their credential changed, " +
       "4403 when their share was revoked.",
     security: authenticated,
-    request: { params: SessionIdParamsSchema },
+    request: { params: SessionIdParamsSchema, query: EventLogQuerySchema },
     responses: {
+      200: json(gatewayOk(EventLogSchema), "One page of the session's events"),
       101: { description: "Switching protocols; the session's view follows" },
+      400: gatewayErrors[400],
       401: gatewayErrors[401],
       403: errorResponse("Cross-site Origin"),
       404: sessionErrors[404],
-      426: errorResponse("Not a WebSocket upgrade"),
+      410: {
+        ...errorResponse("The cursor is older than the log's retention"),
+        headers: z.object({
+          "X-Oldest-Cursor": z
+            .string()
+            .openapi({ description: "The oldest cursor still readable: read from it" }),
+        }),
+      },
     },
   }),
   async (c) => {
-    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket")
-      throw new ApiError(426, "Upgrade required", "Open this URL as a WebSocket");
+    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+      const db = database(c.env.DB);
+      const session = await loadAccessibleSession(db, c.get("principal"), c.req.valid("param").id, "read");
+      return c.json(await eventLogPage(c, session, c.req.valid("query")), 200);
+    }
     if (!isSameOriginOrNone(c)) throw new ApiError(403, "Forbidden", "Cross-site WebSocket refused");
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(

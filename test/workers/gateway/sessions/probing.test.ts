@@ -25,8 +25,8 @@ interface Probe {
 const PROBES: Probe[] = [
   { method: "GET", path: "/api/sessions/{S}" },
   { method: "GET", path: "/api/sessions/{S}/qr" },
-  // A plain GET is 426 before anything else; the socket itself is probed in its own test below.
-  { method: "GET", path: "/api/sessions/{S}/events", status: 426 },
+  // A plain GET reads the event log; the socket itself is probed in its own test below.
+  { method: "GET", path: "/api/sessions/{S}/events" },
   { method: "GET", path: "/api/sessions/{S}/settings" },
   { method: "PATCH", path: "/api/sessions/{S}/settings", body: { config: { rejectCalls: true } } },
   { method: "DELETE", path: "/api/sessions/{S}/settings" },
