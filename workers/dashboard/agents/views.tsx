@@ -272,6 +272,9 @@ export function RunList({ runs }: { runs: Run[] }) {
           <td>
             <StatusBadge status={run.status} />
             {run.waitingForRunner && <span class="muted"> (waiting for a runner)</span>}
+            {run.queuePosition !== null && !run.waitingForRunner && (
+              <span class="muted"> (number {run.queuePosition} in the company's queue)</span>
+            )}
           </td>
           <td>{run.issueId ? <a href={`/issues/${run.issueId}`}>Open the issue</a> : "—"}</td>
           <td>{dollars(run.costCents)}</td>

@@ -95,6 +95,12 @@ export function RunEntry({ run, log, events, names }: RunEntryProps) {
           </>
         )}
       </dl>
+      {run.queuePosition !== null && !run.waitingForRunner && (
+        <p class="muted" role="status">
+          Queued: number {run.queuePosition} in the company's queue. It starts when the company's cap on runs
+          at once, its agent and a runner have room.
+        </p>
+      )}
       {run.waitingForRunner && (
         <p class="muted" role="status">
           Waiting for a runner: no runner that serves this company is connected. An owner of the company
