@@ -93,7 +93,7 @@ describe("activity page", () => {
 });
 
 describe("company settings page", () => {
-  it("saves name, description, budget and the approval rule", async () => {
+  it("saves name, description, budget, runs at once and the approval rule", async () => {
     const page = await browse(owner, `/companies/${companyId}/settings`);
     expect(page.status).toBe(200);
     expect(page.html).toMatch(/<input id="field-name" name="name"[^>]* value="Log Co /);
@@ -101,6 +101,7 @@ describe("company settings page", () => {
       name: "Log Company",
       description: "Keeps records",
       budgetMonthlyCents: "50000",
+      maxConcurrentRuns: "3",
       requireBoardApprovalForNewAgents: "on",
     });
     expect(saved.status).toBe(303);
@@ -108,15 +109,23 @@ describe("company settings page", () => {
       name: "Log Company",
       description: "Keeps records",
       budgetMonthlyCents: 50000,
+      maxConcurrentRuns: 3,
       requireBoardApprovalForNewAgents: true,
     });
+    expect((await browse(owner, `/companies/${companyId}/settings`)).html).toMatch(
+      /<input id="field-maxConcurrentRuns" name="maxConcurrentRuns"[^>]* value="3"/,
+    );
     const unticked = await submit(owner, `/companies/${companyId}/settings`, {
       name: "Log Company",
       description: "",
       budgetMonthlyCents: "0",
     });
     expect(unticked.status).toBe(303);
-    expect(await company()).toMatchObject({ description: null, requireBoardApprovalForNewAgents: false });
+    expect(await company()).toMatchObject({
+      description: null,
+      maxConcurrentRuns: null,
+      requireBoardApprovalForNewAgents: false,
+    });
   });
 
   it("shows an empty name and a negative budget next to their fields and saves nothing", async () => {
@@ -124,10 +133,12 @@ describe("company settings page", () => {
     const bad = await submit(owner, `/companies/${companyId}/settings`, {
       name: "",
       budgetMonthlyCents: "-1",
+      maxConcurrentRuns: "0",
     });
     expect(bad.status).toBe(400);
     expect(fieldError(bad.html, "name")).toBeTruthy();
     expect(fieldError(bad.html, "budgetMonthlyCents")).toBeTruthy();
+    expect(fieldError(bad.html, "maxConcurrentRuns")).toBeTruthy();
     expect(await company()).toEqual(before);
   });
 

@@ -18,7 +18,7 @@ import { loadMyRole } from "../ui/member-shared";
 import { failureStatus, redirectWithFlash, render } from "../ui/render";
 
 // ---------------------------------------------------------------------------------------------
-// GET/POST /companies/:id/settings: name, description, monthly budget, the approval rule for hires.
+// GET/POST /companies/:id/settings: name, description, monthly budget, runs at once, the approval rule for hires.
 //
 // MEMBERS SLOT: the company's members are another module's (it renders its own section below the
 // settings form and owns the routes under /companies/:id/settings/members). Nothing here handles
@@ -32,6 +32,7 @@ const SETTINGS_FIELDS = [
   "description",
   "budgetMonthlyCents",
   "requireBoardApprovalForNewAgents",
+  "maxConcurrentRuns",
 ] as const;
 
 const settingsOf = (company: Company): FormState =>
@@ -40,6 +41,7 @@ const settingsOf = (company: Company): FormState =>
     description: company.description ?? "",
     budgetMonthlyCents: String(company.budgetMonthlyCents),
     requireBoardApprovalForNewAgents: company.requireBoardApprovalForNewAgents ? "on" : "",
+    maxConcurrentRuns: company.maxConcurrentRuns === null ? "" : String(company.maxConcurrentRuns),
   });
 
 function SettingsForm({ company, csrf, form }: { company: Company; csrf: string; form: FormState }) {
@@ -55,6 +57,15 @@ function SettingsForm({ company, csrf, form }: { company: Company; csrf: string;
         min="0"
         step="1"
         hint="0 means no limit. At the budget every agent is paused."
+      />
+      <Field
+        form={form}
+        name="maxConcurrentRuns"
+        label="Runs at once"
+        type="number"
+        min="1"
+        step="1"
+        hint="How many of the company's agent runs may execute at the same time; the rest wait in order. Empty means no limit."
       />
       <CheckboxField
         form={form}
@@ -120,6 +131,7 @@ companySettingsPage.post("/companies/:companyId/settings", async (c) => {
     description: description === "" ? null : description,
     budgetMonthlyCents: optionalNumber(values.budgetMonthlyCents) ?? 0,
     requireBoardApprovalForNewAgents: values.requireBoardApprovalForNewAgents === "on",
+    maxConcurrentRuns: optionalNumber(values.maxConcurrentRuns) ?? null,
   });
   if (!result.ok)
     return showSettings(c, companyId, {
