@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { RunAssignment } from "../../../bridge/src/protocol/runner";
 import { generateAgentKey } from "../../auth/agent-key-format";
 import type { Env } from "../../core/env";
@@ -52,7 +52,7 @@ const runningOfAgent = sql`(SELECT count(*) FROM ${heartbeatRuns} AS busy WHERE 
  * The queued run's company is below its maxConcurrentRuns (or has none): its running runs are counted
  * inside the claiming statement, so two claims at once cannot both take the last place.
  */
-export const companyBelowCap = sql`(${companies.maxConcurrentRuns} IS NULL OR (SELECT count(*) FROM ${heartbeatRuns} AS busy WHERE busy.company_id = ${heartbeatRuns.companyId} AND busy.status = 'running') < ${companies.maxConcurrentRuns})`;
+const companyBelowCap = sql`(${companies.maxConcurrentRuns} IS NULL OR (SELECT count(*) FROM ${heartbeatRuns} AS busy WHERE busy.company_id = ${heartbeatRuns.companyId} AND busy.status = 'running') < ${companies.maxConcurrentRuns})`;
 
 /** The runner is below its own maxConcurrentRuns, whatever slots it claims (none set: always). */
 const runnerBelowCap = (runner: RunnerRow) =>
@@ -61,15 +61,15 @@ const runnerBelowCap = (runner: RunnerRow) =>
     : sql`(SELECT count(*) FROM ${heartbeatRuns} AS busy WHERE busy.runner_id = ${runner.id} AND busy.status = 'running') < ${runner.maxConcurrentRuns}`;
 
 /**
- * The oldest queued run this runner may take, moved to running on its link, in one statement: of a
- * local adapter, of an active company the runner serves right now, of an agent below its
- * maxConcurrentRuns, of a company below its own, on a runner below its own. The dispatcher applies claims one at a time, and the statement is atomic anyway.
+ * The oldest queued run (the id breaking ties) of an active company below its cap, of an agent below
+ * its maxConcurrentRuns, that also meets `conditions`, moved to running with `set`: one statement, so
+ * two claims at once never take the same run or the same last place. The local runners' claim and
+ * the http adapter's (http-adapter.ts) are this with their own conditions.
  */
-async function takeOldestQueued(
+export async function takeOldestQueued(
   db: Db,
-  runner: RunnerRow,
-  linkId: string,
-  now: number,
+  conditions: ReadonlyArray<SQL | undefined>,
+  set: Partial<HeartbeatRunRow>,
 ): Promise<HeartbeatRunRow | undefined> {
   const oldest = db
     .select({ id: heartbeatRuns.id })
@@ -79,23 +79,33 @@ async function takeOldestQueued(
     .where(
       and(
         eq(heartbeatRuns.status, "queued"),
-        inArray(agents.adapterType, [...LOCAL_ADAPTERS]),
         eq(companies.status, "active"),
-        sql`${heartbeatRuns.companyId} IN ${coveredCompanyIds(runner)}`,
         sql`${runningOfAgent} < ${maxConcurrentRuns}`,
         companyBelowCap,
-        runnerBelowCap(runner),
+        ...conditions,
       ),
     )
     .orderBy(asc(heartbeatRuns.createdAt), asc(heartbeatRuns.id))
     .limit(1);
   const [taken] = await db
     .update(heartbeatRuns)
-    .set({ status: "running", runnerId: runner.id, runnerLinkId: linkId, startedAt: now, heartbeatAt: now })
+    .set({ ...set, status: "running" })
     .where(and(eq(heartbeatRuns.status, "queued"), eq(heartbeatRuns.id, sql`(${oldest})`)))
     .returning();
   return taken;
 }
+
+/** The oldest queued run this runner may take: of a local adapter, of a company it serves right now, within its own cap. */
+const takeOldestForRunner = (db: Db, runner: RunnerRow, linkId: string, now: number) =>
+  takeOldestQueued(
+    db,
+    [
+      inArray(agents.adapterType, [...LOCAL_ADAPTERS]),
+      sql`${heartbeatRuns.companyId} IN ${coveredCompanyIds(runner)}`,
+      runnerBelowCap(runner),
+    ],
+    { runnerId: runner.id, runnerLinkId: linkId, startedAt: now, heartbeatAt: now },
+  );
 
 /** A run taken for an agent that may no longer run (paused, its or its company's budget spent since it was queued). */
 async function refuse(env: Env, db: Db, run: HeartbeatRunRow, reason: string, now: number): Promise<void> {
@@ -166,7 +176,7 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
   if (!runner) return null;
   for (;;) {
     const now = Date.now();
-    const run = await takeOldestQueued(db, runner, link.linkId, now);
+    const run = await takeOldestForRunner(db, runner, link.linkId, now);
     if (!run) return null;
     const [agent, company] = await Promise.all([
       db.select().from(agents).where(eq(agents.id, run.agentId)).get(),

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import {
@@ -13,7 +13,7 @@ import { signedHeaders } from "../../webhooks/signing";
 import { allowedHostsOf, webhookTargetProblem } from "../../webhooks/targets";
 import { resolveSecretEnv } from "../secrets";
 import { wakeRefusal } from "../wakes";
-import { companyBelowCap, mintRunKey } from "./claim";
+import { mintRunKey, takeOldestQueued } from "./claim";
 import { chargeRun, endRun } from "./lifecycle";
 import { announceRun } from "./live";
 
@@ -54,31 +54,9 @@ const timeoutMsOf = (agent: AgentRow): number => {
   return seconds * 1000;
 };
 
-/** The oldest queued run of an http agent (active company, agent below one running run), moved to running. */
-async function takeQueuedHttpRun(db: Db, now: number): Promise<HeartbeatRunRow | undefined> {
-  const oldest = db
-    .select({ id: heartbeatRuns.id })
-    .from(heartbeatRuns)
-    .innerJoin(agents, eq(agents.id, heartbeatRuns.agentId))
-    .innerJoin(companies, eq(companies.id, heartbeatRuns.companyId))
-    .where(
-      and(
-        eq(heartbeatRuns.status, "queued"),
-        eq(agents.adapterType, HTTP_ADAPTER),
-        eq(companies.status, "active"),
-        sql`NOT EXISTS (SELECT 1 FROM ${heartbeatRuns} AS busy WHERE busy.agent_id = ${heartbeatRuns.agentId} AND busy.status = 'running')`,
-        companyBelowCap,
-      ),
-    )
-    .orderBy(asc(heartbeatRuns.createdAt), asc(heartbeatRuns.id))
-    .limit(1);
-  const [taken] = await db
-    .update(heartbeatRuns)
-    .set({ status: "running", startedAt: now, heartbeatAt: now })
-    .where(and(eq(heartbeatRuns.status, "queued"), eq(heartbeatRuns.id, sql`(${oldest})`)))
-    .returning();
-  return taken;
-}
+/** The oldest queued run of an http agent (the claim's rules: claim.ts `takeOldestQueued`), moved to running. */
+const takeQueuedHttpRun = (db: Db, now: number) =>
+  takeOldestQueued(db, [eq(agents.adapterType, HTTP_ADAPTER)], { startedAt: now, heartbeatAt: now });
 
 /** Starts queued http runs: each gets its key and the state its first attempt (due now) needs. */
 export async function startHttpRuns(env: Env, db: Db, now: number): Promise<HttpWake[]> {
