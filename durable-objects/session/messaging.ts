@@ -11,6 +11,7 @@ import {
   writeConfigCopy,
 } from "../messaging/config/session";
 import { failure, type Outcome, type SessionContext, type WebhookEvent } from "../messaging/context";
+import { pushToEventStreams } from "../messaging/events/stream";
 import { storeDownloadedMedia } from "../messaging/messages/api";
 import { appendToOutbox } from "../messaging/outbox";
 import { addMissingColumns, ensureSchema } from "../messaging/schema";
@@ -132,6 +133,8 @@ export class SessionMessaging {
     keepOutboxBounded(this.sql, Date.now());
     offerNewWork(this.sql);
     this.wakeSoon();
+    // After the caller's transaction: a stream never sees an event that was rolled back.
+    queueMicrotask(() => pushToEventStreams(this.host.state, this.host.sessionId()));
   }
 
   /** The Worker's copy of the session's webhook endpoints (replaces the previous one). */

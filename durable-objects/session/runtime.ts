@@ -14,6 +14,7 @@ import type { Env } from "../../workers/core/env";
 import { fleetObject } from "../fleet/contract";
 import type { SessionConfigCopy } from "../messaging/config/session";
 import { failure, type Outcome } from "../messaging/context";
+import { acceptEventStream } from "../messaging/events/stream";
 import { readMedia, type StoredMedia } from "../messaging/media/store";
 import { sentRecord } from "../messaging/messages/sent-record";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
@@ -249,12 +250,14 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
 
   /**
    * WebSocket upgrade from a bridge (the Worker has already checked its token), or from a dashboard
-   * viewer at `/watch/<id>` (the Worker has already checked the caller may see the session).
+   * viewer at `/watch/<id>` or an event stream at `/events-stream/<id>` (the Worker checked the caller).
    */
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     this.bind(decodeURIComponent(url.pathname.split("/").pop() ?? ""));
     if (url.pathname.startsWith("/watch/")) return this.viewers.accept(ownerTagOf(request.url));
+    if (url.pathname.startsWith("/events-stream/"))
+      return acceptEventStream(this.ctx, this.storage.read().sessionId ?? "", request.url);
     const bridge = url.searchParams.get("bridge") ?? "";
     const proxy = await this.proxyForBridge();
     const record = this.storage.read();

@@ -40,7 +40,7 @@ import {
   loadAccessibleSession,
   type SessionNeed,
 } from "./store";
-import { openSessionWatch } from "./watch";
+import { openEventStream, openSessionWatch } from "./watch";
 import { webhookSummaries } from "./webhook-summaries";
 
 export const sessionRoutes = createRouter();
@@ -209,6 +209,49 @@ sessionRoutes.openapi(
       needFor(c.req.method),
     );
     return openSessionWatch(c, session);
+  },
+);
+
+sessionRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}/events/stream",
+    tags,
+    summary: "The session's events live over a WebSocket: replayed from a cursor, then followed",
+    description:
+      "Upgrade to a WebSocket. Every event after `after` (0: the oldest kept) is sent at once, one JSON " +
+      "message each (`{id, cursor, event, sessionId, timestamp, data}`, as GET …/events pages them), then " +
+      "each new one as it happens: exactly once, in order. Reconnect with the last `cursor` you saw. A " +
+      "cursor older than the log's retention is 410 with X-Oldest-Cursor. The socket closes when the " +
+      "caller's access ends (4401, 4403). docs/events.md.",
+    security: authenticated,
+    request: { params: SessionIdParamsSchema, query: EventLogQuerySchema.pick({ after: true }) },
+    responses: {
+      101: { description: "Switching protocols; the events follow" },
+      400: gatewayErrors[400],
+      401: gatewayErrors[401],
+      403: errorResponse("Cross-site Origin"),
+      404: sessionErrors[404],
+      410: {
+        ...errorResponse("The cursor is older than the log's retention"),
+        headers: z.object({
+          "X-Oldest-Cursor": z
+            .string()
+            .openapi({ description: "The oldest cursor still readable: open from it" }),
+        }),
+      },
+      426: errorResponse("Not a WebSocket upgrade"),
+    },
+  }),
+  async (c) => {
+    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket")
+      throw new ApiError(426, "Upgrade required", "Open this URL as a WebSocket");
+    if (!isSameOriginOrNone(c)) throw new ApiError(403, "Forbidden", "Cross-site WebSocket refused");
+    const after = c.req.valid("query").after ?? "0";
+    if (!/^\d{1,15}$/.test(after)) throw badRequest("after: not a cursor of this log");
+    const db = database(c.env.DB);
+    const session = await loadAccessibleSession(db, c.get("principal"), c.req.valid("param").id, "read");
+    return openEventStream(c, session, after);
   },
 );
 

@@ -12,6 +12,7 @@ import { keyExpiryOf, resolvePrincipal } from "../../auth/middleware";
 import type { AppEnv } from "../../core/env";
 import { database } from "../../db/client";
 import type { SessionRow } from "../../db/schema";
+import { ApiError } from "../../http/errors";
 import { accessOf } from "./store";
 
 /**
@@ -19,11 +20,38 @@ import { accessOf } from "./store";
  * Keyring shard (so a revoked key, account or share closes it: auth/live-sockets.ts), opened in the
  * session's object, then confirmed against the caller's credential and share as they are now.
  */
-export async function openSessionWatch(c: Context<AppEnv>, session: SessionRow): Promise<Response> {
+export function openSessionWatch(c: Context<AppEnv>, session: SessionRow): Promise<Response> {
+  return openSessionSocket(c, session, new URL(`https://session/watch/${encodeURIComponent(session.id)}`));
+}
+
+/**
+ * The session's event stream from cursor `after` (issue 33, docs/events.md), under the same rules as
+ * the pairing page's socket: ending the caller's access closes it.
+ */
+export async function openEventStream(
+  c: Context<AppEnv>,
+  session: SessionRow,
+  after: string,
+): Promise<Response> {
+  const stream = new URL(`https://session/events-stream/${encodeURIComponent(session.id)}`);
+  stream.searchParams.set("after", after);
+  stream.searchParams.set("slug", session.sessionId);
+  const opened = await openSessionSocket(c, session, stream);
+  if (opened.status !== 410) return opened;
+  const oldest = opened.headers.get("X-Oldest-Cursor") ?? "0";
+  throw new ApiError(
+    410,
+    "Cursor past retention",
+    `events before cursor ${oldest} were removed (retention); open the stream again from after=${oldest}`,
+    undefined,
+    { "X-Oldest-Cursor": oldest },
+  );
+}
+
+async function openSessionSocket(c: Context<AppEnv>, session: SessionRow, watch: URL): Promise<Response> {
   const owner = { kind: "user", id: c.get("principal").user.id } as const;
   const host = { binding: "SESSION", name: session.id, companyId: null } as const;
   await noteLiveSocket(c.env, owner, host, keyExpiryOf(c));
-  const watch = new URL(`https://session/watch/${encodeURIComponent(session.id)}`);
   watch.searchParams.set("who", ownerTag(owner));
   const upgraded = await sessionObject(c.env, session.id).fetch(
     new Request(watch, { headers: { Upgrade: "websocket" } }),

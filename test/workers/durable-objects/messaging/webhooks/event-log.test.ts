@@ -4,7 +4,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { prune, RETENTION_MS } from "../../../../../durable-objects/messaging/webhooks/retention";
-import { asKey, call, createUser, generateKey } from "../../../helpers";
+import { Link } from "../../../fake-bridge";
+import { asKey, BASE, call, createUser, fetchWorker, generateKey } from "../../../helpers";
 import {
   answers,
   bodyOf,
@@ -68,8 +69,11 @@ describe("GET /api/sessions/{id}/events", () => {
       event: bodyOf(request).event,
       data: bodyOf(request).data,
     }));
-    expect(events.map((event) => ({ id: event.id, event: event.event, data: event.data }))).toEqual(
-      delivered,
+    // Deliveries run several at a time, so they may arrive out of order: compared by id.
+    const byId = <T extends { id: string | null }>(list: T[]) =>
+      [...list].sort((a, b) => String(a.id).localeCompare(String(b.id)));
+    expect(byId(events.map((event) => ({ id: event.id, event: event.event, data: event.data })))).toEqual(
+      byId(delivered),
     );
     expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
     const cursors = events.map((event) => Number(event.cursor));
@@ -123,5 +127,78 @@ describe("GET /api/sessions/{id}/events", () => {
     const after = await readAll(s, 100, oldest);
     expect(after.map((event) => event.data.id)).toContain("NEW-1");
     expect(after.map((event) => event.data.id)).not.toContain("OLD-1");
+  });
+});
+
+async function openStream(s: Connected, after: string, key = s.key): Promise<Response> {
+  return fetchWorker(`${BASE}/api/sessions/${s.slug}/events/stream?after=${after}`, {
+    headers: { Upgrade: "websocket", ...asKey(key) },
+  });
+}
+
+const idOf = (frame: Record<string, unknown>) => (frame.data as { id?: string } | undefined)?.id;
+
+describe("GET /api/sessions/{id}/events/stream", () => {
+  it("replays the log from the cursor, then follows it: each event once, in order, as the log has it", async () => {
+    const s = await connected([]);
+    await incoming(s, "ST-1");
+    const res = await openStream(s, "0");
+    expect(res.status).toBe(101);
+    const stream = new Link(res.webSocket as WebSocket);
+    await stream.next((frame) => idOf(frame) === "ST-1");
+    await incoming(s, "ST-2");
+    await stream.next((frame) => idOf(frame) === "ST-2");
+
+    const log = await readAll(s, 100);
+    await until(s, () => stream.frames.length >= log.length);
+    expect(stream.frames.map((frame) => frame.id)).toEqual(log.map((event) => event.id));
+    expect(stream.frames[0]).toMatchObject({ cursor: log[0]?.cursor, sessionId: s.slug });
+
+    // A consumer that comes back with the last cursor it saw gets only what followed.
+    const last = String(stream.frames.at(-1)?.cursor);
+    stream.socket.close(1000, "done");
+    const again = new Link((await openStream(s, last)).webSocket as WebSocket);
+    await incoming(s, "ST-3");
+    await again.next((frame) => idOf(frame) === "ST-3");
+    const after = (await readAll(s, 100, last)).map((event) => event.id);
+    await until(s, () => again.frames.length >= after.length);
+    expect(again.frames.map((frame) => frame.id)).toEqual(after);
+    again.socket.close(1000, "done");
+  });
+
+  it("refuses a plain GET (426), a bad cursor (400), another tenant (404) and a cursor past retention (410)", async () => {
+    const all = endpoint("stream-retained", ["*"]);
+    answers.set(all.url, ok);
+    const s = await connected([all]);
+    const plain = await call("GET", `/api/sessions/${s.slug}/events/stream`, { headers: asKey(s.key) });
+    expect(plain.status).toBe(426);
+    expect((await openStream(s, "x1")).status).toBe(400);
+    const stranger = await generateKey(await createUser("OWNER"));
+    expect((await openStream(s, "0", stranger)).status).toBe(404);
+    await incoming(s, "GONE-1");
+    await until(s, () => to("stream-retained").length >= 3);
+    await runInDurableObject(stub(s), (_instance, state) => {
+      state.storage.sql.exec("UPDATE outbox SET created_at = ?", Date.now() - RETENTION_MS - 86_400_000);
+      state.storage.sql.exec("UPDATE webhook_deliveries SET created_at = ?", Date.now() - RETENTION_MS - 1);
+      prune(state.storage.sql, Date.now());
+    });
+    const gone = await openStream(s, "0");
+    expect(gone.status).toBe(410);
+    expect(Number(gone.headers.get("X-Oldest-Cursor"))).toBeGreaterThan(0);
+  });
+
+  it("closes when the key that opened it is revoked (4401)", async () => {
+    const s = await connected([]);
+    const created = await call<{ data: { id: string; key: string } }>("POST", "/api/user/keys", {
+      headers: asKey(s.key),
+      body: { name: "stream reader", scopes: ["read"], sessionId: s.slug },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const stream = new Link((await openStream(s, "0", created.body.data.key)).webSocket as WebSocket);
+    await stream.next((frame) => typeof frame.cursor === "string");
+    const revoked = await call("DELETE", `/api/user/keys/${created.body.data.id}`, { headers: asKey(s.key) });
+    expect(revoked.status).toBe(200);
+    const closed = await stream.closedWith(2_000);
+    expect(closed.code).toBe(4401);
   });
 });
