@@ -27,6 +27,8 @@ const PROBES: Probe[] = [
   { method: "GET", path: "/api/sessions/{S}/qr" },
   // A plain GET reads the event log; the socket itself is probed in its own test below.
   { method: "GET", path: "/api/sessions/{S}/events" },
+  // The event stream: a plain GET is 426 before anything else (its socket: event-log.test.ts).
+  { method: "GET", path: "/api/sessions/{S}/events/stream", status: 426 },
   { method: "GET", path: "/api/sessions/{S}/settings" },
   { method: "PATCH", path: "/api/sessions/{S}/settings", body: { config: { rejectCalls: true } } },
   { method: "DELETE", path: "/api/sessions/{S}/settings" },
