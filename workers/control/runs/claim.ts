@@ -127,6 +127,17 @@ function budgetLeft(budgets: ReadonlyArray<Budgeted | undefined>): number | null
   return left.length === 0 ? null : Math.max(1, Math.min(...left));
 }
 
+/** The agent shows `running` while any run of it runs (endRun settles it again). */
+export async function markAgentRunning(db: Db, agentId: string, now: number): Promise<void> {
+  await db
+    .update(agents)
+    .set({
+      lastHeartbeatAt: now,
+      status: sql`CASE WHEN ${agents.status} IN ('idle', 'error') THEN 'running' ELSE ${agents.status} END`,
+    })
+    .where(eq(agents.id, agentId));
+}
+
 /** A key valid only while this run runs: revoked when it finishes, whatever the outcome. */
 export async function mintRunKey(db: Db, run: HeartbeatRunRow, now: number): Promise<string> {
   const generated = await generateAgentKey(run.agentId);
@@ -225,14 +236,7 @@ async function assignment(
   });
   const workspace = await runWorkspace(db, run);
   const key = await mintRunKey(db, run, now);
-  // The agent shows `running` while any run of it runs (endRun settles it again).
-  await db
-    .update(agents)
-    .set({
-      lastHeartbeatAt: now,
-      status: sql`CASE WHEN ${agents.status} IN ('idle', 'error') THEN 'running' ELSE ${agents.status} END`,
-    })
-    .where(eq(agents.id, agent.id));
+  await markAgentRunning(db, agent.id, now);
   return {
     runId: run.id,
     agentId: agent.id,

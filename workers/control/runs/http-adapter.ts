@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import {
@@ -13,7 +13,7 @@ import { signedHeaders } from "../../webhooks/signing";
 import { allowedHostsOf, webhookTargetProblem } from "../../webhooks/targets";
 import { resolveSecretEnv } from "../secrets";
 import { wakeRefusal } from "../wakes";
-import { mintRunKey, takeOldestQueued } from "./claim";
+import { markAgentRunning, mintRunKey, takeOldestQueued } from "./claim";
 import { chargeRun, endRun } from "./lifecycle";
 import { announceRun } from "./live";
 
@@ -74,13 +74,7 @@ export async function startHttpRuns(env: Env, db: Db, now: number): Promise<Http
       continue;
     }
     const apiKey = await mintRunKey(db, run, now);
-    await db
-      .update(agents)
-      .set({
-        lastHeartbeatAt: now,
-        status: sql`CASE WHEN ${agents.status} IN ('idle', 'error') THEN 'running' ELSE ${agents.status} END`,
-      })
-      .where(eq(agents.id, agent.id));
+    await markAgentRunning(db, agent.id, now);
     await announceRun(env, run, "run.started");
     started.push({
       runId: run.id,

@@ -5,6 +5,7 @@ import type { AppEnv } from "../../core/env";
 import type { SessionRow } from "../../db/schema";
 import { ok } from "../../http/envelope";
 import { ApiError } from "../../http/errors";
+import { errorResponse } from "../../http/openapi";
 import { callSession } from "./call";
 
 /**
@@ -45,17 +46,28 @@ export const EventLogSchema = z.object({
 
 type EventLogQuery = z.infer<typeof EventLogQuerySchema>;
 
-/** One page of the log, or 410 naming the oldest readable cursor (and in X-Oldest-Cursor) when `after` is past retention. */
+/** The 410 of a cursor older than retention, for the OpenAPI document of the page and the stream. */
+export const CursorGoneResponse = {
+  ...errorResponse("The cursor is older than the log's retention"),
+  headers: z.object({
+    "X-Oldest-Cursor": z.string().openapi({ description: "The oldest cursor still readable: read from it" }),
+  }),
+};
+
+/** 410 naming the oldest readable cursor (also in X-Oldest-Cursor), for the page and the stream alike. */
+export const cursorGone = (oldest: string) =>
+  new ApiError(
+    410,
+    "Cursor past retention",
+    `events before cursor ${oldest} were removed (retention); read again from after=${oldest}`,
+    undefined,
+    { "X-Oldest-Cursor": oldest },
+  );
+
+/** One page of the log, or 410 when `after` is past retention. */
 export async function eventLogPage(c: Context<AppEnv>, session: SessionRow, query: EventLogQuery) {
   const after = query.after ?? "0";
   const page = await callSession(c.env, session, "events.read", { after, limit: query.limit });
-  if ("gone" in page)
-    throw new ApiError(
-      410,
-      "Cursor past retention",
-      `events before cursor ${page.oldestCursor} were removed (retention); read again from after=${page.oldestCursor}`,
-      undefined,
-      { "X-Oldest-Cursor": page.oldestCursor },
-    );
+  if ("gone" in page) throw cursorGone(page.oldestCursor);
   return ok("Events retrieved", { events: page.items, next: page.next });
 }

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
+import { parseCursor } from "../../../durable-objects/messaging/events/log";
 import { type SessionSnapshot, sessionObject } from "../../../durable-objects/session/contract";
 import type { AppEnv } from "../../core/env";
 import { database } from "../../db/client";
@@ -17,7 +18,7 @@ import {
   jsonBody,
 } from "../../http/openapi";
 import { pushSessionConfig } from "./call";
-import { EventLogQuerySchema, EventLogSchema, eventLogPage } from "./event-log";
+import { CursorGoneResponse, EventLogQuerySchema, EventLogSchema, eventLogPage } from "./event-log";
 import { unwrap } from "./outcome";
 import {
   ActionParamsSchema,
@@ -184,14 +185,7 @@ sessionRoutes.openapi(
       401: gatewayErrors[401],
       403: errorResponse("Cross-site Origin"),
       404: sessionErrors[404],
-      410: {
-        ...errorResponse("The cursor is older than the log's retention"),
-        headers: z.object({
-          "X-Oldest-Cursor": z
-            .string()
-            .openapi({ description: "The oldest cursor still readable: read from it" }),
-        }),
-      },
+      410: CursorGoneResponse,
     },
   }),
   async (c) => {
@@ -232,14 +226,7 @@ sessionRoutes.openapi(
       401: gatewayErrors[401],
       403: errorResponse("Cross-site Origin"),
       404: sessionErrors[404],
-      410: {
-        ...errorResponse("The cursor is older than the log's retention"),
-        headers: z.object({
-          "X-Oldest-Cursor": z
-            .string()
-            .openapi({ description: "The oldest cursor still readable: open from it" }),
-        }),
-      },
+      410: CursorGoneResponse,
       426: errorResponse("Not a WebSocket upgrade"),
     },
   }),
@@ -248,7 +235,7 @@ sessionRoutes.openapi(
       throw new ApiError(426, "Upgrade required", "Open this URL as a WebSocket");
     if (!isSameOriginOrNone(c)) throw new ApiError(403, "Forbidden", "Cross-site WebSocket refused");
     const after = c.req.valid("query").after ?? "0";
-    if (!/^\d{1,15}$/.test(after)) throw badRequest("after: not a cursor of this log");
+    if (parseCursor(after) === null) throw badRequest("after: not a cursor of this log");
     const db = database(c.env.DB);
     const session = await loadAccessibleSession(db, c.get("principal"), c.req.valid("param").id, "read");
     return openEventStream(c, session, after);

@@ -12,7 +12,7 @@ import { keyExpiryOf, resolvePrincipal } from "../../auth/middleware";
 import type { AppEnv } from "../../core/env";
 import { database } from "../../db/client";
 import type { SessionRow } from "../../db/schema";
-import { ApiError } from "../../http/errors";
+import { cursorGone } from "./event-log";
 import { accessOf } from "./store";
 
 /**
@@ -38,14 +38,7 @@ export async function openEventStream(
   stream.searchParams.set("slug", session.sessionId);
   const opened = await openSessionSocket(c, session, stream);
   if (opened.status !== 410) return opened;
-  const oldest = opened.headers.get("X-Oldest-Cursor") ?? "0";
-  throw new ApiError(
-    410,
-    "Cursor past retention",
-    `events before cursor ${oldest} were removed (retention); open the stream again from after=${oldest}`,
-    undefined,
-    { "X-Oldest-Cursor": oldest },
-  );
+  throw cursorGone(opened.headers.get("X-Oldest-Cursor") ?? "0");
 }
 
 async function openSessionSocket(c: Context<AppEnv>, session: SessionRow, watch: URL): Promise<Response> {
