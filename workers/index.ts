@@ -2,6 +2,7 @@
 // created after it loads, and the bridge's shared schemas (bridge/src/*) are built with plain zod.
 import "@hono/zod-openapi";
 import { createApp } from "./app";
+import { closeEndedWindows } from "./control/budgets";
 import { recomputeAllSpend } from "./control/costs";
 import { queueDueDigests, sendAllDueNotices } from "./control/line";
 import { fireDueSchedules } from "./control/routines";
@@ -28,9 +29,12 @@ export default {
     await fireDueSchedules(env, controller.scheduledTime);
     await runnerCron(env, db, controller.scheduledTime);
     // Stored monthly spend changes only with cost events; at the top of each hour it is recomputed,
-    // so a new month starts every agent and company at its real (zero) spend.
-    if (new Date(controller.scheduledTime).getUTCMinutes() === 0)
+    // so a new month starts every agent and company at its real (zero) spend, and last month's
+    // budget incidents close.
+    if (new Date(controller.scheduledTime).getUTCMinutes() === 0) {
       await recomputeAllSpend(db, controller.scheduledTime);
+      await closeEndedWindows(db, controller.scheduledTime).run();
+    }
     // Members' daily digests whose 09:00 (their time zone) has come, then every due notice goes out.
     await queueDueDigests(db, controller.scheduledTime);
     // The company line's notices that are due: queued while the line was down, after quiet hours, a

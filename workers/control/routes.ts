@@ -1,6 +1,8 @@
 import { createRouter } from "../http/openapi";
 import { agentRoutes } from "./agents/routes";
 import { approvalRoutes } from "./approvals/routes";
+import { budgetIncidentRoutes } from "./budgets/incident-routes";
+import { budgetRoutes } from "./budgets/routes";
 import { labelRoutes } from "./companies/labels";
 import { companyRoutes } from "./companies/routes";
 import { costRoutes } from "./costs/routes";
@@ -39,6 +41,8 @@ controlRoutes.route("/", agentRoutes);
 controlRoutes.route("/", issueWorkRoutes);
 controlRoutes.route("/", issueRoutes);
 controlRoutes.route("/", costRoutes);
+controlRoutes.route("/", budgetRoutes);
+controlRoutes.route("/", budgetIncidentRoutes);
 controlRoutes.route("/", routineRoutes);
 controlRoutes.route("/", approvalRoutes);
 controlRoutes.route("/", secretRoutes);

@@ -76,6 +76,7 @@ export const LINE_NOTICE_SUBJECTS = [
   "question",
   "agent",
   "company",
+  "budget_incident",
   "run",
   "digest",
   "notification",

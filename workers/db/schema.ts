@@ -9,6 +9,7 @@
 export * from "./adapter-schema";
 export * from "./automation-schema";
 export * from "./bridge-schema";
+export * from "./budget-schema";
 export * from "./control-schema";
 export * from "./foundation-schema";
 export * from "./issue-schema";

@@ -7,6 +7,7 @@ import type { Db } from "../../db/client";
 import { type AgentRow, agents, type JsonObject } from "../../db/schema";
 import { conflict, forbidden } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
+import { settleIncidents } from "../budgets";
 import { activityInsert, controlContext } from "../shared";
 import {
   changedConfigKeys,
@@ -149,6 +150,16 @@ agentUpdateRoutes.openapi(
     const ref = refOf(actor);
     const configKeys = changedConfigKeys(agent, next);
     const statements: BatchItem<"sqlite">[] = [db.update(agents).set(next).where(eq(agents.id, agent.id))];
+    if (changed.has("budgetMonthlyCents"))
+      statements.push(
+        settleIncidents(
+          db,
+          { companyId: agent.companyId, scope: "agent", scopeId: agent.id, window: "month" },
+          { amountCents: next.budgetMonthlyCents, spentCents: next.spentMonthlyCents },
+          actor.type === "board" ? actor.userId : null,
+          now,
+        ),
+      );
     if (configKeys.length > 0)
       statements.push(
         revisionInsert(

@@ -4,6 +4,7 @@ import { refOf } from "../../core/actor";
 import { companies } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
+import { settleIncidents } from "../budgets";
 import {
   activityInsert,
   companyForActor,
@@ -135,6 +136,16 @@ companyRoutes.openapi(
         .set({ ...patch, updatedAt: now })
         .where(eq(companies.id, row.id))
         .returning(),
+      settleIncidents(
+        db,
+        { companyId: row.id, scope: "company", scopeId: row.id, window: "month" },
+        {
+          amountCents: patch.budgetMonthlyCents ?? row.budgetMonthlyCents,
+          spentCents: patch.spentMonthlyCents ?? row.spentMonthlyCents,
+        },
+        actor.type === "board" ? actor.userId : null,
+        now,
+      ),
     ]);
     if (!updated) throw notFound("Company not found");
     return c.json(companyResource(updated), 200);

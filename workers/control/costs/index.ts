@@ -4,5 +4,11 @@
  * This index is what the rest of the code may import from here.
  */
 export { recordCostEvent } from "./record";
-export type { AgentCostSchema, CostSummarySchema, ProjectCostSchema } from "./schemas";
+export type {
+  AgentCostSchema,
+  CostSummarySchema,
+  ModelCostSchema,
+  ProjectCostSchema,
+  ProviderCostSchema,
+} from "./schemas";
 export { recomputeAllSpend } from "./store";

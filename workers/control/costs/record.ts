@@ -4,22 +4,22 @@ import type { Env } from "../../core/env";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type CostEventRow, costEvents } from "../../db/schema";
+import { holdOverBudget, policyBudgetsFor, rowBudgets, stopRunsOverBudget } from "../budgets";
 import { announceLater, queueAgentBudgetNotices, queueCompanyBudgetNotices } from "../line";
 import { activityInsert } from "../shared";
 import { budgetSpent, cancelQueuedCompanyRuns } from "../wakes";
-import { stopRunsOverBudget } from "./stop";
 import { pauseOverBudget, recomputeSpend } from "./store";
-import { warnNearBudget } from "./warn";
 
 /** A cost event whose ids have been checked to belong to `companyId` (see checkCostRefs). */
 export type CostEventInput = Omit<CostEventRow, "id" | "createdByUserId" | "createdByAgentId" | "createdAt">;
 
 /**
  * Records one cost event: the insert, the agent's and company's monthly spend recomputed and the
- * activity row in one batch; then the soft warning (budget.warning, warn.ts) when the event crossed
- * 80 % of the agent's or company's budget; then the budget stop if the agent or its company has reached its
- * budget: the agent paused and its queued runs cancelled (agent budget), the company's queued runs
- * cancelled (company budget), and the running runs either covers asked to stop (stop.ts). Shared by
+ * activity row in one batch; then every budget the event spends from is evaluated (budgets/): the
+ * incidents it reached opened (budget.warning at 80 %, budget.exceeded at 100 %), a project's or
+ * lifetime budget's hard stop enforced; then the monthly budget stop if the agent or its company has
+ * reached its budget: the agent paused and its queued runs cancelled (agent budget), the company's
+ * queued runs cancelled (company budget), and the running runs either covers asked to stop. Shared by
  * POST /cost-events and the runner's finish report, so a run's cost counts against the budget the
  * moment it is known.
  */
@@ -58,7 +58,9 @@ export async function recordCostEvent(
       now,
     ),
   ]);
-  await warnNearBudget(db, row, { agent, company }, actor, now);
+  const target = { companyId: row.companyId, agentId: row.agentId, projectId: row.projectId };
+  const budgets = [...rowBudgets(agent, company), ...(await policyBudgetsFor(db, target, now))];
+  await holdOverBudget(env, db, row.companyId, budgets, { costEventId: row.id, actor, finishing }, now);
   if (agent && (await pauseOverBudget(db, agent, actor, row.id, now))) {
     await agentCredentialsChanged(env, agent.id);
     // The owners hear of it on the company's line; whoever has a request at hand sends it at once.

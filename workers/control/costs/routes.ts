@@ -3,6 +3,7 @@ import { refOf } from "../../core/actor";
 import { iso } from "../../db/client";
 import { forbidden, unprocessable } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter, json, jsonBody } from "../../http/openapi";
+import { utcMonth } from "../budgets";
 import { CompanyParamSchema } from "../companies";
 import { rememberOriginFrom, sendQueuedFrom } from "../line";
 import { companyForActor, controlContext, issueIdIn } from "../shared";
@@ -14,9 +15,19 @@ import {
   CostRangeQuerySchema,
   CostSummarySchema,
   costEventResource,
+  ModelCostSchema,
   ProjectCostSchema,
+  ProviderCostSchema,
 } from "./schemas";
-import { type CostRange, checkCostRefs, companySpend, costsByAgent, costsByProject, utcMonth } from "./store";
+import {
+  type CostRange,
+  checkCostRefs,
+  companySpend,
+  costsByAgent,
+  costsByModel,
+  costsByProject,
+  costsByProvider,
+} from "./store";
 
 /**
  * Cost events and the spend read-outs. Every event recomputes the agent's and the company's spend for
@@ -158,5 +169,34 @@ costRoutes.openapi(
     const { actor, db } = controlContext(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
     return c.json(await costsByProject(db, company.id, rangeOf(c.req.valid("query"))), 200);
+  },
+);
+
+costRoutes.openapi(
+  readRoute(
+    "by-model",
+    "Spend and tokens per provider and model",
+    z.array(ModelCostSchema),
+    "Provider and model pairs with events in the range, most expensive first; events without a model " +
+      "are one row per provider with model null.",
+  ),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const company = await companyForActor(db, actor, c.req.valid("param").companyId);
+    return c.json(await costsByModel(db, company.id, rangeOf(c.req.valid("query"))), 200);
+  },
+);
+
+costRoutes.openapi(
+  readRoute(
+    "by-provider",
+    "Spend and tokens per provider",
+    z.array(ProviderCostSchema),
+    "Providers with events in the range, most expensive first.",
+  ),
+  async (c) => {
+    const { actor, db } = controlContext(c);
+    const company = await companyForActor(db, actor, c.req.valid("param").companyId);
+    return c.json(await costsByProvider(db, company.id, rangeOf(c.req.valid("query"))), 200);
   },
 );

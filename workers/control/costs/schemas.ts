@@ -110,3 +110,9 @@ export const AgentCostSchema = z
 export const ProjectCostSchema = z
   .object({ projectId: z.string().nullable(), projectName: z.string().nullable(), ...UsageFields })
   .openapi("ProjectCost");
+
+export const ModelCostSchema = z
+  .object({ provider: z.string(), model: z.string().nullable(), ...UsageFields })
+  .openapi("ModelCost");
+
+export const ProviderCostSchema = z.object({ provider: z.string(), ...UsageFields }).openapi("ProviderCost");

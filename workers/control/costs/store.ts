@@ -12,16 +12,9 @@ import {
   projects,
 } from "../../db/schema";
 import { unprocessable } from "../../http/errors";
+import { utcMonth } from "../budgets";
 import { activityInsert } from "../shared";
 import { cancelQueuedRuns } from "../wakes";
-
-/** Spend is counted per calendar month in UTC: [start of month, start of next month). */
-export function utcMonth(now: number): { start: number; end: number } {
-  const date = new Date(now);
-  const year = date.getUTCFullYear();
-  const month = date.getUTCMonth();
-  return { start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1) };
-}
 
 export interface CostRefs {
   agentId: string;
@@ -103,6 +96,7 @@ export function recomputeSpend(db: Db, companyId: string, agentId: string, now: 
       .set({ spentMonthlyCents: monthSpend(db, eq(costEvents.companyId, companyId), now) })
       .where(eq(companies.id, companyId))
       .returning({
+        id: companies.id,
         spentMonthlyCents: companies.spentMonthlyCents,
         budgetMonthlyCents: companies.budgetMonthlyCents,
       }),
@@ -231,4 +225,24 @@ export function costsByProject(db: Db, companyId: string, range: CostRange) {
     .where(inRange(companyId, range))
     .groupBy(costEvents.projectId)
     .orderBy(byCostDesc, projects.name);
+}
+
+/** Provider and model pairs with events in the range, most expensive first (a model-less event: model null). */
+export function costsByModel(db: Db, companyId: string, range: CostRange) {
+  return db
+    .select({ provider: costEvents.provider, model: costEvents.model, ...usageColumns })
+    .from(costEvents)
+    .where(inRange(companyId, range))
+    .groupBy(costEvents.provider, costEvents.model)
+    .orderBy(byCostDesc, costEvents.provider, costEvents.model);
+}
+
+/** Providers with events in the range, most expensive first. */
+export function costsByProvider(db: Db, companyId: string, range: CostRange) {
+  return db
+    .select({ provider: costEvents.provider, ...usageColumns })
+    .from(costEvents)
+    .where(inRange(companyId, range))
+    .groupBy(costEvents.provider)
+    .orderBy(byCostDesc, costEvents.provider);
 }

@@ -49,6 +49,7 @@ export {
   APPROVAL_DECIDERS,
   queueAgentBudgetNotices,
   queueApprovalNotices,
+  queueBudgetIncidentNotices,
   queueCompanyBudgetNotices,
   queueFailedRunNotices,
   queueQuestionNotices,

@@ -4,6 +4,7 @@ import {
   type ApprovalRow,
   agents,
   approvals,
+  budgetIncidents,
   companies,
   issueQuestions,
   type LineNoticeRow,
@@ -108,6 +109,14 @@ export async function settledReason(db: Db, notice: LineNoticeRow, now = Date.no
       return row && row.budget > 0 && row.spent >= row.budget
         ? null
         : "the company is no longer over its budget";
+    }
+    case "budget_incident": {
+      const row = await db
+        .select({ status: budgetIncidents.status })
+        .from(budgetIncidents)
+        .where(and(eq(budgetIncidents.id, notice.subjectId), eq(budgetIncidents.companyId, companyId)))
+        .get();
+      return row?.status === "open" ? null : "the budget was raised or removed";
     }
     case "digest":
       return staleDigest(db, notice, now);

@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import {
   type ApprovalRow,
   agents,
+  type BudgetIncidentRow,
   companies,
   type HeartbeatRunRow,
   type IssueQuestionRow,
@@ -10,6 +11,7 @@ import {
   issueComments,
   issues,
   type MembershipRole,
+  projects,
 } from "../../db/schema";
 import { membershipRole } from "../shared";
 import { recipientsFor } from "./directory";
@@ -213,6 +215,44 @@ export async function queueCompanyBudgetNotices(db: Db, companyId: string, origi
     { kind: "budget", subjectType: "company", subjectId: budgetSubjectId(companyId, month), text },
     now,
   );
+}
+
+/**
+ * A budget beyond the agent's and company's monthly ones (a project's, a lifetime one) reached its
+ * hard threshold: the runs it covers stop → the owners, once per incident.
+ */
+export async function queueBudgetIncidentNotices(
+  db: Db,
+  incident: Pick<
+    BudgetIncidentRow,
+    "id" | "companyId" | "scopeType" | "scopeId" | "window" | "amountCents" | "spentCents"
+  >,
+  origin: string,
+  now: number,
+) {
+  const recipients = await recipientsFor(db, incident.companyId, "budget", { roles: ["owner"] }, now);
+  if (recipients.length === 0) return 0;
+  const company = await companyName(db, incident.companyId);
+  const scopeName = await scopeNameOf(db, incident);
+  const budget = incident.window === "lifetime" ? "lifetime budget" : "monthly budget";
+  const text =
+    `${company}: the ${incident.scopeType} ${scopeName} reached its ${budget} ` +
+    `(${cents(incident.spentCents)} of ${cents(incident.amountCents)}); its runs stop until it is raised. ` +
+    `${origin}/companies/${incident.companyId}/costs`;
+  return enqueueNotices(
+    db,
+    incident.companyId,
+    recipients,
+    { kind: "budget", subjectType: "budget_incident", subjectId: incident.id, text },
+    now,
+  );
+}
+
+/** The name of what a budget covers, for a notice's text. */
+async function scopeNameOf(db: Db, scope: Pick<BudgetIncidentRow, "scopeType" | "scopeId" | "companyId">) {
+  const table = scope.scopeType === "project" ? projects : scope.scopeType === "agent" ? agents : companies;
+  const row = await db.select({ name: table.name }).from(table).where(eq(table.id, scope.scopeId)).get();
+  return row?.name ?? scope.scopeId;
 }
 
 export const cents = (value: number) => `$${(value / 100).toFixed(2)}`;

@@ -16,6 +16,7 @@ import {
   type RunnerRow,
   runners,
 } from "../../db/schema";
+import { type BudgetState, policyBudgetsOfRun, rowBudgets, smallestRemainder, spentBudget } from "../budgets";
 import { coveredCompanyIds } from "../runners";
 import { type Budgeted, wakeRefusal } from "../wakes";
 import { runEnvironment } from "./environment";
@@ -117,14 +118,33 @@ async function refuse(env: Env, db: Db, run: HeartbeatRunRow, reason: string, no
 }
 
 /**
- * What is left of the budgets a run spends from (agent, company): the smallest remainder, or null
- * when none is set. Only ever called for a run the budgets allow (so at least 1).
+ * What is left of the budgets a run spends from (the agent's and company's monthly ones, and every
+ * policy covering it): the smallest remainder, or null when none is set. Only ever called for a run
+ * the budgets allow (so at least 1).
  */
-function budgetLeft(budgets: ReadonlyArray<Budgeted | undefined>): number | null {
-  const left = budgets
-    .filter((budget): budget is Budgeted => budget !== undefined && budget.budgetMonthlyCents > 0)
-    .map((budget) => budget.budgetMonthlyCents - budget.spentMonthlyCents);
-  return left.length === 0 ? null : Math.max(1, Math.min(...left));
+function budgetLeft(budgets: readonly BudgetState[]): number | null {
+  const left = smallestRemainder(budgets);
+  return left === null ? null : Math.max(1, left);
+}
+
+/**
+ * Why a run just taken may not start after all, or null: the agent's state and monthly budgets
+ * (wakeRefusal), or a budget policy covering the run (company, agent, the issue's project) spent.
+ * With the policies, whose remainders cap the run.
+ */
+export async function startRefusal(
+  db: Db,
+  run: HeartbeatRunRow,
+  agent: AgentRow | undefined,
+  company: Budgeted | undefined,
+  now: number,
+): Promise<{ refusal: string | null; policies: BudgetState[] }> {
+  const policies = await policyBudgetsOfRun(db, run, now);
+  const spent = spentBudget(policies);
+  const refusal = !agent
+    ? "agent_missing"
+    : (wakeRefusal(agent, company) ?? (spent ? `${spent.scope}_over_budget` : null));
+  return { refusal, policies };
 }
 
 /** The agent shows `running` while any run of it runs (endRun settles it again). */
@@ -193,6 +213,7 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
       db.select().from(agents).where(eq(agents.id, run.agentId)).get(),
       db
         .select({
+          id: companies.id,
           budgetMonthlyCents: companies.budgetMonthlyCents,
           spentMonthlyCents: companies.spentMonthlyCents,
         })
@@ -201,14 +222,14 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
         .get(),
     ]);
     // Budgets are checked again here, when the run would start: spend changes between wake and start.
-    const refusal = agent ? wakeRefusal(agent, company) : "agent_missing";
+    const { refusal, policies } = await startRefusal(db, run, agent, company, now);
     if (!agent || refusal) {
       await refuse(env, db, run, refusal ?? "agent_missing", now);
       continue;
     }
     try {
       const assigned = await assignment(env, db, run, agent, link.apiUrl, now);
-      const budgetCents = budgetLeft([agent, company]);
+      const budgetCents = budgetLeft([...rowBudgets(agent, company), ...policies]);
       if (budgetCents !== null) assigned.budgetCents = budgetCents;
       await announceRun(env, run, "run.started");
       return assigned;

@@ -12,8 +12,7 @@ import {
 import { signedHeaders } from "../../webhooks/signing";
 import { allowedHostsOf, webhookTargetProblem } from "../../webhooks/targets";
 import { resolveSecretEnv } from "../secrets";
-import { wakeRefusal } from "../wakes";
-import { markAgentRunning, mintRunKey, takeOldestQueued } from "./claim";
+import { markAgentRunning, mintRunKey, startRefusal, takeOldestQueued } from "./claim";
 import { chargeRun, endRun } from "./lifecycle";
 import { announceRun } from "./live";
 
@@ -68,7 +67,7 @@ export async function startHttpRuns(env: Env, db: Db, now: number): Promise<Http
       db.select().from(agents).where(eq(agents.id, run.agentId)).get(),
       db.select().from(companies).where(eq(companies.id, run.companyId)).get(),
     ]);
-    const refusal = agent ? wakeRefusal(agent, company) : "agent_missing";
+    const { refusal } = await startRefusal(db, run, agent, company, now);
     if (!agent || refusal) {
       await endRun(env, db, run, { status: "cancelled", errorReason: refusal ?? "agent_missing" });
       continue;

@@ -6,6 +6,7 @@
  */
 export { assignmentWake } from "./assignment";
 export { commentedAssignee, commentedWake } from "./commented";
+export { budgetHoldReason, cancelQueuedIn, type HoldTarget, runsOfScope } from "./holds";
 export { type MentionCandidate, mentionCandidates, mentionedIds, mentionWakes } from "./mentions";
 export { issuesClosed, type RunDispatcherObject, runDispatcher, runsQueued } from "./nudge";
 export {

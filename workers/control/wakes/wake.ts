@@ -3,6 +3,7 @@ import type { ActorRef } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
 import { type AgentRow, companies, type HeartbeatRunRow, heartbeatRuns } from "../../db/schema";
+import { budgetHoldReason } from "./holds";
 
 export interface WakeRequest {
   /** on_demand | mention | comment | assignment | approval | routine | timer */
@@ -91,16 +92,19 @@ export function wakeRun(agent: AgentRow, wake: WakeRequest, now = Date.now()): H
 }
 
 /**
- * A queued wake of a company whose monthly budget is spent is stored cancelled (company_over_budget),
- * whichever code path woke it: decided in the INSERT itself, from the company row as it is then.
+ * A queued wake that may not start for a budget is stored cancelled with the reason, whichever code
+ * path woke it: its company's monthly budget is spent (company_over_budget), or an open hard budget
+ * incident holds its company, its issue's project or its agent (holds.ts). Decided in the INSERT
+ * itself, from the rows as they are then.
  */
-function companyBudgetGate(run: HeartbeatRunRow) {
+function budgetGate(run: HeartbeatRunRow) {
   const spent = sql`EXISTS (SELECT 1 FROM ${companies} WHERE ${companies.id} = ${run.companyId}
     AND ${companies.budgetMonthlyCents} > 0 AND ${companies.spentMonthlyCents} >= ${companies.budgetMonthlyCents})`;
+  const reason = sql`(CASE WHEN ${spent} THEN 'company_over_budget' ELSE ${budgetHoldReason(run, run.createdAt)} END)`;
   return {
-    status: sql<HeartbeatRunRow["status"]>`CASE WHEN ${spent} THEN 'cancelled' ELSE 'queued' END`,
-    errorReason: sql<string | null>`CASE WHEN ${spent} THEN 'company_over_budget' ELSE NULL END`,
-    finishedAt: sql<number | null>`CASE WHEN ${spent} THEN ${run.createdAt} ELSE NULL END`,
+    status: sql<HeartbeatRunRow["status"]>`CASE WHEN ${reason} IS NULL THEN 'queued' ELSE 'cancelled' END`,
+    errorReason: sql<string | null>`${reason}`,
+    finishedAt: sql<number | null>`CASE WHEN ${reason} IS NULL THEN NULL ELSE ${run.createdAt} END`,
   };
 }
 
@@ -112,7 +116,7 @@ function companyBudgetGate(run: HeartbeatRunRow) {
 export const wakeInsert = (db: Db, run: HeartbeatRunRow) =>
   db
     .insert(heartbeatRuns)
-    .values(run.status === "queued" ? { ...run, ...companyBudgetGate(run) } : run)
+    .values(run.status === "queued" ? { ...run, ...budgetGate(run) } : run)
     .onConflictDoUpdate({
       target: [heartbeatRuns.agentId, heartbeatRuns.issueId],
       targetWhere: sql`status = 'queued'`,

@@ -43,9 +43,10 @@ describe("budget soft threshold", () => {
     expect(await warnings(agent.id)).toHaveLength(1);
     expect(await warningDetails(agent.id)).toMatchObject({
       budget: "agent",
+      window: "month",
       thresholdPercent: 80,
-      spentMonthlyCents: 850,
-      budgetMonthlyCents: 1000,
+      spentCents: 850,
+      amountCents: 1000,
     });
 
     expect((await call("POST", path, { headers: agent.headers, body: cost(agent.id, 50) })).status).toBe(201);
@@ -74,7 +75,11 @@ describe("budget soft threshold", () => {
       201,
     );
     expect(await warnings(company.id)).toHaveLength(1);
-    expect(await warningDetails(company.id)).toMatchObject({ budget: "company", spentMonthlyCents: 1700 });
+    expect(await warningDetails(company.id)).toMatchObject({
+      budget: "company",
+      spentCents: 1700,
+      amountCents: 2000,
+    });
     // Agents without a budget of their own are not warned.
     expect(await warnings(second.id)).toHaveLength(0);
   });

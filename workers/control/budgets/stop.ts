@@ -33,22 +33,51 @@ export async function stopRunsOverBudget(
     level === "company"
       ? eq(heartbeatRuns.companyId, event.companyId)
       : eq(heartbeatRuns.agentId, event.agentId);
-  const stopped = await askRunsToStop(db, scope, over.finishing, now);
+  await stopRunsIn(
+    env,
+    db,
+    scope,
+    { budget: level, costEventId: event.id, finishing: over.finishing },
+    actor,
+    now,
+  );
+}
+
+/**
+ * Every running run matching `scope` (but the finishing one) asked to stop for a budget: marked
+ * budget_exceeded, an activity row each (heartbeat_run.budget_stopped, details naming the budget),
+ * and a `cancel` frame to the runner holding it.
+ */
+export async function stopRunsIn(
+  env: Env,
+  db: Db,
+  scope: SQL,
+  cause: { budget: string; costEventId: string | null; finishing: string | null; incidentId?: string },
+  actor: ActorRef,
+  now: number,
+): Promise<void> {
+  const stopped = await askRunsToStop(db, scope, cause.finishing, now);
+  const companyId = stopped[0]?.companyId;
   const [first, ...rest] = stopped.map((run) =>
     activityInsert(
       db,
       {
-        companyId: event.companyId,
+        companyId: run.companyId,
         actor,
         action: "heartbeat_run.budget_stopped",
         entityType: "heartbeat_run",
         entityId: run.id,
-        details: { agentId: run.agentId, budget: level, costEventId: event.id },
+        details: {
+          agentId: run.agentId,
+          budget: cause.budget,
+          costEventId: cause.costEventId,
+          ...(cause.incidentId ? { incidentId: cause.incidentId } : {}),
+        },
       },
       now,
     ),
   );
-  if (!first) return;
+  if (!first || companyId === undefined) return;
   await db.batch([first, ...rest]);
   const dispatcher = runDispatcher(env);
   for (const run of stopped) if (run.runnerLinkId) await dispatcher.cancelRun(run.id, run.runnerLinkId);
@@ -69,6 +98,7 @@ const askRunsToStop = (db: Db, scope: SQL, except: string | null, now: number) =
     )
     .returning({
       id: heartbeatRuns.id,
+      companyId: heartbeatRuns.companyId,
       agentId: heartbeatRuns.agentId,
       runnerLinkId: heartbeatRuns.runnerLinkId,
     });

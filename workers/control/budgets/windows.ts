@@ -1,0 +1,18 @@
+import type { BudgetWindow } from "../../db/schema";
+
+/** Spend is counted per calendar month in UTC: [start of month, start of next month). */
+export function utcMonth(now: number): { start: number; end: number } {
+  const date = new Date(now);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  return { start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1) };
+}
+
+/** The first instant a budget's window counts from: the month's start, or 0 for a lifetime budget. */
+export const windowStart = (window: BudgetWindow, now: number): number =>
+  window === "month" ? utcMonth(now).start : 0;
+
+/** The share of a budget at which the board is warned (the soft threshold), before the hard stop. */
+export const SOFT_THRESHOLD_PERCENT = 80;
+
+export const softThreshold = (amountCents: number): number => (amountCents * SOFT_THRESHOLD_PERCENT) / 100;
