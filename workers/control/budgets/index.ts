@@ -7,6 +7,7 @@
  */
 export { type BudgetCause, holdOverBudget } from "./enforce";
 export { closeEndedWindows, settleIncidents } from "./incidents";
+export type { BudgetSchema, IncidentSchema } from "./schemas";
 export { stopRunsOverBudget } from "./stop";
 export {
   type BudgetState,

@@ -1,14 +1,54 @@
 import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import type { AgentCostSchema, CostSummarySchema, ProjectCostSchema } from "../../control/costs";
-import { apiCompanyPath, companyNav, dollars, loadCompany } from "../ui/board-shared";
-import { DataTable, EmptyState, StatusBadge, Time } from "../ui/components";
+import type {
+  AgentCostSchema,
+  CostSummarySchema,
+  ModelCostSchema,
+  ProjectCostSchema,
+} from "../../control/costs";
+import { loadProjects, type Project } from "../issues/board-page";
+import {
+  ActionAlert,
+  type Agent,
+  apiCompanyPath,
+  type BoardContext,
+  type Company,
+  companyNav,
+  dollars,
+  failedForm,
+  loadAgents,
+  loadCompany,
+  optionalNumber,
+  refusalView,
+} from "../ui/board-shared";
+import {
+  type ActionRefusal,
+  blankForm,
+  DataTable,
+  EmptyState,
+  type FormState,
+  type Option,
+  StatusBadge,
+  Time,
+} from "../ui/components";
 import type { DashboardEnv } from "../ui/env";
-import { render } from "../ui/render";
+import { loadMyRole } from "../ui/member-shared";
+import { failureStatus, redirectWithFlash, render } from "../ui/render";
+import {
+  BUDGET_FORM_FIELDS,
+  type Budget,
+  BudgetsSection,
+  ByModel,
+  type Incident,
+  IncidentsSection,
+  parseTarget,
+} from "./budgets";
 
 type CostSummary = z.infer<typeof CostSummarySchema>;
 type AgentCost = z.infer<typeof AgentCostSchema>;
 type ProjectCost = z.infer<typeof ProjectCostSchema>;
+type ModelCost = z.infer<typeof ModelCostSchema>;
 
 export const costPage = new Hono<DashboardEnv>();
 
@@ -167,24 +207,114 @@ function ByProject({ rows }: { rows: ProjectCost[] }) {
   );
 }
 
-costPage.get("/companies/:companyId/costs", async (c) => {
-  const company = await loadCompany(c, c.req.param("companyId"));
-  const base = `${apiCompanyPath(company.id)}/costs`;
-  const [summary, byAgent, byProject] = await Promise.all([
-    c.var.api.get<CostSummary>(`${base}/summary`),
-    c.var.api.get<AgentCost[]>(`${base}/by-agent`),
-    c.var.api.get<ProjectCost[]>(`${base}/by-project`),
+interface CostsView {
+  budget?: FormState;
+  refusal?: ActionRefusal;
+  alert?: string;
+  status?: ContentfulStatusCode;
+}
+
+/** What a budget can be set on: the company, each project, each agent. */
+const budgetTargets = (company: Company, projects: Project[], agents: Agent[]): Option[] => [
+  { value: `company:${company.id}`, label: `Company: ${company.name}` },
+  ...projects.map((project) => ({ value: `project:${project.id}`, label: `Project: ${project.name}` })),
+  ...agents.map((agent) => ({ value: `agent:${agent.id}`, label: `Agent: ${agent.name}` })),
+];
+
+async function showCosts(c: BoardContext, companyId: string, view: CostsView = {}) {
+  const company = await loadCompany(c, companyId);
+  const base = apiCompanyPath(company.id);
+  const [summary, byAgent, byProject, byModel, budgets, incidents, projects, agents, role] =
+    await Promise.all([
+      c.var.api.get<CostSummary>(`${base}/costs/summary`),
+      c.var.api.get<AgentCost[]>(`${base}/costs/by-agent`),
+      c.var.api.get<ProjectCost[]>(`${base}/costs/by-project`),
+      c.var.api.get<ModelCost[]>(`${base}/costs/by-model`),
+      c.var.api.get<Budget[]>(`${base}/budgets`),
+      c.var.api.get<Incident[]>(`${base}/budget-incidents?status=open`),
+      loadProjects(c, company.id),
+      loadAgents(c, company.id),
+      loadMyRole(c, company.id),
+    ]);
+  const owner = role === "owner";
+  const names = new Map<string, string>([
+    [company.id, company.name],
+    ...projects.map((project) => [project.id, project.name] as const),
+    ...agents.map((agent) => [agent.id, agent.name] as const),
   ]);
-  return render(c, {
-    title: `${company.name}: costs`,
-    section: "companies",
-    company: companyNav(company, "costs"),
-    children: (
-      <>
-        <SummarySection summary={summary} />
-        <ByAgent rows={byAgent} />
-        <ByProject rows={byProject} />
-      </>
-    ),
+  return render(
+    c,
+    {
+      title: `${company.name}: costs`,
+      section: "companies",
+      company: companyNav(company, "costs"),
+      children: (
+        <>
+          <ActionAlert message={view.alert} />
+          <SummarySection summary={summary} />
+          <IncidentsSection
+            incidents={incidents}
+            names={names}
+            csrf={c.var.csrf}
+            owner={owner}
+            refusal={view.refusal}
+          />
+          <BudgetsSection
+            budgets={budgets}
+            targets={owner ? budgetTargets(company, projects, agents) : []}
+            companyId={company.id}
+            csrf={c.var.csrf}
+            form={view.budget ?? blankForm({ window: "month" })}
+          />
+          <ByAgent rows={byAgent} />
+          <ByProject rows={byProject} />
+          <ByModel rows={byModel} />
+        </>
+      ),
+    },
+    view.status,
+  );
+}
+
+costPage.get("/companies/:companyId/costs", (c) => showCosts(c, c.req.param("companyId")));
+
+costPage.post("/companies/:companyId/budgets", async (c) => {
+  const companyId = c.req.param("companyId");
+  const values = c.var.form;
+  const target = parseTarget(values.target);
+  if (!target)
+    return showCosts(c, companyId, {
+      budget: { values, errors: { target: "Choose what the budget applies to" } },
+      status: 400,
+    });
+  const result = await c.var.api.send<Budget>("PUT", `${apiCompanyPath(companyId)}/budgets`, {
+    ...target,
+    window: values.window ?? "month",
+    amountCents: optionalNumber(values.amountCents) ?? 0,
   });
+  if (!result.ok)
+    return showCosts(c, companyId, {
+      budget: failedForm(values, result, BUDGET_FORM_FIELDS, { scope: "target", scopeId: "target" }),
+      status: failureStatus(result),
+    });
+  return redirectWithFlash(c, `/companies/${encodeURIComponent(companyId)}/costs`, "Budget saved");
+});
+
+costPage.post("/companies/:companyId/budget-incidents/:incidentId/resolve", async (c) => {
+  const companyId = c.req.param("companyId");
+  const incidentId = c.req.param("incidentId");
+  const values = c.var.form;
+  const body =
+    values.action === "dismiss"
+      ? { action: "dismiss" }
+      : { action: "raise_budget_and_resume", amountCents: optionalNumber(values.amountCents) };
+  const path = `${apiCompanyPath(companyId)}/budget-incidents/${encodeURIComponent(incidentId)}/resolve`;
+  const result = await c.var.api.send<Incident>("POST", path, body);
+  if (!result.ok)
+    return showCosts(c, companyId, {
+      ...refusalView(result, `resolve-${incidentId}`),
+      status: failureStatus(result),
+    });
+  const done = values.action === "dismiss" ? "Warning dismissed" : "Budget raised; its runs may start again";
+  return redirectWithFlash(c, `/companies/${encodeURIComponent(companyId)}/costs`, done);
 });
