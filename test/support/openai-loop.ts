@@ -17,12 +17,14 @@ const USAGE = { input_tokens: input, cached_tokens: cached, output_tokens: outpu
 
 /**
  * `mcpCall`: how the CLI has the model call one of the platform's MCP tools (mcp-loop.ts), for the
- * suites whose CLI the runner connects to /mcp.
+ * suites whose CLI the runner connects to /mcp. `moves`: a suite's own agents' moves, asked first
+ * (undefined: the shared script, nextMove).
  */
 export async function startOpenAILoop(
   cli: string,
   shellCall: (shell: string) => Reply,
   mcpCall?: (call: McpCall) => Call,
+  moves?: (text: string, answered: number) => Move | undefined,
 ): Promise<{ loop: AgentLoop; fake: FakeOpenAI }> {
   const reply = (move: Move | { mcp: McpCall }): Reply => {
     if ("mcp" in move) {
@@ -37,7 +39,9 @@ export async function startOpenAILoop(
     (request) => {
       const text = requestText(request);
       const answered = callOutputs(request).length;
-      return reply((mcpCall && mcpMove(text, answered)) || nextMove(text, answered > 0));
+      return reply(
+        moves?.(text, answered) ?? ((mcpCall && mcpMove(text, answered)) || nextMove(text, answered > 0)),
+      );
     },
     { usage: USAGE },
   );

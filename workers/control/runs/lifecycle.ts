@@ -294,7 +294,8 @@ const usageCount = (usage: Record<string, unknown> | undefined, field: string): 
 
 /**
  * A run's reported cost becomes a cost event of its agent, through the same path as POST
- * …/cost-events, so it counts toward the monthly budget (and can pause the agent at 100 %).
+ * …/cost-events, so it counts toward every budget it spends from (and can pause the agent at 100 %):
+ * charged to its issue's project, as an event reported against an issue is.
  */
 export async function chargeRun(
   env: Env,
@@ -304,6 +305,9 @@ export async function chargeRun(
   now: number,
 ): Promise<void> {
   const usage = frame.usage;
+  const issue = run.issueId
+    ? await db.select({ projectId: issues.projectId }).from(issues).where(eq(issues.id, run.issueId)).get()
+    : undefined;
   await recordCostEvent(
     env,
     db,
@@ -311,7 +315,7 @@ export async function chargeRun(
       companyId: run.companyId,
       agentId: run.agentId,
       issueId: run.issueId,
-      projectId: null,
+      projectId: issue?.projectId ?? null,
       heartbeatRunId: run.id,
       provider: typeof usage?.provider === "string" ? usage.provider : "local_runner",
       model: typeof usage?.model === "string" ? usage.model : null,

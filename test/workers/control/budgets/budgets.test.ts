@@ -16,6 +16,7 @@ import {
   incidents,
   inProject,
   invoke,
+  type Json,
   project,
   putBudget,
   runRow,
@@ -106,6 +107,22 @@ describe("project and lifetime budgets", () => {
       incidentId: open[0]?.id,
     });
 
+    // The runner reports the process gone with what it spent: charged to the issue's project.
+    link.send({
+      type: "finish",
+      runId: claimed.runId,
+      exitCode: null,
+      timedOut: false,
+      logFrames: 0,
+      error: "stopped",
+      costCents: 7,
+    });
+    await eventually(async () => (await runRow(claimed.runId))?.status === "cancelled");
+    const byProject = await call<Json[]>("GET", `/api/companies/${company.id}/costs/by-project`, {
+      headers: owner.headers,
+    });
+    expect(byProject.body.find((row) => row.projectId === projectId)).toMatchObject({ costCents: 1067 });
+
     // Held: a new wake on a project issue is stored cancelled (409); the list says exceeded.
     const held = await invoke(owner.headers, other.id, inside2.id);
     expect(held.status).toBe(409);
@@ -114,7 +131,7 @@ describe("project and lifetime budgets", () => {
       headers: agent.headers,
     });
     expect(listed.body.find((budget) => budget.scope === "project")).toMatchObject({
-      spentCents: 1060,
+      spentCents: 1067,
       status: "exceeded",
     });
 
