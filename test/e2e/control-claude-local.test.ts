@@ -68,9 +68,10 @@ afterAll(() => loop?.stop());
 const claudeAgent = (name: string, config: Json = {}) =>
   loop.agent(`${name} ${suffix()}`, "claude_local", {
     ...config,
+    // An Anthropic-compatible endpoint of one's own (issue 32): the fake, its key under a name of ours.
+    provider: { baseUrl: fake.url, envKey: "GATEWAY_KEY" },
     env: {
-      ANTHROPIC_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: "sk-ant-dummy",
+      GATEWAY_KEY: "sk-ant-dummy",
       // This machine's runner runs as root: Claude skips permissions as root only in a sandbox.
       ...(process.getuid?.() === 0 ? { IS_SANDBOX: "1" } : {}),
     },
@@ -80,6 +81,8 @@ describe("claude_local with the real claude CLI", () => {
   it("mention → runner → claude → Bash → API: done, with transcript and cost; a second wake resumes and pauses at budget", async () => {
     const agent = await claudeAgent("Scribe");
     const first = await expectFullLoop(loop, agent, "Bash");
+    // The provider block's endpoint and key reached the CLI (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY).
+    expect(fake.requests[0]?.headers["x-api-key"]).toBe("sk-ant-dummy");
 
     // Cost and tokens: the CLI's result event, rounded up to cents.
     const result = JSON.parse(first.raw.split("\n").find((line) => line.includes('"type":"result"')) ?? "{}");

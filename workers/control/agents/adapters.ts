@@ -5,6 +5,8 @@ import { controlAuth, controlErrors, createRouter, json } from "../../http/opena
 import { reportedModels } from "../runners";
 import { companyForActor, controlContext } from "../shared";
 import { ADAPTER_MODELS, type AdapterType, type ModelOption } from "./adapter-models";
+import { providerModels } from "./provider-models";
+import { findAgent } from "./store";
 
 /** Models an adapter type can be configured with (adapterConfig.model). */
 export const adapterRoutes = createRouter();
@@ -23,12 +25,23 @@ adapterRoutes.openapi(
     tags: ["Agents"],
     summary: `Selectable models of an adapter type (${ADAPTER_TYPES.join(", ")})`,
     description:
-      "The models the adapter's CLI lists on the company's connected runners (Codex's built-in " +
-      "catalogue, OpenCode's `<provider>/<model>` list), else a static catalogue of what the pinned " +
-      "CLI knows. An unknown adapter type is a 404.",
+      "With `agentId` of an agent of this type whose adapterConfig.provider names a base URL: the " +
+      "models that provider lists (`GET <baseUrl>/models`, called with the agent's key from its env; " +
+      "OpenCode's as `<provider>/<model>`), when it answers with a list. Otherwise the models the " +
+      "adapter's CLI lists on the company's connected runners (Codex's built-in catalogue, " +
+      "OpenCode's `<provider>/<model>` list), else a static catalogue of what the pinned CLI knows. " +
+      "An unknown adapter type, or an agentId not of this company, is a 404.",
     security: controlAuth,
     request: {
       params: z.object({ companyId: z.string().min(1).max(64), adapterType: z.string().min(1).max(64) }),
+      query: z.object({
+        agentId: z
+          .string()
+          .min(1)
+          .max(64)
+          .optional()
+          .openapi({ description: "Ask the agent's own provider (adapterConfig.provider.baseUrl)" }),
+      }),
     },
     responses: { 200: json(z.array(ModelSchema), "Models; `default` marks the default"), ...controlErrors },
   }),
@@ -37,6 +50,13 @@ adapterRoutes.openapi(
     const { companyId, adapterType } = c.req.valid("param");
     await companyForActor(db, actor, companyId);
     if (!isAdapterType(adapterType)) throw notFound("Adapter type not found");
+    const { agentId } = c.req.valid("query");
+    if (agentId !== undefined) {
+      const agent = await findAgent(db, actor, agentId);
+      if (agent.companyId !== companyId) throw notFound("Agent not found");
+      const served = agent.adapterType === adapterType ? await providerModels(c.env, db, agent) : null;
+      if (served) return c.json(served, 200);
+    }
     const reported = await reportedModels(db, companyId, adapterType);
     return c.json(
       reported.length > 0

@@ -9,6 +9,7 @@ import {
   heartbeatRuns,
   issues,
 } from "../../db/schema";
+import { cappedText } from "../../http/capped-text";
 import { signedHeaders } from "../../webhooks/signing";
 import { allowedHostsOf, webhookTargetProblem } from "../../webhooks/targets";
 import { resolveSecretEnv } from "../secrets";
@@ -116,27 +117,8 @@ export interface WakeResult {
 /** The agent's answer is read up to this many bytes: past it, the run stands and its result is ignored. */
 const RESULT_MAX_BYTES = 64 * 1024;
 
-/** The response body as text, or null once it passes RESULT_MAX_BYTES (the rest is never read). */
-async function cappedText(response: Response): Promise<string | null> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    size += value.byteLength;
-    if (size > RESULT_MAX_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-}
-
 async function resultOf(response: Response): Promise<WakeResult> {
-  const text = await cappedText(response).catch(() => null);
+  const text = await cappedText(response, RESULT_MAX_BYTES).catch(() => null);
   let parsed: unknown = null;
   try {
     parsed = text === null ? null : JSON.parse(text);

@@ -48,6 +48,19 @@ const ConfigSchema = z.object({
   allowedTools: z.array(z.string().min(1)).optional(),
   maxTurns: z.number().int().min(1).max(10_000).optional(),
   instructionsFilePath: z.string().min(1).optional(),
+  /**
+   * An Anthropic-compatible endpoint (a gateway, a proxy, another vendor's Messages API): Claude Code
+   * gets it as ANTHROPIC_BASE_URL, and the key from env[envKey] as ANTHROPIC_API_KEY.
+   */
+  provider: z
+    .object({
+      baseUrl: z.string().url(),
+      envKey: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/)
+        .default("ANTHROPIC_API_KEY"),
+    })
+    .optional(),
 });
 type ClaudeConfig = z.infer<typeof ConfigSchema>;
 
@@ -61,6 +74,13 @@ const QUIET_ENV = {
 
 const ROOT_REFUSAL = "--dangerously-skip-permissions cannot be used with root/sudo privileges";
 const REJECTED_SESSION = [/No conversation found with session ID/i, /--resume requires a valid session/i];
+
+/** The provider's endpoint and key under the names Claude Code reads. */
+function providerEnv(config: ClaudeConfig, context: LaunchContext): Record<string, string> {
+  if (!config.provider) return {};
+  const key = context.run.env[config.provider.envKey];
+  return { ANTHROPIC_BASE_URL: config.provider.baseUrl, ...(key ? { ANTHROPIC_API_KEY: key } : {}) };
+}
 
 function configOf(context: LaunchContext): ClaudeConfig {
   return parseAdapterConfig(ConfigSchema, "claude_local", context);
@@ -117,7 +137,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
       ...(context.run.budgetCents ? ["--max-budget-usd", (context.run.budgetCents / 100).toFixed(2)] : []),
       ...config.extraArgs,
     ],
-    env: QUIET_ENV,
+    env: { ...QUIET_ENV, ...providerEnv(config, context) },
     stdin: context.run.prompt,
     files: [
       { path: promptFile, content: await agentInstructions(context, config.instructionsFilePath) },

@@ -49,8 +49,24 @@ const ConfigSchema = z
       .optional(),
     /** Default true (`--auto`): nobody answers a permission request, and the agent must run commands. */
     autoApprove: z.boolean().default(true),
-    /** An endpoint of one's own (a proxy, a gateway) for the model's provider; the key from its env. */
-    provider: z.object({ baseUrl: z.string().url() }).optional(),
+    /**
+     * An endpoint of one's own for the model's provider: a proxy or gateway of a provider OpenCode
+     * knows (its own API and key variable), or, with `api: "openai-compatible"`, any server speaking
+     * OpenAI's Chat Completions (Ollama, vLLM, OpenRouter, LiteLLM…) under the model's provider id,
+     * its key from env[envKey] (a company secret, bound in adapterConfig.env).
+     */
+    provider: z
+      .object({
+        baseUrl: z.string().url(),
+        api: z.enum(["native", "openai-compatible"]).default("native"),
+        envKey: z
+          .string()
+          .regex(/^[A-Z_][A-Z0-9_]*$/)
+          .optional(),
+        /** How the provider is named in OpenCode (openai-compatible); default its id. */
+        name: z.string().min(1).max(100).optional(),
+      })
+      .optional(),
     instructionsFilePath: z.string().min(1).optional(),
   })
   .refine((config) => !config.provider || config.model, {
@@ -88,10 +104,29 @@ function cliConfig(
     ...(skillsDir ? { skills: { paths: [skillsDir] } } : {}),
     // The platform as MCP tools (mcp.ts): the key stays in the environment.
     ...(mcp ? { mcp: opencodeMcp(mcp) } : {}),
-    ...(config.provider && provider
-      ? { provider: { [provider]: { options: { baseURL: config.provider.baseUrl } } } }
-      : {}),
+    ...(config.provider && provider ? { provider: { [provider]: providerEntry(config) } } : {}),
   });
+}
+
+/**
+ * OpenCode's `provider.<id>` entry. Native: only the base URL changes. OpenAI-compatible: the
+ * provider is declared (the bundled @ai-sdk/openai-compatible, the key as OpenCode's `{env:…}`
+ * reference so it stays out of the config, and the model, which OpenCode must know to run it).
+ */
+function providerEntry(config: OpencodeConfig): Record<string, unknown> {
+  const { provider, model } = modelOf(config);
+  const endpoint = config.provider;
+  const options = {
+    baseURL: endpoint?.baseUrl,
+    ...(endpoint?.envKey ? { apiKey: `{env:${endpoint.envKey}}` } : {}),
+  };
+  if (endpoint?.api !== "openai-compatible") return { options };
+  return {
+    npm: "@ai-sdk/openai-compatible",
+    name: endpoint.name ?? provider,
+    options,
+    models: model ? { [model]: { name: model } } : {},
+  };
 }
 
 function meterOf(config: OpencodeConfig): Meter {
