@@ -19,7 +19,8 @@ export interface BudgetCause {
 /**
  * Opens the incidents `budgets` have reached and enforces each new hard one of a policy budget (a
  * project's, a lifetime one): the scope's queued runs cancelled (`<scope>_over_budget`), its running
- * runs asked to stop (budget_exceeded), and the owners told on the company's line. The monthly budgets
+ * runs asked to stop (budget_exceeded). The owners are told on the company's line of every warning and
+ * of those stops. The monthly budgets
  * on the agent's and company's rows are enforced where they are recomputed (costs/record.ts: the
  * agent paused, the company's runs cancelled); their incidents are opened here all the same.
  * Returns the incidents this call opened.
@@ -40,7 +41,13 @@ export async function holdOverBudget(
       companyId,
       window: incident.window,
     };
-    if (incident.threshold !== "hard" || isRowBudget(budget)) continue;
+    const rowStop = incident.threshold === "hard" && isRowBudget(budget);
+    // A monthly row budget's stop has its own notice (costs/record.ts); every other incident is told here.
+    if (!rowStop)
+      await announceLater(env, companyId, (tx, origin, at) =>
+        queueBudgetIncidentNotices(tx, incident, origin, at),
+      );
+    if (incident.threshold !== "hard" || rowStop) continue;
     await cancelQueuedIn(db, budget, `${incident.scopeType}_over_budget`, now).run();
     await stopRunsIn(
       env,
@@ -54,9 +61,6 @@ export async function holdOverBudget(
       },
       cause.actor,
       now,
-    );
-    await announceLater(env, companyId, (tx, origin, at) =>
-      queueBudgetIncidentNotices(tx, incident, origin, at),
     );
   }
   return opened;

@@ -218,14 +218,15 @@ export async function queueCompanyBudgetNotices(db: Db, companyId: string, origi
 }
 
 /**
- * A budget beyond the agent's and company's monthly ones (a project's, a lifetime one) reached its
- * hard threshold: the runs it covers stop → the owners, once per incident.
+ * A budget incident opened → the owners, once per incident: a warning at the soft threshold (any
+ * budget), or the hard stop of a budget beyond the agent's and company's monthly ones (those have
+ * their own notices above): its runs stop until it is raised.
  */
 export async function queueBudgetIncidentNotices(
   db: Db,
   incident: Pick<
     BudgetIncidentRow,
-    "id" | "companyId" | "scopeType" | "scopeId" | "window" | "amountCents" | "spentCents"
+    "id" | "companyId" | "scopeType" | "scopeId" | "window" | "threshold" | "amountCents" | "spentCents"
   >,
   origin: string,
   now: number,
@@ -235,10 +236,12 @@ export async function queueBudgetIncidentNotices(
   const company = await companyName(db, incident.companyId);
   const scopeName = await scopeNameOf(db, incident);
   const budget = incident.window === "lifetime" ? "lifetime budget" : "monthly budget";
-  const text =
-    `${company}: the ${incident.scopeType} ${scopeName} reached its ${budget} ` +
-    `(${cents(incident.spentCents)} of ${cents(incident.amountCents)}); its runs stop until it is raised. ` +
-    `${origin}/companies/${incident.companyId}/costs`;
+  const spent = `${cents(incident.spentCents)} of ${cents(incident.amountCents)}`;
+  const what =
+    incident.threshold === "hard"
+      ? `reached its ${budget} (${spent}); its runs stop until it is raised.`
+      : `passed 80 % of its ${budget} (${spent}).`;
+  const text = `${company}: the ${incident.scopeType} ${scopeName} ${what} ${origin}/companies/${incident.companyId}/costs`;
   return enqueueNotices(
     db,
     incident.companyId,

@@ -292,6 +292,44 @@ describe("questions, budget incidents and failed runs", () => {
     expect(line.sent(jid(colleaguePhone))).toEqual([]);
   });
 
+  it("tells the owners when a project's budget passes 80 % and when it is spent (its runs stop)", async () => {
+    const line = await linkedLine();
+    const ownerPhone = await linkNumber(line.company.id, line.owner);
+    const project = await call<{ id: string }>("POST", `/api/companies/${line.company.id}/projects`, {
+      body: { name: "Moonshot" },
+      headers: line.owner.headers,
+    });
+    const budget = await call("PUT", `/api/companies/${line.company.id}/budgets`, {
+      body: { scope: "project", scopeId: project.body.id, window: "lifetime", amountCents: 100 },
+      headers: line.owner.headers,
+    });
+    expect(budget.status).toBe(200);
+    const spend = (costCents: number) =>
+      call("POST", `/api/companies/${line.company.id}/cost-events`, {
+        body: {
+          agentId: line.agent.id,
+          projectId: project.body.id,
+          provider: "openai",
+          costCents,
+          occurredAt: new Date().toISOString(),
+        },
+        headers: line.owner.headers,
+      });
+    expect((await spend(85)).status).toBe(201);
+    expect((await spend(20)).status).toBe(201);
+    await eventually(async () => (await noticesOf(line.company.id)).every((row) => row.status === "sent"));
+    const rows = await noticesOf(line.company.id);
+    expect(rows.map((row) => [row.user_id, row.kind, row.subject_type])).toEqual([
+      [line.owner.userId, "budget", "budget_incident"],
+      [line.owner.userId, "budget", "budget_incident"],
+    ]);
+    const texts = line.sent(jid(ownerPhone)).map((sent) => String(sent.content.text));
+    expect(texts.join("\n")).toContain(
+      "the project Moonshot passed 80 % of its lifetime budget ($0.85 of $1.00)",
+    );
+    expect(texts.join("\n")).toContain("the project Moonshot reached its lifetime budget ($1.05 of $1.00)");
+  });
+
   it("tells the issue's watchers when a run on it fails", async () => {
     const line = await linkedLine();
     const ownerPhone = await linkNumber(line.company.id, line.owner);
