@@ -3,7 +3,7 @@
 // Ollama, vLLM or OpenRouter do) — `provider: {baseUrl, api: "openai-compatible", envKey}`, the key a
 // company secret bound in the agent's env — completes a wake (checkout, comments, done through the
 // API), the provider saw the secret's value as its bearer token and our model name, the run is
-// priced with the agent's own price table, and the models endpoint, asked for that agent, lists what
+// priced with the company's price table for that provider, and the models endpoint, asked for that agent, lists what
 // the provider's GET /v1/models answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentLoop, API_LOOP, expectWokenToDone, suffix } from "../support/agent-loop.ts";
@@ -50,13 +50,17 @@ describe("a model provider of the company's own", () => {
     const agent = await loop.agent(`Local ${suffix()}`, "opencode_local", {
       model: `localai/${MODELS[0]}`,
       provider: { baseUrl: fake.url, api: "openai-compatible", envKey: "LOCALAI_API_KEY", name: "LocalAI" },
-      // USD per million tokens: the provider's models are priced by the company, not by OpenCode.
-      pricing: { input: 0.5, output: 1.5 },
       env: {
         LOCALAI_API_KEY: { type: "secret_ref", secretId: secret.body.id },
         npm_config_offline: "true",
       },
     });
+
+    // The company prices its provider's models (USD per million tokens); OpenCode knows no price for them.
+    const prices = await loop.board.call("PUT", `/api/companies/${loop.companyId}/model-prices`, {
+      prices: { localai: { "*": { input: 0.5, output: 1.5 } } },
+    });
+    expect(prices.status, JSON.stringify(prices.body)).toBe(200);
 
     const { run } = await expectWokenToDone(loop, agent, "Summarise the week");
     const first = fake.requests[0];

@@ -2,6 +2,12 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./foundation-schema";
 
+/** provider → model (or `*`) → USD per million tokens; the wire's ModelPrices (bridge/src/protocol/runner.ts). */
+export type ModelPriceTable = Record<
+  string,
+  Record<string, { input: number; cachedInput?: number; output: number }>
+>;
+
 /**
  * Control-plane tables (companies of agents). Every row carries `company_id`, and every query is
  * scoped by it: an id from another company behaves exactly like an unknown id (404).
@@ -110,6 +116,11 @@ export const companies = sqliteTable("companies", {
     .default(true),
   /** At most this many of the company's runs execute at once (null: no cap); the rest wait queued, in order. */
   maxConcurrentRuns: integer("max_concurrent_runs"),
+  /**
+   * The company's prices per provider, USD per million tokens: provider → model (or `*`) → prices.
+   * Runs are priced with them unless the agent set its own (PUT /companies/{id}/model-prices).
+   */
+  modelPrices: text("model_prices", { mode: "json" }).$type<ModelPriceTable>(),
   archivedAt: integer("archived_at"),
   /**
    * Who created it (null: created before this was recorded by no known user, or that user is gone).

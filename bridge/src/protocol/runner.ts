@@ -127,6 +127,20 @@ export const RunSkillSchema = z.object({
 });
 export type RunSkill = z.infer<typeof RunSkillSchema>;
 
+/** USD per million tokens (cached input defaults to input). */
+export const ModelPriceSchema = z.object({
+  input: z.number().min(0).max(100_000),
+  cachedInput: z.number().min(0).max(100_000).optional(),
+  output: z.number().min(0).max(100_000),
+});
+
+/** provider → model (or `*`, every other model of the provider) → prices. */
+export const ModelPricesSchema = z.record(
+  z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+  z.record(z.string().min(1).max(200), ModelPriceSchema),
+);
+export type ModelPrices = z.infer<typeof ModelPricesSchema>;
+
 export const RunAssignmentSchema = z.object({
   runId: z.string(),
   agentId: z.string(),
@@ -173,6 +187,11 @@ export const RunAssignmentSchema = z.object({
    * a cost (Claude Code's --max-budget-usd) is given it; the run then fails with `budget_exceeded`.
    */
   budgetCents: z.number().int().min(1).optional(),
+  /**
+   * The company's prices per provider (PUT /companies/{id}/model-prices): the run's tokens are priced
+   * with the entry for its provider and model (else the provider's `*`) unless the agent set its own.
+   */
+  modelPrices: ModelPricesSchema.optional(),
 });
 export type RunAssignment = z.infer<typeof RunAssignmentSchema>;
 

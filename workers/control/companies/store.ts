@@ -114,6 +114,7 @@ export async function createCompany(
       spentMonthlyCents: 0,
       requireBoardApprovalForNewAgents: input.requireBoardApprovalForNewAgents ?? true,
       maxConcurrentRuns: null,
+      modelPrices: null,
       archivedAt: null,
       createdByUserId: actor.userId,
       createdAt: now,

@@ -125,6 +125,7 @@ function newCompanyRow(
     spentMonthlyCents: 0,
     requireBoardApprovalForNewAgents: company.requireBoardApprovalForNewAgents,
     maxConcurrentRuns: null,
+    modelPrices: null,
     archivedAt: null,
     createdByUserId: creator.type === "board" ? creator.userId : null,
     createdAt: now,

@@ -214,6 +214,7 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
       db
         .select({
           id: companies.id,
+          modelPrices: companies.modelPrices,
           budgetMonthlyCents: companies.budgetMonthlyCents,
           spentMonthlyCents: companies.spentMonthlyCents,
         })
@@ -231,6 +232,7 @@ export async function claimNextRun(env: Env, db: Db, link: RunnerLink): Promise<
       const assigned = await assignment(env, db, run, agent, link.apiUrl, now);
       const budgetCents = budgetLeft([...rowBudgets(agent, company), ...policies]);
       if (budgetCents !== null) assigned.budgetCents = budgetCents;
+      if (company?.modelPrices) assigned.modelPrices = company.modelPrices;
       await announceRun(env, run, "run.started");
       return assigned;
     } catch (error) {

@@ -27,7 +27,7 @@ import { claudeStreamParser } from "./claude-stream.ts";
 import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
 import { CLAUDE_MCP_TOOLS, claudeMcpConfig, platformMcp } from "./mcp.ts";
-import { meterFor } from "./pricing.ts";
+import { chosenPrices, meterFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import type { Adapter, Launch, LaunchContext, ProcessEnd, StreamSummary, Verdict } from "./types.ts";
 
@@ -144,7 +144,11 @@ async function launch(context: LaunchContext): Promise<Launch> {
       ...skills,
       ...mcp.files,
     ],
-    meter: meterFor("anthropic", config.model ?? null, config.pricing),
+    meter: meterFor(
+      "anthropic",
+      config.model ?? null,
+      chosenPrices(config.pricing, context.run.modelPrices, "anthropic", config.model ?? null),
+    ),
     resumed: context.resume !== null,
   };
 }

@@ -24,7 +24,7 @@ import { codexStreamParser } from "./codex-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { codexMcpOverrides, platformMcp } from "./mcp.ts";
-import { type Meter, meterFor, NO_TOKENS } from "./pricing.ts";
+import { chosenPrices, type Meter, meterFor, NO_TOKENS } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import {
   type Adapter,
@@ -133,7 +133,13 @@ async function meterOf(context: LaunchContext, config: CodexConfig): Promise<Met
   const before = context.resume
     ? await sessionTokens(codexHome(context), context.resume, context.readFileAsAgent)
     : NO_TOKENS;
-  return meterFor("openai", config.model ?? null, config.pricing, before);
+  const model = config.model ?? null;
+  return meterFor(
+    "openai",
+    model,
+    chosenPrices(config.pricing, context.run.modelPrices, "openai", model),
+    before,
+  );
 }
 
 async function launch(context: LaunchContext): Promise<Launch> {

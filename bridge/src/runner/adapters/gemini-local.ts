@@ -27,7 +27,7 @@ import { geminiStreamParser } from "./gemini-stream.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { geminiMcpServers, type PlatformMcp, platformMcp } from "./mcp.ts";
-import { meterFor } from "./pricing.ts";
+import { chosenPrices, meterFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import {
   type Adapter,
@@ -97,7 +97,10 @@ function skillsHome(context: LaunchContext): Pick<Launch, "files" | "links" | "o
   };
 }
 
-const meterOf = (config: GeminiConfig) => meterFor("google", config.model ?? null, config.pricing);
+const meterOf = (context: LaunchContext, config: GeminiConfig) => {
+  const model = config.model ?? null;
+  return meterFor("google", model, chosenPrices(config.pricing, context.run.modelPrices, "google", model));
+};
 
 async function launch(context: LaunchContext): Promise<Launch> {
   const config = configOf(context);
@@ -136,7 +139,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
       ...skills.files,
     ],
     ...(skills.links ? { links: skills.links } : {}),
-    meter: meterOf(config),
+    meter: meterOf(context, config),
   };
 }
 

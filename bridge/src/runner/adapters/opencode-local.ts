@@ -35,7 +35,7 @@ import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { opencodeMcp, platformMcp } from "./mcp.ts";
 import { opencodeStreamParser } from "./opencode-stream.ts";
-import { type Meter, meterFor } from "./pricing.ts";
+import { chosenPrices, type Meter, meterFor } from "./pricing.ts";
 import { skillFiles } from "./skills.ts";
 import type { Adapter, Launch, LaunchContext, ProcessEnd, StreamSummary, Verdict } from "./types.ts";
 
@@ -129,9 +129,10 @@ function providerEntry(config: OpencodeConfig): Record<string, unknown> {
   };
 }
 
-function meterOf(config: OpencodeConfig): Meter {
+function meterOf(context: LaunchContext, config: OpencodeConfig): Meter {
   const { provider, model } = modelOf(config);
-  return meterFor(provider ?? "opencode", model, config.pricing);
+  const named = provider ?? "opencode";
+  return meterFor(named, model, chosenPrices(config.pricing, context.run.modelPrices, named, model));
 }
 
 async function launch(context: LaunchContext): Promise<Launch> {
@@ -166,7 +167,7 @@ async function launch(context: LaunchContext): Promise<Launch> {
     },
     stdin: context.run.prompt,
     files: [{ path: instructionsPath, content: instructions }, ...skills],
-    meter: meterOf(config),
+    meter: meterOf(context, config),
     ...(context.run.budgetCents ? { budgetCents: context.run.budgetCents } : {}),
   };
 }

@@ -7,7 +7,8 @@
  * prices of its own model with adapterConfig.pricing (USD per million tokens). A model the table does
  * not know is priced as its provider's fallback entry, never as free.
  */
-import { z } from "zod";
+import type { z } from "zod";
+import { ModelPriceSchema, type ModelPrices } from "../../protocol/runner.ts";
 
 export const PRICE_TABLE_VERSION = "2026-11-25";
 
@@ -131,17 +132,14 @@ const FALLBACK: Readonly<Record<string, Prices>> = {
   anthropic: p(15, 1.5, 75),
 };
 
-export const PricesSchema = z.object({
-  input: z.number().min(0),
-  cachedInput: z.number().min(0).optional(),
-  output: z.number().min(0),
-});
+/** The agent's own prices (adapterConfig.pricing): the wire's shape for a price. */
+export const PricesSchema = ModelPriceSchema;
 
 /** Dollars to whole cents, rounded up: a budget never undercounts what a run spent. */
 export const usdToCents = (usd: number): number => Math.ceil(Math.round(usd * 1e6) / 1e4);
 
 /**
- * How a run is priced: the agent's own prices (adapterConfig.pricing) when it set them, which then also
+ * How a run is priced: the prices chosen for it (chosenPrices: the agent's, else the company's), which then also
  * win over a cost the CLI reports; else the table's for the model. `before`: what a resumed session had
  * already counted.
  */
@@ -158,6 +156,22 @@ export function meterFor(
     before,
     ...(pricing ? { overridden: true } : {}),
   };
+}
+
+/**
+ * The prices a run's own config wins with: the agent's (adapterConfig.pricing), else the company's for
+ * the provider and model, else for the provider's `*` (RunAssignment.modelPrices); undefined: the
+ * CLI's cost or the table decide.
+ */
+export function chosenPrices(
+  own: z.infer<typeof PricesSchema> | undefined,
+  company: ModelPrices | undefined,
+  provider: string,
+  model: string | null,
+): z.infer<typeof PricesSchema> | undefined {
+  if (own) return own;
+  const forProvider = company?.[provider];
+  return (model === null ? undefined : forProvider?.[model]) ?? forProvider?.["*"];
 }
 
 export function pricesFor(

@@ -1,0 +1,1 @@
+ALTER TABLE `companies` ADD `model_prices` text;
