@@ -3,19 +3,10 @@ import { and, eq, notInArray, sum } from "drizzle-orm";
 import { agentCredentialsChanged } from "../../auth/agent-key-store";
 import { refOf } from "../../core/actor";
 import type { Db } from "../../db/client";
-import {
-  type AgentRow,
-  agents,
-  budgetIncidents,
-  budgetPolicies,
-  costEvents,
-  goals,
-  issues,
-  projects,
-  routines,
-} from "../../db/schema";
+import { type AgentRow, agents, costEvents, goals, issues, projects, routines } from "../../db/schema";
 import { conflict } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter } from "../../http/openapi";
+import { budgetsRemoved } from "../budgets";
 import { activityInsert, blockerPart, controlContext, requireBoard } from "../shared";
 import { AgentParamSchema } from "./schemas";
 import { commit, findAgent } from "./store";
@@ -114,19 +105,7 @@ agentDeleteRoutes.openapi(
         now,
       ),
       // Its budgets go with it; their incidents close (nothing is left to hold).
-      db
-        .delete(budgetPolicies)
-        .where(and(eq(budgetPolicies.scopeType, "agent"), eq(budgetPolicies.scopeId, agent.id))),
-      db
-        .update(budgetIncidents)
-        .set({ status: "resolved", resolution: "removed", resolvedAt: now })
-        .where(
-          and(
-            eq(budgetIncidents.scopeType, "agent"),
-            eq(budgetIncidents.scopeId, agent.id),
-            eq(budgetIncidents.status, "open"),
-          ),
-        ),
+      ...budgetsRemoved(db, "agent", agent.id, now),
       db.delete(agents).where(eq(agents.id, agent.id)),
     ]);
     await agentCredentialsChanged(c.env, agent.id);

@@ -2,7 +2,12 @@ import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
 import type { ActorRef } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
-import { type BudgetIncidentRow, type BudgetThreshold, budgetIncidents } from "../../db/schema";
+import {
+  type BudgetIncidentRow,
+  type BudgetThreshold,
+  budgetIncidents,
+  budgetPolicies,
+} from "../../db/schema";
 import { activityInsert } from "../shared";
 import type { BudgetState } from "./store";
 import { SOFT_THRESHOLD_PERCENT, softThreshold, windowStart } from "./windows";
@@ -198,3 +203,24 @@ export function settleIncidents(
   const closing: BudgetThreshold[] = removed ? ["soft", "hard"] : thresholdsLeft(amounts);
   return closeIncidentsOf(db, key, removed ? "removed" : "raised", userId, now, closing);
 }
+
+/**
+ * A project or agent deleted: its budgets go, its open incidents close (`removed`), nothing being
+ * left to hold. Unexecuted, for the deleting batch.
+ */
+export const budgetsRemoved = (db: Db, scope: "project" | "agent", scopeId: string, now: number) =>
+  [
+    db
+      .delete(budgetPolicies)
+      .where(and(eq(budgetPolicies.scopeType, scope), eq(budgetPolicies.scopeId, scopeId))),
+    db
+      .update(budgetIncidents)
+      .set({ status: "resolved", resolution: "removed", resolvedAt: now })
+      .where(
+        and(
+          eq(budgetIncidents.scopeType, scope),
+          eq(budgetIncidents.scopeId, scopeId),
+          eq(budgetIncidents.status, "open"),
+        ),
+      ),
+  ] as const;

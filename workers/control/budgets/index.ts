@@ -6,7 +6,7 @@
  * This index is what the rest of the code may import from here.
  */
 export { type BudgetCause, holdOverBudget } from "./enforce";
-export { closeEndedWindows, settleIncidents } from "./incidents";
+export { budgetsRemoved, closeEndedWindows, settleIncidents } from "./incidents";
 export type { BudgetSchema, IncidentSchema } from "./schemas";
 export { stopRunsOverBudget } from "./stop";
 export {

@@ -1,9 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { refOf } from "../../core/actor";
-import { budgetIncidents, budgetPolicies, goals, issues, projects, routines } from "../../db/schema";
+import { goals, issues, projects, routines } from "../../db/schema";
 import { conflict } from "../../http/errors";
 import { controlAuth, controlError, controlErrors, createRouter } from "../../http/openapi";
+import { budgetsRemoved } from "../budgets";
 import { activityInsert, controlContext, ensureVisible, namedFew, requireBoard } from "../shared";
 import { GoalParamSchema, ProjectParamSchema } from "./schemas";
 import { visibleProject } from "./store";
@@ -60,19 +61,7 @@ projectDeleteRoutes.openapi(
         now,
       ),
       // Its budgets go with it; their incidents close (nothing is left to hold).
-      db
-        .delete(budgetPolicies)
-        .where(and(eq(budgetPolicies.scopeType, "project"), eq(budgetPolicies.scopeId, project.id))),
-      db
-        .update(budgetIncidents)
-        .set({ status: "resolved", resolution: "removed", resolvedAt: now })
-        .where(
-          and(
-            eq(budgetIncidents.scopeType, "project"),
-            eq(budgetIncidents.scopeId, project.id),
-            eq(budgetIncidents.status, "open"),
-          ),
-        ),
+      ...budgetsRemoved(db, "project", project.id, now),
       db.delete(projects).where(eq(projects.id, project.id)),
     ]);
     return c.body(null, 204);

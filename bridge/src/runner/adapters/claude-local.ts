@@ -24,7 +24,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { claudeStreamParser } from "./claude-stream.ts";
-import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
+import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig, providerEndpoint } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
 import { CLAUDE_MCP_TOOLS, claudeMcpConfig, platformMcp } from "./mcp.ts";
 import { chosenPrices, meterFor } from "./pricing.ts";
@@ -52,15 +52,7 @@ const ConfigSchema = z.object({
    * An Anthropic-compatible endpoint (a gateway, a proxy, another vendor's Messages API): Claude Code
    * gets it as ANTHROPIC_BASE_URL, and the key from env[envKey] as ANTHROPIC_API_KEY.
    */
-  provider: z
-    .object({
-      baseUrl: z.string().url(),
-      envKey: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/)
-        .default("ANTHROPIC_API_KEY"),
-    })
-    .optional(),
+  provider: providerEndpoint("ANTHROPIC_API_KEY").optional(),
 });
 type ClaudeConfig = z.infer<typeof ConfigSchema>;
 

@@ -24,6 +24,16 @@ export const CLI_CONFIG_FIELDS = {
   extraArgs: z.array(z.string()).default([]),
 };
 
+/** An environment variable's name, as `envKey` gives one. */
+export const EnvName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
+
+/**
+ * `adapterConfig.provider` of a CLI that speaks one vendor's API: an endpoint of one's own for it (a
+ * gateway, a proxy, a compatible server) and the variable of the agent's env holding its key.
+ */
+export const providerEndpoint = (defaultKey: string) =>
+  z.object({ baseUrl: z.string().url(), envKey: EnvName.default(defaultKey) });
+
 /** The run's adapterConfig read with the adapter's schema, or every problem in one AdapterConfigError. */
 export function parseAdapterConfig<Config>(
   schema: z.ZodType<Config>,

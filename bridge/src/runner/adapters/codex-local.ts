@@ -18,7 +18,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
+import { CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig, providerEndpoint } from "./cli-common.ts";
 import { sessionTokens } from "./codex-sessions.ts";
 import { codexStreamParser } from "./codex-stream.ts";
 import { agentInstructions } from "./instructions.ts";
@@ -45,15 +45,7 @@ const ConfigSchema = z.object({
   sandbox: z.enum(["bypass", "read-only", "workspace-write", "danger-full-access"]).default("bypass"),
   approvalPolicy: z.enum(["never", "on-request", "on-failure", "untrusted"]).default("never"),
   /** A Responses API endpoint of one's own (a proxy, a gateway); the key from env[envKey]. */
-  provider: z
-    .object({
-      baseUrl: z.string().url(),
-      envKey: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/)
-        .default("OPENAI_API_KEY"),
-    })
-    .optional(),
+  provider: providerEndpoint("OPENAI_API_KEY").optional(),
   instructionsFilePath: z.string().min(1).optional(),
 });
 type CodexConfig = z.infer<typeof ConfigSchema>;

@@ -30,7 +30,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { argumentRefusal, CLI_CONFIG_FIELDS, endVerdict, parseAdapterConfig } from "./cli-common.ts";
+import { argumentRefusal, CLI_CONFIG_FIELDS, EnvName, endVerdict, parseAdapterConfig } from "./cli-common.ts";
 import { agentInstructions } from "./instructions.ts";
 import { lastLine } from "./json.ts";
 import { opencodeMcp, platformMcp } from "./mcp.ts";
@@ -59,10 +59,7 @@ const ConfigSchema = z
       .object({
         baseUrl: z.string().url(),
         api: z.enum(["native", "openai-compatible"]).default("native"),
-        envKey: z
-          .string()
-          .regex(/^[A-Z_][A-Z0-9_]*$/)
-          .optional(),
+        envKey: EnvName.optional(),
         /** How the provider is named in OpenCode (openai-compatible); default its id. */
         name: z.string().min(1).max(100).optional(),
       })

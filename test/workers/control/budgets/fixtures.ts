@@ -48,6 +48,7 @@ export async function spend(
     agentId: string;
     costCents: number;
     issueId?: string;
+    projectId?: string;
     model?: string;
     provider?: string;
     occurredAt?: string;

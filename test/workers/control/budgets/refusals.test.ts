@@ -1,18 +1,23 @@
 // Budgets (issue 32), continued: what the budget routes refuse (and that a refusal changes nothing),
-// how a monthly incident ends with its month, and spend by model and by provider.
-// Budgets beyond the agent's and company's monthly ones (issue 32): a project's budget and lifetime
-// budgets, set through PUT /budgets, listed with their spend; the incidents each threshold opens
-// (soft at 80 %, hard at 100 %, once per crossing); a hard incident holds its scope — queued runs
-// cancelled, running runs stopped with a cancel frame to their runner, new wakes stored cancelled,
-// the claim refusing — until an owner raises the budget and resumes; runs carry the smallest
-// remainder as their cap; spend by model and provider.
+// how a monthly incident ends with its month, what deleting a project does to its budget, and spend
+// by model and by provider.
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { closeEndedWindows } from "../../../../workers/control/budgets";
 import { database } from "../../../../workers/db/client";
 import { call } from "../../helpers";
 import { addMembership, boardUser, seedAgent, seedCompany, seedIssue } from "../helpers";
-import { incidents, inProject, invoke, type Json, project, putBudget, settleRuns, spend } from "./fixtures";
+import {
+  type Budget,
+  incidents,
+  inProject,
+  invoke,
+  type Json,
+  project,
+  putBudget,
+  settleRuns,
+  spend,
+} from "./fixtures";
 
 beforeEach(settleRuns);
 
@@ -125,6 +130,28 @@ describe("budgets: refusals, windows, read-outs", () => {
       (await call("GET", `/api/companies/${company.id}/budget-incidents`, { headers: stranger.headers }))
         .status,
     ).toBe(404);
+  });
+
+  it("deleting a project removes its budget and closes its incidents", async () => {
+    const owner = await boardUser();
+    const company = await seedCompany(owner);
+    const agent = await seedAgent(company.id);
+    const projectId = await project(company.id, owner.headers);
+    await putBudget(company.id, owner.headers, {
+      scope: "project",
+      scopeId: projectId,
+      window: "lifetime",
+      amountCents: 10,
+    });
+    await spend(company.id, owner.headers, { agentId: agent.id, costCents: 10, projectId });
+    expect(await incidents(company.id, owner.headers, "open")).toHaveLength(1);
+    expect((await call("DELETE", `/api/projects/${projectId}`, { headers: owner.headers })).status).toBe(204);
+    expect(await incidents(company.id, owner.headers, "open")).toEqual([]);
+    expect((await incidents(company.id, owner.headers))[0]).toMatchObject({ resolution: "removed" });
+    const listed = await call<Budget[]>("GET", `/api/companies/${company.id}/budgets`, {
+      headers: owner.headers,
+    });
+    expect(listed.body).toEqual([]);
   });
 
   it("spend by model and by provider", async () => {
