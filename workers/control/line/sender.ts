@@ -191,6 +191,15 @@ export async function sendDueNotices(
 }
 
 /**
+ * How far ahead an earlier notice's not_before still counts as "held by another sender": twice the
+ * claim, because that sender's `now` may be ahead of ours (a cron tick's scheduled time trails the
+ * reconnect's clock), and a claim it made then ends past our now + NOTICE_CLAIM_MS. A member's own
+ * quiet hours or hourly cap holding a notice that briefly blocks the later ones changes nothing: the
+ * later ones wait for the same reason.
+ */
+const CLAIM_SEEN_MS = 2 * NOTICE_CLAIM_MS;
+
+/**
  * Takes the notice for this sender: false when another sender holds it, it is no longer due, or an
  * earlier notice to the same member is still due or held by another sender (the reconnect's pass, a
  * request's waitUntil and the cron can run at once, and a member must get their notices in the order
@@ -208,7 +217,7 @@ async function claim(db: Db, notice: LineNoticeRow, now: number): Promise<boolea
         lte(lineNotices.notBefore, now),
         sql`NOT EXISTS (SELECT 1 FROM line_notices AS earlier
           WHERE earlier.company_id = ${notice.companyId} AND earlier.user_id = ${notice.userId}
-            AND earlier.status = 'queued' AND earlier.not_before <= ${now + NOTICE_CLAIM_MS}
+            AND earlier.status = 'queued' AND earlier.not_before <= ${now + CLAIM_SEEN_MS}
             AND (earlier.created_at < ${notice.createdAt}
               OR (earlier.created_at = ${notice.createdAt} AND earlier.rowid < ${lineNotices}.rowid)))`,
       ),
