@@ -96,7 +96,8 @@ export function broadcastToViewers(ctx: DurableObjectState, text: string): void 
 }
 
 export function closeAllViewers(ctx: DurableObjectState, code: number, reason: string): void {
-  for (const ws of ctx.getWebSockets(VIEWER_TAG)) {
+  // Every listen-only socket, whatever its tag: the pairing page's viewers and the event streams.
+  for (const ws of ctx.getWebSockets()) {
     if (!isViewer(ws)) continue;
     try {
       ws.close(code, reason);

@@ -201,4 +201,14 @@ describe("GET /api/sessions/{id}/events/stream", () => {
     const closed = await stream.closedWith(2_000);
     expect(closed.code).toBe(4401);
   });
+
+  it("closes when the session is deleted", async () => {
+    const s = await connected([]);
+    const stream = new Link((await openStream(s, "0")).webSocket as WebSocket);
+    await stream.next((frame) => typeof frame.cursor === "string");
+    const deleted = await call("DELETE", `/api/sessions/${s.slug}/settings`, { headers: asKey(s.key) });
+    expect(deleted.status).toBe(200);
+    const closed = await stream.closedWith(2_000);
+    expect(closed.code).toBe(1000);
+  });
 });
