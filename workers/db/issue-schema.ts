@@ -354,6 +354,9 @@ export const heartbeatRuns = sqliteTable(
     index("heartbeat_runs_company_idx").on(t.companyId, t.createdAt, t.id),
     index("heartbeat_runs_issue_idx").on(t.issueId, t.createdAt),
     index("heartbeat_runs_status_idx").on(t.status, t.createdAt),
+    // A company's runs in one state, in queue order: the claim's count of its running runs (the
+    // company cap) and a queued run's place in its company's queue.
+    index("heartbeat_runs_company_status_idx").on(t.companyId, t.status, t.createdAt),
     // At most one queued run per agent and issue: a duplicate wake coalesces into it (see ../control/wakes/wake.ts).
     // Wakes without an issue (timer, manual) have NULL here, which never conflicts; ../control/wakes/wake.ts handles them.
     uniqueIndex("heartbeat_runs_one_queued_uq").on(t.agentId, t.issueId).where(sql`status = 'queued'`),

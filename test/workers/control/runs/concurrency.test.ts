@@ -167,3 +167,14 @@ describe("a runner's cap", () => {
     await eventually(async () => other.frames.filter((f) => f.type === "run").length === 3);
   });
 });
+
+describe("the cap's count", () => {
+  it("reads a company's running runs through its (company, status) index, not all its runs", async () => {
+    const plan = await env.DB.prepare(
+      "EXPLAIN QUERY PLAN SELECT count(*) FROM heartbeat_runs AS busy WHERE busy.company_id = ? AND busy.status = 'running'",
+    )
+      .bind("c")
+      .all<{ detail: string }>();
+    expect(plan.results.map((row) => row.detail).join("\n")).toContain("heartbeat_runs_company_status_idx");
+  });
+});

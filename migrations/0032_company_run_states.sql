@@ -1,0 +1,1 @@
+CREATE INDEX `heartbeat_runs_company_status_idx` ON `heartbeat_runs` (`company_id`,`status`,`created_at`);
