@@ -1,12 +1,7 @@
 import type { BudgetWindow } from "../../db/schema";
+import { utcMonth } from "../shared";
 
-/** Spend is counted per calendar month in UTC: [start of month, start of next month). */
-export function utcMonth(now: number): { start: number; end: number } {
-  const date = new Date(now);
-  const year = date.getUTCFullYear();
-  const month = date.getUTCMonth();
-  return { start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1) };
-}
+export { utcMonth };
 
 /** The first instant a budget's window counts from: the month's start, or 0 for a lifetime budget. */
 export const windowStart = (window: BudgetWindow, now: number): number =>

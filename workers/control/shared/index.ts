@@ -15,6 +15,7 @@ export {
 export { blockerPart, namedFew } from "./blockers";
 export { issueIdIn, issueIdsIn, issueKeyCondition, UUID } from "./issue-keys";
 export { forgetMember } from "./memberships";
+export { utcMonth } from "./month";
 export {
   cappedCountQuery,
   cappedTotal,

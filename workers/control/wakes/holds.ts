@@ -1,18 +1,13 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { type BudgetScope, heartbeatRuns } from "../../db/schema";
+import { utcMonth } from "../shared";
 
 /**
  * Budget holds: an open hard budget incident (budget_incidents, see budgets/) stops every run in its
  * scope from starting until the board raises the budget. A monthly incident holds only in its own
  * month, so a new month frees the scope even before the scheduled sweep closes the incident.
  */
-
-/** The first instant of the UTC month of `now` (budgets/windows.ts has the window arithmetic). */
-const monthStartOf = (now: number): number => {
-  const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-};
 
 /** Who a run spends for: its company, its agent, and its issue's project (looked up in SQL). */
 export interface HoldTarget {
@@ -26,7 +21,7 @@ function heldAt(companyId: string, scope: BudgetScope, scopeId: SQL | string, no
   return sql`EXISTS (SELECT 1 FROM budget_incidents AS hold WHERE hold.company_id = ${companyId}
     AND hold.status = 'open' AND hold.threshold = 'hard' AND hold.scope_type = ${scope}
     AND hold.scope_id = ${scopeId}
-    AND (hold."window" = 'lifetime' OR hold.window_start = ${monthStartOf(now)}))`;
+    AND (hold."window" = 'lifetime' OR hold.window_start = ${utcMonth(now).start}))`;
 }
 
 /**
