@@ -15,6 +15,7 @@ import {
   GROUP_SETTINGS,
   GroupJidSchema,
   LID_JID,
+  MEDIA_MAX_BYTES,
   MediaSourceSchema,
   MessageRefSchema,
   OutgoingContentSchema,
@@ -22,6 +23,9 @@ import {
   PRESENCES,
   WaLabelSchema,
 } from "./messaging.ts";
+
+/** A size cap the edge sets on one transfer (bytes), never above the gateway's own. */
+const MaxBytesSchema = z.number().int().positive().max(MEDIA_MAX_BYTES).optional();
 
 const op = <N extends string, S extends z.ZodRawShape>(name: N, shape: S) =>
   z.object({ op: z.literal(name), ...shape });
@@ -37,6 +41,8 @@ export const OperationSchema = z.discriminatedUnion("op", [
     statusJidList: z.array(PersonJidSchema).max(5000).optional(),
     backgroundColor: z.string().max(16).optional(),
     font: z.number().int().min(0).max(10).optional(),
+    /** The edge's limit for this media's kind (MEDIA_LIMITS_MB); absent, the kind's default applies. */
+    maxBytes: MaxBytesSchema,
   }),
   op("forward", { to: ChatJidSchema, messageId: z.string().min(8).max(64), message: MessageRefSchema }),
   op("react", { target: MessageRefSchema, emoji: z.string().max(32) }),
@@ -96,7 +102,11 @@ export const OperationSchema = z.discriminatedUnion("op", [
   }),
   op("group.leave", { jid: GroupJidSchema }),
   /** Fetches a received message's media and PUTs the bytes to the edge's media store as `ref`. */
-  op("media.download", { message: MessageRefSchema, ref: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/) }),
+  op("media.download", {
+    message: MessageRefSchema,
+    ref: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
+    maxBytes: MaxBytesSchema,
+  }),
   op("call.reject", { id: z.string().max(128), from: AnyJidSchema }),
   /** Creates, edits or (`deleted`) removes a WhatsApp label on the account (app state). */
   op("label.edit", { label: WaLabelSchema }),
