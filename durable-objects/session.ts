@@ -49,10 +49,6 @@ export class SessionDO extends DurableObject<Env> implements SessionObject, Live
     return this.#session.sentMessage(sessionId, messageId);
   }
 
-  putMedia(sessionId: string, ref: string, bytes: Uint8Array, mimetype: string, fileName: string | null) {
-    return this.#session.putMedia(sessionId, ref, bytes, mimetype, fileName);
-  }
-
   simulateWorld(sessionId: string, args: Record<string, unknown>): Promise<Outcome<unknown>> {
     return this.#session.simulateWorld(sessionId, args);
   }

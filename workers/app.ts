@@ -2,7 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
-import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
+import { MEDIA_MAX_BYTES, MEDIA_MEMORY_MAX_BYTES } from "../bridge/src/protocol/messaging";
 import { registerLineInbound } from "../durable-objects/messaging/line/relay";
 import { apiKeyRoutes } from "./auth/api-key";
 import { recognizeInProcessCalls } from "./auth/in-process";
@@ -26,7 +26,9 @@ import { deprecatedRoutes } from "./gateway/deprecated";
 import { groupsRoutes } from "./gateway/groups/routes";
 import { labelsRoutes } from "./gateway/labels";
 import { messageActionRoutes } from "./gateway/messages/actions";
+import { mediaMessageRoutes } from "./gateway/messages/media-routes";
 import { messagesRoutes } from "./gateway/messages/routes";
+import { signedMediaRoutes } from "./gateway/messages/signed-media-routes";
 import { profileRoutes } from "./gateway/profile";
 import { schedulerRoutes } from "./gateway/scheduler";
 import { botConfigRoutes } from "./gateway/sessions/bot-config";
@@ -41,7 +43,7 @@ import { renderDocsPage } from "./http/docs-page";
 import { ApiError, handleError, handleNotFound, renderError, titleOf } from "./http/errors";
 import { limitJsonDepth } from "./http/json-depth";
 import { createRouter, documentAppWideErrors } from "./http/openapi";
-import { isUpload } from "./http/uploads";
+import { isStreamedUpload, isUpload } from "./http/uploads";
 import { scopedKeyRoutes } from "./keys/routes";
 import { llmsPublicRoutes, llmsRoutes } from "./llms/routes";
 import { mcpRoutes } from "./mcp/routes";
@@ -50,8 +52,10 @@ import { systemRoutes } from "./system";
 
 /** JSON bodies above 1 MiB answer 413 before any handler reads them. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
-/** Multipart uploads (media, pictures, company logos, issue attachments) may carry a whole media file plus form overhead. */
-export const UPLOAD_BODY_LIMIT_BYTES = MEDIA_MAX_BYTES + 64 * 1024;
+/** Multipart uploads held in memory (pictures, company logos, issue attachments): one such file plus form overhead. */
+export const UPLOAD_BODY_LIMIT_BYTES = MEDIA_MEMORY_MAX_BYTES + 64 * 1024;
+/** A media upload streams into R2 (workers/media); its route checks each kind's own limit as it reads. */
+export const MEDIA_UPLOAD_BODY_LIMIT_BYTES = MEDIA_MAX_BYTES + 64 * 1024;
 const limitBody = (maxSize: number) =>
   bodyLimit({
     maxSize,
@@ -59,6 +63,12 @@ const limitBody = (maxSize: number) =>
   });
 const jsonLimit = limitBody(JSON_BODY_LIMIT_BYTES);
 const uploadLimit = limitBody(UPLOAD_BODY_LIMIT_BYTES);
+const mediaUploadLimit = limitBody(MEDIA_UPLOAD_BODY_LIMIT_BYTES);
+
+function bodyLimitFor(method: string, path: string, contentType: string | undefined) {
+  if (isStreamedUpload(method, path, contentType)) return mediaUploadLimit;
+  return isUpload(method, path, contentType) ? uploadLimit : jsonLimit;
+}
 
 export const OPENAPI_CONFIG = {
   openapi: "3.1.0",
@@ -83,7 +93,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     c.header("Cache-Control", "no-store");
   });
   app.use("/api/*", (c, next) =>
-    (isUpload(c.req.method, c.req.path, c.req.header("content-type")) ? uploadLimit : jsonLimit)(c, next),
+    bodyLimitFor(c.req.method, c.req.path, c.req.header("content-type"))(c, next),
   );
   app.use("/api/*", requireAuthentication);
   app.use("/api/*", viewerGate);
@@ -107,6 +117,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/api/messages", broadcastsRoutes);
   app.route("/api/messages", messagesRoutes);
   app.route("/api/messages", messageActionRoutes);
+  app.route("/api/messages", mediaMessageRoutes);
+  app.route("/api/media", signedMediaRoutes);
   app.route("/api", chatsRoutes);
   app.route("/api/contacts", contactsRoutes);
   app.route("/api/groups", groupsRoutes);

@@ -1,13 +1,14 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { MEDIA_MAX_BYTES } from "../bridge/src/protocol/messaging";
+import { MEDIA_MAX_BYTES, MEDIA_PART_BYTES } from "../bridge/src/protocol/messaging";
 import { fleetObject } from "../durable-objects/fleet/contract";
 import { sessionObject } from "../durable-objects/session/contract";
 import type { Env } from "./core/env";
 import { database } from "./db/client";
 import { BRIDGE_ID_PATTERN, bridgeForCredential, touchCredential } from "./gateway/bridges";
-import { ApiError, badRequest, conflict, forbidden, notFound, titleOf, unauthorized } from "./http/errors";
+import { badRequest, conflict, forbidden, notFound, unauthorized } from "./http/errors";
 import { relayUpgrade, requireUpgrade } from "./http/upgrade";
+import { type MediaMeta, mediaKey, putOptions, readPart } from "./media/objects";
 
 /**
  * Where WhatsApp bridges dial in, each with `Authorization: Bearer <its credential>` (gateway/bridges):
@@ -112,38 +113,95 @@ bridgeLinkRoutes.get("/sessions/:sessionId/sent/:messageId", async (c) => {
   return new Response(`{"raw":${raw}}`, { headers: { "Content-Type": "application/json" } });
 });
 
-/** An upload waiting to be sent: the bridge fetches its bytes here. */
+/** An upload waiting to be sent (or a received file a sticker is made of): streamed from R2. */
 bridgeLinkRoutes.get("/sessions/:sessionId/media/:ref", async (c) => {
   const { sessionId, ref, stub } = await heldSession(c);
   const media = await stub.media(sessionId, ref);
-  if (!media) throw notFound("No such media");
-  return new Response(media.bytes, {
+  const object = media ? await c.env.MEDIA.get(mediaKey(sessionId, ref)) : null;
+  if (!media || !object) throw notFound("No such media");
+  return new Response(object.body, {
     headers: {
       "Content-Type": media.mimetype,
-      "Content-Length": String(media.size),
+      "Content-Length": String(object.size),
       ...(media.fileName ? { "X-File-Name": encodeURIComponent(media.fileName) } : {}),
     },
   });
 });
 
-/** Media the bridge downloaded from WhatsApp for a received message. */
+/**
+ * Media the bridge downloaded from WhatsApp for a received message, when it fits in one part; larger
+ * files come in parts (below). The session's object names it once the download operation answers.
+ */
 bridgeLinkRoutes.put("/sessions/:sessionId/media/:ref", async (c) => {
-  const { sessionId, ref, stub } = await heldSession(c);
-  const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (declared > MEDIA_MAX_BYTES) throw new ApiError(413, titleOf(413), "Media larger than the limit");
-  const bytes = new Uint8Array(await c.req.arrayBuffer());
-  if (bytes.byteLength > MEDIA_MAX_BYTES)
-    throw new ApiError(413, titleOf(413), "Media larger than the limit");
-  const fileName = c.req.header("X-File-Name");
-  await stub.putMedia(
-    sessionId,
-    ref,
-    bytes,
-    c.req.header("Content-Type") ?? "application/octet-stream",
-    fileName ? safeDecode(fileName) : null,
-  );
+  const { sessionId, ref } = await heldSession(c);
+  const bytes = await readPart(c.req.raw.body, MEDIA_PART_BYTES);
+  await c.env.MEDIA.put(mediaKey(sessionId, ref), bytes, putOptions(downloadMeta(c)));
   return c.body(null, 204);
 });
+
+bridgeLinkRoutes.post("/sessions/:sessionId/media/:ref/parts", async (c) => {
+  const { sessionId, ref } = await heldSession(c);
+  const upload = await c.env.MEDIA.createMultipartUpload(
+    mediaKey(sessionId, ref),
+    putOptions(downloadMeta(c)),
+  );
+  return c.json({ uploadId: upload.uploadId });
+});
+
+const MAX_PARTS = Math.ceil(MEDIA_MAX_BYTES / MEDIA_PART_BYTES);
+const PartNumberSchema = z.coerce.number().int().min(1).max(MAX_PARTS);
+const UploadIdSchema = z.string().min(1).max(1024);
+const CompleteSchema = z.object({
+  parts: z
+    .array(z.object({ partNumber: PartNumberSchema, etag: z.string().min(1).max(256) }))
+    .min(1)
+    .max(MAX_PARTS),
+});
+
+/** The open multipart upload a part request names (its id came from the POST above). */
+async function openUpload(c: Context<BridgeLinkEnv>) {
+  const { sessionId, ref } = await heldSession(c);
+  const uploadId = UploadIdSchema.safeParse(c.req.query("uploadId"));
+  if (!uploadId.success) throw badRequest("uploadId is required");
+  return c.env.MEDIA.resumeMultipartUpload(mediaKey(sessionId, ref), uploadId.data);
+}
+
+bridgeLinkRoutes.put("/sessions/:sessionId/media/:ref/parts/:partNumber", async (c) => {
+  const partNumber = PartNumberSchema.safeParse(c.req.param("partNumber"));
+  if (!partNumber.success) throw badRequest(`partNumber must be 1 to ${MAX_PARTS}`);
+  const upload = await openUpload(c);
+  const bytes = await readPart(c.req.raw.body, MEDIA_PART_BYTES);
+  const part = await upload.uploadPart(partNumber.data, bytes).catch(() => {
+    throw badRequest("No such upload, or a part R2 refused");
+  });
+  return c.json({ etag: part.etag });
+});
+
+bridgeLinkRoutes.post("/sessions/:sessionId/media/:ref/parts/complete", async (c) => {
+  const upload = await openUpload(c);
+  const body = CompleteSchema.safeParse(await c.req.json().catch(() => null));
+  if (!body.success) throw badRequest("parts: [{partNumber, etag}] is required");
+  await upload.complete(body.data.parts).catch(() => {
+    throw badRequest("The upload could not be completed (missing or uneven parts)");
+  });
+  return c.body(null, 204);
+});
+
+bridgeLinkRoutes.delete("/sessions/:sessionId/media/:ref/parts", async (c) => {
+  const upload = await openUpload(c);
+  await upload.abort().catch(() => undefined);
+  return c.body(null, 204);
+});
+
+/** What the bridge says of a downloaded file: its type and, URI-encoded, its name. */
+function downloadMeta(c: Context<BridgeLinkEnv>): MediaMeta {
+  const fileName = c.req.header("X-File-Name");
+  return {
+    mimetype: (c.req.header("Content-Type") ?? "application/octet-stream").slice(0, 128),
+    fileName: fileName ? safeDecode(fileName).slice(0, 256) : null,
+    kind: "download",
+  };
+}
 
 function safeDecode(value: string): string {
   try {

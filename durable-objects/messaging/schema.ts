@@ -20,12 +20,14 @@ export const MESSAGING_SCHEMA = [
   // Webhook outbox: appended in the same transaction as the change; the webhooks dispatcher drains it.
   `CREATE TABLE IF NOT EXISTS outbox (
      seq INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL)`,
-  // Media bytes in parts below the 2 MB row limit: uploads to send and downloads of received media.
+  // Media the session holds in R2 (media/store.ts); `media_parts` keeps bytes stored here before R2.
   `CREATE TABLE IF NOT EXISTS media (
      ref TEXT PRIMARY KEY, kind TEXT NOT NULL, mimetype TEXT NOT NULL, file_name TEXT,
      size INTEGER NOT NULL, created_at INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS media_parts (
      ref TEXT NOT NULL, part INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (ref, part))`,
+  // When media retention last swept (media/retention.ts).
+  "CREATE TABLE IF NOT EXISTS media_sweep (k INTEGER PRIMARY KEY CHECK (k = 1), at INTEGER NOT NULL)",
   // WhatsApp's limits on the account as last announced, one row per part (limits/store.ts).
   "CREATE TABLE IF NOT EXISTS account_limits (part TEXT PRIMARY KEY, value TEXT NOT NULL)",
 ] as const;

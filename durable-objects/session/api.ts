@@ -18,6 +18,7 @@ import { eventsApi } from "../messaging/events/log";
 import { GROUPS_SCHEMA, groupsApi } from "../messaging/groups/store";
 import { LABELS_SCHEMA, labelsApi } from "../messaging/labels/store";
 import { LINE_RELAY_SCHEMA, lineRelayWork } from "../messaging/line/relay";
+import { mediaRetentionWork } from "../messaging/media/retention";
 import { messagesApi } from "../messaging/messages/api";
 import { POLL_ADDED_COLUMNS } from "../messaging/messages/polls";
 import { profileApi } from "../messaging/profile/api";
@@ -88,4 +89,10 @@ export const SESSION_ADDED_COLUMNS: readonly AddedColumn[] = [
 ];
 
 /** Work the alarm runs: whatever is due, then the alarm is set for the earliest next time. */
-export const TIMED_WORK: readonly TimedWork[] = [scheduledWork, broadcastWork, webhookWork, lineRelayWork];
+export const TIMED_WORK: readonly TimedWork[] = [
+  scheduledWork,
+  broadcastWork,
+  webhookWork,
+  lineRelayWork,
+  mediaRetentionWork,
+];

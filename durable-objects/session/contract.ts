@@ -52,14 +52,6 @@ export interface SessionObject extends Rpc.DurableObjectBranded {
    * message this account sent, for the lease holder's resends.
    */
   sentMessage(sessionId: string, messageId: string): Promise<string | null>;
-  /** Media the bridge downloaded for a received message. */
-  putMedia(
-    sessionId: string,
-    ref: string,
-    bytes: Uint8Array,
-    mimetype: string,
-    fileName: string | null,
-  ): Promise<void>;
   /** Drives the simulated world (only routed when SIMULATOR=1). */
   simulateWorld(sessionId: string, args: Record<string, unknown>): Promise<Outcome<unknown>>;
   /** Drives the simulated WhatsApp network (only routed when SIMULATOR=1). */

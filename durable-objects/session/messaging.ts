@@ -12,7 +12,7 @@ import {
 } from "../messaging/config/session";
 import { failure, type Outcome, type SessionContext, type WebhookEvent } from "../messaging/context";
 import { pushToEventStreams } from "../messaging/events/stream";
-import { storeDownloadedMedia } from "../messaging/messages/api";
+import { findMedia, type StoredMedia } from "../messaging/media/store";
 import { appendToOutbox } from "../messaging/outbox";
 import { addMissingColumns, ensureSchema } from "../messaging/schema";
 import {
@@ -92,8 +92,9 @@ export class SessionMessaging {
     }
   }
 
-  putDownloadedMedia(ref: string, bytes: Uint8Array, mimetype: string, fileName: string | null): void {
-    storeDownloadedMedia(this.context(), ref, bytes, mimetype, fileName);
+  /** A stored file the lease holder reads (an upload to send, a received file a sticker is made of). */
+  media(ref: string): Promise<StoredMedia | null> {
+    return findMedia(this.context(), ref);
   }
 
   configure(copy: SessionConfigCopy): void {

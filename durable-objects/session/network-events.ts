@@ -4,6 +4,7 @@ import {
   STATUS_JID,
   type WireMessage,
 } from "../../bridge/src/protocol/messaging";
+import { signMediaLink, WEBHOOK_LINK_SECONDS } from "../../workers/media/signed-url";
 import { reactToLiveMessage } from "../messaging/bot/bot";
 import { applyChatUpdate, applyStarred } from "../messaging/chats/app-state";
 import { applyContactsEvent } from "../messaging/contacts/store";
@@ -14,6 +15,7 @@ import { applyLimitsEvent } from "../messaging/limits/store";
 import { applyPollVote } from "../messaging/messages/polls";
 import {
   findMessage,
+  hasMedia,
   markDeleted,
   markEdited,
   refOf,
@@ -150,12 +152,15 @@ async function onCall(
 
 async function onMessage(ctx: SessionContext, message: WireMessage, live: boolean): Promise<FollowUp[]> {
   const { settings, slug } = await ctx.config();
+  // Signed before the write, so the write and its event stay one step with nothing awaited between.
+  const link = live && hasMedia(message.content) ? await webhookMediaLink(ctx, message.id) : null;
   const { inserted, statusMoved, row } = upsertMessage(ctx.sql, message, live);
   if (statusMoved && message.status) {
     ctx.emit("message.status", { keyId: message.id, remoteJid: message.chat, status: message.status });
   }
   if (!inserted) return [];
   const resource = toMessageResource(row, slug);
+  if (link && resource.mediaUrl) resource.signedMediaUrl = link;
   if (message.chat === STATUS_JID) ctx.emit("status.update", resource);
   else if (live) ctx.emit(message.fromMe ? "message.sent" : "message.received", resource);
   learnPushName(ctx, message);
@@ -177,4 +182,10 @@ function learnPushName(ctx: SessionContext, message: WireMessage): void {
     kind: "contacts",
     contacts: [{ jid: message.sender, notify: message.pushName }],
   });
+}
+
+/** The signed link a message's webhook carries to its media (null without SECRETS_MASTER_KEY). */
+async function webhookMediaLink(ctx: SessionContext, messageId: string): Promise<string | null> {
+  const link = await signMediaLink(ctx.env, ctx.sessionId, messageId, WEBHOOK_LINK_SECONDS, ctx.now());
+  return link?.url ?? null;
 }

@@ -15,7 +15,8 @@ import { fleetObject } from "../fleet/contract";
 import type { SessionConfigCopy } from "../messaging/config/session";
 import { failure, type Outcome } from "../messaging/context";
 import { acceptEventStream } from "../messaging/events/stream";
-import { readMedia, type StoredMedia } from "../messaging/media/store";
+import { deleteAllMedia } from "../messaging/media/retention";
+import type { StoredMedia } from "../messaging/media/store";
 import { sentRecord } from "../messaging/messages/sent-record";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
@@ -93,15 +94,11 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
   /** What the lease holder moves over HTTP: uploads to send, downloads, own messages to resend. */
   async media(sessionId: string, ref: string): Promise<StoredMedia | null> {
     this.bind(sessionId);
-    return readMedia(this.ctx.storage.sql, ref);
+    return this.messaging.media(ref);
   }
   async sentMessage(sessionId: string, messageId: string): Promise<string | null> {
     this.bind(sessionId);
     return sentRecord(this.ctx.storage.sql, messageId);
-  }
-  async putMedia(sessionId: string, ref: string, bytes: Uint8Array, mimetype: string, name: string | null) {
-    this.bind(sessionId);
-    this.messaging.putDownloadedMedia(ref, bytes, mimetype, name);
   }
 
   /** Drives the simulated world (only routed when SIMULATOR=1). */
@@ -215,6 +212,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     await this.release();
     this.viewers.closeAll("session deleted");
     await this.ctx.storage.deleteAlarm();
+    await deleteAllMedia(this.env, sessionId);
     await this.ctx.storage.deleteAll();
     this.storage = new SessionStorage(this.ctx.storage.sql);
     this.proxy = new SessionProxy(this.ctx.storage.sql, this.env);

@@ -25,6 +25,8 @@ const PUBLIC_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
   // Sign-up by invite: the invite token is the credential (../control/members/signup-routes.ts).
   { method: "GET", path: /^\/api\/member-invites\/[^/]+\/signup$/ },
   { method: "POST", path: /^\/api\/member-invites\/[^/]+\/signup$/ },
+  // A message's media by signed link: the signature is the credential (../media/signed-url.ts).
+  { method: "GET", path: /^\/api\/media\/[^/]+\/[^/]+$/ },
   // Routine webhook fire: the HMAC signature over the body is the credential (../control/routines/webhook.ts).
   { method: "POST", path: /^\/api\/routine-triggers\/public\/[^/]+\/fire$/ },
 ];

@@ -24,6 +24,15 @@ export interface Env {
   MCP_SESSION: DurableObjectNamespace<Rpc.DurableObjectBranded>;
   /** Company logos (and, later, package archives). Local R2 under `wrangler dev`. */
   ASSETS: R2Bucket;
+  /** WhatsApp media (workers/media): uploads to send and received media, read by signed URL too. */
+  MEDIA: R2Bucket;
+  /** Per-kind media limits in MB, e.g. "video=100,document=500" (defaults: MEDIA_KIND_LIMITS). */
+  MEDIA_LIMITS_MB?: string;
+  /**
+   * The public origin of this deployment (https://api.example.com): webhooks carry absolute signed
+   * media URLs under it. Without it they carry the path only.
+   */
+  PUBLIC_URL?: string;
   /** OAuth clients, grants and hashed tokens (workers/oauth, @cloudflare/workers-oauth-provider). */
   OAUTH_KV: KVNamespace;
   /** "production" (wrangler.toml default), "development" (.dev.vars) or "test" (vitest). */

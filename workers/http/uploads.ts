@@ -18,3 +18,16 @@ export function isUploadRoute(method: string, path: string): boolean {
 export function isUpload(method: string, path: string, contentType: string | undefined): boolean {
   return (contentType ?? "").toLowerCase().startsWith("multipart/form-data") && isUploadRoute(method, path);
 }
+
+/**
+ * The media upload route: multipart or the raw file, streamed into R2 under each kind's limit. JSON
+ * there is a mistake (the route answers 415), held to the JSON limit like JSON anywhere.
+ */
+const STREAMED_UPLOAD = /^\/api\/messages\/[^/]+\/[^/]+\/media$/;
+
+export function isStreamedUpload(method: string, path: string, contentType: string | undefined): boolean {
+  return method === "POST" && STREAMED_UPLOAD.test(path) && !isJsonType(contentType);
+}
+
+export const isJsonType = (contentType: string | undefined) =>
+  /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType ?? "");

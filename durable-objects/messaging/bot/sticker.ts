@@ -1,7 +1,6 @@
 import type { Content } from "../../../bridge/src/protocol/messaging";
 import type { BotConfigValues } from "../config/session";
 import type { SessionContext } from "../context";
-import { deleteMedia, newMediaRef, putMedia } from "../media/store";
 import { messagesApi } from "../messages/api";
 import { findMessage } from "../messages/store";
 import type { MessageResource } from "../messages/view";
@@ -61,15 +60,13 @@ export async function stickerCommand(
     await botReply(ctx, message, `Could not get the media for the sticker: ${downloaded.error}`);
     return;
   }
-  const ref = newMediaRef();
-  const { bytes, mimetype, fileName } = downloaded.data;
-  putMedia(ctx.sql, ref, "upload", bytes, mimetype, fileName, ctx.now());
+  // The received file itself is the sticker's source: the bridge reads it from R2 as it would an
+  // upload, and it stays the message's media afterwards (only uploads are removed once sent).
   const sent = await botSend(
     ctx,
     message,
-    { type: "sticker", media: { upload: ref }, pack: bot.botName, author: bot.botName },
+    { type: "sticker", media: { upload: downloaded.data.ref }, pack: bot.botName, author: bot.botName },
     true,
   );
-  deleteMedia(ctx.sql, ref);
   if (!sent.ok) await botReply(ctx, message, `Could not make the sticker: ${sent.error}`);
 }

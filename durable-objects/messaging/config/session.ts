@@ -14,6 +14,8 @@ export interface SessionSettings {
   sendGapMs?: number;
   /** "typing…" shown this long before each send; absent from copies made before it. */
   typingMs?: number;
+  /** Days received media stays in R2 (media/retention.ts; default 30). */
+  mediaRetentionDays?: number;
 }
 
 /**

@@ -1,7 +1,10 @@
-import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
+import type { Content, OutgoingContent } from "../../../bridge/src/protocol/messaging";
 import { DownloadResultSchema } from "../../../bridge/src/protocol/operations";
+import { limitKindOf, mediaLimits } from "../../../workers/media/limits";
+import { mediaKey, newMediaRef } from "../../../workers/media/objects";
 import { failure, type Outcome, type SessionContext, success } from "../context";
-import { newMediaRef, putMedia, readMedia, type StoredMedia } from "../media/store";
+import { armRetention } from "../media/retention";
+import { adoptDownloaded, deleteUpload, findMedia, recordMedia, type StoredMedia } from "../media/store";
 import { recordSent, type SendRequest, sendMessage } from "./send";
 import {
   attachMedia,
@@ -31,17 +34,19 @@ function target(ctx: SessionContext, { chat, messageId }: MessageTarget) {
   return findMessage(ctx.sql, chat, messageId);
 }
 
+/** A file the Worker streamed into R2 as `ref` (its size already checked), to send to `to`. */
 export interface MediaUpload {
   to: string;
   kind: "image" | "video" | "audio" | "voice" | "document" | "sticker";
-  bytes: Uint8Array;
+  ref: string;
+  size: number;
   mimetype: string;
   fileName: string;
   caption?: string;
 }
 
-function uploadContent(upload: MediaUpload, ref: string): OutgoingContent {
-  const media = { upload: ref };
+function uploadContent(upload: MediaUpload): OutgoingContent {
+  const media = { upload: upload.ref };
   switch (upload.kind) {
     case "image":
     case "video":
@@ -70,10 +75,17 @@ export const messagesApi = {
     ctx: SessionContext,
     upload: MediaUpload,
   ): Promise<Outcome<MessageResource>> => {
-    if (!ctx.isConnected()) return failure(503, "Session not ready: WhatsApp is not connected");
-    const ref = newMediaRef();
-    putMedia(ctx.sql, ref, "upload", upload.bytes, upload.mimetype, upload.fileName, ctx.now());
-    return sendMessage(ctx, { to: upload.to, content: uploadContent(upload, ref) });
+    if (!ctx.isConnected()) {
+      await ctx.env.MEDIA.delete(mediaKey(ctx.sessionId, upload.ref));
+      return failure(503, "Session not ready: WhatsApp is not connected");
+    }
+    const { ref, mimetype, fileName, size } = upload;
+    recordMedia(ctx.sql, "upload", { ref, mimetype, fileName, size }, ctx.now());
+    await armRetention(ctx);
+    const sent = await sendMessage(ctx, { to: upload.to, content: uploadContent(upload) });
+    // A send that failed leaves nothing to retry from: the upload goes (a sent one went in sendMessage).
+    if (!sent.ok) await deleteUpload(ctx, ref);
+    return sent;
   },
 
   "message.forward": async (
@@ -164,9 +176,17 @@ export const messagesApi = {
     return success({ items: items.map((row) => toMessageResource(row, slug)), total });
   },
 
+  /** Whether a stored message carries media (a signed link is made only for one that does). */
+  "media.check": async (ctx: SessionContext, input: { messageId: string }): Promise<Outcome> => {
+    const row = findMessageById(ctx.sql, input.messageId);
+    if (!row || row.deleted_at !== null) return failure(404, "Message not found");
+    if (!hasMedia(JSON.parse(row.content) as Content)) return failure(404, "This message has no media");
+    return success(null);
+  },
+
   /**
-   * The media of a stored message: from the object's own copy, or fetched by the bridge once (it
-   * needs WhatsApp connected for that) and kept for the next download.
+   * The media of a stored message, in R2: stored once, by the bridge (it needs WhatsApp connected
+   * for that), then served from there until the retention sweep removes it. Answers where it is.
    */
   "media.download": async (
     ctx: SessionContext,
@@ -174,31 +194,29 @@ export const messagesApi = {
   ): Promise<Outcome<StoredMedia>> => {
     const row = findMessageById(ctx.sql, input.messageId);
     if (!row || row.deleted_at !== null) return failure(404, "Message not found");
-    if (!hasMedia(JSON.parse(row.content))) return failure(404, "This message has no media");
+    const content = JSON.parse(row.content) as Content;
+    if (!hasMedia(content)) return failure(404, "This message has no media");
     if (row.media_ref) {
-      const stored = readMedia(ctx.sql, row.media_ref);
+      const stored = await findMedia(ctx, row.media_ref);
       if (stored) return success(stored);
     }
     const ref = newMediaRef();
-    const result = await ctx.wa({ op: "media.download", message: refOf(row), ref });
+    const maxBytes = downloadLimit(ctx, content);
+    const result = await ctx.wa({ op: "media.download", message: refOf(row), ref, maxBytes });
     if (!result.ok) return result;
     if (!DownloadResultSchema.safeParse(result.data).success) return failure(500, "Bad download answer");
-    const stored = readMedia(ctx.sql, ref);
+    const stored = await adoptDownloaded(ctx, ref);
     if (!stored) return failure(500, "The bridge did not deliver the media");
     attachMedia(ctx.sql, row, ref);
+    await armRetention(ctx);
     return success(stored);
   },
 };
 
-/** The media store write the bridge makes after `media.download` (PUT /bridge/v1/…/media/{ref}). */
-export function storeDownloadedMedia(
-  ctx: SessionContext,
-  ref: string,
-  bytes: Uint8Array,
-  mimetype: string,
-  fileName: string | null,
-): void {
-  putMedia(ctx.sql, ref, "download", bytes, mimetype, fileName, ctx.now());
+/** The limit of the received media's kind (a voice note is audio; anything else a document). */
+function downloadLimit(ctx: SessionContext, content: Content): number {
+  const limits = mediaLimits(ctx.env.MEDIA_LIMITS_MB);
+  return limits[limitKindOf(content.type) ?? "document"];
 }
 
 export type { MessageType };

@@ -5,9 +5,10 @@ import {
   type WireMessage,
   WireMessageSchema,
 } from "../../../bridge/src/protocol/messaging";
+import { limitKindOf, mediaLimits } from "../../../workers/media/limits";
 import { failure, type Outcome, type SessionContext } from "../context";
 import { newChatRefusal } from "../limits/store";
-import { deleteMedia } from "../media/store";
+import { deleteUpload } from "../media/store";
 import { paceSend } from "./pacing";
 import { findMessage, findMessageById, type MessageRow, refOf, upsertMessage } from "./store";
 import { type MessageResource, newMessageId, toMessageResource } from "./view";
@@ -55,13 +56,14 @@ export async function sendMessage(
       ...(request.statusJidList ? { statusJidList: request.statusJidList } : {}),
       ...(request.backgroundColor ? { backgroundColor: request.backgroundColor } : {}),
       ...(request.font !== undefined ? { font: request.font } : {}),
+      ...maxBytesOf(ctx, request.content),
     });
   } finally {
     paced.data();
   }
   if (!result.ok) return result;
   const upload = uploadRefOf(request.content);
-  if (upload) deleteMedia(ctx.sql, upload);
+  if (upload) await deleteUpload(ctx, upload);
   return recordSent(ctx, result.data);
 }
 
@@ -98,4 +100,10 @@ function mediaUrlProblem(ctx: SessionContext, content: OutgoingContent): string 
 function uploadRefOf(content: OutgoingContent): string | null {
   if (!("media" in content)) return null;
   return "upload" in content.media ? content.media.upload : null;
+}
+
+/** The edge's limit for the media this content carries, for the bridge to hold a URL's file to. */
+function maxBytesOf(ctx: SessionContext, content: OutgoingContent): { maxBytes?: number } {
+  const kind = limitKindOf(content.type);
+  return kind ? { maxBytes: mediaLimits(ctx.env.MEDIA_LIMITS_MB)[kind] } : {};
 }

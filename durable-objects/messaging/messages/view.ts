@@ -17,6 +17,8 @@ export interface MessageResource {
   message: Content;
   /** Where to download the media, or null when the message has none. */
   mediaUrl: string | null;
+  /** In the message's own events only: a signed link to the media (workers/media/signed-url.ts). */
+  signedMediaUrl?: string;
   status: MessageStatus | null;
   timestamp: string;
   quotedId: string | null;

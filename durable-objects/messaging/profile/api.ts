@@ -2,7 +2,7 @@ import { type OutgoingContent, STATUS_JID } from "../../../bridge/src/protocol/m
 import { type Profile, ProfileSchema } from "../../../bridge/src/protocol/operations";
 import { statusAudience } from "../contacts/store";
 import { failure, type Outcome, type SessionContext, success } from "../context";
-import { deleteMedia, newMediaRef, putMedia } from "../media/store";
+import { deleteUpload, storeUpload } from "../media/store";
 import { sendMessage } from "../messages/send";
 import type { MessageResource } from "../messages/view";
 
@@ -54,13 +54,12 @@ export async function setPicture(
   upload: PictureUpload,
 ): Promise<Outcome<{ pictureUrl: string | null }>> {
   if (!ctx.isConnected()) return notConnected();
-  const ref = newMediaRef();
-  putMedia(ctx.sql, ref, "upload", upload.bytes, upload.mimetype, upload.fileName, ctx.now());
+  const ref = await storeUpload(ctx, upload.bytes, upload.mimetype, upload.fileName);
   try {
     const result = await ctx.wa({ op: "picture.set", ...(jid ? { jid } : {}), source: { upload: ref } });
     if (!result.ok) return result;
   } finally {
-    deleteMedia(ctx.sql, ref);
+    await deleteUpload(ctx, ref);
   }
   if (jid) return success({ pictureUrl: await pictureUrlOf(ctx, jid) });
   const profile = await readProfile(ctx);

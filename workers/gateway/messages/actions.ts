@@ -245,36 +245,3 @@ messageActionRoutes.openapi(
     );
   },
 );
-
-messageActionRoutes.openapi(
-  createRoute({
-    method: "get",
-    path: "/{sessionId}/download/{messageId}/media",
-    tags,
-    summary: "Download the media of a stored message (fetched from WhatsApp on first request)",
-    security: authenticated,
-    request: {
-      params: SessionParamSchema.extend({ messageId: z.string().min(1).max(128) }),
-    },
-    responses: {
-      200: { description: "The file", content: { "application/octet-stream": { schema: z.string() } } },
-      ...messagingErrors,
-    },
-  }),
-  async (c) => {
-    const { sessionId, messageId } = c.req.valid("param");
-    const session = await accessibleSession(c, sessionId);
-    const media = await callSession(c.env, session, "media.download", { messageId });
-    const fileName = media.fileName ?? `${messageId}`;
-    return new Response(media.bytes, {
-      status: 200,
-      headers: {
-        "Content-Type": media.mimetype,
-        "Content-Length": String(media.size),
-        "Content-Disposition": `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`,
-        "Cache-Control": "no-store",
-        "X-Content-Type-Options": "nosniff",
-      },
-    });
-  },
-);

@@ -1,10 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { MEDIA_MAX_BYTES, type OutgoingContent } from "../../../bridge/src/protocol/messaging";
+import type { OutgoingContent } from "../../../bridge/src/protocol/messaging";
 import type { AppEnv } from "../../core/env";
 import { ok } from "../../http/envelope";
-import { ApiError, badRequest } from "../../http/errors";
-import { authenticated, createRouter, errorResponse, gatewayOk, json, jsonBody } from "../../http/openapi";
+import { authenticated, createRouter, gatewayOk, json, jsonBody } from "../../http/openapi";
 import { accessibleSession, callSession } from "../sessions";
 import { IdempotencyHeadersSchema, messageIdForKey } from "./idempotency";
 import { ChatParamsSchema, MessageResourceSchema, messagingErrors } from "./schemas";
@@ -18,7 +17,7 @@ import {
   toOutgoingContent,
 } from "./send-content";
 
-/** Sending: every message type to one chat. Actions on sent messages live in actions.ts. */
+/** Sending: every message type to one chat. Uploads are media-routes.ts, actions on sent messages actions.ts. */
 export const messagesRoutes = createRouter();
 const tags = ["Messages"];
 const sent = (description: string) => json(gatewayOk(MessageResourceSchema), description);
@@ -66,75 +65,6 @@ async function sendToChat(
     content,
     ...(messageId ? { messageId } : {}),
   });
-}
-
-const MEDIA_KINDS = ["image", "video", "audio", "voice", "document", "sticker"] as const;
-const MediaFormSchema = z.object({
-  file: z
-    .custom<File>((value) => value instanceof File, { message: "file is required" })
-    .openapi({ type: "string", format: "binary", description: `At most ${MEDIA_MAX_BYTES} bytes` }),
-  type: z.enum(MEDIA_KINDS).default("image"),
-  caption: z.string().max(4096).optional(),
-});
-
-messagesRoutes.openapi(
-  createRoute({
-    method: "post",
-    path: "/{sessionId}/{jid}/media",
-    tags,
-    summary: "Upload and send a media file (multipart/form-data)",
-    description: `\`voice\` is sent as a voice note. Files above ${MEDIA_MAX_BYTES} bytes (16 MiB) answer 413.`,
-    security: authenticated,
-    request: {
-      params: ChatParamsSchema,
-      body: { content: { "multipart/form-data": { schema: MediaFormSchema } }, required: true },
-    },
-    responses: {
-      200: sent("Sent"),
-      ...messagingErrors,
-      413: errorResponse("File larger than 16 MiB"),
-      415: errorResponse("Not multipart/form-data"),
-    },
-  }),
-  async (c) => {
-    const { sessionId, jid } = c.req.valid("param");
-    const session = await accessibleSession(c, sessionId);
-    const form = await readMediaForm(c.req.header("content-type"), () => c.req.parseBody());
-    const message = await callSession(c.env, session, "message.sendUpload", { to: jid, ...form });
-    return c.json(ok("Media sent successfully", message), 200);
-  },
-);
-
-type FormFields = Record<string, string | File | (string | File)[]>;
-
-async function readMediaForm(contentType: string | undefined, parse: () => Promise<FormFields>) {
-  if (!(contentType ?? "").startsWith("multipart/form-data")) {
-    throw new ApiError(415, "Unsupported Media Type", "Send the file as multipart/form-data");
-  }
-  let form: FormFields;
-  try {
-    form = await parse();
-  } catch {
-    throw badRequest("Malformed multipart body");
-  }
-  const file = form.file;
-  if (!(file instanceof File)) throw badRequest("file is required");
-  if (file.size === 0) throw badRequest("file is empty");
-  if (file.size > MEDIA_MAX_BYTES)
-    throw new ApiError(413, "Payload Too Large", `file exceeds ${MEDIA_MAX_BYTES} bytes`);
-  const kind = String(form.type ?? "image");
-  if (!(MEDIA_KINDS as readonly string[]).includes(kind))
-    throw badRequest(`type must be one of ${MEDIA_KINDS.join(", ")}`);
-  const caption = form.caption;
-  if (caption !== undefined && (typeof caption !== "string" || caption.length > 4096))
-    throw badRequest("caption must be text of at most 4096 characters");
-  return {
-    kind: kind as (typeof MEDIA_KINDS)[number],
-    bytes: new Uint8Array(await file.arrayBuffer()),
-    mimetype: file.type || "application/octet-stream",
-    fileName: file.name || "file",
-    ...(caption ? { caption } : {}),
-  };
 }
 
 messagesRoutes.openapi(

@@ -60,6 +60,10 @@ export const MessageResourceSchema = z
     content: z.string().nullable(),
     message: ContentSchema,
     mediaUrl: z.string().nullable(),
+    signedMediaUrl: z.string().optional().openapi({
+      description:
+        "In webhooks and events of a message with media: a link to the file that needs no API key, good for 24 hours (absolute under PUBLIC_URL). Make a fresh one with GET …/download/{messageId}/media/link",
+    }),
     status: z.enum(MESSAGE_STATUSES).nullable(),
     timestamp: z.string(),
     quotedId: z.string().nullable(),

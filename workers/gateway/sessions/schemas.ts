@@ -52,6 +52,17 @@ export const SessionSettingsSchema = z
       description:
         'Show "typing…" in the chat for this long before each message (within the gap when pacing). 0 (default): off',
     }),
+    mediaRetentionDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .optional()
+      .openapi({
+        description:
+          "Days a received file stays stored after its first download (default 30); a daily sweep removes older " +
+          "ones, and a later download fetches it from WhatsApp again while WhatsApp still has it",
+      }),
   })
   .openapi("SessionSettings");
 

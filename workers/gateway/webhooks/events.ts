@@ -79,6 +79,8 @@ const CATALOGUE: Record<WebhookEvent, EventDoc> = {
         caption: "Your order",
       },
       mediaUrl: `/api/messages/${SESSION}/download/3EB0A1B2C3D4E5F60718/media`,
+      signedMediaUrl:
+        "https://api.example.com/api/media/0b7c5d52-6a1e-4bb0-9d1c-3c1f0f9e2a11/3EB0A1B2C3D4E5F60718?expires=1796000000&signature=7q1v…",
       status: "SENT",
     },
   },

@@ -78,6 +78,9 @@ const PROBES: Probe[] = [
   },
   { method: "GET", path: "/api/messages/{S}/search?q=hi" },
   { method: "GET", path: "/api/messages/{S}/download/m1/media" },
+  { method: "GET", path: "/api/messages/{S}/download/m1/media/link" },
+  // The link is the credential: a forged one is refused before any session is looked up.
+  { method: "GET", path: "/api/media/{S}/m1?expires=1&signature=forged", status: 403 },
   { method: "GET", path: "/api/chat/{S}" },
   { method: "GET", path: `/api/chat/{S}/${JID}` },
   { method: "POST", path: "/api/chat/{S}/check", body: { numbers: ["628123456789"] } },
@@ -159,7 +162,7 @@ const probeShape = (probe: Probe) =>
       .replace(SESSION, "{}")
       .replaceAll(JID, "{}")
       .replaceAll(GROUP, "{}")
-      .replace(/\/(m1|b1|x1|r1|w1|d1|1)(?=\/|$)/g, "/{}")
+      .replace(/\/(m1|b1|x1|r1|w1|d1|1)(?=\/|\?|$)/g, "/{}")
       .replace(/\/(start|logout|pair)$/, "/{}"),
   );
 
