@@ -14,6 +14,8 @@ export interface Stack {
   readonly port: number;
   /** Where wrangler keeps D1 and Durable Object storage; another stack may reuse it after stop(). */
   readonly stateDir: string;
+  /** start.mjs's process id: workerd and the bridge are its descendants (test/support/process-memory.ts). */
+  readonly pid: number;
   /**
    * SIGTERM to start.mjs, wait for it to exit, check the port is closed, remove the state dir (kept
    * with `keepState`, so a later startStack({ stateDir }) comes back to the same data).
@@ -210,5 +212,5 @@ async function startStackOnce(options: StackOptions): Promise<Stack> {
     await stop({ keepState: options.stateDir !== undefined }).catch(() => undefined);
     throw error;
   }
-  return { baseUrl, port, stateDir, stop, output };
+  return { baseUrl, port, stateDir, pid: child.pid ?? 0, stop, output };
 }
