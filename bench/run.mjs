@@ -26,6 +26,7 @@ const BENCH_FILES = [
   "defaults.mjs",
   "runner.mjs",
   "wa-sessions.mjs",
+  "media.mjs",
 ];
 
 async function runBench(file) {
