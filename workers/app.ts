@@ -1,8 +1,9 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
-import { MEDIA_MAX_BYTES, MEDIA_MEMORY_MAX_BYTES } from "../bridge/src/protocol/messaging";
+import { MEDIA_MEMORY_MAX_BYTES } from "../bridge/src/protocol/messaging";
 import { registerLineInbound } from "../durable-objects/messaging/line/relay";
 import { apiKeyRoutes } from "./auth/api-key";
 import { recognizeInProcessCalls } from "./auth/in-process";
@@ -54,8 +55,6 @@ import { systemRoutes } from "./system";
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Multipart uploads held in memory (pictures, company logos, issue attachments): one such file plus form overhead. */
 export const UPLOAD_BODY_LIMIT_BYTES = MEDIA_MEMORY_MAX_BYTES + 64 * 1024;
-/** A media upload streams into R2 (workers/media); its route checks each kind's own limit as it reads. */
-export const MEDIA_UPLOAD_BODY_LIMIT_BYTES = MEDIA_MAX_BYTES + 64 * 1024;
 const limitBody = (maxSize: number) =>
   bodyLimit({
     maxSize,
@@ -63,10 +62,15 @@ const limitBody = (maxSize: number) =>
   });
 const jsonLimit = limitBody(JSON_BODY_LIMIT_BYTES);
 const uploadLimit = limitBody(UPLOAD_BODY_LIMIT_BYTES);
-const mediaUploadLimit = limitBody(MEDIA_UPLOAD_BODY_LIMIT_BYTES);
 
-function bodyLimitFor(method: string, path: string, contentType: string | undefined) {
-  if (isStreamedUpload(method, path, contentType)) return mediaUploadLimit;
+/**
+ * The media upload route is held to each kind's limit by the route itself, as it streams: Hono's
+ * bodyLimit would read a body sent without Content-Length (chunked) whole into memory first.
+ */
+const streamedUpload: MiddlewareHandler = (_c, next) => next();
+
+function bodyLimitFor(method: string, path: string, contentType: string | undefined): MiddlewareHandler {
+  if (isStreamedUpload(method, path, contentType)) return streamedUpload;
   return isUpload(method, path, contentType) ? uploadLimit : jsonLimit;
 }
 

@@ -45,6 +45,14 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
  * What every messaging module gets from the SessionDO: its SQLite, a way to ask the bridge for a
  * WhatsApp operation, the outbox, and the alarm. Modules never touch the WebSocket or the lease.
  */
+/**
+ * A file an operation moves (a media send, a download): the bridge gets longer to answer, in
+ * proportion to its size (bridge-commands.ts `commandTimeoutMs`).
+ */
+export interface Transfer {
+  bytes: number;
+}
+
 export interface SessionContext {
   readonly sql: SqlStorage;
   readonly env: Env;
@@ -54,7 +62,7 @@ export interface SessionContext {
   /** WhatsApp is connected and a bridge link is up: operations can run now. */
   isConnected(): boolean;
   /** Runs an operation on the bridge; 503 when not connected, the bridge's status when refused. */
-  wa(operation: Operation): Promise<Outcome<Json>>;
+  wa(operation: Operation, transfer?: Transfer): Promise<Outcome<Json>>;
   /** Appends an event to the outbox, in the same transaction as the change that caused it. */
   emit(event: WebhookEvent, data: object): void;
   /** Makes sure the alarm fires no later than `at` (epoch ms). */

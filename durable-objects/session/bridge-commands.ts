@@ -15,6 +15,17 @@ export function pairingCodeOf(result: Outcome<unknown>): Outcome<{ pairingCode: 
 
 /** How long the edge waits for a bridge to answer a command. */
 export const COMMAND_TIMEOUT_MS = 15_000;
+/**
+ * The slowest a file may move between WhatsApp, the bridge and R2 before its command is given up: 1 MB/s
+ * (a 200 MB document gets 215 s, a 2 GB one about 35 minutes). A bridge that dies is noticed when its
+ * link drops, not by this timeout.
+ */
+const SLOWEST_TRANSFER_BYTES_PER_MS = 1000;
+
+/** The wait for a command that moves `bytes` of media (none: the plain timeout). */
+export function commandTimeoutMs(bytes: number | undefined): number {
+  return COMMAND_TIMEOUT_MS + Math.ceil((bytes ?? 0) / SLOWEST_TRANSFER_BYTES_PER_MS);
+}
 
 const FAILURE_STATUSES: ReadonlySet<number> = new Set([400, 403, 404, 409, 413, 500, 503]);
 
@@ -32,18 +43,23 @@ type Pending = { resolve: (outcome: Outcome<unknown>) => void; timer: ReturnType
 export class BridgeCommands {
   private readonly pending = new Map<string, Pending>();
 
-  send(ws: WebSocket | null, name: CommandName, args: Record<string, unknown>): Promise<Outcome<unknown>> {
+  send(
+    ws: WebSocket | null,
+    name: CommandName,
+    args: Record<string, unknown>,
+    timeoutMs = COMMAND_TIMEOUT_MS,
+  ): Promise<Outcome<unknown>> {
     if (!ws)
       return Promise.resolve(failure(503, "Session not ready: no bridge holds this session right now"));
     const id = crypto.randomUUID();
     const result = new Promise<Outcome<unknown>>((resolve) => {
       const timer = setTimeout(
         () => this.settle(id, failure(503, "The bridge did not answer in time")),
-        COMMAND_TIMEOUT_MS,
+        timeoutMs,
       );
       this.pending.set(id, { resolve, timer });
     });
-    const frame = { type: "command", id, name, args, deadline: Date.now() + COMMAND_TIMEOUT_MS };
+    const frame = { type: "command", id, name, args, deadline: Date.now() + timeoutMs };
     ws.send(JSON.stringify(frame));
     return result;
   }

@@ -10,7 +10,13 @@ import {
   type SessionConfigCopy,
   writeConfigCopy,
 } from "../messaging/config/session";
-import { failure, type Outcome, type SessionContext, type WebhookEvent } from "../messaging/context";
+import {
+  failure,
+  type Outcome,
+  type SessionContext,
+  type Transfer,
+  type WebhookEvent,
+} from "../messaging/context";
 import { pushToEventStreams } from "../messaging/events/stream";
 import { findMedia, type StoredMedia } from "../messaging/media/store";
 import { appendToOutbox } from "../messaging/outbox";
@@ -33,7 +39,7 @@ export interface MessagingHost {
   sessionId(): string;
   isConnected(): boolean;
   /** Sends the `wa` command to the bridge holding the session. */
-  runOperation(operation: Operation): Promise<Outcome<unknown>>;
+  runOperation(operation: Operation, transfer?: Transfer): Promise<Outcome<unknown>>;
 }
 
 /**
@@ -63,9 +69,9 @@ export class SessionMessaging {
       sessionId: host.sessionId(),
       now: () => Date.now(),
       isConnected: () => host.isConnected(),
-      wa: async (operation) => {
+      wa: async (operation, transfer) => {
         if (!host.isConnected()) return failure(503, "Session not ready: WhatsApp is not connected");
-        return (await host.runOperation(operation)) as Outcome<Json>;
+        return (await host.runOperation(operation, transfer)) as Outcome<Json>;
       },
       emit: (event: WebhookEvent, data: object) => this.emit(event, data),
       wake: (at) => this.wake(at),

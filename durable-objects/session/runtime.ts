@@ -20,7 +20,7 @@ import type { StoredMedia } from "../messaging/media/store";
 import { sentRecord } from "../messaging/messages/sent-record";
 import type { WebhookEndpoint } from "../messaging/webhooks/types";
 import { answerHeartbeats, staleAfterMs } from "../shared/link-liveness";
-import { BridgeCommands, failureStatusOf, pairingCodeOf } from "./bridge-commands";
+import { BridgeCommands, commandTimeoutMs, failureStatusOf, pairingCodeOf } from "./bridge-commands";
 import * as links from "./bridge-links";
 import type { SessionObject, SessionSnapshot } from "./contract";
 import { applyEvent, QR_COMING_STATES, RESTING_STATES } from "./lifecycle";
@@ -62,7 +62,7 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
       env: this.env,
       sessionId: () => this.storage.read().sessionId ?? "",
       isConnected: () => this.storage.read().state === "connected" && this.liveLink() !== null,
-      runOperation: (operation) => this.command("wa", operation),
+      runOperation: (operation, transfer) => this.command("wa", operation, commandTimeoutMs(transfer?.bytes)),
     });
   }
 
@@ -353,8 +353,8 @@ export class SessionRuntime implements Omit<SessionObject, keyof Rpc.DurableObje
     return links.findLiveLink(this.ctx, leaseBridge, leaseEpoch, staleAfterMs(this.env), except);
   }
 
-  private command(name: CommandName, args: object): Promise<Outcome<unknown>> {
-    return this.commands.send(this.liveLink(), name, args as Record<string, unknown>);
+  private command(name: CommandName, args: object, timeoutMs?: number): Promise<Outcome<unknown>> {
+    return this.commands.send(this.liveLink(), name, args as Record<string, unknown>, timeoutMs);
   }
 
   /** Gives the session back to the fleet and cuts the link: nothing runs until the next start. */

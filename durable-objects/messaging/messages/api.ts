@@ -202,7 +202,9 @@ export const messagesApi = {
     }
     const ref = newMediaRef();
     const maxBytes = downloadLimit(ctx, content);
-    const result = await ctx.wa({ op: "media.download", message: refOf(row), ref, maxBytes });
+    const declared = "media" in content ? content.media.size : undefined;
+    const transfer = { bytes: Math.min(declared ?? maxBytes, maxBytes) };
+    const result = await ctx.wa({ op: "media.download", message: refOf(row), ref, maxBytes }, transfer);
     if (!result.ok) return result;
     if (!DownloadResultSchema.safeParse(result.data).success) return failure(500, "Bad download answer");
     const stored = await adoptDownloaded(ctx, ref);

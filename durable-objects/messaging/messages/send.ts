@@ -6,7 +6,7 @@ import {
   WireMessageSchema,
 } from "../../../bridge/src/protocol/messaging";
 import { limitKindOf, mediaLimits } from "../../../workers/media/limits";
-import { failure, type Outcome, type SessionContext } from "../context";
+import { failure, type Outcome, type SessionContext, type Transfer } from "../context";
 import { newChatRefusal } from "../limits/store";
 import { deleteUpload } from "../media/store";
 import { paceSend } from "./pacing";
@@ -47,17 +47,20 @@ export async function sendMessage(
   if (!paced.ok) return paced;
   let result: Awaited<ReturnType<SessionContext["wa"]>>;
   try {
-    result = await ctx.wa({
-      op: "send",
-      to: request.to,
-      messageId: request.messageId ?? newMessageId(),
-      content: request.content,
-      ...(quoted ? { quoted: refOf(quoted) } : {}),
-      ...(request.statusJidList ? { statusJidList: request.statusJidList } : {}),
-      ...(request.backgroundColor ? { backgroundColor: request.backgroundColor } : {}),
-      ...(request.font !== undefined ? { font: request.font } : {}),
-      ...maxBytesOf(ctx, request.content),
-    });
+    result = await ctx.wa(
+      {
+        op: "send",
+        to: request.to,
+        messageId: request.messageId ?? newMessageId(),
+        content: request.content,
+        ...(quoted ? { quoted: refOf(quoted) } : {}),
+        ...(request.statusJidList ? { statusJidList: request.statusJidList } : {}),
+        ...(request.backgroundColor ? { backgroundColor: request.backgroundColor } : {}),
+        ...(request.font !== undefined ? { font: request.font } : {}),
+        ...maxBytesOf(ctx, request.content),
+      },
+      transferOf(ctx, request.content),
+    );
   } finally {
     paced.data();
   }
@@ -106,4 +109,18 @@ function uploadRefOf(content: OutgoingContent): string | null {
 function maxBytesOf(ctx: SessionContext, content: OutgoingContent): { maxBytes?: number } {
   const kind = limitKindOf(content.type);
   return kind ? { maxBytes: mediaLimits(ctx.env.MEDIA_LIMITS_MB)[kind] } : {};
+}
+
+/**
+ * What the send moves, for the bridge's time to answer: an upload's stored size, or at most the kind's
+ * limit for media the bridge fetches by URL. Nothing for a message without media.
+ */
+function transferOf(ctx: SessionContext, content: OutgoingContent): Transfer | undefined {
+  const upload = uploadRefOf(content);
+  if (upload) {
+    const row = ctx.sql.exec<{ size: number }>("SELECT size FROM media WHERE ref = ?", upload).toArray()[0];
+    if (row) return { bytes: row.size };
+  }
+  const limit = maxBytesOf(ctx, content).maxBytes;
+  return limit === undefined ? undefined : { bytes: limit };
 }
