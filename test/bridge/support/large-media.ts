@@ -17,7 +17,7 @@ export interface Generated {
 export function* generatedChunks(size: number, { head, chunkBytes = 256 * 1024 }: Generated = {}) {
   for (let at = 0, index = 0; at < size; at += chunkBytes, index++) {
     const chunk = Buffer.alloc(Math.min(chunkBytes, size - at), (index * 31 + 7) & 0xff);
-    chunk.writeUInt32BE(index >>> 0, 0);
+    if (chunk.length >= 4) chunk.writeUInt32BE(index >>> 0, 0);
     if (head && at < head.length) head.copy(chunk, 0, at, Math.min(head.length, at + chunk.length));
     yield chunk;
   }
