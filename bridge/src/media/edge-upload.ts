@@ -11,6 +11,41 @@ import { MEDIA_PART_BYTES, mediaPartsPath } from "../protocol/messaging.ts";
 import type { MediaDownload } from "../protocol/seam.ts";
 import { type EdgeMedia, MEDIA_TIMEOUT_MS, mediaUrl, tooLarge } from "./media.ts";
 
+/**
+ * The chunks, failing once none came for `stallMs`. Baileys pipes the HTTP download into its decipher
+ * without passing errors on, so a connection that dies mid-file would otherwise leave the stream (and
+ * the operation) waiting forever.
+ */
+export async function* stallGuarded(
+  chunks: AsyncIterable<Uint8Array>,
+  stallMs: number,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  let stalled = false;
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          stalled = true;
+          reject(new Error(`the media download stalled (nothing for ${stallMs / 1000} s)`));
+        }, stallMs);
+      });
+      try {
+        const next = await Promise.race([iterator.next(), timeout]);
+        if (next.done) return;
+        yield next.value;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  } finally {
+    // Stops the source; after a stall its pending read may never settle, so that is not waited for.
+    const stopping = Promise.resolve(iterator.return?.()).catch(() => undefined);
+    if (!stalled) await stopping;
+  }
+}
+
 /** One part of the stream; `last` is known because the next byte has been seen (or the end). */
 interface Part {
   bytes: Buffer;
@@ -179,8 +214,9 @@ export async function uploadToEdge(
   ref: string,
   media: MediaDownload,
   cap: number,
+  { stallMs = MEDIA_TIMEOUT_MS }: { stallMs?: number } = {},
 ): Promise<number> {
-  const parts = partsOf(media.chunks, MEDIA_PART_BYTES, cap);
+  const parts = partsOf(stallGuarded(media.chunks, stallMs), MEDIA_PART_BYTES, cap);
   try {
     const first = await parts.next();
     if (first.done) throw new Error("the media stream ended before its end");

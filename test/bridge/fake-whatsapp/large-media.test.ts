@@ -77,7 +77,8 @@ describe("media at WhatsApp's size on real Baileys", () => {
     const size = 150 * 1000 * 1000;
     const base = await fileServer(size);
     const tmp = await watchedTmp();
-    const memory = sampleMemory();
+    // Sampled less often than in the unit tests: each sample is a full collection of a large heap.
+    const memory = sampleMemory(250);
     const result = await edge.command(SESSION, "wa", {
       op: "send",
       to: hana.jid,
