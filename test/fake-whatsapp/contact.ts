@@ -5,7 +5,7 @@
  * what the device sends it, answers with receipts, and writes in groups under its sender key (`skmsg`).
  */
 import { createHash, randomBytes, randomInt } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import {
   type AnyMediaMessageContent,
   aesEncryptGCM,
@@ -141,9 +141,30 @@ export class FakeContact {
     const media = this.server.messaging.media;
     if (!media) throw new Error("no media host: call messaging.enableMedia() first");
     const message = await prepareWAMessageMedia(content, {
-      upload: async (encFilePath) => media.store(await readFile(encFilePath)),
+      // Baileys encrypts to a temp file; the host takes that file as it is (never read into memory).
+      upload: (encFilePath) => media.storeFile(encFilePath),
     });
     return this.send(companion, message, "media");
+  }
+
+  /**
+   * A large document or video as a phone sends it, from a file on disk (`source` a path) or a generated
+   * stream: Baileys streams it through the encryption to a temp file the host keeps, so neither the
+   * plaintext nor the ciphertext is ever whole in this process's memory.
+   */
+  async sendLargeFile(
+    companion: Companion,
+    kind: "document" | "video",
+    source: string | Readable,
+    details: { mimetype: string; fileName?: string; caption?: string },
+  ): Promise<{ id: string; type: string }> {
+    const media = typeof source === "string" ? { url: source } : { stream: source };
+    const { mimetype, fileName, caption } = details;
+    const extra = { mimetype, ...(caption ? { caption } : {}) };
+    return kind === "document"
+      ? this.sendMedia(companion, { document: media, fileName: fileName ?? "file", ...extra })
+      : // A preview given up front: Baileys would otherwise keep a second copy to make one with ffmpeg.
+        this.sendMedia(companion, { video: media, jpegThumbnail: "", ...extra });
   }
 
   /**

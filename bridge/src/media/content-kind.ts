@@ -5,7 +5,7 @@
  * as Ogg/Opus, so anything else ffmpeg can decode is converted.
  */
 import { isOggOpus, sniffMimetype, VOICE_MIMETYPE } from "../protocol/mime.ts";
-import { OperationError, type PreparedMedia } from "../protocol/seam.ts";
+import { type MediaBytes, OperationError, type PreparedMedia } from "../protocol/seam.ts";
 import { convertWithFfmpeg } from "./ffmpeg.ts";
 
 export type MediaKind = "image" | "video" | "audio";
@@ -18,9 +18,9 @@ function kindMatches(kind: MediaKind, sniffed: string): boolean {
   return kind === "audio" && AUDIO_CONTAINERS.has(sniffed);
 }
 
-/** The media with its sniffed type, or a 400 naming what the content really is. */
-export function checkedMedia(kind: MediaKind, media: PreparedMedia): PreparedMedia {
-  const sniffed = sniffMimetype(media.bytes);
+/** The media with its sniffed type, or a 400 naming what the content really is (a file: by its head). */
+export function checkedMedia<M extends PreparedMedia>(kind: MediaKind, media: M): M {
+  const sniffed = sniffMimetype("file" in media ? media.file.head : media.bytes);
   if (sniffed === null || !kindMatches(kind, sniffed))
     throw new OperationError(
       400,
@@ -36,7 +36,7 @@ export function checkedMedia(kind: MediaKind, media: PreparedMedia): PreparedMed
 const VOICE_ARGS = ["-vn", "-ac", "1", "-ar", "48000", "-c:a", "libopus", "-b:a", "32k", "-f", "ogg"];
 
 /** A voice note as WhatsApp plays it: Ogg/Opus kept as is, any other audio ffmpeg reads converted. */
-export async function voiceNote(media: PreparedMedia): Promise<PreparedMedia> {
+export async function voiceNote(media: MediaBytes): Promise<MediaBytes> {
   if (isOggOpus(media.bytes)) return { ...media, mimetype: VOICE_MIMETYPE };
   const bytes = await convertWithFfmpeg(media.bytes, VOICE_ARGS, "voice.ogg", "voice notes");
   return { bytes, mimetype: VOICE_MIMETYPE };

@@ -38,8 +38,21 @@ function run(binary: string, args: string[]): Promise<void> {
  * `outputArgs` come after `-i <input>` and before the output path. Failures are the caller's 400:
  * ffmpeg only fails here on input it cannot decode. `purpose` names the feature in that message.
  */
-export async function convertWithFfmpeg(
+export function convertWithFfmpeg(
   bytes: Uint8Array,
+  outputArgs: readonly string[],
+  outputName: string,
+  purpose: string,
+): Promise<Uint8Array> {
+  return convertFileWithFfmpeg({ bytes }, outputArgs, outputName, purpose);
+}
+
+/**
+ * The same for input already on disk (`path`, a spooled video): ffmpeg reads what it needs of the file
+ * itself, so a large video never passes through the bridge's memory.
+ */
+export async function convertFileWithFfmpeg(
+  input: { bytes: Uint8Array } | { path: string },
   outputArgs: readonly string[],
   outputName: string,
   purpose: string,
@@ -48,11 +61,11 @@ export async function convertWithFfmpeg(
   if (!binary) throw new OperationError(400, `${purpose} need ffmpeg, which this bridge does not have`);
   const dir = await mkdtemp(path.join(tmpdir(), "media-"));
   try {
-    const input = path.join(dir, "in");
+    const inputPath = "path" in input ? input.path : path.join(dir, "in");
+    if ("bytes" in input) await writeFile(inputPath, input.bytes);
     const output = path.join(dir, outputName);
-    await writeFile(input, bytes);
     try {
-      await run(binary, ["-hide_banner", "-loglevel", "error", "-y", "-i", input, ...outputArgs, output]);
+      await run(binary, ["-hide_banner", "-loglevel", "error", "-y", "-i", inputPath, ...outputArgs, output]);
     } catch (error) {
       throw new OperationError(400, error instanceof Error ? error.message.slice(0, 300) : "ffmpeg failed");
     }

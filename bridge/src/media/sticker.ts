@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { sniffMimetype } from "../protocol/mime.ts";
-import { OperationError, type PreparedMedia } from "../protocol/seam.ts";
+import { type MediaBytes, OperationError } from "../protocol/seam.ts";
 import { MAX_VIDEO_STICKER_SECONDS, videoToAnimatedWebp } from "./video-sticker.ts";
 import { withStickerMetadata } from "./webp.ts";
 
@@ -23,12 +23,12 @@ export interface StickerOptions {
   author?: string | undefined;
 }
 
-function isVideo(media: PreparedMedia): boolean {
+function isVideo(media: MediaBytes): boolean {
   const sniffed = sniffMimetype(media.bytes);
   return media.mimetype.startsWith("video/") || sniffed === "video/mp4";
 }
 
-export async function makeSticker(media: PreparedMedia, options: StickerOptions): Promise<PreparedMedia> {
+export async function makeSticker(media: MediaBytes, options: StickerOptions): Promise<MediaBytes> {
   if (isVideo(media)) return withMetadata(await videoSticker(media), options);
   // Loaded on first use: a bridge that never makes a sticker never pays for the native module.
   const { default: sharp } = await import("sharp");
@@ -55,7 +55,7 @@ export async function makeSticker(media: PreparedMedia, options: StickerOptions)
   return withMetadata(webp, options);
 }
 
-async function videoSticker(media: PreparedMedia): Promise<Uint8Array> {
+async function videoSticker(media: MediaBytes): Promise<Uint8Array> {
   let webp: Uint8Array | null = null;
   for (const quality of QUALITIES) {
     webp = await videoToAnimatedWebp(media.bytes, quality, MAX_VIDEO_STICKER_SECONDS);
@@ -65,7 +65,7 @@ async function videoSticker(media: PreparedMedia): Promise<Uint8Array> {
   return webp;
 }
 
-function withMetadata(webp: Uint8Array, options: StickerOptions): PreparedMedia {
+function withMetadata(webp: Uint8Array, options: StickerOptions): MediaBytes {
   const bytes = withStickerMetadata(webp, {
     "sticker-pack-id": randomUUID(),
     "sticker-pack-name": options.pack ?? "",

@@ -4,14 +4,20 @@
  * fails, sends the video without one (a blank tile on the phone), so the bridge makes it with its own
  * ffmpeg. Best effort, as in Baileys: no ffmpeg, or a frame it cannot read, sends the video without.
  */
-import { convertWithFfmpeg } from "./ffmpeg.ts";
+import { convertFileWithFfmpeg } from "./ffmpeg.ts";
 
 /** Baileys' own thumbnail width for images and videos; the height keeps the aspect (even, for JPEG). */
 const THUMBNAIL_ARGS = ["-frames:v", "1", "-vf", "scale=32:-2", "-f", "image2", "-c:v", "mjpeg"];
 
-export async function videoThumbnail(video: Uint8Array): Promise<Uint8Array | undefined> {
+/** The preview of the video at `videoPath` (spooled: ffmpeg reads only the frames it needs). */
+export async function videoThumbnail(videoPath: string): Promise<Uint8Array | undefined> {
   try {
-    return await convertWithFfmpeg(video, THUMBNAIL_ARGS, "thumbnail.jpg", "video thumbnails");
+    return await convertFileWithFfmpeg(
+      { path: videoPath },
+      THUMBNAIL_ARGS,
+      "thumbnail.jpg",
+      "video thumbnails",
+    );
   } catch {
     return undefined;
   }

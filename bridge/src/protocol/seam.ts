@@ -61,9 +61,8 @@ export interface SocketHandlers {
   storedMessage?(chat: string, id: string): Promise<Json | null>;
 }
 
-/** Media bytes ready to send (fetched, and for stickers already WebP), or downloaded. */
-export interface PreparedMedia {
-  bytes: Uint8Array;
+/** What a prepared file says about itself, wherever its bytes are. */
+export interface MediaMeta {
   mimetype: string;
   fileName?: string;
   /** A video's preview, a small JPEG the message carries (video-thumbnail.ts). */
@@ -72,10 +71,43 @@ export interface PreparedMedia {
   waveform?: Uint8Array;
 }
 
-/** What an operation answered: JSON for the edge, plus the bytes for `media.download`. */
+/** Media held in memory (images, audio, stickers, profile pictures: at most MEDIA_MEMORY_MAX_BYTES). */
+export interface MediaBytes extends MediaMeta {
+  bytes: Uint8Array;
+}
+
+/**
+ * A file spooled to a private temp dir (videos and documents, up to 2 GiB): WhatsApp's side reads it
+ * from `path` as a stream. It lives only as long as the operation that fetched it.
+ */
+export interface SpooledFile {
+  path: string;
+  size: number;
+  /** The first bytes, enough to tell what the content is (mime.ts sniffs magic bytes). */
+  head: Uint8Array;
+}
+
+export interface MediaFile extends MediaMeta {
+  file: SpooledFile;
+}
+
+/** Media ready to send (fetched, and for stickers already WebP): in memory or on disk. */
+export type PreparedMedia = MediaBytes | MediaFile;
+
+/**
+ * Received media as WhatsApp hands it over, decrypted while it streams: read once, by the bridge's
+ * upload to the edge (media/edge-upload.ts). Breaking off the iteration stops the source.
+ */
+export interface MediaDownload {
+  mimetype: string;
+  fileName?: string;
+  chunks: AsyncIterable<Uint8Array>;
+}
+
+/** What an operation answered: JSON for the edge, plus the stream of bytes for `media.download`. */
 export interface PerformResult {
   data?: Json;
-  media?: PreparedMedia;
+  download?: MediaDownload;
 }
 
 /** A refusal with the HTTP-like status the edge passes on (operations.ts). */
@@ -97,7 +129,7 @@ export interface WhatsAppSocket {
   /** Closes the connection WITHOUT logging out: the creds stay valid for the next socket. */
   close(): void;
   /**
-   * Performs a WhatsApp operation on the open connection. `media` carries the prepared bytes of the
+   * Performs a WhatsApp operation on the open connection. `media` carries the prepared media of the
    * operation's media source (send of image/video/audio/document/sticker, picture.set), else null.
    * Throws OperationError for refusals the caller should see as 4xx.
    */

@@ -10,7 +10,7 @@ import {
   type Content,
   ContentSchema,
   GroupJidSchema,
-  MEDIA_MAX_BYTES,
+  MEDIA_MEMORY_MAX_BYTES,
   MessageStatusSchema,
   PersonJidSchema,
   type WireMessage,
@@ -23,9 +23,18 @@ import { type AdminRole, newMessageId, pictureUrl, randomDigits } from "./world.
 const MessageId = z.string().min(1).max(128);
 const Mentions = z.array(PersonJidSchema).max(1024).optional();
 const Caption = z.string().max(4096).optional();
-/** Received media comes with its bytes (base64), as a peer's phone would upload them. */
+/**
+ * The largest file a simulated peer sends (held in this process's memory, as the simulated network
+ * keeps everything): enough to exercise the bridge's parts upload (8 MiB parts) many times over.
+ */
+const SIM_MEDIA_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * Received media comes with its bytes (base64), as a peer's phone would upload them; `repeatTo` repeats
+ * them up to that many bytes, so a test can send a large file without a large command.
+ */
 const Bytes = {
-  base64: z.string().max(Math.ceil((MEDIA_MAX_BYTES * 4) / 3) + 4),
+  base64: z.string().max(Math.ceil((MEDIA_MEMORY_MAX_BYTES * 4) / 3) + 4),
+  repeatTo: z.number().int().positive().max(SIM_MEDIA_MAX_BYTES).optional(),
   mimetype: z.string().min(3).max(128),
   fileName: z.string().max(256).optional(),
   seconds: z.number().int().nonnegative().optional(),
@@ -93,10 +102,18 @@ const ControlSchema = z.discriminatedUnion("action", [
 type Control = z.infer<typeof ControlSchema>;
 type Action<N extends Control["action"]> = Extract<Control, { action: N }>;
 
+function repeated(bytes: Buffer, size: number | undefined): Buffer {
+  if (size === undefined || bytes.byteLength === 0) return bytes;
+  const out = Buffer.allocUnsafe(size);
+  for (let at = 0; at < size; at += bytes.byteLength)
+    bytes.copy(out, at, 0, Math.min(bytes.byteLength, size - at));
+  return out;
+}
+
 function receivedContent(context: SimContext, chat: string, id: string, content: ReceivedMedia | Content) {
   if (!("base64" in content)) return content;
-  const { base64, mimetype, fileName, seconds, ...rest } = content;
-  const bytes = Buffer.from(base64, "base64");
+  const { base64, repeatTo, mimetype, fileName, seconds, ...rest } = content;
+  const bytes = repeated(Buffer.from(base64, "base64"), repeatTo);
   const media = { bytes, mimetype, ...(fileName ? { fileName } : {}) };
   context.world.storeMedia(context.account, chat, id, media);
   const info = { ...mediaInfo(media), ...(seconds !== undefined ? { seconds } : {}) };

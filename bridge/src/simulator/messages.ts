@@ -14,7 +14,7 @@ import {
   isGroupJid,
 } from "../protocol/operation-rules.ts";
 import type { Operation } from "../protocol/operations.ts";
-import { OperationError, type PerformResult, type PreparedMedia } from "../protocol/seam.ts";
+import { type MediaBytes, OperationError, type PerformResult } from "../protocol/seam.ts";
 import { mediaKey, newMessageId, pictureUrl, pushBounded, type SimAccount, type SimWorld } from "./world.ts";
 
 type Op<N extends Operation["op"]> = Extract<Operation, { op: N }>;
@@ -26,7 +26,7 @@ export interface SimContext {
   me: string;
 }
 
-export function mediaInfo(media: PreparedMedia, fileName?: string): MediaInfo {
+export function mediaInfo(media: MediaBytes, fileName?: string): MediaInfo {
   const name = fileName ?? media.fileName;
   return {
     mimetype: media.mimetype,
@@ -37,7 +37,7 @@ export function mediaInfo(media: PreparedMedia, fileName?: string): MediaInfo {
 }
 
 /** What was sent, as the network describes it: media sources become facts about the bytes. */
-function sentContent(content: OutgoingContent, media: PreparedMedia | null): Content {
+function sentContent(content: OutgoingContent, media: MediaBytes | null): Content {
   if (!("media" in content)) return content;
   if (!media) throw new OperationError(400, "media missing for a media message");
   switch (content.type) {
@@ -59,7 +59,7 @@ function assertMayWrite({ world, me }: SimContext, chat: string): void {
   }
 }
 
-function send(context: SimContext, op: Op<"send">, media: PreparedMedia | null): PerformResult {
+function send(context: SimContext, op: Op<"send">, media: MediaBytes | null): PerformResult {
   assertSendable(op.content);
   assertMayWrite(context, op.to);
   const message: WireMessage = {
@@ -154,17 +154,20 @@ function edit(context: SimContext, op: Op<"edit">): PerformResult {
   return {};
 }
 
+/** How the simulated download hands bytes over: in chunks, as a network stream would. */
+const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
+
+async function* chunksOf(bytes: Uint8Array): AsyncGenerator<Uint8Array, void, undefined> {
+  for (let at = 0; at < bytes.byteLength; at += DOWNLOAD_CHUNK_BYTES)
+    yield bytes.subarray(at, at + DOWNLOAD_CHUNK_BYTES);
+}
+
+/** The stored bytes as a stream: the bridge uploads them to the edge as it does real WhatsApp's. */
 function download({ account }: SimContext, op: Op<"media.download">): PerformResult {
   const media = account.media.get(mediaKey(op.message.chat, op.message.id));
   if (!media) throw new OperationError(404, "media not found");
-  return {
-    data: {
-      mimetype: media.mimetype,
-      size: media.bytes.byteLength,
-      ...(media.fileName ? { fileName: media.fileName } : {}),
-    },
-    media,
-  };
+  const { mimetype, fileName } = media;
+  return { download: { mimetype, ...(fileName ? { fileName } : {}), chunks: chunksOf(media.bytes) } };
 }
 
 /** `sim` control `numbers.check` says how often this ran: the edge must batch, never loop. */
@@ -202,7 +205,7 @@ function setPicture(context: SimContext, jid: string | undefined, picture: boole
 export function performMessaging(
   context: SimContext,
   op: Exclude<Operation, GroupOperation>,
-  media: PreparedMedia | null,
+  media: MediaBytes | null,
 ): PerformResult {
   const { account } = context;
   switch (op.op) {

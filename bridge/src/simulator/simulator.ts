@@ -7,6 +7,7 @@
  * control.ts for the `sim` actions a test drives it with.
  */
 import { randomBytes, randomInt } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import type { Me } from "../protocol/link.ts";
 import type { NetworkEvent } from "../protocol/messaging.ts";
 import { isGroupOperation } from "../protocol/operation-rules.ts";
@@ -14,6 +15,7 @@ import type { Operation } from "../protocol/operations.ts";
 import {
   type CloseInfo,
   type Json,
+  type MediaBytes,
   type OpenOptions,
   OperationError,
   type PerformResult,
@@ -26,6 +28,16 @@ import { runControl } from "./control.ts";
 import { performGroup } from "./groups.ts";
 import { performMessaging, type SimContext } from "./messages.ts";
 import { randomDigits, SimWorld } from "./world.ts";
+
+/**
+ * The simulated network keeps what it delivers in memory; a spooled video or document is read in
+ * before the operation's end removes its file.
+ */
+async function heldInMemory(media: PreparedMedia | null): Promise<MediaBytes | null> {
+  if (!media || !("file" in media)) return media;
+  const { file, ...meta } = media;
+  return { ...meta, bytes: await readFile(file.path) };
+}
 
 export interface SimulatorOptions {
   /** How long each QR shows before the next one (WhatsApp: 20 s after the first). */
@@ -148,7 +160,7 @@ class SimulatedSocket implements WhatsAppSocket {
     const context = this.context();
     return isGroupOperation(operation)
       ? performGroup(context, operation)
-      : performMessaging(context, operation, media);
+      : performMessaging(context, operation, await heldInMemory(media));
   }
 
   private context(): SimContext {

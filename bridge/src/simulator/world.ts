@@ -10,7 +10,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import type { Me } from "../protocol/link.ts";
 import type { Content, GroupInfo, NetworkEvent, WireMessage } from "../protocol/messaging.ts";
 import { isGroupJid } from "../protocol/operation-rules.ts";
-import { OperationError, type PreparedMedia } from "../protocol/seam.ts";
+import { type MediaBytes, OperationError } from "../protocol/seam.ts";
 
 /** Entries kept per log, and media files kept per account (oldest dropped first). */
 const LOG_LIMIT = 1000;
@@ -64,7 +64,7 @@ export interface SimAccount {
   rejectedCalls: string[];
   numberChecks: number;
   /** Bytes of media sent or received, by `chat\nid`, for `media.download`. */
-  media: Map<string, PreparedMedia>;
+  media: Map<string, MediaBytes>;
   contacts: Map<string, SimContact>;
 }
 
@@ -179,7 +179,7 @@ export class SimWorld {
     else pushBounded(account.pending, event, PENDING_LIMIT);
   }
 
-  storeMedia(account: SimAccount, chat: string, id: string, media: PreparedMedia): void {
+  storeMedia(account: SimAccount, chat: string, id: string, media: MediaBytes): void {
     const key = mediaKey(chat, id);
     account.media.delete(key);
     account.media.set(key, media);
@@ -255,7 +255,7 @@ export class SimWorld {
    * id they already have, which is what makes a retried send safe. Returns the message as first
    * delivered, so a retry answers exactly what the first attempt did.
    */
-  deliver(from: SimAccount, message: WireMessage, media: PreparedMedia | null): WireMessage {
+  deliver(from: SimAccount, message: WireMessage, media: MediaBytes | null): WireMessage {
     const key = mediaKey(message.chat, message.id);
     const earlier = from.inboxIndex.get(key);
     if (earlier) return { ...message, timestamp: earlier.timestamp, content: earlier.content };

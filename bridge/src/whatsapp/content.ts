@@ -49,9 +49,21 @@ export function forwardable(ref: MessageRef): WAMessage {
   return messageOf(ref);
 }
 
+/** Media held in memory (images, audio, stickers, profile pictures), as Baileys takes it. */
 export function bytes(media: PreparedMedia | null): Buffer {
   if (!media) throw new OperationError(400, "media missing for a media message");
+  if ("file" in media) throw new Error("this media was spooled to disk but is only sent from memory");
   return Buffer.from(media.bytes.buffer, media.bytes.byteOffset, media.bytes.byteLength);
+}
+
+/**
+ * A video or document as Baileys takes it: a spooled file by its path (Baileys' getStream reads a
+ * non-HTTP url with createReadStream, encrypts to its own temp file and uploads from there: never
+ * whole in memory), or bytes already in memory.
+ */
+export function mediaInput(media: PreparedMedia | null): Buffer | { url: string } {
+  if (media && "file" in media) return { url: media.file.path };
+  return bytes(media);
 }
 
 export function messageContent(content: OutgoingContent, media: PreparedMedia | null): AnyMessageContent {
@@ -72,7 +84,7 @@ export function messageContent(content: OutgoingContent, media: PreparedMedia | 
         : {};
       return content.type === "image"
         ? { image: bytes(media), ...common }
-        : { video: bytes(media), ...common, ...thumbnail };
+        : { video: mediaInput(media), ...common, ...thumbnail };
     }
     case "audio": {
       const audio = { audio: bytes(media), ptt: content.ptt, mimetype: media?.mimetype ?? UNKNOWN_MIMETYPE };
@@ -82,7 +94,7 @@ export function messageContent(content: OutgoingContent, media: PreparedMedia | 
     }
     case "document":
       return {
-        document: bytes(media),
+        document: mediaInput(media),
         mimetype: content.mimetype,
         fileName: content.fileName,
         ...(content.caption ? { caption: content.caption } : {}),

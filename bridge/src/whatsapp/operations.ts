@@ -12,7 +12,6 @@ import {
   type WASocket,
 } from "@whiskeysockets/baileys";
 import type { Dispatcher } from "undici";
-import { MEDIA_MAX_BYTES } from "../protocol/messaging.ts";
 import { UNKNOWN_MIMETYPE } from "../protocol/mime.ts";
 import {
   assertDeletable,
@@ -108,6 +107,10 @@ export function fetchOptionsWith(dispatcher: Dispatcher): RequestInit {
   return { dispatcher } as unknown as RequestInit;
 }
 
+/**
+ * A received message's media as Baileys decrypts it while it downloads: handed over as a stream, which
+ * the caller uploads to the edge part by part (media/edge-upload.ts), so no file is ever whole in memory.
+ */
 async function downloadMedia(
   sock: BaileysSocket,
   op: Op<"media.download">,
@@ -123,27 +126,11 @@ async function downloadMedia(
     dispatcher ? { options: fetchOptionsWith(dispatcher) } : {},
     { logger, reuploadRequest: sock.updateMediaMessage },
   );
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const part = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    size += part.length;
-    if (size > MEDIA_MAX_BYTES) {
-      stream.destroy();
-      throw new OperationError(400, `media larger than ${MEDIA_MAX_BYTES / (1024 * 1024)} MiB`);
-    }
-    parts.push(part);
-  }
   const content = op.message.content;
   const info = "media" in content ? content.media : {};
   const mimetype = ("mimetype" in content ? content.mimetype : info.mimetype) ?? UNKNOWN_MIMETYPE;
   const fileName = "fileName" in content ? content.fileName : info.fileName;
-  const media: PreparedMedia = {
-    bytes: Buffer.concat(parts, size),
-    mimetype,
-    ...(fileName ? { fileName } : {}),
-  };
-  return { data: { mimetype, size, ...(fileName ? { fileName } : {}) }, media };
+  return { download: { mimetype, ...(fileName ? { fileName } : {}), chunks: stream } };
 }
 
 async function chatModify(sock: BaileysSocket, op: Op<"chat.modify">): Promise<void> {

@@ -382,7 +382,9 @@ export function baileysNetwork(options: BaileysNetworkOptions = {}): WhatsAppNet
         logout: () => sock.logout(),
         perform: (operation, media) => {
           if (operation.op === "availability") availability.want(operation.online);
-          return performOperation(sock, operation, media, silentLogger, agents?.downloads);
+          // A received file comes through the session's proxy, else the configured media dispatcher.
+          const downloads = agents?.downloads ?? options.mediaDispatcher;
+          return performOperation(sock, operation, media, silentLogger, downloads);
         },
         close() {
           if (silenced) return;

@@ -3,6 +3,7 @@
  * phone's account on the fake WhatsApp, with a fake edge: what the messaging tests start from.
  */
 import { Agent } from "node:https";
+import { Agent as DispatcherAgent } from "undici";
 import type { SessionEvent } from "../../../bridge/src/protocol/link.ts";
 import { baileysNetwork } from "../../../bridge/src/whatsapp/whatsapp.ts";
 import { FakePhone } from "../../fake-whatsapp/phone.ts";
@@ -52,9 +53,11 @@ export async function linkedBridge(
   const phone = new FakePhone(whatsapp, phoneNumber);
   if (appState) phone.appState.shareKeysOnPairing();
   // Uploads go over HTTPS to the fake media host, whose certificate only this agent trusts.
-  const mediaAgent = media
-    ? new Agent({ ca: (await whatsapp.messaging.enableMedia()).certificate })
-    : undefined;
+  const certificate = media ? (await whatsapp.messaging.enableMedia()).certificate : undefined;
+  const mediaAgent = certificate ? new Agent({ ca: certificate }) : undefined;
+  // Downloads (media.download) go through the global fetch: this dispatcher trusts the same certificate.
+  const mediaDispatcher = certificate ? new DispatcherAgent({ connect: { ca: certificate } }) : undefined;
+  if (mediaDispatcher) cleanup.push(() => mediaDispatcher.close());
   const bridge = await startBridge(
     edge,
     baileysNetwork({
@@ -62,6 +65,7 @@ export async function linkedBridge(
       connectTimeoutMs: 5_000,
       rootKey: whatsapp.rootKey,
       ...(mediaAgent ? { mediaAgent } : {}),
+      ...(mediaDispatcher ? { mediaDispatcher } : {}),
     }),
   );
   cleanup.push(() => bridge.fleet.shutdown());

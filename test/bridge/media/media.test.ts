@@ -10,21 +10,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type EdgeMedia,
-  fetchMedia,
-  httpOrigin,
-  prepareMedia,
-  storeMedia,
-} from "../../../bridge/src/media/media.ts";
+import { type EdgeMedia, fetchMedia, httpOrigin, prepareMedia } from "../../../bridge/src/media/media.ts";
+import { releaseMedia } from "../../../bridge/src/media/spool.ts";
 import { readStickerMetadata } from "../../../bridge/src/media/webp.ts";
-import { MEDIA_MAX_BYTES, type OutgoingContent } from "../../../bridge/src/protocol/messaging.ts";
+import { MEDIA_MEMORY_MAX_BYTES, type OutgoingContent } from "../../../bridge/src/protocol/messaging.ts";
 import { isOggOpus } from "../../../bridge/src/protocol/mime.ts";
 import type { Operation } from "../../../bridge/src/protocol/operations.ts";
 import { OperationError } from "../../../bridge/src/protocol/seam.ts";
 import { ADDRESS_CASES, urlOf } from "../../support/address-cases.ts";
 import { audioSeconds, testAudio, testVideo } from "../../support/video.ts";
 import { startFakeEdge } from "../support/fake-edge.ts";
+import { heldBytes } from "../support/media-bytes.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
 // The test servers live on 127.0.0.1, which production bridges refuse to fetch from (see below).
@@ -153,7 +149,7 @@ describe("media", () => {
     let closedAt = -1;
     const base = await server((req, res) => {
       if (req.url === "/declared") {
-        res.writeHead(200, { "content-length": String(MEDIA_MAX_BYTES + 1) }).end();
+        res.writeHead(200, { "content-length": String(MEDIA_MEMORY_MAX_BYTES + 1) }).end();
         return;
       }
       // No Content-Length: the body just keeps coming until the client hangs up.
@@ -205,23 +201,6 @@ describe("media", () => {
     ]);
   });
 
-  it("PUTs downloaded media to the edge with its type and file name", async () => {
-    const { fake, media } = await edge();
-    await storeMedia(media, "download_1", {
-      bytes: Buffer.from("bytes"),
-      mimetype: "image/jpeg",
-      fileName: "a b.jpg",
-    });
-    expect(fake.media.get("s/1/download_1")).toEqual({
-      bytes: Buffer.from("bytes"),
-      mimetype: "image/jpeg",
-      fileName: "a b.jpg",
-    });
-    await expect(
-      storeMedia({ ...media, token: "wrong" }, "download_2", { bytes: Buffer.from("x"), mimetype: "a/b" }),
-    ).rejects.toThrow(/refused the downloaded media: 401/);
-  });
-
   it("prepares what an operation sends: voice notes as ogg/opus, documents as declared, stickers as WebP", async () => {
     const { fake, media } = await edge();
     const ogg = await testAudio("opus");
@@ -257,19 +236,23 @@ describe("media", () => {
       media,
     );
     expect(doc).toMatchObject({ mimetype: "application/x-thing", fileName: "x.bin" });
+    // A document is spooled to disk, whatever its size; the file goes once the operation is over.
+    expect(doc && "file" in doc ? doc.file.size : -1).toBe(png.length);
+    expect((await heldBytes(doc)).equals(png)).toBe(true);
+    await releaseMedia(doc);
     const sticker = await prepareMedia(
       send({ type: "sticker", media: { upload: "image_ref_1" }, pack: "P", author: "A" }),
       media,
     );
     expect(sticker?.mimetype).toBe("image/webp");
-    expect(readStickerMetadata(sticker?.bytes ?? new Uint8Array())).toMatchObject({
+    expect(readStickerMetadata(await heldBytes(sticker))).toMatchObject({
       "sticker-pack-name": "P",
       "sticker-pack-publisher": "A",
     });
     const picture = await prepareMedia({ op: "picture.set", source: { upload: "image_ref_1" } }, media);
     expect(
       createHash("sha256")
-        .update(picture?.bytes ?? new Uint8Array())
+        .update(await heldBytes(picture))
         .digest("hex"),
     ).toBe(createHash("sha256").update(png).digest("hex"));
     expect(await prepareMedia(send({ type: "text", text: "hi" }), media)).toBeNull();
@@ -298,11 +281,12 @@ describe("media is what its content says, and voice notes play", () => {
     for (const ref of ["wav", "mp3", "vorbis"]) {
       const voice = await prepareMedia(send({ type: "audio", ptt: true, media: upload(ref) }), media);
       expect(voice?.mimetype, ref).toBe("audio/ogg; codecs=opus");
-      expect(isOggOpus(voice?.bytes ?? new Uint8Array()), ref).toBe(true);
-      expect(audioSeconds(voice?.bytes ?? new Uint8Array(), dir), ref).toBeCloseTo(1, 0);
+      const bytes = await heldBytes(voice);
+      expect(isOggOpus(bytes), ref).toBe(true);
+      expect(audioSeconds(bytes, dir), ref).toBeCloseTo(1, 0);
     }
     const kept = await prepareMedia(send({ type: "audio", ptt: true, media: upload("opus") }), media);
-    expect(Buffer.from(kept?.bytes ?? new Uint8Array()).equals(opus)).toBe(true);
+    expect((await heldBytes(kept)).equals(opus)).toBe(true);
   });
 
   it("refuses a voice note ffmpeg cannot decode with 400 naming ffmpeg's reason", async () => {
@@ -357,7 +341,8 @@ describe("media is what its content says, and voice notes play", () => {
     const video = await testVideo();
     fake.media.set("s/1/clip", { bytes: video, mimetype: "video/mp4" });
     const prepared = await prepareMedia(send({ type: "video", media: upload("clip") }), media);
-    expect(Buffer.from(prepared?.bytes ?? []).equals(video)).toBe(true);
+    expect((await heldBytes(prepared)).equals(video)).toBe(true);
+    await releaseMedia(prepared);
     const preview = await sharp(prepared?.thumbnail ?? new Uint8Array()).metadata();
     expect(preview).toMatchObject({ format: "jpeg", width: 32, height: 24 });
 
@@ -367,6 +352,7 @@ describe("media is what its content says, and voice notes play", () => {
     const unreadable = await prepareMedia(send({ type: "video", media: upload("broken") }), media);
     expect(unreadable?.mimetype).toBe("video/mp4");
     expect(unreadable?.thumbnail).toBeUndefined();
+    await releaseMedia(unreadable);
   });
 
   it("gives a voice note the 64-bar waveform a phone draws, loudest bar 100", async () => {

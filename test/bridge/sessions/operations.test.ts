@@ -199,6 +199,58 @@ describe("wa and sim commands", () => {
     expect(edge.mediaRequests).toEqual(["PUT ops4/download_0001 204"]);
   });
 
+  it("a download larger than one part goes to the edge in 8 MiB parts; one over maxBytes is refused before any fetch", async () => {
+    const { edge } = await connected("ops6");
+    const seed = Buffer.from("%PDF-1.4 ");
+    const size = 2 * 8 * 1024 * 1024 + 7;
+    await edge.command("ops6", "sim", {
+      action: "receive",
+      from: PEER,
+      id: "BIG-DOC-0001",
+      content: {
+        type: "document",
+        base64: seed.toString("base64"),
+        repeatTo: size,
+        mimetype: "application/pdf",
+        fileName: "big.pdf",
+      },
+    });
+    const [event] = await waitFor(() => {
+      const messages = stored(edge, "ops6", "message");
+      return messages.length > 0 && messages;
+    }, "message event");
+    if (!event) throw new Error("no message");
+    const { quotedId: _q, pushName: _p, status: _s, ...ref } = event.message;
+    const download = await edge.command("ops6", "wa", {
+      op: "media.download",
+      message: ref,
+      ref: "download_big1",
+    });
+    expect(download).toMatchObject({
+      ok: true,
+      data: { mimetype: "application/pdf", size, fileName: "big.pdf" },
+    });
+    expect(edge.mediaRequests).toEqual([
+      "POST ops6/download_big1/parts 200",
+      "PUT ops6/download_big1/parts/1 200",
+      "PUT ops6/download_big1/parts/2 200",
+      "PUT ops6/download_big1/parts/3 200",
+      "POST ops6/download_big1/parts/complete 204",
+    ]);
+    // The seed repeated to the size, as `repeatTo` made it: byte for byte across the part boundaries.
+    expect(edge.media.get("ops6/download_big1")?.bytes.equals(Buffer.alloc(size, seed))).toBe(true);
+
+    // The message says how large its file is: over the edge's maxBytes, nothing is fetched or sent.
+    const refused = await edge.command("ops6", "wa", {
+      op: "media.download",
+      message: ref,
+      ref: "download_big2",
+      maxBytes: 1024 * 1024,
+    });
+    expect(refused).toMatchObject({ ok: false, status: 400, error: "media larger than 1 MiB" });
+    expect(edge.mediaRequests).toHaveLength(5);
+  });
+
   it("on real WhatsApp, sim is refused (400 'simulator only'); wa reaches perform, with refusals mapped", async () => {
     const edge = await edgeForTest();
     let answer: Perform = async () => ({ data: { ok: 1 } });

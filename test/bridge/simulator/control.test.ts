@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { MessageRef, NetworkEvent } from "../../../bridge/src/protocol/messaging.ts";
 import type { Operation } from "../../../bridge/src/protocol/operations.ts";
 import { simulatorNetwork } from "../../../bridge/src/simulator/simulator.ts";
+import { drained } from "../support/media-bytes.ts";
 import { handlersFor, linkedAccount, list, person, record, refusal } from "../support/simulated-account.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -81,7 +82,7 @@ describe("simulator: controls", () => {
       message: ref({ id: "VOICE-1", fromMe: false }),
       ref: "dl_000001",
     });
-    expect(Buffer.from(download.media?.bytes ?? []).equals(audio)).toBe(true);
+    expect((await drained(download)).equals(audio)).toBe(true);
 
     await a.control({ action: "ack", id: "MSG1", chat: PEER, status: "READ" });
     await a.control({ action: "edit", id: "VOICE-1", chat: PEER, text: "changed" });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { MessageRef } from "../../../bridge/src/protocol/messaging.ts";
 import type { Operation } from "../../../bridge/src/protocol/operations.ts";
 import { simulatorNetwork } from "../../../bridge/src/simulator/simulator.ts";
+import { drained } from "../support/media-bytes.ts";
 import { linkedAccount, list, person, record, refusal } from "../support/simulated-account.ts";
 
 const PEER = person("491700000001");
@@ -93,8 +94,8 @@ describe("simulator: messages", () => {
       message: ref({ id: "IMAGE-0001" }),
       ref: "download_1",
     });
-    expect(download.data).toEqual({ mimetype: "image/jpeg", size: bytes.length, fileName: "cat.jpg" });
-    expect(Buffer.from(download.media?.bytes ?? []).toString()).toBe("not really a jpeg");
+    expect(download.download).toMatchObject({ mimetype: "image/jpeg", fileName: "cat.jpg" });
+    expect((await drained(download)).toString()).toBe("not really a jpeg");
     expect(
       await refusal(a.perform({ op: "media.download", message: ref({ id: "NOPE" }), ref: "download_2" })),
     ).toEqual({

@@ -23,6 +23,7 @@ import {
   type SessionToBridge,
 } from "../../../bridge/src/protocol/link.ts";
 import type { Json } from "../../../bridge/src/protocol/seam.ts";
+import { type FakeMedia, partsEndpoint } from "./fake-edge-parts.ts";
 
 type EventFrame = Extract<BridgeToSession, { type: "event" }>;
 export type ResultFrame = Extract<BridgeToSession, { type: "result" }>;
@@ -57,12 +58,7 @@ export interface FakeSession {
   readonly closes: number[];
 }
 
-/** A file in the fake edge's media store (uploads the bridge GETs, downloads it PUTs). */
-export interface FakeMedia {
-  bytes: Buffer;
-  mimetype: string;
-  fileName?: string;
-}
+export type { FakeMedia };
 
 export interface FakeFleet {
   readonly frames: BridgeToFleet[];
@@ -181,14 +177,18 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
         .end(record ? JSON.stringify({ raw: record }) : "");
       return;
     }
-    const match = /^\/bridge\/v1\/sessions\/([^/]+)\/media\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+    const match =
+      /^\/bridge\/v1\/sessions\/([^/]+)\/media\/([A-Za-z0-9_-]+)(\/parts(?:\/(\d+|complete))?)?$/.exec(
+        url.pathname,
+      );
     if (!match?.[1] || !match[2]) return void res.writeHead(404).end();
     const key = `${decodeURIComponent(match[1])}/${match[2]}`;
     const answer = (status: number, headers: Record<string, string> = {}, body?: Buffer) => {
-      mediaRequests.push(`${req.method} ${key} ${status}`);
+      mediaRequests.push(`${req.method} ${key}${match[3] ?? ""} ${status}`);
       res.writeHead(status, headers).end(body);
     };
     if (req.headers.authorization !== `Bearer ${token}`) return answer(401);
+    if (match[3]) return serveParts(req, key, match[4], url.searchParams.get("uploadId"), answer);
     if (req.method === "GET") {
       const file = media.get(key);
       if (!file) return answer(404);
@@ -209,6 +209,7 @@ export async function startFakeEdge(token = "test-bridge-token"): Promise<FakeEd
     }
     answer(405);
   };
+  const serveParts = partsEndpoint(media);
   const wss = new WebSocketServer({ noServer: true });
 
   const session = (id: string): FakeSession => {
