@@ -76,9 +76,17 @@ export async function writeMediaStream(
   }
 }
 
-/** The chunks re-cut into MEDIA_PART_BYTES parts (the last shorter), counted against `maxBytes`. */
+/**
+ * The chunks re-cut into MEDIA_PART_BYTES parts (the last shorter), counted against `maxBytes`. Two
+ * buffers take turns: a part is handed out in one while the other still holds the one before it (the
+ * writer keeps the first part while it reads the second), and a part is never overwritten before the
+ * writer asked for the part after the next. Reusing them keeps a large file from leaving a trail of
+ * 8 MiB buffers for the garbage collector: a 200 MB upload grew workerd by 330 MiB that way.
+ */
 async function* partsOf(chunks: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<Uint8Array> {
-  let part = new Uint8Array(MEDIA_PART_BYTES);
+  const buffers = [new Uint8Array(MEDIA_PART_BYTES), new Uint8Array(MEDIA_PART_BYTES)];
+  let turn = 0;
+  let part = buffers[0] as Uint8Array;
   let filled = 0;
   let total = 0;
   for await (const chunk of chunks) {
@@ -92,7 +100,8 @@ async function* partsOf(chunks: AsyncIterable<Uint8Array>, maxBytes: number): As
       offset += take;
       if (filled === MEDIA_PART_BYTES) {
         yield part;
-        part = new Uint8Array(MEDIA_PART_BYTES);
+        turn = 1 - turn;
+        part = buffers[turn] as Uint8Array;
         filled = 0;
       }
     }
@@ -144,4 +153,9 @@ export async function readPart(
     filled += value.byteLength;
   }
   return bytes.subarray(0, filled);
+}
+
+/** A Content-Length header's value, or null when absent or not a plain non-negative integer. */
+export function knownLength(header: string | undefined): number | null {
+  return header !== undefined && /^\d{1,15}$/.test(header) ? Number(header) : null;
 }
