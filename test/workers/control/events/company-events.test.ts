@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { asKey, call } from "../../helpers";
 import { boardUser, seedAgent, seedCompany } from "../helpers";
 import { joinAs } from "../members/fixtures";
+import { claimOne, runnerFor } from "../runner-link";
 import { comment, createIssue, framesOf, openStream, page, readAll, stream } from "./fixtures";
 
 /** The company's activity entries in the order they were written (the truth the log is read against). */
@@ -13,6 +14,19 @@ async function written(companyId: string): Promise<string[]> {
     .bind(companyId)
     .all<{ id: string }>();
   return rows.results.map((row) => row.id);
+}
+
+/** `count` more entries in the company's log, copied from its newest one (as a busy company's backlog). */
+async function backlog(companyId: string, count: number): Promise<void> {
+  await env.DB.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+     INSERT INTO activity_log (seq, id, company_id, actor_type, actor_id, action, entity_type, entity_id, details, created_at)
+     SELECT NULL, 'backlog-' || ? || '-' || n.i, t.company_id, t.actor_type, t.actor_id, 'issue.updated',
+       t.entity_type, t.entity_id, t.details, t.created_at + n.i
+     FROM n, (SELECT * FROM activity_log WHERE company_id = ? ORDER BY seq DESC LIMIT 1) t`,
+  )
+    .bind(count, companyId, companyId)
+    .run();
 }
 
 async function tenant() {
@@ -102,17 +116,45 @@ describe("GET /api/companies/{id}/events", () => {
   });
 });
 
+describe("what the events cover", () => {
+  it("a heartbeat run starting and ending, logged in the transaction that moves it", async () => {
+    const { owner, company } = await tenant();
+    const agent = await seedAgent(company.id, {
+      name: "Runner",
+      adapterConfig: { command: "node", args: ["agent.mjs"], cwd: "/work" },
+    });
+    const issue = await createIssue(company, owner.headers, "Needs the agent");
+    await comment(issue, owner.headers, "@Runner look");
+    const link = await runnerFor(owner, company.id);
+    const run = await claimOne(link);
+    link.send({ type: "finish", runId: run.runId, exitCode: 0, timedOut: false, logFrames: 0 });
+    await expect
+      .poll(async () => (await readAll(company, owner.headers, 1000)).events.map((e) => e.event))
+      .toContain("heartbeat_run.ended");
+    const runEvents = (await readAll(company, owner.headers, 1000)).events.filter(
+      (e) => e.data.entityId === run.runId,
+    );
+    expect(runEvents.map((e) => [e.event, e.data.details.status])).toEqual([
+      ["heartbeat_run.started", "running"],
+      ["heartbeat_run.ended", "succeeded"],
+    ]);
+    expect(runEvents[0]?.data.details).toMatchObject({ agentId: agent.id, issueId: issue });
+    expect(runEvents[0]?.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    link.socket.close(1000, "done");
+  });
+});
+
 describe("GET /api/companies/{id}/events/stream", () => {
   it("replays from the cursor while writes race it, then follows: each event once, in order", async () => {
     const { owner, company } = await tenant();
-    for (let i = 0; i < 12; i++) await createIssue(company, owner.headers, `Backlog ${i}`);
-    const link = stream(company, owner.headers, "0");
-    // Written while the stream opens and replays: each lands once, either in the replay or after it.
-    const racing = Promise.all(
-      Array.from({ length: 6 }, (_, i) => createIssue(company, owner.headers, `Racing ${i}`)),
+    await createIssue(company, owner.headers, "Backlog");
+    await backlog(company.id, 12_000);
+    const live = await stream(company, owner.headers, "0");
+    // Written while the stream replays (many reads of D1, each a moment in which the object takes other
+    // calls): every write nudges the stream mid-replay, and each must land once, in the replay or after.
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => createIssue(company, owner.headers, `Racing ${i}`)),
     );
-    const live = await link;
-    await racing;
     const done = await createIssue(company, owner.headers, "Last one");
     await live.next((frame) => (frame.data as { entityId?: string } | undefined)?.entityId === done);
     const log = await written(company.id);

@@ -68,4 +68,27 @@ describe("company events past retention", () => {
     expect(latest.status).toBe(200);
     expect(latest.body.data).toEqual({ events: [], next: rest.next });
   });
+
+  it("closes a stream that retention overtook (4410) instead of skipping what it had not been sent", async () => {
+    const owner = await boardUser();
+    const company = await seedCompany(owner);
+    await createIssue(company, owner.headers, "Sent before the prune");
+    // Its newest cursor (the first test's prune left a horizon, so after=0 would be 410 here).
+    const newest = await env.DB.prepare("SELECT max(seq) AS seq FROM activity_log WHERE company_id = ?")
+      .bind(company.id)
+      .first<{ seq: number }>();
+    const next = String(newest?.seq);
+    const live = await stream(company, owner.headers, next);
+    // Entries past the stream's cursor were pruned before it got them (as a prune landing while a
+    // slow stream lags behind would): the horizon is moved past it, then a change wakes the stream.
+    await env.DB.prepare(
+      "INSERT INTO event_log_horizons (log, pruned_through_seq) VALUES ('activity', ?) ON CONFLICT (log) DO UPDATE SET pruned_through_seq = excluded.pruned_through_seq",
+    )
+      .bind(Number(next) + 1_000)
+      .run();
+    await createIssue(company, owner.headers, "Written after the prune");
+    const closed = await live.closedWith(5_000);
+    expect(closed.code).toBe(4410);
+    expect(JSON.stringify(live.frames)).not.toContain("Written after the prune");
+  });
 });
