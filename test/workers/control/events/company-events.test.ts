@@ -101,7 +101,7 @@ describe("GET /api/companies/{id}/events", () => {
     });
     expect(limited.status, JSON.stringify(limited.body)).toBe(201);
     const refused = await page(company, asKey(limited.body.data.key), "after=0");
-    expect([403, 404]).toContain(refused.status);
+    expect(refused.status).toBe(404);
   });
 
   it("refuses a malformed cursor or a limit outside 1-1000 with a 400, and an empty page keeps the cursor", async () => {
