@@ -13,7 +13,7 @@ BEGIN
 		lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))),
 		NEW.`company_id`, 'system', 'runner', 'heartbeat_run.started', 'heartbeat_run', NEW.`id`,
 		json_object('agentId', NEW.`agent_id`, 'issueId', NEW.`issue_id`, 'invocationSource', NEW.`invocation_source`, 'status', NEW.`status`),
-		COALESCE(NEW.`started_at`, CAST(unixepoch('subsec') * 1000 AS INTEGER))
+		COALESCE(NEW.`started_at`, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
 	);
 END;--> statement-breakpoint
 CREATE TRIGGER `heartbeat_run_ended_activity`
@@ -26,6 +26,6 @@ BEGIN
 		lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))),
 		NEW.`company_id`, 'system', 'runner', 'heartbeat_run.ended', 'heartbeat_run', NEW.`id`,
 		json_object('agentId', NEW.`agent_id`, 'issueId', NEW.`issue_id`, 'status', NEW.`status`, 'previousStatus', OLD.`status`),
-		COALESCE(NEW.`finished_at`, CAST(unixepoch('subsec') * 1000 AS INTEGER))
+		COALESCE(NEW.`finished_at`, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
 	);
 END;
