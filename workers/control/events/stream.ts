@@ -74,6 +74,11 @@ export class CompanyEventStreams {
         this.#again = false;
         await this.#round();
       }
+    } catch (error) {
+      // D1 failed a read: the sockets keep their cursors, and the next look (a second away) retries.
+      console.error(
+        JSON.stringify({ level: "error", msg: "company event stream read failed", error: String(error) }),
+      );
     } finally {
       this.#running = null;
     }

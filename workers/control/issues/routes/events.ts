@@ -97,9 +97,12 @@ issueEventRoutes.openapi(
       `As a WebSocket upgrade (\`since\`, \`runId\`): ${FRAMES} Kinds: issue.created, issue.updated, issue.deleted; with \`runId\`, that run's run.started, run.ended and run.log instead (a run woken for no issue).`,
     security: controlAuth,
     request: { params: CompanyParamSchema, query: LiveQuerySchema.extend(CompanyEventsQuerySchema.shape) },
+    // A plain GET is the page, so unlike the issue's socket this URL never answers 426.
     responses: {
       200: companyEventsPageResponse,
-      ...upgradeResponses,
+      101: upgradeResponses[101],
+      ...controlErrors,
+      403: upgradeResponses[403],
       410: CompanyCursorGoneResponse,
     },
   }),
