@@ -23,6 +23,7 @@ const BENCH_FILES = [
   "dashboard.mjs",
   "board.mjs",
   "issues-scale.mjs",
+  "events-replay.mjs",
   "defaults.mjs",
   "runner.mjs",
   "wa-sessions.mjs",

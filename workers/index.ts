@@ -4,6 +4,7 @@ import "@hono/zod-openapi";
 import { createApp } from "./app";
 import { closeEndedWindows } from "./control/budgets";
 import { recomputeAllSpend } from "./control/costs";
+import { pruneExpiredActivity } from "./control/events/log";
 import { queueDueDigests, sendAllDueNotices } from "./control/line";
 import { fireDueSchedules } from "./control/routines";
 import { runnerCron } from "./control/runs";
@@ -34,6 +35,8 @@ export default {
     if (new Date(controller.scheduledTime).getUTCMinutes() === 0) {
       await recomputeAllSpend(db, controller.scheduledTime);
       await closeEndedWindows(db, controller.scheduledTime).run();
+      // The activity log (companies' events) past the deployment's retention, when it set one.
+      await pruneExpiredActivity(db, env.ACTIVITY_RETENTION_DAYS, controller.scheduledTime);
     }
     // Members' daily digests whose 09:00 (their time zone) has come, then every due notice goes out.
     await queueDueDigests(db, controller.scheduledTime);

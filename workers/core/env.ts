@@ -61,6 +61,11 @@ export interface Env {
   SECRETS_MASTER_KEY?: string;
   /** "1" enables the simulator control routes (`/api/sessions/{id}/simulate/*`). Never in production. */
   SIMULATOR?: string;
+  /**
+   * Days a company's activity log (its public events, docs/events.md) keeps entries; unset or 0: kept
+   * for good. Pruned hourly; a cursor older than what is kept answers 410.
+   */
+  ACTIVITY_RETENTION_DAYS?: string;
   /** GitHub API base for `github` package sources (default https://api.github.com); tests use a mimic. */
   GITHUB_API_URL?: string;
 }

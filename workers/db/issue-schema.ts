@@ -366,7 +366,9 @@ export const heartbeatRuns = sqliteTable(
 export const activityLog = sqliteTable(
   "activity_log",
   {
-    id: text("id").primaryKey(),
+    /** Its place in the log, in commit order and never reused (AUTOINCREMENT): events' cursor. */
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull().unique(),
     companyId: text("company_id").notNull(),
     actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
     actorId: text("actor_id").notNull(),
@@ -380,6 +382,8 @@ export const activityLog = sqliteTable(
   (t) => [
     index("activity_log_company_idx").on(t.companyId, t.createdAt, t.id),
     index("activity_log_entity_idx").on(t.entityType, t.entityId),
+    /** The company's events from a cursor, in log order. */
+    index("activity_log_company_seq_idx").on(t.companyId, t.seq),
   ],
 );
 

@@ -11,6 +11,7 @@ export * from "./automation-schema";
 export * from "./bridge-schema";
 export * from "./budget-schema";
 export * from "./control-schema";
+export * from "./event-log-schema";
 export * from "./foundation-schema";
 export * from "./issue-schema";
 export * from "./line-origin-schema";

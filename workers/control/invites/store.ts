@@ -72,6 +72,8 @@ export async function redeemInvite(db: Db, token: string, now: number): Promise<
     db.insert(activityLog).select(
       db
         .select({
+          // Numbered by the log (AUTOINCREMENT): drizzle's insert-select lists every column.
+          seq: sql<null>`NULL`.as("seq"),
           id: sql<string>`${newId()}`.as("id"),
           companyId: inviteTokens.companyId,
           actorType: sql<"system">`'system'`.as("actor_type"),

@@ -41,9 +41,9 @@ async function checkoutConflict(db: Db, issue: IssueRow) {
 function checkoutActivity(db: Db, issue: IssueRow, actor: ActorRef, agentId: string, now: number) {
   const { actorType, actorId } = activityActor(actor);
   const details = redactSecrets({ agentId, previousStatus: issue.status });
-  // Columns in the table's order (drizzle's insert-select lists them all).
+  // Columns in the table's order (drizzle's insert-select lists them all); NULL: the log numbers it.
   return db.insert(activityLog).select(sql`
-    SELECT ${newId()}, ${issue.companyId}, ${actorType}, ${actorId}, 'issue.checked_out', 'issue',
+    SELECT NULL, ${newId()}, ${issue.companyId}, ${actorType}, ${actorId}, 'issue.checked_out', 'issue',
       ${issue.id}, ${JSON.stringify(details)}, ${now}
     FROM issues
     WHERE id = ${issue.id} AND status = 'in_progress' AND assignee_agent_id = ${agentId}

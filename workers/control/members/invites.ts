@@ -260,6 +260,8 @@ export function memberJoinedActivity(db: Db, userId: string, now: number, invite
   return db.insert(activityLog).select(
     db
       .select({
+        // Numbered by the log (AUTOINCREMENT): drizzle's insert-select lists every column.
+        seq: sql<null>`NULL`.as("seq"),
         id: sql<string>`${newId()}`.as("id"),
         companyId: memberInvites.companyId,
         actorType: sql<"user">`'user'`.as("actor_type"),

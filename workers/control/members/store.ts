@@ -193,6 +193,8 @@ function activityWhere(db: Db, entry: ActivityEntry, condition: SQL, now: number
   return db.insert(activityLog).select(
     db
       .select({
+        // Numbered by the log (AUTOINCREMENT): drizzle's insert-select lists every column.
+        seq: sql<null>`NULL`.as("seq"),
         id: sql<string>`${newId()}`.as("id"),
         companyId: sql<string>`${entry.companyId}`.as("company_id"),
         actorType: sql<ActorType>`${who.actorType}`.as("actor_type"),

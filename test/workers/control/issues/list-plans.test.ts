@@ -103,11 +103,13 @@ describe("the issue list's query plans", () => {
 });
 
 describe("the other lists' query plans", () => {
-  it("serves comments, activity and runs from their indexes, in order", async () => {
+  it("serves comments, activity, company events and runs from their indexes, in order", async () => {
     const issue = await seedIssue(w.company);
     const cases: Array<[string, string]> = [
       [`/api/issues/${issue.id}/comments`, "issue_comments"],
       [`/api/companies/${w.company.id}/activity`, "activity_log"],
+      // The company's events from a cursor (issue 33): (company_id, seq), no sort.
+      [`/api/companies/${w.company.id}/events?after=0&limit=1000`, "activity_log"],
       [`/api/companies/${w.company.id}/heartbeat-runs`, "heartbeat_runs"],
     ];
     for (const [path, table] of cases) {

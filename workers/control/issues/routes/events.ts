@@ -1,24 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import {
-  CREDENTIALS_CHANGED,
-  confirmLiveSocket,
-  type LiveCut,
-  type LiveHost,
-  type LiveOwner,
-  MEMBERSHIP_ENDED,
-  noteLiveSocket,
-  ownerTag,
-} from "../../../auth/live-sockets";
-import { currentOwner, keyExpiryOf } from "../../../auth/middleware";
-import type { Actor } from "../../../core/actor";
-import type { AppEnv } from "../../../core/env";
-import { database } from "../../../db/client";
 import { controlAuth, controlError, controlErrors, createRouter } from "../../../http/openapi";
-import { refuseCrossSiteUpgrade, relayUpgrade } from "../../../http/upgrade";
+import { refuseCrossSiteUpgrade } from "../../../http/upgrade";
 import { CompanyParamSchema } from "../../companies";
+import { openLive } from "../../events/open";
+import {
+  CompanyCursorGoneResponse,
+  CompanyEventsQuerySchema,
+  companyEventsPage,
+  companyEventsPageResponse,
+} from "../../events/page";
 import { companyFeed, LIVE_EVENTS_KEPT, type LiveInterest, watchRequest } from "../../live";
-import { companyForActor, controlContext, membershipRole } from "../../shared";
+import { companyForActor, controlContext } from "../../shared";
 import { locateVisibleIssue } from "../locator";
 import { issueObject } from "../object";
 import { IssueParamSchema } from "../schemas";
@@ -50,37 +42,6 @@ const LiveQuerySchema = z.object({
 /** What the socket listens for: one run's changes when asked, else the feed's default. */
 const interestIn = (query: { runId?: string }, otherwise: LiveInterest): LiveInterest =>
   query.runId === undefined ? otherwise : { runId: query.runId };
-
-/** Whose socket it is, for closing it when that access ends (auth/live-sockets.ts). */
-const ownerOf = (actor: Actor): LiveOwner =>
-  actor.type === "agent" ? { kind: "agent", id: actor.agentId } : { kind: "user", id: actor.userId };
-
-/**
- * Notes the socket with its owner's Keyring shard, opens it in `host`, then checks the caller's access
- * again and closes it if a revocation raced the upgrade (auth/live-sockets.ts).
- */
-async function openLive(
-  c: Context<AppEnv>,
-  actor: Actor,
-  host: LiveHost,
-  open: (ownerTag: string) => Promise<Response>,
-): Promise<Response> {
-  const owner = ownerOf(actor);
-  await noteLiveSocket(c.env, owner, host, keyExpiryOf(c));
-  const response = await relayUpgrade(open(ownerTag(owner)));
-  if (response.status === 101) await confirmLiveSocket(c.env, owner, host, () => recheck(c, host));
-  return response;
-}
-
-/** Why the caller may no longer listen to `host`'s company (read from the Keyring and D1), or null. */
-async function recheck(c: Context<AppEnv>, host: LiveHost): Promise<LiveCut | null> {
-  const now = await currentOwner(c);
-  if (now === null) return CREDENTIALS_CHANGED;
-  if (now.kind === "agent") return now.companyId === host.companyId ? null : CREDENTIALS_CHANGED;
-  const role =
-    host.companyId === null ? null : await membershipRole(database(c.env.DB), now.id, host.companyId);
-  return role === null ? MEMBERSHIP_ENDED : null;
-}
 
 const FRAMES =
   'Upgrade to a WebSocket. The server sends `{type:"hello", seq}` (the newest event number), then with ' +
@@ -127,15 +88,31 @@ issueEventRoutes.openapi(
     method: "get",
     path: "/companies/{companyId}/events",
     tags,
-    summary: "The company's issue changes, live (what the dashboard's board listens to)",
-    description: `${FRAMES} Kinds: issue.created, issue.updated, issue.deleted; with \`runId\`, that run's run.started, run.ended and run.log instead (a run woken for no issue).`,
+    summary: "The company's control-plane events from a cursor; as a WebSocket, the board's live changes",
+    description:
+      "A plain GET reads the company's events (its activity log: every control-plane change, written in " +
+      "the same transaction as the change) oldest first, `limit` at a time after the cursor `after` (0: " +
+      "the oldest kept); `next` continues, and equals `after` on an empty page. A cursor older than " +
+      "retention is 410 with X-Oldest-Cursor (and `details.oldestCursor`). docs/events.md. " +
+      `As a WebSocket upgrade (\`since\`, \`runId\`): ${FRAMES} Kinds: issue.created, issue.updated, issue.deleted; with \`runId\`, that run's run.started, run.ended and run.log instead (a run woken for no issue).`,
     security: controlAuth,
-    request: { params: CompanyParamSchema, query: LiveQuerySchema },
-    responses: upgradeResponses,
+    request: { params: CompanyParamSchema, query: LiveQuerySchema.extend(CompanyEventsQuerySchema.shape) },
+    // A plain GET is the page, so unlike the issue's socket this URL never answers 426.
+    responses: {
+      200: companyEventsPageResponse,
+      101: upgradeResponses[101],
+      ...controlErrors,
+      403: upgradeResponses[403],
+      410: CompanyCursorGoneResponse,
+    },
   }),
   async (c) => {
-    refuseCrossSiteUpgrade(c);
     const { actor, db } = controlContext(c);
+    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+      const company = await companyForActor(db, actor, c.req.valid("param").companyId);
+      return c.json(await companyEventsPage(db, company.id, c.req.valid("query")), 200);
+    }
+    refuseCrossSiteUpgrade(c);
     const company = await companyForActor(db, actor, c.req.valid("param").companyId);
     const query = c.req.valid("query");
     const host = { binding: "COMPANY_FEED", name: company.id, companyId: company.id } as const;
