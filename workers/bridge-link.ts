@@ -8,7 +8,7 @@ import { database } from "./db/client";
 import { BRIDGE_ID_PATTERN, bridgeForCredential, touchCredential } from "./gateway/bridges";
 import { badRequest, conflict, forbidden, notFound, unauthorized } from "./http/errors";
 import { relayUpgrade, requireUpgrade } from "./http/upgrade";
-import { knownLength, type MediaMeta, mediaKey, putOptions, readPart, tooLarge } from "./media/objects";
+import { bodyOfKnownLength, type MediaMeta, mediaKey, putOptions, readPart } from "./media/objects";
 
 /**
  * Where WhatsApp bridges dial in, each with `Authorization: Bearer <its credential>` (gateway/bridges):
@@ -196,10 +196,7 @@ bridgeLinkRoutes.delete("/sessions/:sessionId/media/:ref/parts", async (c) => {
  * body itself, which R2 reads natively without a copy in JavaScript; otherwise read here, capped.
  */
 async function partBody(c: Context<BridgeLinkEnv>): Promise<ReadableStream | Uint8Array> {
-  const declared = knownLength(c.req.header("Content-Length"));
-  if (declared !== null && declared > MEDIA_PART_BYTES) throw tooLarge(MEDIA_PART_BYTES);
-  if (declared !== null && c.req.raw.body && !c.req.header("Transfer-Encoding")) return c.req.raw.body;
-  return readPart(c.req.raw.body, MEDIA_PART_BYTES);
+  return bodyOfKnownLength(c.req.raw, MEDIA_PART_BYTES) ?? readPart(c.req.raw.body, MEDIA_PART_BYTES);
 }
 
 /** What the bridge says of a downloaded file: its type and, URI-encoded, its name. */

@@ -33,3 +33,8 @@ export function limitKindOf(contentType: string): MediaKindName | null {
 export function describeBytes(bytes: number): string {
   return bytes >= MB ? `${Math.round((bytes / MB) * 10) / 10} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }
+
+/** The limit for media of a message content type (`limitKindOf`; anything else counts as a document). */
+export function limitOf(limits: Readonly<Record<MediaKindName, number>>, contentType: string): number {
+  return limits[limitKindOf(contentType) ?? "document"];
+}

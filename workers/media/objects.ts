@@ -156,6 +156,19 @@ export async function readPart(
 }
 
 /** A Content-Length header's value, or null when absent or not a plain non-negative integer. */
-export function knownLength(header: string | undefined): number | null {
-  return header !== undefined && /^\d{1,15}$/.test(header) ? Number(header) : null;
+function knownLength(header: string | null): number | null {
+  return header !== null && /^\d{1,15}$/.test(header) ? Number(header) : null;
+}
+
+/**
+ * A request body R2 may read as it is (natively, no copy in JavaScript): one with a Content-Length
+ * and no chunked encoding. 413 when that length is above `maxBytes`; null when the length is unknown
+ * (or the body empty), for the caller to read it under its own cap.
+ */
+export function bodyOfKnownLength(request: Request, maxBytes: number): ReadableStream | null {
+  const declared = knownLength(request.headers.get("content-length"));
+  if (declared !== null && declared > maxBytes) throw tooLarge(maxBytes);
+  if (declared === null || declared === 0 || !request.body || request.headers.has("transfer-encoding"))
+    return null;
+  return request.body;
 }

@@ -1,6 +1,6 @@
 import type { Content, OutgoingContent } from "../../../bridge/src/protocol/messaging";
 import { DownloadResultSchema } from "../../../bridge/src/protocol/operations";
-import { limitKindOf, mediaLimits } from "../../../workers/media/limits";
+import { limitOf, mediaLimits } from "../../../workers/media/limits";
 import { mediaKey, newMediaRef } from "../../../workers/media/objects";
 import { failure, type Outcome, type SessionContext, success } from "../context";
 import { armRetention } from "../media/retention";
@@ -217,8 +217,7 @@ export const messagesApi = {
 
 /** The limit of the received media's kind (a voice note is audio; anything else a document). */
 function downloadLimit(ctx: SessionContext, content: Content): number {
-  const limits = mediaLimits(ctx.env.MEDIA_LIMITS_MB);
-  return limits[limitKindOf(content.type) ?? "document"];
+  return limitOf(mediaLimits(ctx.env.MEDIA_LIMITS_MB), content.type);
 }
 
 export type { MessageType };

@@ -5,11 +5,11 @@ import { ok } from "../../http/envelope";
 import { ApiError, badRequest } from "../../http/errors";
 import { authenticated, createRouter, errorResponse, gatewayOk, json } from "../../http/openapi";
 import { isJsonType } from "../../http/uploads";
-import { describeBytes, limitKindOf, mediaLimits } from "../../media/limits";
+import { describeBytes, limitOf, mediaLimits } from "../../media/limits";
 import { boundaryOf, readStreamedForm } from "../../media/multipart";
 import {
+  bodyOfKnownLength,
   chunksOf,
-  knownLength,
   mediaKey,
   newMediaRef,
   putOptions,
@@ -120,18 +120,15 @@ async function receiveUpload(
     const kind = query.type ?? "image";
     const mimetype = (c.req.header("content-type") ?? "application/octet-stream").slice(0, 128);
     const fileName = query.fileName ?? "file";
-    const limit = limits[limitKindOf(kind) ?? "document"];
-    const declared = knownLength(c.req.header("content-length"));
-    if (declared !== null && declared > limit) throw tooLarge(limit);
-    if (declared !== null && declared > 0 && c.req.raw.body && !c.req.header("transfer-encoding")) {
+    const limit = limitOf(limits, kind);
+    const known = bodyOfKnownLength(c.req.raw, limit);
+    if (known) {
       // A body of known length goes to R2 as it is, read natively (no copy in JavaScript).
-      const stored = await c.env.MEDIA.put(
-        key,
-        c.req.raw.body,
-        putOptions(uploadMeta(mimetype, fileName)),
-      ).catch(() => {
-        throw badRequest("The upload ended before its Content-Length");
-      });
+      const stored = await c.env.MEDIA.put(key, known, putOptions(uploadMeta(mimetype, fileName))).catch(
+        () => {
+          throw badRequest("The upload ended before its Content-Length");
+        },
+      );
       return checked({ kind, ref, size: stored.size, mimetype, fileName, ...captionOf(query.caption) });
     }
     const size = await writeMediaStream(
@@ -165,8 +162,8 @@ async function receiveUpload(
       fileName: file.part.fileName.slice(0, 256) || "file",
       ...captionOf(caption),
     };
-    if (upload.size > limits[limitKindOf(upload.kind) ?? "document"])
-      throw tooLarge(limits[limitKindOf(upload.kind) ?? "document"]);
+    const limit = limitOf(limits, upload.kind);
+    if (upload.size > limit) throw tooLarge(limit);
     return checked(upload);
   } catch (error) {
     if (file) await c.env.MEDIA.delete(key);
