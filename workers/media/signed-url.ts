@@ -17,9 +17,24 @@ export const MAX_LINK_SECONDS = 7 * 24 * 60 * 60;
 export const signedMediaPath = (sessionId: string, messageId: string) =>
   `/api/media/${encodeURIComponent(sessionId)}/${encodeURIComponent(messageId)}`;
 
-async function signingKey(env: Env): Promise<Uint8Array | null> {
-  if (!env.SECRETS_MASTER_KEY) return null;
-  return hmacSha256(fromBase64(env.SECRETS_MASTER_KEY), PURPOSE);
+/**
+ * The derived key, remembered per isolate for the master key it came from: every inbound media message
+ * signs a link, and deriving costs a key import and an HMAC each time. One entry, as an isolate serves
+ * one deployment's master key (tests that change it derive again).
+ */
+let derived: { master: string; key: Promise<Uint8Array> } | null = null;
+
+function signingKey(env: Env): Promise<Uint8Array> | null {
+  const master = env.SECRETS_MASTER_KEY;
+  if (!master) return null;
+  if (derived?.master === master) return derived.key;
+  const key = hmacSha256(fromBase64(master), PURPOSE);
+  derived = { master, key };
+  // A failed derivation is not remembered: the next link tries again.
+  key.catch(() => {
+    if (derived?.key === key) derived = null;
+  });
+  return key;
 }
 
 async function signature(key: Uint8Array, sessionId: string, messageId: string, expires: number) {
