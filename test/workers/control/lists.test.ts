@@ -113,6 +113,33 @@ describe("the board endpoint", () => {
   });
 });
 
+describe("a list of several statuses", () => {
+  // Read one status at a time and merged (routes/list.ts pageRows): the pages must be what one
+  // ordered query over those statuses would give, across priorities and creation-time ties.
+  it("pages in the list's order by cursor and by offset, each issue once, with the total", async () => {
+    const own = await seedCompany(owner);
+    const statuses = ["todo", "in_progress", "blocked", "backlog", "done"];
+    const priorities = ["low", "critical", "medium", "high"];
+    for (let i = 0; i < 14; i++)
+      await seedIssue(own, { status: statuses[i % 5], priority: priorities[i % 4], title: `Mixed ${i}` });
+    const all = await call<Array<{ id: string; status: string }>>("GET", `/api/companies/${own.id}/issues`, {
+      headers: owner.headers,
+    });
+    const open = new Set(["todo", "in_progress", "blocked"]);
+    const expected = all.body.filter((issue) => open.has(issue.status)).map((issue) => issue.id);
+    expect(expected.length).toBe(9);
+
+    const path = `/api/companies/${own.id}/issues?status=blocked,todo,in_progress&limit=2`;
+    const walked = await walk<{ id: string }>(owner.headers, path, "cursor");
+    expect(walked.rows.map((issue) => issue.id)).toEqual(expected);
+    expect(walked.pages).toBe(5);
+    expect(new Set(walked.totals)).toEqual(new Set(["9"]));
+
+    const skipped = await call<Array<{ id: string }>>("GET", `${path}&offset=3`, { headers: owner.headers });
+    expect(skipped.body.map((issue) => issue.id)).toEqual(expected.slice(3, 5));
+  });
+});
+
 describe("totals past 10,000", () => {
   it("stop counting at 10,000 and say so, on the list and on the board's column", async () => {
     const big = await seedCompany(owner);
