@@ -253,8 +253,13 @@ describe("GET /agents/me/inbox/mine", () => {
       isUnreadForMe: true,
     });
 
+    // The header's count (SQL) says what the list's flags say (JavaScript): created and assigned.
+    expect(inbox.body.filter((entry) => entry.isUnreadForMe)).toHaveLength(2);
+    expect(await unreadCount(member.headers)).toEqual({ status: 200, count: 2 });
+
     const read = await call("POST", `/api/issues/${created.id}/read`, { headers: member.headers });
     expect(read.status).toBe(200);
+    expect(await unreadCount(member.headers)).toEqual({ status: 200, count: 1 });
     const after = await call<Entry[]>("GET", `/api/agents/me/inbox/mine?userId=${member.userId}`, {
       headers: member.headers,
     });

@@ -70,8 +70,12 @@ async function inboxScope(
  * query, most recently active first (a comment bumps the issue's updatedAt).
  */
 function inboxRows(db: Db, userId: string, scope: SQL, limit: number, now: number) {
+  return db.all<InboxRow>(inboxQuery(userId, scope, limit, now));
+}
+
+function inboxQuery(userId: string, scope: SQL, limit: number, now: number): SQL {
   const finishedBefore = now - FINISHED_VISIBLE_MS;
-  return db.all<InboxRow>(sql`
+  return sql`
     SELECT i.id, i.identifier, i.title, i.status, i.created_at,
       (i.created_by_user_id IS NOT NULL AND i.created_by_user_id = ${userId}) AS created_by_me,
       (SELECT max(c.created_at) FROM issue_comments c WHERE c.issue_id = i.id AND c.author_user_id = ${userId}) AS my_comment_at,
@@ -87,7 +91,19 @@ function inboxRows(db: Db, userId: string, scope: SQL, limit: number, now: numbe
       AND NOT (i.status IN ('done', 'cancelled')
         AND coalesce(i.completed_at, i.cancelled_at, i.updated_at) < ${finishedBefore})
     ORDER BY i.updated_at DESC, i.rowid DESC
-    LIMIT ${limit}`);
+    LIMIT ${limit}`;
+}
+
+/**
+ * How many of the user's `limit` most recently active entries are unread, counted in SQL (the header
+ * asks on every page): `inboxEntry`'s rule with -1 for "never", so news after the last touch.
+ */
+async function unreadInboxCount(db: Db, userId: string, scope: SQL, limit: number, now: number) {
+  const row = await db.get<{ n: number }>(sql`
+    SELECT count(*) AS n FROM (${inboxQuery(userId, scope, limit, now)})
+    WHERE max(coalesce(external_comment_at, -1), coalesce(assigned_at, -1))
+      > max(CASE WHEN created_by_me THEN created_at ELSE -1 END, coalesce(my_comment_at, -1), coalesce(read_at, -1))`);
+  return row?.n ?? 0;
 }
 
 function inboxEntry(row: InboxRow) {
@@ -153,8 +169,10 @@ issueInboxRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const { userId, scope } = await inboxScope(db, actor, c.req.valid("query").userId);
-    const rows = await inboxRows(db, userId, scope, UNREAD_COUNT_SCAN, Date.now());
-    return c.json({ unreadCount: rows.map(inboxEntry).filter((entry) => entry.isUnreadForMe).length }, 200);
+    return c.json(
+      { unreadCount: await unreadInboxCount(db, userId, scope, UNREAD_COUNT_SCAN, Date.now()) },
+      200,
+    );
   },
 );
 
