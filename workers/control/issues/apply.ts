@@ -4,7 +4,7 @@ import { issues } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import type { LiveChange } from "../live";
 import { linkApproval, unlinkApproval } from "./approval-links";
-import { checkoutIssue } from "./checkout";
+import { checkoutIssue, claimInOneTrip } from "./checkout";
 import { addComment } from "./comment";
 import { deleteIssue } from "./delete";
 import { deleteDocument, putDocument } from "./documents";
@@ -63,11 +63,13 @@ export async function applyIssueOperation(
   op: IssueOperation,
 ): Promise<AppliedOutcome> {
   try {
-    const issue = await db.select().from(issues).where(eq(issues.id, issueId)).get();
-    if (!issue) return { ok: false, status: 404, error: "Issue not found" };
     const now = Date.now();
+    // A checkout tries its claim in the batch that reads the row; the rest read the row first.
+    const claim = op.kind === "checkout" ? await claimInOneTrip(db, issueId, op, now) : null;
+    const issue = claim ? claim.issue : await db.select().from(issues).where(eq(issues.id, issueId)).get();
+    if (!issue) return { ok: false, status: 404, error: "Issue not found" };
     const handler = HANDLERS[op.kind] as AnyIssueOpHandler;
-    const result = await handler({ db, issue, op, now });
+    const result = claim?.result ?? (await handler({ db, issue, op, now }));
     const change = liveChangeOf(op, issue, result.body);
     return {
       ok: true,

@@ -7,7 +7,7 @@ import { conflict, unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
 import { redactSecrets } from "../shared";
 import { assertNoUnresolvedBlockers, commitNotingDependents, noUnresolvedBlockers } from "./blockers";
-import type { IssueOpHandler } from "./operations";
+import type { IssueOpContext, IssueOpHandler, IssueOpResult } from "./operations";
 import { issueResource } from "./resource";
 
 /** The spec's only checkout row: todo → in_progress. */
@@ -36,18 +36,87 @@ async function checkoutConflict(db: Db, issue: IssueRow) {
 /**
  * The activity row of a checkout, written only if the guarded UPDATE before it in the same batch
  * took effect: it selects from the issue as that UPDATE leaves it (status, assignee and the exact
- * `updated_at` it stamped), so a claim that did not happen leaves no log entry either.
+ * `updated_at` it stamped, its company), so a claim that did not happen leaves no log entry either.
  */
-function checkoutActivity(db: Db, issue: IssueRow, actor: ActorRef, agentId: string, now: number) {
+function checkoutActivity(db: Db, issueId: string, actor: ActorRef, agentId: string, now: number) {
   const { actorType, actorId } = activityActor(actor);
-  const details = redactSecrets({ agentId, previousStatus: issue.status });
+  const details = redactSecrets({ agentId, previousStatus: CHECKOUT_FROM });
   // Columns in the table's order (drizzle's insert-select lists them all); NULL: the log numbers it.
   return db.insert(activityLog).select(sql`
-    SELECT NULL, ${newId()}, ${issue.companyId}, ${actorType}, ${actorId}, 'issue.checked_out', 'issue',
-      ${issue.id}, ${JSON.stringify(details)}, ${now}
+    SELECT NULL, ${newId()}, company_id, ${actorType}, ${actorId}, 'issue.checked_out', 'issue',
+      ${issueId}, ${JSON.stringify(details)}, ${now}
     FROM issues
-    WHERE id = ${issue.id} AND status = 'in_progress' AND assignee_agent_id = ${agentId}
+    WHERE id = ${issueId} AND status = 'in_progress' AND assignee_agent_id = ${agentId}
       AND updated_at = ${now}`);
+}
+
+/**
+ * The claim: todo → in_progress for `agentId`, only while nobody else holds it and no blocker is open.
+ * Its `changes` count is the proof that this caller won.
+ */
+function claimStatement(db: Db, issueId: string, agentId: string, runId: string | null, now: number) {
+  return db
+    .update(issues)
+    .set({
+      status: "in_progress",
+      assigneeAgentId: agentId,
+      assigneeUserId: null,
+      checkoutRunId: runId,
+      startedAt: now,
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(issues.id, issueId),
+        eq(issues.status, CHECKOUT_FROM),
+        or(isNull(issues.assigneeAgentId), eq(issues.assigneeAgentId, agentId)),
+        noUnresolvedBlockers(issueId),
+      ),
+    );
+}
+
+/** The issue as a claim leaves it (`issue` as it was read before), for the answer. */
+const claimedRow = (issue: IssueRow, agentId: string, now: number): IssueRow => ({
+  ...issue,
+  status: "in_progress",
+  assigneeAgentId: agentId,
+  assigneeUserId: null,
+  startedAt: now,
+  updatedAt: now,
+});
+
+/** Only an agent whose key did not prove a role other than CEO can be held back by the CEO gate. */
+const mayMeetCeoGate = (actor: ActorRef): boolean =>
+  actor.type === "agent" && (actor.role === undefined || actor.role === "ceo");
+
+/**
+ * The common checkout in one D1 round trip, before the IssueDO reads the issue: one batch reads the
+ * row as it was, claims it, logs the claim and reads the issues it blocks (for their pages' news).
+ * `result` is null when the claim did not happen (not todo, held by another, an open blocker, gone);
+ * the caller then runs `checkoutIssue` on the row this batch read, which answers the holder's repeat
+ * or explains the refusal. Null altogether when this shortcut does not apply: `todo` not among the
+ * expected statuses, or an actor the CEO gate must read for first.
+ */
+export async function claimInOneTrip(
+  db: Db,
+  issueId: string,
+  op: IssueOpContext<"checkout">["op"],
+  now: number,
+): Promise<{ issue: IssueRow | undefined; result: IssueOpResult | null } | null> {
+  const { agentId, expectedStatuses, runId } = op.input;
+  if (!expectedStatuses.includes(CHECKOUT_FROM) || mayMeetCeoGate(op.actor)) return null;
+  const { results, dependentIds } = await commitNotingDependents(db, issueId, [
+    db.select().from(issues).where(eq(issues.id, issueId)),
+    claimStatement(db, issueId, agentId, runId ?? null, now),
+    checkoutActivity(db, issueId, op.actor, agentId, now),
+  ]);
+  const [rows, claimed] = results as [IssueRow[], D1Result];
+  const issue = rows[0];
+  if (!issue || claimed.meta.changes !== 1) return { issue, result: null };
+  return {
+    issue,
+    result: { status: 200, body: issueResource(claimedRow(issue, agentId, now)), dependentIds },
+  };
 }
 
 /**
@@ -75,27 +144,9 @@ export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op,
   // The CEO starts work only once the board approved its strategy (approve_ceo_strategy).
   await assertCeoMayStartWork(db, op.actor);
 
-  const claim = db
-    .update(issues)
-    .set({
-      status: "in_progress",
-      assigneeAgentId: agentId,
-      assigneeUserId: null,
-      checkoutRunId: op.input.runId ?? null,
-      startedAt: now,
-      updatedAt: now,
-    })
-    .where(
-      and(
-        eq(issues.id, issue.id),
-        eq(issues.status, issue.status),
-        or(isNull(issues.assigneeAgentId), eq(issues.assigneeAgentId, agentId)),
-        noUnresolvedBlockers(issue.id),
-      ),
-    );
   const { results, dependentIds } = await commitNotingDependents(db, issue.id, [
-    claim,
-    checkoutActivity(db, issue, op.actor, agentId, now),
+    claimStatement(db, issue.id, agentId, op.input.runId ?? null, now),
+    checkoutActivity(db, issue.id, op.actor, agentId, now),
   ]);
   const [claimed] = results as [D1Result];
   if (claimed.meta.changes !== 1) {
@@ -105,16 +156,5 @@ export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op,
     const current = await db.select().from(issues).where(eq(issues.id, issue.id)).get();
     throw await checkoutConflict(db, current ?? issue);
   }
-  return {
-    status: 200,
-    body: issueResource({
-      ...issue,
-      status: "in_progress",
-      assigneeAgentId: agentId,
-      assigneeUserId: null,
-      startedAt: now,
-      updatedAt: now,
-    }),
-    dependentIds,
-  };
+  return { status: 200, body: issueResource(claimedRow(issue, agentId, now)), dependentIds };
 };
