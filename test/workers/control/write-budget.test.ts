@@ -75,6 +75,8 @@ describe("what each operation costs at most", () => {
     );
     expect(create.response.status).toBe(201);
     expect(create.cost.d1RoundTrips).toBeLessThanOrEqual(1);
+    // The counter, the numbered insert answering its row, the activity row: no read-back.
+    expect(create.cost.d1Statements).toBeLessThanOrEqual(3);
     expect(create.cost.doCalls).toBeLessThanOrEqual(2);
   });
 

@@ -1,9 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { type ActorRef, refOf } from "../../../core/actor";
 import type { Db } from "../../../db/client";
 import { newId } from "../../../db/client";
-import { type IssueStatus, issueLabels, issues } from "../../../db/schema";
+import { type IssueStatus, issueLabels } from "../../../db/schema";
 import { conflictOnDuplicate, notFound, unprocessable } from "../../../http/errors";
 import {
   controlAuth,
@@ -18,7 +17,7 @@ import { assignmentDraft, notificationIdsOf, notificationInserts, recipientsOf }
 import { activityInsert, canAccessCompany, controlContext } from "../../shared";
 import { assignmentWake, runsQueued, wakeInsert } from "../../wakes";
 import { blockerStatements, checkBlockers } from "../blockers";
-import { type NewIssue, numberedIssueStatements } from "../create";
+import { type NewIssue, numberedIssueReturning } from "../create";
 import { rememberNewIssue } from "../locator";
 import { checkReferences, withIssueIds } from "../refs";
 import { issueResource } from "../resource";
@@ -103,11 +102,10 @@ async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
     actor: issue.actor,
   });
   statements.push(...notificationInserts(db, handedOver, now));
-  const [bump, insert] = numberedIssueStatements(db, issue);
-  const read = db.select().from(issues).where(eq(issues.id, id));
-  // The read-back rides in the same batch: the row (number, identifier) as committed.
-  const [, , [row]] = await conflictOnDuplicate(
-    db.batch([bump, insert, read, ...statements]),
+  // The insert answers the row as committed (number, identifier): no read of it after.
+  const [bump, insert] = numberedIssueReturning(db, issue);
+  const [, [row]] = await conflictOnDuplicate(
+    db.batch([bump, insert, ...statements]),
     "The company's issue counter collided with an existing identifier; retry",
   );
   if (!row) throw notFound("Company not found");
