@@ -2,21 +2,22 @@ import { eq } from "drizzle-orm";
 import { type ActorRef, authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
+import { readTogether } from "../../db/read-batch";
 import { type AgentRow, type IssueCommentRow, type IssueRow, issueComments, issues } from "../../db/schema";
 import {
-  memberMentionCandidates,
+  memberMentionCandidatesRead,
   mentionedUserIds,
   type NotificationDraft,
   notificationIdsOf,
   notificationInserts,
   recipientsOf,
 } from "../people";
-import { activityInsert, actorNames, nameOf } from "../shared";
+import { activityInsert, authorNameRead } from "../shared";
 import {
-  commentedAssignee,
+  commentedAssigneeRead,
   commentedWake,
   type MentionCandidate,
-  mentionCandidates,
+  mentionCandidatesRead,
   mentionWakes,
   wakeInsert,
 } from "../wakes";
@@ -124,13 +125,18 @@ export function commentWrites(
 
 /** POST /issues/:id/comments: the comment, its wakes and the issue's updatedAt, in one batch. */
 export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now }) => {
-  const author = authorColumns(op.actor);
-  const [companyAgents, companyMembers, assignee, names] = await Promise.all([
-    mentionCandidates(db, issue.companyId, op.input.body),
-    memberMentionCandidates(db, issue.companyId, op.input.body),
-    commentedAssignee(db, issue),
-    actorNames(db, issue.companyId, { userIds: [author.userId], agentIds: [author.agentId] }),
+  // What the comment needs to know, in one round trip: whom it may mention, the assignee it may
+  // wake, the author's name for the answer.
+  const [agentRows, memberRows, assigneeRows, authorRows] = await readTogether(db, [
+    mentionCandidatesRead(db, issue.companyId, op.input.body),
+    memberMentionCandidatesRead(db, issue.companyId, op.input.body),
+    commentedAssigneeRead(db, issue),
+    authorNameRead(db, issue.companyId, authorColumns(op.actor)),
   ]);
+  const companyAgents = (agentRows ?? []) as AgentRow[];
+  const companyMembers = (memberRows ?? []) as MentionCandidate[];
+  const assignee = (assigneeRows?.[0] as AgentRow | undefined) ?? null;
+  const authorName = (authorRows?.[0] as { name: string } | undefined)?.name ?? null;
   const write = commentWrites(db, {
     issue,
     actor: op.actor,
@@ -146,7 +152,7 @@ export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now
   ]);
   return {
     status: 201,
-    body: commentResource(write.comment, nameOf(names, author.userId, author.agentId)),
+    body: commentResource(write.comment, authorName),
     queuedRuns: write.queuedRuns,
     notifiedUserIds: write.notifiedUserIds,
     notificationIds: write.notificationIds,

@@ -6,7 +6,7 @@
  * This index is what the rest of the code may import from here.
  */
 
-export { memberMentionCandidates, mentionedUserIds } from "./mentions";
+export { memberMentionCandidates, memberMentionCandidatesRead, mentionedUserIds } from "./mentions";
 export {
   assignmentDraft,
   type NotificationDraft,

@@ -17,13 +17,18 @@ export async function memberMentionCandidates(
   companyId: string,
   body: string | undefined,
 ): Promise<MentionCandidate[]> {
-  if (!body?.includes("@")) return [];
-  return db
-    .select({ id: users.id, name: users.name })
-    .from(companyMemberships)
-    .innerJoin(users, eq(users.id, companyMemberships.userId))
-    .where(eq(companyMemberships.companyId, companyId));
+  return (await memberMentionCandidatesRead(db, companyId, body)) ?? [];
 }
+
+/** The same read unsent, to join a batch of reads (db/read-batch.ts); null when nothing to ask. */
+export const memberMentionCandidatesRead = (db: Db, companyId: string, body: string | undefined) =>
+  body?.includes("@")
+    ? db
+        .select({ id: users.id, name: users.name })
+        .from(companyMemberships)
+        .innerJoin(users, eq(users.id, companyMemberships.userId))
+        .where(eq(companyMemberships.companyId, companyId))
+    : null;
 
 /** User ids of the members the body mentions, each once, in order of first mention. */
 export const mentionedUserIds = (body: string, members: readonly MentionCandidate[]): string[] =>

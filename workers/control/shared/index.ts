@@ -26,7 +26,7 @@ export {
   type Total,
   totalOf,
 } from "./paging";
-export { type ActorIds, type ActorNames, actorNames, nameOf } from "./people";
+export { type ActorIds, type ActorNames, actorNames, authorNameRead, nameOf } from "./people";
 export { isSecretKey, isSecretValue, REDACTED, redactSecrets } from "./redact";
 export {
   keyCompanyGate,

@@ -67,6 +67,25 @@ export async function actorNames(db: Db, companyId: string, ids: ActorIds): Prom
   };
 }
 
+/**
+ * `nameOf` for one author as a read unsent, to join a batch of reads (db/read-batch.ts): rows are
+ * `[{name}]`, or none for an id not found; null when the columns name nobody.
+ */
+export function authorNameRead(
+  db: Db,
+  companyId: string,
+  author: { userId: string | null; agentId: string | null },
+) {
+  if (author.userId)
+    return db.select({ name: users.name }).from(users).where(eq(users.id, author.userId)).limit(1);
+  if (!author.agentId) return null;
+  return db
+    .select({ name: agents.name })
+    .from(agents)
+    .where(and(eq(agents.companyId, companyId), eq(agents.id, author.agentId)))
+    .limit(1);
+}
+
 /** The name of whoever a pair of author columns names (the user when both are somehow set). */
 export const nameOf = (names: ActorNames, userId: string | null, agentId: string | null): string | null =>
   userId ? names.user(userId) : names.agent(agentId);

@@ -18,13 +18,21 @@ export async function commentedAssignee(
   db: Db,
   issue: Pick<IssueRow, "companyId" | "assigneeAgentId" | "status">,
 ): Promise<AgentRow | null> {
+  const [agent] = (await commentedAssigneeRead(db, issue)) ?? [];
+  return agent ?? null;
+}
+
+/** The same read unsent (its rows: the agent, or none), to join a batch of reads; null: no query. */
+export function commentedAssigneeRead(
+  db: Db,
+  issue: Pick<IssueRow, "companyId" | "assigneeAgentId" | "status">,
+) {
   if (issue.assigneeAgentId === null || FINISHED.has(issue.status)) return null;
-  const agent = await db
+  return db
     .select()
     .from(agents)
     .where(and(eq(agents.id, issue.assigneeAgentId), eq(agents.companyId, issue.companyId)))
-    .get();
-  return agent ?? null;
+    .limit(1);
 }
 
 /**

@@ -5,9 +5,15 @@
  * This index is what the rest of the code may import from here.
  */
 export { assignmentWake } from "./assignment";
-export { commentedAssignee, commentedWake } from "./commented";
+export { commentedAssignee, commentedAssigneeRead, commentedWake } from "./commented";
 export { budgetHoldReason, cancelQueuedIn, type HoldTarget, runsOfScope } from "./holds";
-export { type MentionCandidate, mentionCandidates, mentionedIds, mentionWakes } from "./mentions";
+export {
+  type MentionCandidate,
+  mentionCandidates,
+  mentionCandidatesRead,
+  mentionedIds,
+  mentionWakes,
+} from "./mentions";
 export { issuesClosed, type RunDispatcherObject, runDispatcher, runsQueued } from "./nudge";
 export {
   type Budgeted,

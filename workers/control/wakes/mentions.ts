@@ -70,9 +70,12 @@ export async function mentionCandidates(
   companyId: string,
   body: string | undefined,
 ): Promise<AgentRow[]> {
-  if (!body?.includes("@")) return [];
-  return db.select().from(agents).where(eq(agents.companyId, companyId));
+  return (await mentionCandidatesRead(db, companyId, body)) ?? [];
 }
+
+/** The same read unsent, to join a batch of reads (db/read-batch.ts); null when nothing to ask. */
+export const mentionCandidatesRead = (db: Db, companyId: string, body: string | undefined) =>
+  body?.includes("@") ? db.select().from(agents).where(eq(agents.companyId, companyId)) : null;
 
 /**
  * One heartbeat-run row per mentioned agent, never the author. `wakeRun` records a refused wake
