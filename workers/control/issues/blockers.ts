@@ -27,13 +27,15 @@ const CYCLE_SEARCH_DEPTH = 1000;
 const RESOLVED = TERMINAL_STATUSES;
 
 export const blockerIdsOf = async (db: Db, issueId: string): Promise<string[]> =>
-  (
-    await db
-      .select({ id: issueBlockers.blockerIssueId })
-      .from(issueBlockers)
-      .where(eq(issueBlockers.issueId, issueId))
-      .orderBy(issueBlockers.createdAt, issueBlockers.blockerIssueId)
-  ).map((row) => row.id);
+  (await blockerIdsRead(db, issueId)).map((row) => row.id);
+
+/** The same read unsent (rows `{id}`), to join a batch of reads (db/read-batch.ts). */
+export const blockerIdsRead = (db: Db, issueId: string) =>
+  db
+    .select({ id: issueBlockers.blockerIssueId })
+    .from(issueBlockers)
+    .where(eq(issueBlockers.issueId, issueId))
+    .orderBy(issueBlockers.createdAt, issueBlockers.blockerIssueId);
 
 const dependentsQuery = (db: Db, issueId: string) =>
   db
@@ -254,6 +256,8 @@ export async function planBlockers(
   input: {
     issue: IssueRow;
     wanted: string[] | undefined;
+    /** Its blockers now (`blockerIdsRead`), read by the caller with its other reads. */
+    current: string[];
     nextStatus: IssueRow["status"];
     /** The PATCH's comment, which may be the reason for entering blocked. */
     comment: string | undefined;
@@ -261,9 +265,8 @@ export async function planBlockers(
     now: number;
   },
 ): Promise<BlockerPlan> {
-  const { issue, wanted, now } = input;
+  const { issue, wanted, current, now } = input;
   if (wanted !== undefined) await checkBlockers(db, issue.companyId, wanted, issue.id);
-  const current = await blockerIdsOf(db, issue.id);
   const ids = wanted === undefined ? current : [...new Set(wanted)];
   const changed = ids.length !== current.length || ids.some((id) => !current.includes(id));
   const entering = (status: IssueRow["status"]) => input.nextStatus === status && issue.status !== status;

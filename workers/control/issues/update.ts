@@ -1,19 +1,33 @@
 import { eq } from "drizzle-orm";
-import { authorColumns } from "../../core/actor";
+import { type ActorRef, authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
-import { ISSUE_PRIORITIES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../db/schema";
+import { readTogether } from "../../db/read-batch";
+import {
+  type AgentRow,
+  ISSUE_PRIORITIES,
+  type IssueRow,
+  type IssueStatus,
+  issueLabels,
+  issues,
+} from "../../db/schema";
 import { unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
 import {
   assignmentDraft,
-  memberMentionCandidates,
+  memberMentionCandidatesRead,
   notificationIdsOf,
   notificationInserts,
   recipientsOf,
 } from "../people";
-import { activityInsert, actorNames, nameOf } from "../shared";
-import { assignmentWake, commentedAssignee, mentionCandidates, wakeInsert } from "../wakes";
-import { commitNotingDependents, planBlockers } from "./blockers";
+import { activityInsert, authorNameRead } from "../shared";
+import {
+  assignmentWake,
+  commentedAssigneeRead,
+  type MentionCandidate,
+  mentionCandidatesRead,
+  wakeInsert,
+} from "../wakes";
+import { blockerIdsRead, commitNotingDependents, planBlockers } from "./blockers";
 import { assertMayCancel } from "./cancel";
 import { commentWrites } from "./comment";
 import { commentResource } from "./comment-resource";
@@ -136,6 +150,31 @@ const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((value) => b.includes(value));
 
 /**
+ * What a PATCH reads before it writes, in one D1 round trip: the issue's blockers and labels now, and
+ * for a comment whom it may mention, the assignee it may wake (as the PATCH leaves the issue) and the
+ * author's name.
+ */
+async function updateReads(db: Db, issue: IssueRow, next: IssueRow, input: IssuePatch, actor: ActorRef) {
+  const comment = input.comment;
+  const [blockerRows, labelRows, agentRows, memberRows, assigneeRows, authorRows] = await readTogether(db, [
+    blockerIdsRead(db, issue.id),
+    labelIdsOf(db, issue.id),
+    mentionCandidatesRead(db, issue.companyId, comment),
+    memberMentionCandidatesRead(db, issue.companyId, comment),
+    comment === undefined ? null : commentedAssigneeRead(db, next),
+    comment === undefined ? null : authorNameRead(db, issue.companyId, authorColumns(actor)),
+  ]);
+  return {
+    blockerIds: ((blockerRows ?? []) as Array<{ id: string }>).map((row) => row.id),
+    labelIds: ((labelRows ?? []) as Array<{ labelId: string }>).map((row) => row.labelId),
+    companyAgents: (agentRows ?? []) as AgentRow[],
+    companyMembers: (memberRows ?? []) as MentionCandidate[],
+    assignee: (assigneeRows?.[0] as AgentRow | undefined) ?? null,
+    authorName: (authorRows?.[0] as { name: string } | undefined)?.name ?? null,
+  };
+}
+
+/**
  * PATCH /issues/:id, inside the IssueDO: field changes, a status move from the transition table,
  * label replacement and an optional comment (with its mention wakes), committed as one batch with
  * their activity rows. Any rule broken answers 4xx before anything is written.
@@ -149,25 +188,19 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   if (changes.status === "in_progress") await assertCeoMayStartWork(db, actor);
   await checkReferences(db, issue.companyId, referencesToCheck(input, changes), issue.id);
   assertAssignedWhenInProgress(issue, changes);
+  const next: IssueRow = { ...issue, ...changes };
+  const reads = await updateReads(db, issue, next, input, actor);
   const blockers = await planBlockers(db, {
     issue,
     wanted: input.blockedByIssueIds,
+    current: reads.blockerIds,
     nextStatus: changes.status ?? issue.status,
     comment: input.comment,
     actor,
     now,
   });
 
-  const author = authorColumns(actor);
-  const [current, companyAgents, companyMembers, names] = await Promise.all([
-    labelIdsOf(db, issue.id),
-    mentionCandidates(db, issue.companyId, input.comment),
-    memberMentionCandidates(db, issue.companyId, input.comment),
-    input.comment === undefined
-      ? null
-      : actorNames(db, issue.companyId, { userIds: [author.userId], agentIds: [author.agentId] }),
-  ]);
-  const currentLabels = current.map((row) => row.labelId);
+  const currentLabels = reads.labelIds;
   const nextLabels = input.labelIds ? [...new Set(input.labelIds)] : currentLabels;
   const labelsChanged = !sameSet(currentLabels, nextLabels);
   const changed = [
@@ -177,7 +210,6 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   ];
 
   const statements: Statement[] = [];
-  const next: IssueRow = { ...issue, ...changes };
   if (changed.length > 0 || input.comment !== undefined) {
     next.updatedAt = now;
     statements.push(
@@ -232,9 +264,9 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
           actor,
           body: input.comment,
           now,
-          companyAgents,
-          companyMembers,
-          assignee: await commentedAssignee(db, next),
+          companyAgents: reads.companyAgents,
+          companyMembers: reads.companyMembers,
+          assignee: reads.assignee,
           alreadyWoken: assigned ? [assigned.agentId] : [],
         });
   if (comment) statements.push(...comment.statements);
@@ -245,10 +277,7 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   const body = { ...issueResource(next), labelIds: nextLabels, blockedByIssueIds: blockers.ids };
   return {
     status: 200,
-    body:
-      comment && names
-        ? { ...body, comment: commentResource(comment.comment, nameOf(names, author.userId, author.agentId)) }
-        : body,
+    body: comment ? { ...body, comment: commentResource(comment.comment, reads.authorName) } : body,
     queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued" || blockers.queuedRuns,
     notifiedUserIds: [...new Set([...recipientsOf(handedOver), ...(comment?.notifiedUserIds ?? [])])],
     notificationIds: [...notificationIdsOf(handedOver), ...(comment?.notificationIds ?? [])],
