@@ -4,6 +4,10 @@
 //       same with the board API key is printed for comparison);
 //   (b) 200 sequential checkouts by one agent (its key), one per issue;
 //   (c) issue create, sequential (board API key).
+// And workerd's CPU per request of each (from /proc, less what workerd burns idle meanwhile), with the
+// writes' CPU as a multiple of a read's measured the same way, one request at a time (issue 31: ≤ 3×),
+// and of a read at 16 connections (how ../shared/bench-side measures it: there a read's fixed cost
+// per request is shared by concurrent requests, a sequential write's is not).
 // Setup goes through the HTTP API: a company, two agents, a key for each, the 200 issues. Before (a),
 // every issue is read once, sequentially (its first read wakes its IssueDO and fills its cache); that
 // pass is reported on its own row, and (a) then measures the steady state of agents polling issues.
@@ -30,11 +34,35 @@ import {
 } from "./lib.mjs";
 import { now, stats } from "./support/common.mjs";
 import { isLostConnection } from "./support/session-api.mjs";
+import { workerdCpuMs } from "./support/workerd-usage.mjs";
 
 export const name = "control";
 const ISSUES = 200;
 const WARMUP_REQUESTS = 20;
-export const TARGETS = { getRequestsPerSec: 1_000, getRatio: 0.5, sequentialP99Ms: 50 };
+export const TARGETS = { getRequestsPerSec: 1_000, getRatio: 0.5, sequentialP99Ms: 50, writeCpuPerRead: 3 };
+const IDLE_SAMPLE_MS = 2_000;
+
+/** CPU ms per ms workerd spends with nothing asked of it (the runner's and the bridge's polls). */
+async function idleCpuRate(stackPid) {
+  const start = workerdCpuMs(stackPid);
+  if (start === null) return 0;
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+  return (workerdCpuMs(stackPid) - start) / IDLE_SAMPLE_MS;
+}
+
+/**
+ * Runs `block` (which answers a run with its `total` requests) and measures workerd's CPU per request
+ * meanwhile, less its idle rate; `cpuMs` is null where /proc has no workerd (not Linux).
+ */
+async function withCpu(stackPid, idleMsPerMs, block) {
+  const before = workerdCpuMs(stackPid);
+  const startedAt = now();
+  const result = await block();
+  const run = result.run ?? result;
+  if (before === null || run.total === 0) return { ...result, cpuMs: null };
+  const background = idleMsPerMs * (now() - startedAt);
+  return { ...result, cpuMs: Math.max(0, workerdCpuMs(stackPid) - before - background) / run.total };
+}
 
 /**
  * A non-GET request sent on a keep-alive connection the Worker's workerd had just closed never
@@ -196,6 +224,9 @@ async function checkoutAll(baseUrl, issueIds, [builder, rival]) {
 const firstReads = (baseUrl, headers, issueIds) =>
   sequential(issueIds.length, (i) => statusOf(baseUrl, "GET", `/api/issues/${issueIds[i]}`, headers));
 
+/** Every issue's GET again, one after another: the steady state (from the IssueDO's memory), sequential. */
+const warmReads = firstReads;
+
 /** The trivial route, sequentially, the way (b) and (c) are measured. */
 const trivialSequential = (baseUrl, count) =>
   sequential(count, (_) => statusOf(baseUrl, "GET", "/api/health", {}));
@@ -215,7 +246,7 @@ function row(label, run, baseline) {
 const verdict = (met) => (met ? "met" : "NOT met");
 
 function printReport(results) {
-  const { baseline, issueGet, issueGetBoard, trivialSeq, firstRead, checkout, create } = results;
+  const { baseline, issueGet, issueGetBoard, trivialSeq, firstRead, checkout, create, cpu } = results;
   console.log(
     benchStack() === "serve"
       ? "stack: npm start (workerd serves the built Worker)"
@@ -227,6 +258,7 @@ function printReport(results) {
     row(`    the same with the board API key (for comparison)`, issueGetBoard, baseline),
     row("GET /api/health (trivial), sequential", trivialSeq, null),
     row(`    first GET of each of ${firstRead.count} issues, sequential (cold)`, firstRead, trivialSeq),
+    row(`    every GET again, sequential (warm)`, results.warmRead, trivialSeq),
     row(`(b) POST …/checkout, ${checkout.count} sequential`, checkout, trivialSeq),
     row(`(c) POST …/issues (create), ${create.count} sequential`, create, trivialSeq),
   ]);
@@ -246,13 +278,46 @@ function printReport(results) {
     `(c) issue create: ${create.requestsPerSec.toFixed(0)} req/s, p50 ${create.p50.toFixed(1)} / ` +
       `p99 ${create.p99.toFixed(1)} ms (target p99 <= ${TARGETS.sequentialP99Ms} ms: ${verdict(targets.createP99)})`,
   );
+  if (!cpu) return console.log("workerd CPU per request: not measured (no workerd under /proc)");
+  console.log(`workerd CPU per request (less its idle ${cpu.idleMsPerSecond.toFixed(1)} ms/s):`);
+  console.table(
+    Object.entries(cpu.kinds).map(([kind, value]) => ({
+      request: kind,
+      "CPU ms": value.cpuMs.toFixed(2),
+      "× read (sequential)": value.timesSequentialRead.toFixed(2),
+      [`× read (${DEFAULT_CONNECTIONS} connections)`]: value.timesConcurrentRead.toFixed(2),
+    })),
+  );
+  console.log(
+    `write CPU per request <= ${TARGETS.writeCpuPerRead}x a read's, both one at a time: create ` +
+      `${verdict(targets.createCpu)}, checkout ${verdict(targets.checkoutCpu)}`,
+  );
+}
+
+/** Each measured kind's CPU per request, and as a multiple of a read's (sequential and concurrent). */
+function cpuReport({ warmRead, issueGet, create, checkout }, idleMsPerMs) {
+  if ([warmRead, issueGet, create, checkout].some((measured) => measured.cpuMs === null)) return null;
+  const of = (measured) => ({
+    cpuMs: measured.cpuMs,
+    timesSequentialRead: measured.cpuMs / warmRead.cpuMs,
+    timesConcurrentRead: measured.cpuMs / issueGet.cpuMs,
+  });
+  return {
+    idleMsPerSecond: idleMsPerMs * 1000,
+    kinds: {
+      "GET issue, sequential (warm)": of(warmRead),
+      [`GET issue, ${DEFAULT_CONNECTIONS} connections`]: of(issueGet),
+      create: of(create),
+      checkout: of(checkout),
+    },
+  };
 }
 
 export async function run() {
   const duration = benchDurationSeconds();
   const stack = await bootStack();
   try {
-    const { baseUrl } = stack;
+    const { baseUrl, pid } = stack;
     const { board, company, agents } = await setUp(baseUrl, await createAdminApiKey(baseUrl));
 
     console.error("warm-up (discarded)");
@@ -261,24 +326,30 @@ export async function run() {
     await measure({ url: `${baseUrl}/api/health`, duration: 2 });
     await measureIssueGet(baseUrl, agents[0].headers, warm.ids, 2);
 
+    const idle = await idleCpuRate(pid);
     console.error(`(c) creating ${ISSUES} issues sequentially`);
-    const created = await createIssues(baseUrl, board, company.id, ISSUES);
+    const created = await withCpu(pid, idle, () => createIssues(baseUrl, board, company.id, ISSUES));
     if (created.ids.length !== ISSUES)
       throw new Error(`only ${created.ids.length} of ${ISSUES} issues created`);
     console.error("trivial route, sequentially");
     const trivialSeq = await trivialSequential(baseUrl, ISSUES);
     console.error(`first GET of each of the ${ISSUES} issues, sequentially`);
     const firstRead = await firstReads(baseUrl, agents[0].headers, created.ids);
+    console.error(`every issue's GET again, sequentially (warm)`);
+    const warmRead = await withCpu(pid, idle, () => warmReads(baseUrl, agents[0].headers, created.ids));
 
     console.error(`measuring GET /api/health (${duration} s, ${DEFAULT_CONNECTIONS} connections)`);
     const baseline = await measure({ url: `${baseUrl}/api/health`, duration });
     console.error(`(a) measuring GET /api/issues/:id (${duration} s, ${DEFAULT_CONNECTIONS} connections)`);
-    const issueGet = await measureIssueGet(baseUrl, agents[0].headers, created.ids, duration);
+    const issueGet = await withCpu(pid, idle, () =>
+      measureIssueGet(baseUrl, agents[0].headers, created.ids, duration),
+    );
     console.error(`(a) for comparison, with the board API key (${duration} s)`);
     const issueGetBoard = await measureIssueGet(baseUrl, board, created.ids, duration);
 
     console.error(`(b) ${ISSUES} sequential checkouts`);
-    const checkout = await checkoutAll(baseUrl, created.ids, agents);
+    const checkout = await withCpu(pid, idle, () => checkoutAll(baseUrl, created.ids, agents));
+    const cpu = cpuReport({ warmRead, issueGet, create: created, checkout }, idle);
 
     const getRatio = issueGet.requestsPerSec / baseline.requestsPerSec;
     const targets = {
@@ -286,8 +357,23 @@ export async function run() {
       getRatio: getRatio >= TARGETS.getRatio,
       checkoutP99: checkout.run.p99 <= TARGETS.sequentialP99Ms,
       createP99: created.run.p99 <= TARGETS.sequentialP99Ms,
+      ...(cpu
+        ? {
+            createCpu: cpu.kinds.create.timesSequentialRead <= TARGETS.writeCpuPerRead,
+            checkoutCpu: cpu.kinds.checkout.timesSequentialRead <= TARGETS.writeCpuPerRead,
+          }
+        : {}),
     };
-    const runs = [baseline, issueGet, issueGetBoard, trivialSeq, firstRead, checkout.run, created.run];
+    const runs = [
+      baseline,
+      issueGet,
+      issueGetBoard,
+      trivialSeq,
+      firstRead,
+      warmRead,
+      checkout.run,
+      created.run,
+    ];
     const clean = runs.every(isClean) && checkout.conflictStatus === 409;
     const results = {
       baseline,
@@ -295,11 +381,13 @@ export async function run() {
       issueGetBoard,
       trivialSeq,
       firstRead,
+      warmRead,
       checkout: checkout.run,
       create: created.run,
       conflictStatus: checkout.conflictStatus,
       getRatio,
       targets,
+      cpu,
     };
     printReport(results);
     if (resends > 0) console.log(`resent ${resends} request(s) lost on a closed keep-alive connection`);
