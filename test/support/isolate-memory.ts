@@ -7,6 +7,8 @@
 // if the Worker read them into memory. The Worker's Durable Objects share its isolate.
 import WebSocket from "ws";
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** What `Runtime.getHeapUsage` answers (the last two since V8 12; absent on older runtimes). */
 export interface HeapUsage {
   usedSize: number;
@@ -73,14 +75,17 @@ export class IsolateInspector {
   }
 
   /**
-   * A full collection. workerd runs it when the isolate is next entered, so `wake` sends it a request
-   * (an idle isolate would leave the command pending).
+   * A full collection. workerd runs it when the isolate is next entered, so `wake` sends it requests
+   * until it has (an idle isolate would leave the command pending, and one request may be served
+   * before the command arrives).
    */
   async collectGarbage(wake: () => Promise<unknown>): Promise<void> {
     await this.send("HeapProfiler.enable");
-    const collected = this.send("HeapProfiler.collectGarbage");
-    await wake();
-    await collected;
+    let done = false;
+    const collected = this.send("HeapProfiler.collectGarbage").then(() => {
+      done = true;
+    });
+    while (!done) await Promise.race([collected, wake().then(() => sleep(50))]);
   }
 
   close(): void {
@@ -136,7 +141,7 @@ export async function watchIsolates<K extends string>(
   const loop = (async () => {
     while (running) {
       await sample();
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
+      await sleep(everyMs);
     }
   })();
   return {
