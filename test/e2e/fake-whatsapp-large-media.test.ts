@@ -5,9 +5,11 @@
 // 60 MB video arrive as webhooks whose signed links (and the API's download route) serve them byte for
 // byte. The bridge's resident memory, sampled from /proc throughout, stays far below the file's size.
 // It is measured after one 20 MB transfer each way: the first large transfer in a fresh process grows
-// its heap once (Node keeps memory it then reuses: 50-110 MiB here, for 200 MB and 600 MB alike). workerd's
-// is logged, not asserted: locally it also runs Miniflare's R2 simulator, whose streams grow its memory
-// with the file (a 600 MB download: ~740 MiB), which is not the Worker's and not what R2 does.
+// its heap once (Node keeps memory it then reuses: 50-110 MiB here, for 200 MB and 600 MB alike). The
+// Worker's memory is its own isolate's, read through workerd's inspector (test/support/isolate-memory.ts)
+// and asserted with a bound that does not grow with the file. workerd's RSS is logged, not asserted:
+// locally it also runs Miniflare's R2 simulator, whose isolate grows with the file (logged beside it),
+// which is not the Worker's and not what R2 does.
 import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { pipeline } from "node:stream/promises";
