@@ -5,13 +5,16 @@
 // 60 MB video arrive as webhooks whose signed links (and the API's download route) serve them byte for
 // byte. The bridge's resident memory, sampled from /proc throughout, stays far below the file's size.
 // It is measured after one 20 MB transfer each way: the first large transfer in a fresh process grows
-// its heap once (Node keeps memory it then reuses: 50-110 MiB here, for 200 MB and 600 MB alike). workerd's
-// is logged, not asserted: locally it also runs Miniflare's R2 simulator, whose streams grow its memory
-// with the file (a 600 MB download: ~740 MiB), which is not the Worker's and not what R2 does.
+// its heap once (Node keeps memory it then reuses: 50-110 MiB here, for 200 MB and 600 MB alike). The
+// Worker's memory is its own isolate's, read through workerd's inspector (test/support/isolate-memory.ts)
+// and asserted with a bound that does not grow with the file. workerd's RSS is logged, not asserted:
+// locally it also runs Miniflare's R2 simulator, whose isolate grows with the file (logged beside it),
+// which is not the Worker's and not what R2 does.
 import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { pipeline } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MEDIA_PART_BYTES } from "../../bridge/src/protocol/messaging.ts";
 import { generatedDigest, generatedStream, MIB } from "../bridge/support/large-media.ts";
 import { FakeContact } from "../fake-whatsapp/contact.ts";
 import type { FakeWhatsApp, LinkedDevice } from "../fake-whatsapp/server.ts";
@@ -22,14 +25,29 @@ import {
   startFakeWhatsAppStack,
   webhookData,
 } from "../support/fake-whatsapp-stack.ts";
+import {
+  type IsolateGrowth,
+  IsolateInspector,
+  R2_SIMULATOR_ISOLATE,
+  WORKER_ISOLATE,
+  watchIsolates,
+} from "../support/isolate-memory.ts";
 import { jidPath } from "../support/messaging.ts";
 import { processUnder, watchMemory } from "../support/process-memory.ts";
 import { createWebhook } from "../support/receiver.ts";
+import { findFreePort } from "../support/stack.ts";
 import { testVideo } from "../support/video.ts";
 
 const SID = `bigmedia-${Math.random().toString(36).slice(2, 8)}`;
 const DOCUMENT_BYTES = 200 * 1000 * 1000;
 const VIDEO_BYTES = 60 * 1000 * 1000;
+/**
+ * What the Worker's isolate may hold during any transfer, whatever the file's size: the two part
+ * buffers of an upload without Content-Length (2 × MEDIA_PART_BYTES) and the garbage its chunks leave
+ * until V8 next collects (up to 18 MiB for a 200 MB upload in parts, bench/workerd-memory.mjs). Under
+ * 1/4 of the 200 MB file; that file read whole by the Worker grew its isolate by 191 MiB.
+ */
+const WORKER_HOLDS_AT_MOST = 2 * MEDIA_PART_BYTES + 24 * MIB;
 
 let world: FakeWhatsAppStack;
 let whatsapp: FakeWhatsApp;
@@ -37,9 +55,12 @@ let device: LinkedDevice;
 let contact: FakeContact;
 let pids: { workerd: number; bridge: number };
 let videoHead: Buffer;
+let isolates: { worker: IsolateInspector; r2: IsolateInspector };
 
 beforeAll(async () => {
-  world = await startFakeWhatsAppStack();
+  // workerd's inspector, where the Worker's own isolate is measured apart from the rest of workerd.
+  const inspectorPort = await findFreePort();
+  world = await startFakeWhatsAppStack({ INSPECTOR_PORT: String(inspectorPort) });
   whatsapp = world.whatsapp;
   expect((await world.api.call("POST", "/api/sessions", { name: SID, sessionId: SID })).status).toBe(200);
   await createWebhook(world.api, SID, {
@@ -55,6 +76,10 @@ beforeAll(async () => {
   pids = {
     workerd: processUnder(world.stack.pid, /workerd/),
     bridge: processUnder(world.stack.pid, /bridge\/src\/main\.ts/),
+  };
+  isolates = {
+    worker: await IsolateInspector.connect(inspectorPort, WORKER_ISOLATE),
+    r2: await IsolateInspector.connect(inspectorPort, R2_SIMULATOR_ISOLATE),
   };
   videoHead = await testVideo();
   await warmUp();
@@ -78,6 +103,8 @@ async function warmUp(): Promise<void> {
 }
 
 afterAll(async () => {
+  isolates?.worker.close();
+  isolates?.r2.close();
   await world?.stop();
 });
 
@@ -135,23 +162,45 @@ async function downloadDigest(url: string, headers: Record<string, string> = {})
   return { status: response.status, size, sha256: hash.digest("hex") };
 }
 
-function expectFarBelow(growth: Record<string, number>, size: number, what: string): void {
+interface Growth {
+  rss: Record<string, number>;
+  isolates: Record<"worker" | "r2", IsolateGrowth>;
+}
+
+/** The processes' resident memory and the isolates' heaps, sampled from now until `stop()`. */
+async function measure(): Promise<{ stop(): Promise<Growth> }> {
+  const wake = async () => (await fetch(`${world.stack.baseUrl}/api/health`)).arrayBuffer();
+  // Only the Worker's isolate is collected first: nothing the test can send wakes the R2 simulator's.
+  const heaps = await watchIsolates(isolates, { collect: ["worker"], wake });
+  const rss = watchMemory(pids);
+  return {
+    async stop() {
+      return { rss: rss.stop(), isolates: await heaps.stop() };
+    },
+  };
+}
+
+function expectFarBelow({ rss, isolates: heaps }: Growth, size: number, what: string): void {
   const mib = (bytes = 0) => (bytes / MIB).toFixed(1);
+  const isolate = ({ held, heap, backing, samples }: IsolateGrowth) =>
+    `${mib(held)} MiB (heap ${mib(heap)}, ArrayBuffers ${mib(backing)}; ${samples} samples)`;
   console.info(
-    `${what}: the bridge grew at most ${mib(growth.bridge)} MiB (workerd ${mib(growth.workerd)} MiB)`,
+    `${what}: the bridge grew at most ${mib(rss.bridge)} MiB; the Worker's isolate ${isolate(heaps.worker)}; ` +
+      `workerd's RSS ${mib(rss.workerd)} MiB, of which Miniflare's R2 simulator's isolate ${isolate(heaps.r2)}`,
   );
-  expect(growth.bridge ?? Number.POSITIVE_INFINITY).toBeLessThan(size / 2);
+  expect(rss.bridge ?? Number.POSITIVE_INFINITY).toBeLessThan(size / 2);
+  expect(heaps.worker.held).toBeLessThan(WORKER_HOLDS_AT_MOST);
 }
 
 describe("media at WhatsApp's size, end to end", () => {
   it("a 200 MB document uploaded through the API reaches the contact byte for byte", async () => {
-    const memory = watchMemory(pids);
+    const memory = await measure();
     const sent = await uploadRaw(
       `/api/messages/${SID}/${jidPath(contact.jid)}/media?type=document&fileName=archive.zip&caption=all%20of%20it`,
       DOCUMENT_BYTES,
       "application/zip",
     );
-    const growth = memory.stop();
+    const growth = await memory.stop();
     expect(sent.status, sent.body).toBe(200);
     const id = (JSON.parse(sent.body) as { data: { id: string } }).data.id;
     const arrived = await eventually(
@@ -172,14 +221,14 @@ describe("media at WhatsApp's size, end to end", () => {
   }, 300_000);
 
   it("a 60 MB video uploaded chunked (no Content-Length) reaches the contact byte for byte, with a preview", async () => {
-    const memory = watchMemory(pids);
+    const memory = await measure();
     const sent = await uploadRaw(
       `/api/messages/${SID}/${jidPath(contact.jid)}/media?type=video&caption=the%20match`,
       VIDEO_BYTES,
       "video/mp4",
       { head: videoHead, chunked: true },
     );
-    const growth = memory.stop();
+    const growth = await memory.stop();
     expect(sent.status, sent.body).toBe(200);
     const id = (JSON.parse(sent.body) as { data: { id: string } }).data.id;
     const arrived = await eventually(
@@ -205,9 +254,11 @@ describe("media at WhatsApp's size, end to end", () => {
     });
     const data = await received(sent.id);
     expect(data.signedMediaUrl).toMatch(/^\/api\/media\/.+\?expires=\d+&signature=/);
-    const memory = watchMemory(pids);
+    // The first download has the bridge fetch it from WhatsApp and hand it to the Worker part by part
+    // (R2 multipart), while the Worker serves it from R2: both directions through the Worker at once.
+    const memory = await measure();
     const download = await downloadDigest(`${world.stack.baseUrl}${data.signedMediaUrl}`);
-    const growth = memory.stop();
+    const growth = await memory.stop();
     expect(download).toEqual({ status: 200, ...generatedDigest(DOCUMENT_BYTES) });
     expectFarBelow(growth, DOCUMENT_BYTES, "200 MB document received");
     const changed = (data.signedMediaUrl ?? "").replace(
@@ -228,11 +279,11 @@ describe("media at WhatsApp's size, end to end", () => {
       },
     );
     const data = await received(sent.id);
-    const memory = watchMemory(pids);
+    const memory = await measure();
     const download = await downloadDigest(`${world.stack.baseUrl}${data.mediaUrl}`, {
       "X-API-Key": world.api.key,
     });
-    const growth = memory.stop();
+    const growth = await memory.stop();
     expect(download).toEqual({ status: 200, ...generatedDigest(VIDEO_BYTES, { head: videoHead }) });
     expectFarBelow(growth, VIDEO_BYTES, "60 MB video received");
   }, 300_000);
