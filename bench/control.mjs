@@ -34,35 +34,12 @@ import {
 } from "./lib.mjs";
 import { now, stats } from "./support/common.mjs";
 import { isLostConnection } from "./support/session-api.mjs";
-import { workerdCpuMs } from "./support/workerd-usage.mjs";
+import { idleCpuRate, withCpu } from "./support/workerd-usage.mjs";
 
 export const name = "control";
 const ISSUES = 200;
 const WARMUP_REQUESTS = 20;
 export const TARGETS = { getRequestsPerSec: 1_000, getRatio: 0.5, sequentialP99Ms: 50, writeCpuPerRead: 3 };
-const IDLE_SAMPLE_MS = 2_000;
-
-/** CPU ms per ms workerd spends with nothing asked of it (the runner's and the bridge's polls). */
-async function idleCpuRate(stackPid) {
-  const start = workerdCpuMs(stackPid);
-  if (start === null) return 0;
-  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
-  return (workerdCpuMs(stackPid) - start) / IDLE_SAMPLE_MS;
-}
-
-/**
- * Runs `block` (which answers a run with its `total` requests) and measures workerd's CPU per request
- * meanwhile, less its idle rate; `cpuMs` is null where /proc has no workerd (not Linux).
- */
-async function withCpu(stackPid, idleMsPerMs, block) {
-  const before = workerdCpuMs(stackPid);
-  const startedAt = now();
-  const result = await block();
-  const run = result.run ?? result;
-  if (before === null || run.total === 0) return { ...result, cpuMs: null };
-  const background = idleMsPerMs * (now() - startedAt);
-  return { ...result, cpuMs: Math.max(0, workerdCpuMs(stackPid) - before - background) / run.total };
-}
 
 /**
  * A non-GET request sent on a keep-alive connection the Worker's workerd had just closed never

@@ -2,6 +2,7 @@
 // workerd), read from /proc: what holding MCP sessions costs the Worker and its Durable Objects, and
 // the CPU a run of calls cost it (less sensitive than latency to other load on the machine).
 import { readFileSync } from "node:fs";
+import { now } from "./common.mjs";
 
 const read = (file) => {
   try {
@@ -44,4 +45,28 @@ export function workerdCpuMs(stackPid) {
     return sum + Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
   }, 0);
   return ticks * (1000 / CLOCK_TICKS_PER_SECOND);
+}
+
+const IDLE_SAMPLE_MS = 2_000;
+
+/** CPU ms per ms workerd spends with nothing asked of it (the runner's and the bridge's polls). */
+export async function idleCpuRate(stackPid) {
+  const start = workerdCpuMs(stackPid);
+  if (start === null) return 0;
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+  return (workerdCpuMs(stackPid) - start) / IDLE_SAMPLE_MS;
+}
+
+/**
+ * Runs `block` (which answers a run with its `total` requests) and measures workerd's CPU per request
+ * meanwhile, less its idle rate; `cpuMs` is null where /proc has no workerd (not Linux).
+ */
+export async function withCpu(stackPid, idleMsPerMs, block) {
+  const before = workerdCpuMs(stackPid);
+  const startedAt = now();
+  const result = await block();
+  const run = result.run ?? result;
+  if (before === null || run.total === 0) return { ...result, cpuMs: null };
+  const background = idleMsPerMs * (now() - startedAt);
+  return { ...result, cpuMs: Math.max(0, workerdCpuMs(stackPid) - before - background) / run.total };
 }
