@@ -54,9 +54,10 @@ export class CompanyFeed extends DurableObject<Env> implements CompanyFeedObject
     return this.#feed.cut(ownerTag, code, reason);
   }
 
-  async nudge(companyId: string): Promise<void> {
+  async nudge(companyId: string): Promise<boolean> {
     this.ctx.waitUntil(this.#streams.nudge());
     await this.#board.nudge(companyId);
+    return this.#feed.watching() || this.#streams.open();
   }
 
   async publish(change: LiveChange): Promise<void> {

@@ -10,8 +10,11 @@ import { announcementsLost } from "./lost-announcements";
  * the changes it relays as they are.
  */
 export interface CompanyFeedObject extends Rpc.DurableObjectBranded {
-  /** The company's activity log has news: the board and the event streams read it now. */
-  nudge(companyId: string): Promise<void>;
+  /**
+   * The company's activity log has news: the board and the event streams read it now. Answers whether
+   * anyone listens (a board page or an event stream is open).
+   */
+  nudge(companyId: string): Promise<boolean>;
   /** A change the log does not hold (a notification, an issue-less run's progress), told as is. */
   publish(change: LiveChange): Promise<void>;
 }
@@ -38,14 +41,37 @@ export function watchRequest(
 }
 
 /**
+ * How long this isolate skips the nudges of a company whose feed answered that nobody listens. A page
+ * or stream opened meanwhile reads the log when it opens and then looks every second, so skipping
+ * costs it at most that second for this long; a busy company with nobody watching is spared a
+ * Durable Object call on almost every write (issue 31: one hop less per create and checkout).
+ */
+export const UNWATCHED_MEMORY_MS = 2_000;
+/** Companies remembered at most; past it the memory starts again (it is only a saving). */
+const UNWATCHED_KEPT = 10_000;
+const unwatchedUntil = new Map<string, number>();
+
+/** Whether this isolate skips the company's nudges now (the write budget tests wait for it). */
+export const nudgesSkipped = (companyId: string): boolean =>
+  (unwatchedUntil.get(companyId) ?? 0) > Date.now();
+
+function rememberUnwatched(companyId: string): void {
+  if (unwatchedUntil.size >= UNWATCHED_KEPT) unwatchedUntil.clear();
+  unwatchedUntil.set(companyId, Date.now() + UNWATCHED_MEMORY_MS);
+}
+
+/**
  * Tells the company's board and event streams that its activity log has news (a change committed
  * outside any IssueDO: the create route, routines). Only a nudge: they read the log itself, so a
  * nudge lost to a crash costs them a second, not the change. A failure is logged, never the writer's.
  */
 export async function nudgeCompanyFeed(env: Env, companyId: string): Promise<void> {
   if (announcementsLost()) return;
+  if (nudgesSkipped(companyId)) return;
   try {
-    await companyFeed(env, companyId).nudge(companyId);
+    const watched = await companyFeed(env, companyId).nudge(companyId);
+    if (watched) unwatchedUntil.delete(companyId);
+    else rememberUnwatched(companyId);
   } catch (error) {
     console.error(JSON.stringify({ level: "error", msg: "board nudge failed", error: String(error) }));
   }

@@ -11,6 +11,7 @@ export {
   type CompanyFeedObject,
   companyFeed,
   nudgeCompanyFeed,
+  nudgesSkipped,
   watchRequest,
 } from "./company-feed";
 export {
