@@ -93,6 +93,8 @@ describe("what each operation costs at most", () => {
     );
     expect(create.response.status).toBe(201);
     expect(create.cost.d1RoundTrips).toBeLessThanOrEqual(1);
+    // The batch: counter, numbered insert answering its row, activity (the insert was re-read: 4).
+    expect(create.cost.d1Statements).toBeLessThanOrEqual(3);
     expect(create.cost.doCalls).toBeLessThanOrEqual(1);
   });
 

@@ -31,7 +31,7 @@ export interface NewIssue {
  * the same batch: the batch is one transaction, so concurrent creates never share a number.
  * `INSERT … SELECT … FROM companies`: the values list follows the table's column order.
  */
-function numberedInsert(db: Db, issue: NewIssue): Statement {
+function numberedInsert(db: Db, issue: NewIssue) {
   const { body, now } = issue;
   const author = issue.actor ? authorColumns(issue.actor) : { userId: null, agentId: null };
   const priority = body.priority ?? "medium";
@@ -72,9 +72,19 @@ function numberedInsert(db: Db, issue: NewIssue): Statement {
  * insert reads the counter the bump just moved). Shared with routine execution issues.
  */
 export function numberedIssueStatements(db: Db, issue: NewIssue): [Statement, Statement] {
-  const bump = db
+  return [counterBump(db, issue), numberedInsert(db, issue)];
+}
+
+/**
+ * The same, the insert answering the row as committed (number, identifier): the create route's batch
+ * needs it back, and RETURNING spares a statement reading it again.
+ */
+export function numberedIssueReturning(db: Db, issue: NewIssue) {
+  return [counterBump(db, issue), numberedInsert(db, issue).returning()] as const;
+}
+
+const counterBump = (db: Db, issue: NewIssue) =>
+  db
     .update(companies)
     .set({ issueCounter: sql`${companies.issueCounter} + 1` })
     .where(eq(companies.id, issue.company.id));
-  return [bump, numberedInsert(db, issue)];
-}

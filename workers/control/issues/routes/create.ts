@@ -18,7 +18,7 @@ import { assignmentDraft, notificationIdsOf, notificationInserts, recipientsOf }
 import { activityInsert, canAccessCompany, controlContext } from "../../shared";
 import { assignmentWake, runsQueued, wakeInsert } from "../../wakes";
 import { blockerStatements, checkBlockers } from "../blockers";
-import { type NewIssue, numberedIssueStatements } from "../create";
+import { type NewIssue, numberedIssueReturning } from "../create";
 import { rememberNewIssue } from "../locator";
 import { checkReferences, withIssueIds } from "../refs";
 import { issueResource } from "../resource";
@@ -103,11 +103,9 @@ async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
     actor: issue.actor,
   });
   statements.push(...notificationInserts(db, handedOver, now));
-  const [bump, insert] = numberedIssueStatements(db, issue);
-  const read = db.select().from(issues).where(eq(issues.id, id));
-  // The read-back rides in the same batch: the row (number, identifier) as committed.
-  const [, , [row]] = await conflictOnDuplicate(
-    db.batch([bump, insert, read, ...statements]),
+  const [bump, insert] = numberedIssueReturning(db, issue);
+  const [, [row]] = await conflictOnDuplicate(
+    db.batch([bump, insert, ...statements]),
     "The company's issue counter collided with an existing identifier; retry",
   );
   if (!row) throw notFound("Company not found");
