@@ -25,6 +25,8 @@ const ACTIONS = Object.keys(BOARD_EVENTS);
 
 /** Entries read from D1 at a time. */
 const PAGE = 200;
+/** How far back the first page a company's board ever had hears of changes (see #firstCursor). */
+const FIRST_LOOK_BACK_MS = 60_000;
 /** A backlog longer than this many pages (a board nobody watched for long) is told as one `reset`. */
 const MOST_PAGES = 2;
 
@@ -121,20 +123,11 @@ export class BoardFromLog {
   async #round(): Promise<void> {
     const state = this.#state();
     if (state === null) return;
-    let cursor = state.cursor;
+    let cursor = state.cursor ?? (await this.#firstCursor(state.companyId));
     for (let pages = 1; ; pages++) {
-      const [entries, newest] = await readEntries(
-        this.db,
-        state.companyId,
-        cursor ?? Number.MAX_SAFE_INTEGER,
-      );
-      const last = Math.max(cursor ?? 0, newest.results[0]?.seq ?? 0);
+      const [entries, newest] = await readEntries(this.db, state.companyId, cursor);
+      const last = Math.max(cursor, newest.results[0]?.seq ?? 0);
       // Synchronous from here to the cursor's write: the events and the cursor commit together.
-      if (cursor === null) {
-        // The first page this company's board ever had: news starts now, not with its history.
-        this.#saveCursor(last);
-        return;
-      }
       const rows = entries.results;
       const more = rows.length === PAGE;
       if (more && pages >= MOST_PAGES) {
@@ -147,6 +140,19 @@ export class BoardFromLog {
       this.#saveCursor(cursor);
       if (!more) return;
     }
+  }
+
+  /**
+   * Where the first page this company's board ever had starts: its news is not the company's history,
+   * but the last FIRST_LOOK_BACK_MS of it is told, so a page drawn just before a change still hears
+   * of it (its `hello` names that change's time, as on a feed that was already running).
+   */
+  async #firstCursor(companyId: string): Promise<number> {
+    const row = await database(this.db)
+      .$client.prepare("SELECT max(seq) AS seq FROM activity_log WHERE company_id = ? AND created_at < ?")
+      .bind(companyId, Date.now() - FIRST_LOOK_BACK_MS)
+      .first<{ seq: number | null }>();
+    return row?.seq ?? 0;
   }
 
   #sql(): SqlStorage {
