@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { issues } from "../../db/schema";
+import { type IssueRow, issues } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import type { LiveChange } from "../live";
 import { linkApproval, unlinkApproval } from "./approval-links";
-import { checkoutIssue } from "./checkout";
+import { checkoutIssue, checkoutWithoutRead } from "./checkout";
 import { addComment } from "./comment";
 import { deleteIssue } from "./delete";
 import { deleteDocument, putDocument } from "./documents";
@@ -63,26 +63,13 @@ export async function applyIssueOperation(
   op: IssueOperation,
 ): Promise<AppliedOutcome> {
   try {
+    const now = Date.now();
+    const unread = op.kind === "checkout" ? await checkoutWithoutRead(db, issueId, op, now) : null;
+    if (unread !== null) return await outcomeOf(db, op, unread.issue, unread.result);
     const issue = await db.select().from(issues).where(eq(issues.id, issueId)).get();
     if (!issue) return { ok: false, status: 404, error: "Issue not found" };
-    const now = Date.now();
     const handler = HANDLERS[op.kind] as AnyIssueOpHandler;
-    const result = await handler({ db, issue, op, now });
-    const change = liveChangeOf(op, issue, result.body);
-    return {
-      ok: true,
-      status: result.status,
-      json: JSON.stringify(result.body),
-      ...(result.queuedRuns ? { queuedRuns: true } : {}),
-      ...(result.notificationIds?.length
-        ? { notifications: { companyId: issue.companyId, ids: result.notificationIds } }
-        : {}),
-      change,
-      relays: await blockerChangesOf(db, issue, change, result.dependentIds),
-      ...(result.notifiedUserIds?.length
-        ? { notified: { companyId: issue.companyId, userIds: result.notifiedUserIds } }
-        : {}),
-    };
+    return await outcomeOf(db, op, issue, await handler({ db, issue, op, now }));
   } catch (error) {
     if (error instanceof ApiError && EXPECTED_STATUSES.has(error.status)) {
       return {
@@ -94,4 +81,28 @@ export async function applyIssueOperation(
     }
     throw error;
   }
+}
+
+/** A committed operation's outcome: its answer and what the live feeds announce (`issue` as before it). */
+async function outcomeOf(
+  db: Db,
+  op: IssueOperation,
+  issue: IssueRow,
+  result: IssueOpResult,
+): Promise<AppliedOutcome> {
+  const change = liveChangeOf(op, issue, result.body);
+  return {
+    ok: true,
+    status: result.status,
+    json: JSON.stringify(result.body),
+    ...(result.queuedRuns ? { queuedRuns: true } : {}),
+    ...(result.notificationIds?.length
+      ? { notifications: { companyId: issue.companyId, ids: result.notificationIds } }
+      : {}),
+    change,
+    relays: await blockerChangesOf(db, issue, change, result.dependentIds),
+    ...(result.notifiedUserIds?.length
+      ? { notified: { companyId: issue.companyId, userIds: result.notifiedUserIds } }
+      : {}),
+  };
 }

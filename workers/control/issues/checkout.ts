@@ -7,7 +7,7 @@ import { conflict, unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
 import { redactSecrets } from "../shared";
 import { assertNoUnresolvedBlockers, commitNotingDependents, noUnresolvedBlockers } from "./blockers";
-import type { IssueOpHandler } from "./operations";
+import type { IssueOperation, IssueOpHandler, IssueOpResult } from "./operations";
 import { issueResource } from "./resource";
 
 /** The spec's only checkout row: todo → in_progress. */
@@ -36,18 +36,88 @@ async function checkoutConflict(db: Db, issue: IssueRow) {
 /**
  * The activity row of a checkout, written only if the guarded UPDATE before it in the same batch
  * took effect: it selects from the issue as that UPDATE leaves it (status, assignee and the exact
- * `updated_at` it stamped), so a claim that did not happen leaves no log entry either.
+ * `updated_at` it stamped), so a claim that did not happen leaves no log entry either. The company
+ * is the row's own, so the claim needs no read of the issue first.
  */
-function checkoutActivity(db: Db, issue: IssueRow, actor: ActorRef, agentId: string, now: number) {
+function checkoutActivity(
+  db: Db,
+  issueId: string,
+  actor: ActorRef,
+  agentId: string,
+  previousStatus: IssueStatus,
+  now: number,
+) {
   const { actorType, actorId } = activityActor(actor);
-  const details = redactSecrets({ agentId, previousStatus: issue.status });
+  const details = redactSecrets({ agentId, previousStatus });
   // Columns in the table's order (drizzle's insert-select lists them all); NULL: the log numbers it.
   return db.insert(activityLog).select(sql`
-    SELECT NULL, ${newId()}, ${issue.companyId}, ${actorType}, ${actorId}, 'issue.checked_out', 'issue',
-      ${issue.id}, ${JSON.stringify(details)}, ${now}
+    SELECT NULL, ${newId()}, company_id, ${actorType}, ${actorId}, 'issue.checked_out', 'issue',
+      ${issueId}, ${JSON.stringify(details)}, ${now}
     FROM issues
-    WHERE id = ${issue.id} AND status = 'in_progress' AND assignee_agent_id = ${agentId}
+    WHERE id = ${issueId} AND status = 'in_progress' AND assignee_agent_id = ${agentId}
       AND updated_at = ${now}`);
+}
+
+/** The claim: in_progress for `agentId`, if the row still says what `where` expects. */
+const claimUpdate = (db: Db, issueId: string, agentId: string, runId: string | null, now: number) =>
+  db
+    .update(issues)
+    .set({
+      status: "in_progress",
+      assigneeAgentId: agentId,
+      assigneeUserId: null,
+      checkoutRunId: runId,
+      startedAt: now,
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(issues.id, issueId),
+        eq(issues.status, CHECKOUT_FROM),
+        or(isNull(issues.assigneeAgentId), eq(issues.assigneeAgentId, agentId)),
+        noUnresolvedBlockers(issueId),
+      ),
+    );
+
+type CheckoutOp = Extract<IssueOperation, { kind: "checkout" }>;
+
+/**
+ * Whether the CEO gate (assertCeoMayStartWork) may apply: an agent whose key did not prove another
+ * role. Such a checkout takes the path that reads first, so the gate's refusal comes after the
+ * conflict checks as it always has.
+ */
+const mayBeCeo = (actor: ActorRef): boolean =>
+  actor.type === "agent" && (actor.role === undefined || actor.role === "ceo");
+
+/**
+ * The common checkout without reading the row first (issue 31: one D1 round trip instead of two in
+ * the IssueDO). The claim's guarded UPDATE holds every condition of a checkout that succeeds (todo,
+ * unassigned or already the claimant's, no open blocker) and answers the row it left; the activity
+ * row and the dependents read ride in the same batch. When it changes nothing, null: `apply` then
+ * reads the row and `checkoutIssue` tells a repeat by the holder, a conflict and a refusal apart.
+ * The answer's `issue` is the row before the claim as far as what follows needs it (id, company,
+ * status: the claim moved it from todo).
+ */
+export async function checkoutWithoutRead(
+  db: Db,
+  issueId: string,
+  op: CheckoutOp,
+  now: number,
+): Promise<{ issue: IssueRow; result: IssueOpResult } | null> {
+  const { agentId, expectedStatuses } = op.input;
+  if (!expectedStatuses.includes(CHECKOUT_FROM) || mayBeCeo(op.actor)) return null;
+  const claim = claimUpdate(db, issueId, agentId, op.input.runId ?? null, now).returning();
+  const { results, dependentIds } = await commitNotingDependents(db, issueId, [
+    claim,
+    checkoutActivity(db, issueId, op.actor, agentId, CHECKOUT_FROM, now),
+  ]);
+  const [claimed] = results as [IssueRow[]];
+  const row = claimed[0];
+  if (!row) return null;
+  return {
+    issue: { ...row, status: CHECKOUT_FROM },
+    result: { status: 200, body: issueResource(row), dependentIds },
+  };
 }
 
 /**
@@ -75,27 +145,11 @@ export const checkoutIssue: IssueOpHandler<"checkout"> = async ({ db, issue, op,
   // The CEO starts work only once the board approved its strategy (approve_ceo_strategy).
   await assertCeoMayStartWork(db, op.actor);
 
-  const claim = db
-    .update(issues)
-    .set({
-      status: "in_progress",
-      assigneeAgentId: agentId,
-      assigneeUserId: null,
-      checkoutRunId: op.input.runId ?? null,
-      startedAt: now,
-      updatedAt: now,
-    })
-    .where(
-      and(
-        eq(issues.id, issue.id),
-        eq(issues.status, issue.status),
-        or(isNull(issues.assigneeAgentId), eq(issues.assigneeAgentId, agentId)),
-        noUnresolvedBlockers(issue.id),
-      ),
-    );
+  // Repeats the conditions checked above in SQL: a writer outside the queue may have moved the row.
+  const claim = claimUpdate(db, issue.id, agentId, op.input.runId ?? null, now);
   const { results, dependentIds } = await commitNotingDependents(db, issue.id, [
     claim,
-    checkoutActivity(db, issue, op.actor, agentId, now),
+    checkoutActivity(db, issue.id, op.actor, agentId, issue.status, now),
   ]);
   const [claimed] = results as [D1Result];
   if (claimed.meta.changes !== 1) {
