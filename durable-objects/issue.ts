@@ -11,11 +11,11 @@ import { announceOnIssue, applyIssueOperation, readIssueDetailJson } from "../wo
 import {
   announceNotifications,
   closeViewer,
-  companyFeed,
   interestOf,
   isBoardChange,
   type LiveChange,
   LiveFeed,
+  nudgeCompanyFeed,
   sinceOf,
 } from "../workers/control/live";
 import type { Env } from "../workers/core/env";
@@ -105,16 +105,9 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
 
   #publish(change: LiveChange): void {
     this.#feed.publish(change);
-    // Not awaited: the mutation's caller should not wait on the board. Should two relays ever arrive
-    // out of order, the board is none the worse: it re-reads the whole column set on any event.
-    if (isBoardChange(change))
-      this.ctx.waitUntil(
-        companyFeed(this.env, change.companyId)
-          .publish(change)
-          .catch((error: unknown) =>
-            console.error(JSON.stringify({ msg: "board relay failed", error: String(error) })),
-          ),
-      );
+    // The board reads its news from the activity log, which committed with the change: this only
+    // makes it look now. Not awaited: the mutation's caller should not wait on the board.
+    if (isBoardChange(change)) this.ctx.waitUntil(nudgeCompanyFeed(this.env, change.companyId));
   }
 
   /**

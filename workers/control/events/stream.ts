@@ -47,6 +47,11 @@ export class CompanyEventStreams {
     return new Response(null, { status: 101, webSocket: client });
   }
 
+  /** Whether any stream is open. */
+  open(): boolean {
+    return this.ctx.getWebSockets(COMPANY_STREAM_TAG).length > 0;
+  }
+
   /** Whether a socket is one of these streams (the object routes its socket handlers by this). */
   static owns(ctx: DurableObjectState, ws: WebSocket): boolean {
     return ctx.getTags(ws).includes(COMPANY_STREAM_TAG);

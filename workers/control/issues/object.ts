@@ -1,6 +1,6 @@
 import type { Env } from "../../core/env";
 import { namespaceOf } from "../../core/env";
-import type { LiveChange } from "../live";
+import { announcementsLost, type LiveChange } from "../live";
 import type { IssueLocation } from "./locator";
 import type { IssueOperation, IssueOutcome } from "./operations";
 
@@ -33,6 +33,7 @@ export const issueObject = (env: Env, issueId: string): DurableObjectStub<IssueO
  * never the writer's error: the change happened whether or not a page hears of it.
  */
 export async function announceOnIssue(env: Env, change: LiveChange & { issueId: string }): Promise<void> {
+  if (announcementsLost()) return;
   try {
     await issueObject(env, change.issueId).publish(change);
   } catch (error) {

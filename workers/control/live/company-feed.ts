@@ -2,12 +2,20 @@ import type { Env } from "../../core/env";
 import { namespaceOf } from "../../core/env";
 import type { LiveChange, LiveInterest } from "./events";
 import { interestParam } from "./feed";
+import { announcementsLost } from "./lost-announcements";
 
 /**
  * What the Worker asks of a company's CompanyFeed (durable-objects/company-feed.ts implements it):
- * the board's live socket (`fetch` with an upgrade, `?since=N`) and the changes it relays.
+ * the board's live socket (`fetch` with an upgrade, `?since=N`), nudges after a logged change, and
+ * the changes it relays as they are.
  */
 export interface CompanyFeedObject extends Rpc.DurableObjectBranded {
+  /**
+   * The company's activity log has news: the board and the event streams read it now. Answers whether
+   * anyone listens (a board page or an event stream is open).
+   */
+  nudge(companyId: string): Promise<boolean>;
+  /** A change the log does not hold (a notification, an issue-less run's progress), told as is. */
   publish(change: LiveChange): Promise<void>;
 }
 
@@ -32,33 +40,40 @@ export function watchRequest(
   return new Request(url, { headers: { Upgrade: "websocket" } });
 }
 
-type NewIssueFields = {
-  id: string;
-  companyId: string;
-  status: string;
-  title: string;
-  assigneeAgentId: string | null;
-  assigneeUserId: string | null;
-};
+/**
+ * How long this isolate skips the nudges of a company whose feed answered that nobody listens. A page
+ * or stream opened meanwhile reads the log when it opens and then looks every second, so skipping
+ * costs it at most that second for this long; a busy company with nobody watching is spared a
+ * Durable Object call on almost every write (issue 31: one hop less per create and checkout).
+ */
+export const UNWATCHED_MEMORY_MS = 2_000;
+/** Companies remembered at most; past it the memory starts again (it is only a saving). */
+const UNWATCHED_KEPT = 10_000;
+const unwatchedUntil = new Map<string, number>();
+
+/** Whether this isolate skips the company's nudges now (the write budget tests wait for it). */
+export const nudgesSkipped = (companyId: string): boolean =>
+  (unwatchedUntil.get(companyId) ?? 0) > Date.now();
+
+function rememberUnwatched(companyId: string): void {
+  if (unwatchedUntil.size >= UNWATCHED_KEPT) unwatchedUntil.clear();
+  unwatchedUntil.set(companyId, Date.now() + UNWATCHED_MEMORY_MS);
+}
 
 /**
- * Tells the company's board about an issue created outside any IssueDO (the create route, routines),
- * after its batch committed. A failure is logged, never the creator's error: the issue exists.
+ * Tells the company's board and event streams that its activity log has news (a change committed
+ * outside any IssueDO: the create route, routines). Only a nudge: they read the log itself, so a
+ * nudge lost to a crash costs them a second, not the change. A failure is logged, never the writer's.
  */
-export async function announceNewIssue(env: Env, issue: NewIssueFields): Promise<void> {
-  const { id, companyId, status, title, assigneeAgentId, assigneeUserId } = issue;
+export async function nudgeCompanyFeed(env: Env, companyId: string): Promise<void> {
+  if (announcementsLost()) return;
+  if (nudgesSkipped(companyId)) return;
   try {
-    await companyFeed(env, companyId).publish({
-      kind: "issue.created",
-      companyId,
-      issueId: id,
-      status,
-      title,
-      assigneeAgentId,
-      assigneeUserId,
-    });
+    const watched = await companyFeed(env, companyId).nudge(companyId);
+    if (watched) unwatchedUntil.delete(companyId);
+    else rememberUnwatched(companyId);
   } catch (error) {
-    console.error(JSON.stringify({ level: "error", msg: "board announcement failed", error: String(error) }));
+    console.error(JSON.stringify({ level: "error", msg: "board nudge failed", error: String(error) }));
   }
 }
 
@@ -67,6 +82,7 @@ export async function announceNewIssue(env: Env, issue: NewIssueFields): Promise
  * one event per recipient. A failure is logged: the notification is stored whether or not a page hears.
  */
 export async function announceNotifications(env: Env, companyId: string, userIds: readonly string[]) {
+  if (announcementsLost()) return;
   try {
     const feed = companyFeed(env, companyId);
     for (const userId of userIds) await feed.publish({ kind: "notification.created", companyId, userId });

@@ -60,6 +60,23 @@ export class LiveFeed {
     return frame;
   }
 
+  /** Whether any page listens to this feed now. */
+  watching(): boolean {
+    return this.ctx.getWebSockets(VIEWER_TAG).length > 0;
+  }
+
+  /**
+   * Tells every page to re-read (`reset`), and numbers past the kept window so that a client coming
+   * back with an older `since` gets `reset` too: for news the feed could not tell one by one.
+   */
+  reset(): void {
+    const seq = this.#lastSeq() + LIVE_EVENTS_KEPT + 1;
+    const text = JSON.stringify({ type: "reset", seq } satisfies LiveFrame);
+    this.#sql().exec("INSERT INTO live_events (seq, frame) VALUES (?, ?)", seq, text);
+    this.#seq = seq;
+    for (const ws of this.ctx.getWebSockets(VIEWER_TAG)) sendQuietly(ws, text);
+  }
+
   /**
    * A socket for a request the Worker already authorised, tagged with its `owner` (so a revocation can
    * close it): `hello` with the newest seq, then, when `since` is given, every kept event after it
@@ -103,7 +120,9 @@ export class LiveFeed {
         since,
       )
       .toArray();
-    if (rows[0]?.seq !== since + 1) return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
+    // A gap, or a `reset` in range (the window rules that out, but a reset is never replayed as news).
+    if (rows[0]?.seq !== since + 1 || rows.some((row) => row.frame.startsWith('{"type":"reset"')))
+      return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
     if (interest === "all") return rows.map((row) => row.frame);
     return rows.filter((row) => wants(interest, JSON.parse(row.frame) as LiveChange)).map((row) => row.frame);
   }
@@ -114,7 +133,8 @@ export class LiveFeed {
       .exec<{ seq: number; frame: string }>("SELECT seq, frame FROM live_events ORDER BY seq DESC LIMIT 1")
       .toArray()[0];
     if (!row) return { seq: 0, at: null };
-    return { seq: row.seq, at: (JSON.parse(row.frame) as { at: number }).at };
+    // A `reset` (see reset()) has no time of its own.
+    return { seq: row.seq, at: (JSON.parse(row.frame) as { at?: number }).at ?? null };
   }
 
   /** No socket ever connected: the log does not exist. Asked once per object life while true. */

@@ -12,7 +12,7 @@ import {
   json,
   jsonBody,
 } from "../../../http/openapi";
-import { announceNewIssue, announceNotifications } from "../../live";
+import { announceNotifications, nudgeCompanyFeed } from "../../live";
 import { assignmentDraft, notificationIdsOf, notificationInserts, recipientsOf } from "../../people";
 import { activityInsert, canAccessCompany, controlContext } from "../../shared";
 import { assignmentWake, runsQueued, wakeInsert } from "../../wakes";
@@ -158,7 +158,7 @@ issueCreateRoutes.openapi(
       now: Date.now(),
     });
     rememberNewIssue(created.row);
-    c.executionCtx.waitUntil(announceNewIssue(c.env, created.row));
+    c.executionCtx.waitUntil(nudgeCompanyFeed(c.env, company.id));
     if (created.queuedRuns) c.executionCtx.waitUntil(runsQueued(c.env, new URL(c.req.url).origin));
     if (created.notifiedUserIds.length > 0)
       c.executionCtx.waitUntil(announceNotifications(c.env, company.id, created.notifiedUserIds));
