@@ -7,9 +7,9 @@
 //
 //   node bench/profile-writes.mjs              (not part of `npm run bench`: a diagnostic)
 //   PROFILE_REQUESTS=300 PROFILE_TOP=20 node bench/profile-writes.mjs
-import WebSocket from "ws";
 import { createIssues, setUp } from "./control.mjs";
 import { bootStack, createAdminApiKey, findFreePort } from "./lib.mjs";
+import { inspector } from "./support/inspector.mjs";
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 200);
 const TOP = Number(process.env.PROFILE_TOP ?? 12);
@@ -21,31 +21,6 @@ async function workerTarget(port) {
   const target = targets.find((entry) => /switchboard/i.test(entry.title ?? "")) ?? targets[0];
   if (!target) throw new Error(`no inspector target on ${port}`);
   return target.webSocketDebuggerUrl ?? `ws://127.0.0.1:${port}/${target.id}`;
-}
-
-/** A minimal DevTools-protocol client: `send(method, params)` → result. */
-async function inspector(url) {
-  const socket = new WebSocket(url);
-  await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
-  let nextId = 0;
-  const pending = new Map();
-  socket.on("message", (data) => {
-    const message = JSON.parse(String(data));
-    const waiter = pending.get(message.id);
-    if (!waiter) return;
-    pending.delete(message.id);
-    if (message.error) waiter.reject(new Error(JSON.stringify(message.error)));
-    else waiter.resolve(message.result);
-  });
-  return {
-    send: (method, params = {}) =>
-      new Promise((resolve, reject) => {
-        const id = ++nextId;
-        pending.set(id, { resolve, reject });
-        socket.send(JSON.stringify({ id, method, params }));
-      }),
-    close: () => socket.close(),
-  };
 }
 
 /** Self time per function (µs) from a profile's samples and time deltas. */

@@ -18,8 +18,8 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Miniflare } from "miniflare";
-import WebSocket from "ws";
 import { findFreePort } from "./lib.mjs";
+import { inspector } from "./support/inspector.mjs";
 
 const MIB = 2 ** 20;
 const SIZE = Number(process.env.BENCH_MEMORY_MB ?? 200) * 1e6;
@@ -95,26 +95,6 @@ function workerdPid() {
 }
 
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) * 1024;
-
-/** A minimal DevTools-protocol client on one inspector target. */
-async function inspector(url) {
-  const socket = new WebSocket(url);
-  await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
-  let nextId = 0;
-  const pending = new Map();
-  socket.on("message", (data) => {
-    const reply = JSON.parse(String(data));
-    pending.get(reply.id)?.(reply.result);
-    pending.delete(reply.id);
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve) => {
-      const id = ++nextId;
-      pending.set(id, resolve);
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-  return { send, close: () => socket.close() };
-}
 
 const held = (usage) => usage.usedSize + (usage.backingStorageSize ?? 0);
 
