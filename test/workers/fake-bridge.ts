@@ -156,6 +156,21 @@ export async function emit(
   await link.next((f) => f.type === "ack" && f.seq === seq);
 }
 
+/**
+ * A live message `from` wrote in their direct chat, as the bridge reports it (for `emit`); `extra`
+ * adds or replaces fields of the message (pushName, raw, timestamp, …).
+ */
+export const inboundMessage = (
+  from: string,
+  id: string,
+  content: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) => ({
+  kind: "message",
+  live: true,
+  message: { id, chat: from, sender: from, fromMe: false, timestamp: Date.now(), content, ...extra },
+});
+
 export const QR_IMAGE = "data:image/png;base64,iVBORw0KGgo=";
 
 /** The first `wa send` command on `link` not in `seen` (waits for it); it is added to `seen`. */

@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { connectedSession } from "../../connected-session";
-import { emit } from "../../fake-bridge";
+import { emit, inboundMessage } from "../../fake-bridge";
 import { asKey, call } from "../../helpers";
 
 type Envelope<T> = { status: boolean; data: T };
@@ -25,20 +25,8 @@ async function outbox(id: string): Promise<Entry[]> {
   );
 }
 
-const message = (id: string, overrides: Record<string, unknown> = {}) => ({
-  kind: "message",
-  live: true,
-  message: {
-    id,
-    chat: PEER,
-    sender: PEER,
-    fromMe: false,
-    pushName: "Peer",
-    timestamp: Date.now(),
-    content: { type: "text", text: `text of ${id}` },
-    ...overrides,
-  },
-});
+const message = (id: string, overrides: Record<string, unknown> = {}) =>
+  inboundMessage(PEER, id, { type: "text", text: `text of ${id}` }, { pushName: "Peer", ...overrides });
 
 describe("the webhook outbox", () => {
   it("gets one entry per change, even when the bridge delivers an event twice", async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { MEDIA_PART_BYTES } from "../../../../bridge/src/protocol/messaging";
 import { signMediaLink } from "../../../../workers/media/signed-url";
 import { type ConnectedSession, connectedSession } from "../../connected-session";
-import { answerSend, BRIDGE_TOKEN, emit, type Link, sendCommand } from "../../fake-bridge";
+import { answerSend, BRIDGE_TOKEN, emit, inboundMessage, type Link, sendCommand } from "../../fake-bridge";
 import { asKey, BASE, call } from "../../helpers";
 
 const ME = "628111000111@s.whatsapp.net";
@@ -54,24 +54,14 @@ function waCommand(link: Link, op: string, seen: Set<unknown>) {
 
 /** A received document as the bridge reports it. */
 async function receiveDocument(s: ConnectedSession, seq: number, id: string, size: number) {
-  await emit(s.link, 1, seq, {
-    kind: "message",
-    live: true,
-    message: {
-      id,
-      chat: PEER,
-      sender: PEER,
-      fromMe: false,
-      timestamp: Date.now(),
-      content: {
-        type: "document",
-        media: { mimetype: "application/pdf", size },
-        fileName: "contract.pdf",
-        mimetype: "application/pdf",
-      },
-      raw: { key: { remoteJid: PEER, fromMe: false, id }, message: { documentMessage: {} } },
-    },
-  });
+  const content = {
+    type: "document",
+    media: { mimetype: "application/pdf", size },
+    fileName: "contract.pdf",
+    mimetype: "application/pdf",
+  };
+  const raw = { key: { remoteJid: PEER, fromMe: false, id }, message: { documentMessage: {} } };
+  await emit(s.link, 1, seq, inboundMessage(PEER, id, content, { raw }));
 }
 
 /** What the bridge does for `media.download`: the file up in parts, then the operation's answer. */

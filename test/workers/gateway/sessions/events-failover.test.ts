@@ -5,7 +5,7 @@
 // exactly once, in order.
 import { afterEach, describe, expect, it } from "vitest";
 import { ownedSession } from "../../connected-session";
-import { emit, FakeBridge, type Link } from "../../fake-bridge";
+import { emit, FakeBridge, inboundMessage, type Link } from "../../fake-bridge";
 import { asKey, call } from "../../helpers";
 
 const ME = "628100900900@s.whatsapp.net";
@@ -30,18 +30,7 @@ async function liveBridge(): Promise<FakeBridge> {
 }
 
 function inbound(link: Link, epoch: number, seq: number, id: string, text: string) {
-  return emit(link, epoch, seq, {
-    kind: "message",
-    live: true,
-    message: {
-      id,
-      chat: PEER,
-      sender: PEER,
-      fromMe: false,
-      timestamp: Date.now(),
-      content: { type: "text", text },
-    },
-  });
+  return emit(link, epoch, seq, inboundMessage(PEER, id, { type: "text", text }));
 }
 
 async function readFrom(

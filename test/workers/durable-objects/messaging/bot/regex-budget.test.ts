@@ -10,7 +10,7 @@ import {
 } from "../../../../../durable-objects/messaging/bot/regex";
 import { AUTO_REPLY_BUDGET_MS } from "../../../../../durable-objects/messaging/bot/rules";
 import { type ConnectedSession, connectedSession } from "../../../connected-session";
-import { answerSend, emit, sendCommand } from "../../../fake-bridge";
+import { answerSend, emit, inboundMessage, sendCommand } from "../../../fake-bridge";
 import { asKey, call } from "../../../helpers";
 import { eventually } from "../../../patience";
 import { slowestHealthWhile } from "../../../responsiveness";
@@ -38,18 +38,7 @@ let messages = 0;
 /** PEER writes `text` in their direct chat; answers the message id. */
 async function fromPeer(s: ConnectedSession, text: string): Promise<string> {
   const id = `BUDGET${String(++messages).padStart(6, "0")}`;
-  await emit(s.link, 1, seq++, {
-    kind: "message",
-    live: true,
-    message: {
-      id,
-      chat: PEER,
-      sender: PEER,
-      fromMe: false,
-      timestamp: Date.now(),
-      content: { type: "text", text },
-    },
-  });
+  await emit(s.link, 1, seq++, inboundMessage(PEER, id, { type: "text", text }));
   return id;
 }
 
