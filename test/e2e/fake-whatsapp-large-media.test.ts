@@ -162,6 +162,31 @@ async function downloadDigest(url: string, headers: Record<string, string> = {})
   return { status: response.status, size, sha256: hash.digest("hex") };
 }
 
+/**
+ * Uploads a generated file through the API (measured from the first byte to the answer) and waits for
+ * the message to reach the contact's phone: the growth meanwhile and the message as the phone got it.
+ */
+async function sendToContact(
+  path: string,
+  size: number,
+  contentType: string,
+  options: { head?: Buffer; chunked?: boolean } = {},
+) {
+  const memory = await measure();
+  const sent = await uploadRaw(path, size, contentType, options);
+  const growth = await memory.stop();
+  expect(sent.status, sent.body).toBe(200);
+  const id = (JSON.parse(sent.body) as { data: { id: string } }).data.id;
+  const arrived = await eventually(
+    async () => contact.inbox.find((message) => message.id === id),
+    60_000,
+    `${id} at the contact's`,
+  );
+  const media = whatsapp.messaging.media;
+  if (!media) throw new Error("the fake WhatsApp has no media host");
+  return { growth, message: arrived.message, media };
+}
+
 interface Growth {
   rss: Record<string, number>;
   isolates: Record<"worker" | "r2", IsolateGrowth>;
@@ -194,23 +219,13 @@ function expectFarBelow({ rss, isolates: heaps }: Growth, size: number, what: st
 
 describe("media at WhatsApp's size, end to end", () => {
   it("a 200 MB document uploaded through the API reaches the contact byte for byte", async () => {
-    const memory = await measure();
-    const sent = await uploadRaw(
+    const { growth, message, media } = await sendToContact(
       `/api/messages/${SID}/${jidPath(contact.jid)}/media?type=document&fileName=archive.zip&caption=all%20of%20it`,
       DOCUMENT_BYTES,
       "application/zip",
     );
-    const growth = await memory.stop();
-    expect(sent.status, sent.body).toBe(200);
-    const id = (JSON.parse(sent.body) as { data: { id: string } }).data.id;
-    const arrived = await eventually(
-      async () => contact.inbox.find((message) => message.id === id),
-      60_000,
-      "the document at the contact's",
-    );
-    const document = arrived.message.documentMessage;
-    const media = whatsapp.messaging.media;
-    if (!document || !media) throw new Error("no document message");
+    const document = message.documentMessage;
+    if (!document) throw new Error("no document message");
     expect(document).toMatchObject({
       fileName: "archive.zip",
       mimetype: "application/zip",
@@ -221,24 +236,14 @@ describe("media at WhatsApp's size, end to end", () => {
   }, 300_000);
 
   it("a 60 MB video uploaded chunked (no Content-Length) reaches the contact byte for byte, with a preview", async () => {
-    const memory = await measure();
-    const sent = await uploadRaw(
+    const { growth, message, media } = await sendToContact(
       `/api/messages/${SID}/${jidPath(contact.jid)}/media?type=video&caption=the%20match`,
       VIDEO_BYTES,
       "video/mp4",
       { head: videoHead, chunked: true },
     );
-    const growth = await memory.stop();
-    expect(sent.status, sent.body).toBe(200);
-    const id = (JSON.parse(sent.body) as { data: { id: string } }).data.id;
-    const arrived = await eventually(
-      async () => contact.inbox.find((message) => message.id === id),
-      60_000,
-      "the video at the contact's",
-    );
-    const video = arrived.message.videoMessage;
-    const media = whatsapp.messaging.media;
-    if (!video || !media) throw new Error("no video message");
+    const video = message.videoMessage;
+    if (!video) throw new Error("no video message");
     expect(video).toMatchObject({ caption: "the match", mimetype: "video/mp4" });
     expect(video.jpegThumbnail?.length ?? 0).toBeGreaterThan(0);
     expect(await media.decryptedDigest(video, "video")).toEqual(
