@@ -4,8 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
@@ -20,6 +19,7 @@ import { OperationError } from "../../../bridge/src/protocol/seam.ts";
 import { ADDRESS_CASES, urlOf } from "../../support/address-cases.ts";
 import { audioSeconds, testAudio, testVideo } from "../../support/video.ts";
 import { startFakeEdge } from "../support/fake-edge.ts";
+import { localServer } from "../support/local-server.ts";
 import { heldBytes } from "../support/media-bytes.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
@@ -34,16 +34,9 @@ afterEach(async () => {
 });
 
 async function server(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const http = createServer(handler);
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const local = await localServer(handler);
+  cleanup.push(local.close);
+  return local.origin;
 }
 
 async function edge(): Promise<{ fake: Awaited<ReturnType<typeof startFakeEdge>>; media: EdgeMedia }> {

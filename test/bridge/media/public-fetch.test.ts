@@ -4,13 +4,12 @@
  * for DNS (there is none here), and a local server counts what actually reached it.
  */
 import type { LookupAddress } from "node:dns";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { publicLookup } from "../../../bridge/src/media/public-address.ts";
 import { fetchPublic } from "../../../bridge/src/media/public-fetch.ts";
 import { OperationError } from "../../../bridge/src/protocol/seam.ts";
 import { ADDRESS_CASES, INTERNAL_NAMES, NOT_ADDRESSES } from "../../support/address-cases.ts";
+import { localServer } from "../support/local-server.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
 beforeEach(() => {
@@ -24,7 +23,7 @@ afterEach(async () => {
 /** A server on 127.0.0.1 that records each request's path; `?to=` redirects there, `?hops=n` n times. */
 async function local(): Promise<{ port: number; seen: string[] }> {
   const seen: string[] = [];
-  const http = createServer((req, res) => {
+  const server = await localServer((req, res) => {
     seen.push(req.url ?? "");
     const query = new URL(req.url ?? "/", "http://x").searchParams;
     const to = query.get("to");
@@ -33,15 +32,8 @@ async function local(): Promise<{ port: number; seen: string[] }> {
     else if (hops > 0) res.writeHead(307, { location: `/chain?hops=${hops - 1}` }).end();
     else res.writeHead(200, { "content-type": "text/plain" }).end("inside");
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  );
-  return { port: (http.address() as AddressInfo).port, seen };
+  cleanup.push(server.close);
+  return { port: server.port, seen };
 }
 
 /** A resolver that answers from `answers` (the last one repeats) and counts its calls. */

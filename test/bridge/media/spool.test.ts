@@ -7,8 +7,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -20,6 +19,7 @@ import type { Operation } from "../../../bridge/src/protocol/operations.ts";
 import type { MediaFile, PreparedMedia } from "../../../bridge/src/protocol/seam.ts";
 import { testVideo } from "../../support/video.ts";
 import { generatedDigest, generatedStream, MIB, sampleMemory } from "../support/large-media.ts";
+import { localServer } from "../support/local-server.ts";
 import { startRecordingEdge } from "../support/recording-edge.ts";
 
 let cleanup: Array<() => Promise<void>> = [];
@@ -43,16 +43,9 @@ afterEach(async () => {
 const leftovers = () => readdir(spoolRoot);
 
 async function server(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const http = createServer(handler);
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const local = await localServer(handler);
+  cleanup.push(local.close);
+  return local.origin;
 }
 
 const noEdge: EdgeMedia = { origin: "http://127.0.0.1:9", token: "t", sessionId: "s" };
