@@ -68,8 +68,7 @@ bridgeLinkRoutes.get("/fleet", (c) => {
 bridgeLinkRoutes.get("/sessions/:sessionId", async (c) => {
   claimedBridge(c, queryOrReject(SessionQuerySchema, c.req.query()));
   const sessionId = c.req.param("sessionId");
-  const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?").bind(sessionId).first();
-  if (!exists) throw notFound("Session not found");
+  await assertSessionExists(c, sessionId);
   return relayUpgrade(sessionObject(c.env, sessionId).fetch(c.req.raw));
 });
 
@@ -82,6 +81,12 @@ const SentParamsSchema = z.object({
   messageId: z.string().min(1).max(128),
 });
 
+/** 404 for an id no session has: its object is never made (a bridge names sessions by internal id). */
+async function assertSessionExists(c: Context<BridgeLinkEnv>, sessionId: string): Promise<void> {
+  const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?").bind(sessionId).first();
+  if (!exists) throw notFound("Session not found");
+}
+
 /** Media moves only for the bridge that holds the session's lease: the others never see its files. */
 async function heldSession(c: Context<BridgeLinkEnv>) {
   const params = MediaParamsSchema.safeParse(c.req.param());
@@ -91,8 +96,7 @@ async function heldSession(c: Context<BridgeLinkEnv>) {
 
 /** The session's object, when the calling bridge holds its lease (409 otherwise, 404 if unknown). */
 async function leasedTo(c: Context<BridgeLinkEnv>, sessionId: string) {
-  const exists = await c.env.DB.prepare("SELECT 1 FROM sessions WHERE id = ?").bind(sessionId).first();
-  if (!exists) throw notFound("Session not found");
+  await assertSessionExists(c, sessionId);
   const stub = sessionObject(c.env, sessionId);
   if ((await stub.leaseHolder(sessionId)) !== c.get("bridge"))
     throw conflict("This bridge does not hold the session's lease");
