@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { type ConnectedSession, connectedSession } from "../../connected-session";
 import { answerSend, emit, sendCommand } from "../../fake-bridge";
 import { asKey, call, createUser, generateKey } from "../../helpers";
+import { eventually } from "../../patience";
 
 type Envelope<T> = { status: boolean; message: string; data: T };
 type Scheduled = { id: string; content: string; status: string; lastError: string | null; createdBy: string };
@@ -238,7 +239,11 @@ async function bobsBroadcast(s: ConnectedSession, bob: Setup["bob"], seen: Set<u
   });
   expect(started.status, JSON.stringify(started.body)).toBe(200);
   expect(await botSays(s, seen)).toBe("Bob's offer");
-  return started.body.data.broadcastId;
+  const id = started.body.data.broadcastId;
+  // The answer reaches the session's object after botSays returns; until it is recorded (sent 1, the
+  // next step's time set in the same step), a test that moves the next step would be overwritten.
+  await eventually(async () => (await broadcast(s, id)).sent === 1);
+  return id;
 }
 
 /** Makes the broadcast's next step due now and runs the alarm, as if the gap had passed. */
