@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { type LiveSocketHost, ownerTagOf } from "../workers/auth/live-sockets";
+import { closeSockets, type LiveSocketHost, ownerTagOf } from "../workers/auth/live-sockets";
 import type {
   AppliedOutcome,
   IssueLocation,
@@ -7,7 +7,12 @@ import type {
   IssueOperation,
   IssueOutcome,
 } from "../workers/control/issues";
-import { announceOnIssue, applyIssueOperation, readIssueDetailJson } from "../workers/control/issues";
+import {
+  announceOnIssue,
+  applyIssueOperation,
+  readIssueDetailJson,
+  watchedIssueOf,
+} from "../workers/control/issues";
 import {
   announceNotifications,
   closeViewer,
@@ -29,51 +34,67 @@ import { database } from "../workers/db/client";
  */
 export const DETAIL_TTL_MS = 5_000;
 
+/**
+ * Details kept in memory per object (the oldest go first; a dropped one is read again from D1): a
+ * detail is a few KiB, and the objects of an isolate share its 128 MiB.
+ */
+export const MAX_CACHED_DETAILS = 500;
+
+/** Issue feeds kept in memory per object; a dropped one reads its newest number again when used. */
+const MAX_FEEDS = 2_000;
+
 interface CachedDetail {
   json: string;
   expiresAt: number;
 }
 
 /**
- * One per control-plane issue, named by the issue id (after the caller's company was checked).
+ * One per shard of a company's issues (control/issues/object.ts names it), holding each of them.
  * D1 has no interactive transactions, so every read-check-write on an issue (checkout, transition,
- * comment, document revision) runs here, strictly one after another, and commits with one batch.
- * The queue is explicit because each step awaits D1, and input gates do not hold across such awaits.
+ * comment, document revision) runs here, one after another for that issue, and commits with one
+ * batch. The queues are explicit because each step awaits D1, and input gates do not hold across
+ * such awaits; issues of the same shard do not wait on each other.
  *
- * It also serves the issue's detail from memory: agents poll their issues, and a D1 round trip per
+ * It also serves its issues' details from memory: agents poll their issues, and a D1 round trip per
  * poll is the dominant cost of that read.
  *
- * And it is the issue's live feed: every committed mutation is announced to the issue page's sockets
- * (and, for changes the board shows, relayed to the company's CompanyFeed) in commit order.
+ * And it hosts each issue's live feed: every committed mutation is announced to the issue page's
+ * sockets (and, for changes the board shows, the company's CompanyFeed is nudged) in commit order.
  */
 export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSocketHost {
-  #tail: Promise<unknown> = Promise.resolve();
-  #detail: CachedDetail | undefined;
-  #refreshing: Promise<unknown> | undefined;
+  /** Per issue, the end of its queue of operations (removed when the queue drains). */
+  readonly #tails = new Map<string, Promise<unknown>>();
+  readonly #details = new Map<string, CachedDetail>();
+  readonly #refreshing = new Map<string, Promise<unknown>>();
   /** Bumped by every mutation, so a read that overlapped one is answered but never cached. */
   #generation = 0;
-
-  readonly #feed = new LiveFeed(this.ctx, { keepUnwatched: false });
+  readonly #feeds = new Map<string, LiveFeed>();
 
   apply(issueId: string, op: IssueOperation): Promise<IssueOutcome> {
-    const run = this.#tail
+    const run = (this.#tails.get(issueId) ?? Promise.resolve())
       .then(() => applyIssueOperation(database(this.env.DB), issueId, op))
-      .finally(() => this.#forgetDetail())
+      .finally(() => this.#forgetDetail(issueId))
       .then((outcome) => this.#announce(outcome));
-    this.#tail = run.catch(() => undefined);
+    const tail = run.catch(() => undefined);
+    this.#tails.set(issueId, tail);
+    void tail.then(() => {
+      if (this.#tails.get(issueId) === tail) this.#tails.delete(issueId);
+    });
     return run;
   }
 
-  /** The issue page's socket; the Worker checked the caller and the Origin before forwarding. */
+  /** An issue page's socket; the Worker checked the caller and the Origin before forwarding. */
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
       return new Response("Expected a WebSocket upgrade", { status: 426 });
-    return this.#feed.accept(sinceOf(request.url), interestOf(request.url), ownerTagOf(request.url));
+    const issueId = watchedIssueOf(request.url);
+    if (issueId === null) return new Response("No issue named", { status: 400 });
+    return this.#feed(issueId).accept(sinceOf(request.url), interestOf(request.url), ownerTagOf(request.url));
   }
 
-  /** Closes one owner's sockets on this issue: their access ended (workers/auth/live-sockets.ts). */
+  /** Closes one owner's sockets on this object's issues: their access to the company ended. */
   async cutSockets(ownerTag: string, code: number, reason: string): Promise<number> {
-    return this.#feed.cut(ownerTag, code, reason);
+    return closeSockets(this.ctx.getWebSockets(ownerTag), code, reason);
   }
 
   async publish(change: LiveChange): Promise<void> {
@@ -97,17 +118,26 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
         JSON.stringify({ level: "error", msg: "live feed publish failed", error: String(error) }),
       );
     }
-    // Not awaited, like the board's relay: each dependent's own object numbers the news.
+    // Not awaited, like the board's nudge: each dependent's own object numbers the news.
     for (const relay of relays ?? []) this.ctx.waitUntil(announceOnIssue(this.env, relay));
     if (notified) this.ctx.waitUntil(announceNotifications(this.env, notified.companyId, notified.userIds));
     return outcome;
   }
 
   #publish(change: LiveChange): void {
-    this.#feed.publish(change);
+    if ("issueId" in change && typeof change.issueId === "string") this.#feed(change.issueId).publish(change);
     // The board reads its news from the activity log, which committed with the change: this only
     // makes it look now. Not awaited: the mutation's caller should not wait on the board.
     if (isBoardChange(change)) this.ctx.waitUntil(nudgeCompanyFeed(this.env, change.companyId));
+  }
+
+  /** The issue's feed (its numbers and sockets), made on first use in this life of the object. */
+  #feed(issueId: string): LiveFeed {
+    let feed = this.#feeds.get(issueId);
+    if (feed) return feed;
+    feed = new LiveFeed(this.ctx, { keepUnwatched: false, key: issueId });
+    remember(this.#feeds, issueId, feed, MAX_FEEDS);
+    return feed;
   }
 
   /**
@@ -116,14 +146,14 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
    * detail that only other entities could have changed.
    */
   async detail(location: IssueLocation): Promise<string | null> {
-    const cached = this.#detail;
+    const cached = this.#details.get(location.id);
     if (!cached) return this.#readDetail(location);
-    if (cached.expiresAt <= Date.now())
-      this.#refreshing ??= this.#readDetail(location)
+    if (cached.expiresAt <= Date.now() && !this.#refreshing.has(location.id)) {
+      const refresh = this.#readDetail(location)
         .catch(() => undefined) // the stale copy keeps serving; the next request tries again
-        .finally(() => {
-          this.#refreshing = undefined;
-        });
+        .finally(() => this.#refreshing.delete(location.id));
+      this.#refreshing.set(location.id, refresh);
+    }
     return cached.json;
   }
 
@@ -131,13 +161,28 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
     const generationAtRead = this.#generation;
     const json = await readIssueDetailJson(database(this.env.DB), location);
     if (json !== null && generationAtRead === this.#generation) {
-      this.#detail = { json, expiresAt: Date.now() + DETAIL_TTL_MS };
+      remember(
+        this.#details,
+        location.id,
+        { json, expiresAt: Date.now() + DETAIL_TTL_MS },
+        MAX_CACHED_DETAILS,
+      );
     }
     return json;
   }
 
-  #forgetDetail(): void {
-    this.#detail = undefined;
+  #forgetDetail(issueId: string): void {
+    this.#details.delete(issueId);
     this.#generation++;
+  }
+}
+
+/** Sets `key` as the newest entry of `map`, dropping the oldest past `max`. */
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
   }
 }

@@ -8,7 +8,14 @@ export { type AppliedOutcome, applyIssueOperation } from "./apply";
 export { numberedIssueStatements } from "./create";
 export { readIssueDetailJson } from "./detail-view";
 export type { IssueLocation } from "./locator";
-export { announceOnIssue, type IssueObject, issueObject } from "./object";
+export {
+  announceOnIssue,
+  type IssueObject,
+  issueObject,
+  issueObjectName,
+  issueWatchRequest,
+  watchedIssueOf,
+} from "./object";
 export type { IssueOperation, IssueOutcome } from "./operations";
 export { markOpened } from "./read-state";
 export { checkReferences } from "./refs";

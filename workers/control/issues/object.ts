@@ -6,8 +6,8 @@ import type { IssueOperation, IssueOutcome } from "./operations";
 
 /**
  * What the Worker asks of an issue's Durable Object (IssueDO implements it): every read-check-write
- * on the issue runs there, one at a time, and its detail is served from there. Its live feed (the
- * issue page's socket) is `fetch` with an upgrade (`watchRequest` in ../live).
+ * on the issue runs there, one at a time per issue, and its detail is served from there. Its live
+ * feed (the issue page's socket) is `fetch` with an upgrade (`issueWatchRequest`).
  */
 export interface IssueObject extends Rpc.DurableObjectBranded {
   apply(issueId: string, op: IssueOperation): Promise<IssueOutcome>;
@@ -22,11 +22,44 @@ export interface IssueObject extends Rpc.DurableObjectBranded {
 }
 
 /**
- * The Durable Object of the issue with this id. Name it only with a server-side id, after the caller
- * was shown to see the issue; never with client input.
+ * A company's issues are spread over this many IssueDOs, by a hash of the issue's id. One object per
+ * issue made every first touch of an issue (its first read, its first checkout) start a new object
+ * and create its storage, the largest cost of that request (docs/decisions.md, "Issue objects are
+ * shards of a company"); one object per company would put all of a busy company's reads and writes
+ * through one object.
  */
-export const issueObject = (env: Env, issueId: string): DurableObjectStub<IssueObject> =>
-  namespaceOf<IssueObject>(env.ISSUE).getByName(issueId);
+export const ISSUE_SHARDS_PER_COMPANY = 16;
+
+/** FNV-1a of the id, to a shard: stable across isolates and deploys, whatever the id's format. */
+export function issueShardOf(issueId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < issueId.length; i++) hash = Math.imul(hash ^ issueId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % ISSUE_SHARDS_PER_COMPANY;
+}
+
+/** The name of the IssueDO that holds this issue: its company's, so no object serves two companies. */
+export const issueObjectName = (location: IssueLocation): string =>
+  `${location.companyId}/issues-${issueShardOf(location.id)}`;
+
+/**
+ * The Durable Object that holds this issue. Name it only with server-side ids, after the caller was
+ * shown to see the issue; never with client input.
+ */
+export const issueObject = (env: Env, location: IssueLocation): DurableObjectStub<IssueObject> =>
+  namespaceOf<IssueObject>(env.ISSUE).getByName(issueObjectName(location));
+
+/** The parameter of a watch request that names the issue whose feed the socket joins. */
+const ISSUE_PARAM = "issue";
+
+/** A watch request (`watchRequest` of ../live) for one issue's feed in its object. */
+export function issueWatchRequest(issueId: string, request: Request): Request {
+  const url = new URL(request.url);
+  url.searchParams.set(ISSUE_PARAM, issueId);
+  return new Request(url, request);
+}
+
+/** The issue a watch request names (`issueWatchRequest`), or null. */
+export const watchedIssueOf = (url: string): string | null => new URL(url).searchParams.get(ISSUE_PARAM);
 
 /**
  * Announces a change committed outside the issue's object, after its commit. A failure is logged,
@@ -35,7 +68,7 @@ export const issueObject = (env: Env, issueId: string): DurableObjectStub<IssueO
 export async function announceOnIssue(env: Env, change: LiveChange & { issueId: string }): Promise<void> {
   if (announcementsLost()) return;
   try {
-    await issueObject(env, change.issueId).publish(change);
+    await issueObject(env, { id: change.issueId, companyId: change.companyId }).publish(change);
   } catch (error) {
     console.error(JSON.stringify({ level: "error", msg: "issue announcement failed", error: String(error) }));
   }

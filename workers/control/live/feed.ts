@@ -1,10 +1,13 @@
 import { closeSockets } from "../../auth/live-sockets";
 import { type LiveChange, type LiveFrame, type LiveInterest, wants } from "./events";
+import { type FeedLog, keyedFeedLog, singleFeedLog } from "./feed-log";
 
 /** Tag of the dashboard's sockets on an object that may hold other sockets too. */
 const VIEWER_TAG = "live-viewer";
 /** A second tag names what a socket listens for, unless it listens to everything (hibernation keeps tags). */
 const INTEREST_PREFIX = "only:";
+/** On an object hosting many feeds (an IssueDO shard), the tag naming a socket's feed. */
+const FEED_PREFIX = "feed:";
 /** Events kept for catching up; a client further behind than this gets `reset` and re-reads the page. */
 export const LIVE_EVENTS_KEPT = 200;
 /** How often (in events) the log drops what is older than the kept window. */
@@ -14,17 +17,17 @@ const PING = "ping";
 const PONG = "pong";
 
 /**
- * A numbered event log with its listeners, inside a Durable Object (the IssueDO for one issue, a
- * CompanyFeed for one company's board). The object already runs one thing at a time, and SQLite
- * storage is synchronous, so numbering needs no lock. Sockets use the Hibernation API: an object
- * nobody writes to costs nothing while its pages stay open.
+ * A numbered event log with its listeners, inside a Durable Object (an IssueDO for each issue of its
+ * shard, keyed by the issue's id; a CompanyFeed for one company's board). SQLite storage is
+ * synchronous and publish never awaits, so numbering needs no lock. Sockets use the Hibernation API:
+ * an object nobody writes to costs nothing while its pages stay open.
  */
 export class LiveFeed {
-  #ready = false;
+  #prepared = false;
   /** The newest event's number, once read. */
   #seq: number | undefined;
 
-  /** This object's life has found no log (see `keepUnwatched`). */
+  /** This life of the object has found no log for this feed (see `keepUnwatched`). */
   #unwatched = false;
   /** When the newest change that was not logged happened: a first hello still says a change came. */
   #unloggedAt: number | null = null;
@@ -35,10 +38,18 @@ export class LiveFeed {
    * comes from one), and most issues are never watched, so their writes skip creating and writing
    * the object's storage, the largest part of a first write's CPU in the object.
    */
+  readonly #log: FeedLog;
+  /** The tag every socket of this feed carries. */
+  readonly #tag: string;
+
   constructor(
     private readonly ctx: DurableObjectState,
-    private readonly options: { keepUnwatched: boolean } = { keepUnwatched: true },
-  ) {}
+    private readonly options: { keepUnwatched: boolean; key?: string } = { keepUnwatched: true },
+  ) {
+    const { key } = options;
+    this.#log = key === undefined ? singleFeedLog(ctx.storage.sql) : keyedFeedLog(ctx.storage.sql, key);
+    this.#tag = key === undefined ? VIEWER_TAG : FEED_PREFIX + key;
+  }
 
   /** Numbers the change, keeps it for catching up, and sends it to every open socket. */
   publish(change: LiveChange, now = Date.now()): LiveFrame {
@@ -46,23 +57,23 @@ export class LiveFeed {
       this.#unloggedAt = now;
       return { type: "event", seq: 0, at: now, ...change };
     }
-    const sql = this.#sql();
+    const log = this.#ready();
     const seq = this.#lastSeq() + 1;
     const frame: LiveFrame = { type: "event", seq, at: now, ...change };
     const text = JSON.stringify(frame);
-    sql.exec("INSERT INTO live_events (seq, frame) VALUES (?, ?)", seq, text);
+    log.insert(seq, text);
     this.#seq = seq;
     // Trimmed every so often, not on every event: each statement is CPU on the write's path, and a
     // few dozen extra rows change nothing (catch-up still answers `reset` past what is kept).
-    if (seq % TRIM_EVERY === 0) sql.exec("DELETE FROM live_events WHERE seq <= ?", seq - LIVE_EVENTS_KEPT);
-    for (const ws of this.ctx.getWebSockets(VIEWER_TAG))
+    if (seq % TRIM_EVERY === 0) log.trimThrough(seq - LIVE_EVENTS_KEPT);
+    for (const ws of this.ctx.getWebSockets(this.#tag))
       if (wants(interestOfTags(this.ctx.getTags(ws)), change)) sendQuietly(ws, text);
     return frame;
   }
 
   /** Whether any page listens to this feed now. */
   watching(): boolean {
-    return this.ctx.getWebSockets(VIEWER_TAG).length > 0;
+    return this.ctx.getWebSockets(this.#tag).length > 0;
   }
 
   /**
@@ -72,9 +83,9 @@ export class LiveFeed {
   reset(): void {
     const seq = this.#lastSeq() + LIVE_EVENTS_KEPT + 1;
     const text = JSON.stringify({ type: "reset", seq } satisfies LiveFrame);
-    this.#sql().exec("INSERT INTO live_events (seq, frame) VALUES (?, ?)", seq, text);
+    this.#ready().insert(seq, text);
     this.#seq = seq;
-    for (const ws of this.ctx.getWebSockets(VIEWER_TAG)) sendQuietly(ws, text);
+    for (const ws of this.ctx.getWebSockets(this.#tag)) sendQuietly(ws, text);
   }
 
   /**
@@ -86,8 +97,10 @@ export class LiveFeed {
   accept(since: number | null, interest: LiveInterest = "all", owner: string | null = null): Response {
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
-    const tags = [VIEWER_TAG, interestTag(interest), owner].filter((tag) => tag !== null);
+    const feedTag = this.#tag === VIEWER_TAG ? null : this.#tag;
+    const tags = [VIEWER_TAG, feedTag, interestTag(interest), owner].filter((tag) => tag !== null);
     this.ctx.acceptWebSocket(server, tags);
+    this.#ready().markWatched();
     const { seq: last, at: loggedAt } = this.#newest();
     // A page drawn just before an unlogged change re-reads itself on this `at`, as after a logged one.
     const at = loggedAt ?? this.#unloggedAt;
@@ -114,12 +127,7 @@ export class LiveFeed {
     // The window is the rule, not what trimming happens to have left (it runs every TRIM_EVERY).
     if (since > last || since < last - LIVE_EVENTS_KEPT)
       return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
-    const rows = this.#sql()
-      .exec<{ seq: number; frame: string }>(
-        "SELECT seq, frame FROM live_events WHERE seq > ? ORDER BY seq",
-        since,
-      )
-      .toArray();
+    const rows = this.#ready().after(since);
     // A gap, or a `reset` in range (the window rules that out, but a reset is never replayed as news).
     if (rows[0]?.seq !== since + 1 || rows.some((row) => row.frame.startsWith('{"type":"reset"')))
       return [JSON.stringify({ type: "reset", seq: last } satisfies LiveFrame)];
@@ -129,41 +137,35 @@ export class LiveFeed {
 
   /** The newest event's number and time (0 and null for a feed with no event yet). */
   #newest(): { seq: number; at: number | null } {
-    const row = this.#sql()
-      .exec<{ seq: number; frame: string }>("SELECT seq, frame FROM live_events ORDER BY seq DESC LIMIT 1")
-      .toArray()[0];
+    const row = this.#ready().newest();
     if (!row) return { seq: 0, at: null };
     // A `reset` (see reset()) has no time of its own.
     return { seq: row.seq, at: (JSON.parse(row.frame) as { at?: number }).at ?? null };
   }
 
-  /** No socket ever connected: the log does not exist. Asked once per object life while true. */
+  /** No socket ever connected to this feed: it has no log. Asked once per object life while true. */
   #neverWatched(): boolean {
-    if (this.#ready) return false;
+    if (this.#prepared) return false;
     if (this.#unwatched) return true;
-    const log = this.ctx.storage.sql
-      .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'live_events'")
-      .toArray();
-    this.#unwatched = log.length === 0;
+    this.#unwatched = !this.#log.everWatched();
     return this.#unwatched;
   }
 
   /** Read once per object life, then kept: only this object writes its log, one thing at a time. */
   #lastSeq(): number {
     if (this.#seq !== undefined) return this.#seq;
-    const row = this.#sql().exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM live_events").one();
-    this.#seq = row.seq ?? 0;
+    this.#seq = this.#ready().maxSeq();
     return this.#seq;
   }
 
-  #sql(): SqlStorage {
-    const sql = this.ctx.storage.sql;
-    if (!this.#ready) {
-      sql.exec("CREATE TABLE IF NOT EXISTS live_events (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL)");
-      this.#ready = true;
+  /** The log, its tables made (once per object life). */
+  #ready(): FeedLog {
+    if (!this.#prepared) {
+      this.#log.ensure();
+      this.#prepared = true;
       this.#unwatched = false;
     }
-    return sql;
+    return this.#log;
   }
 }
 

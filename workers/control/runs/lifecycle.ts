@@ -200,9 +200,12 @@ async function revokeRunKey(env: Env, db: Db, run: HeartbeatRunRow, now: number)
 }
 
 async function releaseHeldIssues(env: Env, db: Db, runId: string, reason: string): Promise<void> {
-  const held = await db.select({ id: issues.id }).from(issues).where(eq(issues.checkoutRunId, runId));
-  for (const { id } of held) {
-    await issueObject(env, id).apply(id, { kind: "releaseRun", runId, reason });
+  const held = await db
+    .select({ id: issues.id, companyId: issues.companyId })
+    .from(issues)
+    .where(eq(issues.checkoutRunId, runId));
+  for (const issue of held) {
+    await issueObject(env, issue).apply(issue.id, { kind: "releaseRun", runId, reason });
   }
 }
 

@@ -38,7 +38,7 @@ export async function announceRun(
   try {
     await (run.issueId === null
       ? companyFeed(env, run.companyId).publish(change)
-      : issueObject(env, run.issueId).publish(change));
+      : issueObject(env, { id: run.issueId, companyId: run.companyId }).publish(change));
   } catch (error) {
     console.error(JSON.stringify({ level: "error", msg: "run announcement failed", error: String(error) }));
   }

@@ -2,6 +2,7 @@
 // GET /api/companies/{id}/events (the company's CompanyFeed), over real WebSockets in workerd.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { issueObjectName } from "../../../../workers/control/issues";
 import { companyFeed, LIVE_EVENTS_KEPT } from "../../../../workers/control/live";
 import { BASE, call, fetchWorker } from "../../helpers";
 import { seedAgent, seedCompany, seedIssue } from "../helpers";
@@ -151,14 +152,20 @@ describe("live sockets: what they carry", () => {
     const issue = await seedIssue(company, { status: "todo" });
     const before = Date.now();
     await comment(owner.headers, issue.id, "while nobody watches");
-    const logTables = () =>
+    // The issue's events, as its object (a shard of the company's issues) keeps them.
+    const logged = () =>
       runInDurableObject(
-        env.ISSUE.getByName(issue.id),
-        (_, state) =>
-          state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'live_events'").toArray()
-            .length,
+        env.ISSUE.getByName(issueObjectName({ id: issue.id, companyId: company.id })),
+        (_, state) => {
+          const sql = state.storage.sql;
+          if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'keyed_live_events'").toArray().length === 0)
+            return 0;
+          return sql
+            .exec<{ n: number }>("SELECT count(*) AS n FROM keyed_live_events WHERE feed = ?", issue.id)
+            .one().n;
+        },
       );
-    expect(await logTables()).toBe(0);
+    expect(await logged()).toBe(0);
     const page = await listen(`/api/issues/${issue.id}/events`, owner.cookieHeaders);
     const hello = await page.next((f) => f.type === "hello");
     expect(hello.seq).toBe(0);
@@ -166,8 +173,46 @@ describe("live sockets: what they carry", () => {
     // Watched once: from now on changes are numbered and kept for catching up.
     await comment(owner.headers, issue.id, "now watched");
     expect((await page.next((f) => f.type === "event")).seq).toBe(1);
-    expect(await logTables()).toBe(1);
+    expect(await logged()).toBe(1);
     page.socket.close(1000, "done");
+  });
+
+  it("two issues held by the same object keep their own numbers and their own pages", async () => {
+    const owner = await signedInOwner();
+    const company = await seedCompany(owner);
+    // Issues of one company share an object by a hash of their ids: make two that do.
+    const byObject = new Map<string, string>();
+    let pair: [string, string] | undefined;
+    while (!pair) {
+      const { id } = await seedIssue(company, { status: "todo" });
+      const name = issueObjectName({ id, companyId: company.id });
+      const other = byObject.get(name);
+      if (other) pair = [other, id];
+      else byObject.set(name, id);
+    }
+    const [first, second] = pair;
+    const firstPage = await listen(`/api/issues/${first}/events`, owner.cookieHeaders);
+    const secondPage = await listen(`/api/issues/${second}/events`, owner.cookieHeaders);
+    await firstPage.next((f) => f.type === "hello");
+    await secondPage.next((f) => f.type === "hello");
+    await comment(owner.headers, first, "on the first");
+    await comment(owner.headers, first, "on the first again");
+    await comment(owner.headers, second, "on the second");
+    const onSecond = await secondPage.next((f) => f.type === "event");
+    expect(onSecond).toMatchObject({ seq: 1, kind: "comment.added", issueId: second });
+    await firstPage.next((f) => f.type === "event" && f.seq === 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(events(firstPage).map((f) => [f.seq, f.issueId])).toEqual([
+      [1, first],
+      [2, first],
+    ]);
+    expect(events(secondPage).map((f) => [f.seq, f.issueId])).toEqual([[1, second]]);
+    // Catching up reads the issue's own log: the second issue's page missed nothing of the first's.
+    const again = await listen(`/api/issues/${second}/events?since=0`, owner.cookieHeaders);
+    await again.next((f) => f.type === "event");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(events(again).map((f) => [f.seq, f.issueId])).toEqual([[1, second]]);
+    for (const link of [firstPage, secondPage, again]) link.socket.close(1000, "done");
   });
 
   it("tells the issue page a run of its issue started, wrote output and ended", async () => {

@@ -85,9 +85,7 @@ issueApprovalRoutes.openapi(
     const { actor, db } = controlContext(c);
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const { approvalId } = c.req.valid("json");
-    return issueOpResponse(
-      mutateIssue(c, issue.id, { kind: "linkApproval", actor: refOf(actor), approvalId }),
-    );
+    return issueOpResponse(mutateIssue(c, issue, { kind: "linkApproval", actor: refOf(actor), approvalId }));
   },
 );
 
@@ -105,7 +103,7 @@ issueApprovalRoutes.openapi(
     const { actor, db } = controlContext(c);
     const { issueId, approvalId } = c.req.valid("param");
     const issue = await findVisibleIssue(db, actor, issueId);
-    await mutateIssue(c, issue.id, { kind: "unlinkApproval", actor: refOf(actor), approvalId });
+    await mutateIssue(c, issue, { kind: "unlinkApproval", actor: refOf(actor), approvalId });
     return c.body(null, 204);
   },
 );

@@ -4,6 +4,7 @@ import type { AppEnv } from "../../../core/env";
 import { ApiError, titleOf } from "../../../http/errors";
 import { announceFrom, queueNotificationNotices } from "../../line";
 import { issuesClosed, runsQueued } from "../../wakes";
+import type { IssueLocation } from "../locator";
 import { issueObject } from "../object";
 import type { IssueOperation } from "../operations";
 
@@ -13,10 +14,10 @@ import type { IssueOperation } from "../operations";
  */
 export async function mutateIssue(
   c: Context<AppEnv>,
-  issueId: string,
+  issue: IssueLocation,
   op: IssueOperation,
 ): Promise<Response> {
-  const outcome = await issueObject(c.env, issueId).apply(issueId, op);
+  const outcome = await issueObject(c.env, issue).apply(issue.id, op);
   if (!outcome.ok) {
     const status = outcome.status as ContentfulStatusCode;
     const details: unknown = outcome.detailsJson === undefined ? undefined : JSON.parse(outcome.detailsJson);

@@ -87,7 +87,7 @@ issueCheckoutRoutes.openapi(
     const body = c.req.valid("json");
     const agentId = await claimantIdFor(db, actor, issue, body.agentId);
     return issueOpResponse(
-      mutateIssue(c, issue.id, {
+      mutateIssue(c, issue, {
         kind: "checkout",
         actor: refOf(actor),
         input: {
@@ -146,6 +146,6 @@ issueCheckoutRoutes.openapi(
     const { actor, db } = controlContext(c);
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     await assertEmptyBody(c);
-    return issueOpResponse(mutateIssue(c, issue.id, { kind: "release", actor: refOf(actor) }));
+    return issueOpResponse(mutateIssue(c, issue, { kind: "release", actor: refOf(actor) }));
   },
 );

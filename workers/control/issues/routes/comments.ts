@@ -148,5 +148,5 @@ issueCommentRoutes.openapi(postRoute, async (c) => {
   // this isolate has seen the issue (locator.ts).
   const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
   const input = c.req.valid("json");
-  return fromIssueDO(postRoute, mutateIssue(c, issue.id, { kind: "comment", actor: refOf(actor), input }));
+  return fromIssueDO(postRoute, mutateIssue(c, issue, { kind: "comment", actor: refOf(actor), input }));
 });

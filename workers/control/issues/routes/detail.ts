@@ -39,7 +39,7 @@ issueDetailRoutes.openapi(
   async (c) => {
     const { actor, db } = controlContext(c);
     const location = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
-    const json = await issueObject(c.env, location.id).detail(location);
+    const json = await issueObject(c.env, location).detail(location);
     if (json === null) throw notFound("Issue not found");
     return renderedJson(c, json);
   },

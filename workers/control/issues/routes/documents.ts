@@ -134,7 +134,7 @@ issueDocumentRoutes.openapi(
     const issue = await findVisibleIssue(db, actor, issueId);
     const { format, ...rest } = c.req.valid("json");
     return issueOpResponse(
-      mutateIssue(c, issue.id, {
+      mutateIssue(c, issue, {
         kind: "putDocument",
         actor: refOf(actor),
         key,
@@ -188,7 +188,7 @@ issueDocumentRoutes.openapi(
     const { issueId, key } = c.req.valid("param");
     const issue = await findVisibleIssue(db, actor, issueId);
     requireBoard(actor, "delete issue documents");
-    await mutateIssue(c, issue.id, { kind: "deleteDocument", actor: refOf(actor), key });
+    await mutateIssue(c, issue, { kind: "deleteDocument", actor: refOf(actor), key });
     return c.body(null, 204);
   },
 );

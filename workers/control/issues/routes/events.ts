@@ -12,7 +12,7 @@ import {
 import { companyFeed, LIVE_EVENTS_KEPT, type LiveInterest, watchRequest } from "../../live";
 import { companyForActor, controlContext } from "../../shared";
 import { locateVisibleIssue } from "../locator";
-import { issueObject } from "../object";
+import { issueObject, issueObjectName, issueWatchRequest } from "../object";
 import { IssueParamSchema } from "../schemas";
 
 /**
@@ -75,10 +75,14 @@ issueEventRoutes.openapi(
     const { actor, db } = controlContext(c);
     const location = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
     const query = c.req.valid("query");
-    const host = { binding: "ISSUE", name: location.id, companyId: location.companyId } as const;
-    const stub = issueObject(c.env, location.id);
+    const host = {
+      binding: "ISSUE",
+      name: issueObjectName(location),
+      companyId: location.companyId,
+    } as const;
+    const stub = issueObject(c.env, location);
     return openLive(c, actor, host, (owner) =>
-      stub.fetch(watchRequest(query.since, interestIn(query, "all"), owner)),
+      stub.fetch(issueWatchRequest(location.id, watchRequest(query.since, interestIn(query, "all"), owner))),
     );
   },
 );

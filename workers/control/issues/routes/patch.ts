@@ -59,7 +59,7 @@ issuePatchRoutes.openapi(patchRoute, async (c) => {
   // this isolate has seen the issue (locator.ts).
   const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
   const input = await withIssueIds(db, issue.companyId, c.req.valid("json"));
-  return fromIssueDO(patchRoute, mutateIssue(c, issue.id, { kind: "update", actor: refOf(actor), input }));
+  return fromIssueDO(patchRoute, mutateIssue(c, issue, { kind: "update", actor: refOf(actor), input }));
 });
 
 const deleteRoute = createRoute({
@@ -85,7 +85,7 @@ issuePatchRoutes.openapi(deleteRoute, async (c) => {
     .select({ key: issueAttachments.r2Key })
     .from(issueAttachments)
     .where(eq(issueAttachments.issueId, issue.id));
-  await mutateIssue(c, issue.id, { kind: "delete", actor: refOf(actor) });
+  await mutateIssue(c, issue, { kind: "delete", actor: refOf(actor) });
   // The rows went with the issue (cascade); the bytes are R2's to forget.
   if (stored.length > 0) await c.env.ASSETS.delete(stored.map((row) => row.key));
   return c.body(null, 204);

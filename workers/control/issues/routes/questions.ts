@@ -88,7 +88,7 @@ issueQuestionRoutes.openapi(
     const { actor, db } = controlContext(c);
     const issue = await findVisibleIssue(db, actor, c.req.valid("param").issueId);
     const input = c.req.valid("json");
-    const asked = await mutateIssue(c, issue.id, { kind: "askQuestion", actor: refOf(actor), input });
+    const asked = await mutateIssue(c, issue, { kind: "askQuestion", actor: refOf(actor), input });
     // An agent's question reaches the person it asks on the company's line (control/line).
     if (actor.type === "agent" && asked.status === 201) {
       const { id } = (await asked.clone().json()) as { id: string };
@@ -124,7 +124,7 @@ issueQuestionRoutes.openapi(
     const issue = await findVisibleIssue(db, actor, issueId);
     const input = c.req.valid("json");
     return issueOpResponse(
-      mutateIssue(c, issue.id, {
+      mutateIssue(c, issue, {
         kind: "answerQuestion",
         actor: refOf(actor),
         questionId,

@@ -1,0 +1,81 @@
+/**
+ * Where a LiveFeed keeps its numbered events: the SQLite storage of the Durable Object that hosts it.
+ * A CompanyFeed hosts one feed (its board) in `live_events`; an IssueDO hosts the feeds of many
+ * issues (one shard of a company's issues, control/issues/object.ts), each keyed by its issue id in
+ * `keyed_live_events`. Numbers are per feed.
+ */
+export interface FeedLog {
+  /** Creates the log's tables if they are missing (before the first write or read of this life). */
+  ensure(): void;
+  /** Whether a socket ever connected to this feed (its log exists). Reads storage; cache the answer. */
+  everWatched(): boolean;
+  /** Remembers that a socket connected, so changes from now on are logged even after a restart. */
+  markWatched(): void;
+  insert(seq: number, frame: string): void;
+  /** Drops the events numbered `seq` and below. */
+  trimThrough(seq: number): void;
+  maxSeq(): number;
+  newest(): { seq: number; frame: string } | undefined;
+  after(since: number): { seq: number; frame: string }[];
+}
+
+type Row = { seq: number; frame: string };
+
+/** The one feed of an object, in `live_events` (a CompanyFeed's board). */
+export function singleFeedLog(sql: SqlStorage): FeedLog {
+  return {
+    ensure: () =>
+      void sql.exec("CREATE TABLE IF NOT EXISTS live_events (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL)"),
+    everWatched: () =>
+      sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'live_events'").toArray().length >
+      0,
+    // The table's existence is the mark (ensure() made it).
+    markWatched: () => undefined,
+    insert: (seq, frame) => void sql.exec("INSERT INTO live_events (seq, frame) VALUES (?, ?)", seq, frame),
+    trimThrough: (seq) => void sql.exec("DELETE FROM live_events WHERE seq <= ?", seq),
+    maxSeq: () => sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM live_events").one().seq ?? 0,
+    newest: () => sql.exec<Row>("SELECT seq, frame FROM live_events ORDER BY seq DESC LIMIT 1").toArray()[0],
+    after: (since) =>
+      sql.exec<Row>("SELECT seq, frame FROM live_events WHERE seq > ? ORDER BY seq", since).toArray(),
+  };
+}
+
+const KEYED_TABLES = [
+  "CREATE TABLE IF NOT EXISTS keyed_live_events (feed TEXT NOT NULL, seq INTEGER NOT NULL, frame TEXT NOT NULL, PRIMARY KEY (feed, seq)) WITHOUT ROWID",
+  "CREATE TABLE IF NOT EXISTS watched_feeds (feed TEXT PRIMARY KEY) WITHOUT ROWID",
+];
+
+/** The feed named `key` among the many an object hosts (an IssueDO shard: one per issue). */
+export function keyedFeedLog(sql: SqlStorage, key: string): FeedLog {
+  const ensure = () => {
+    for (const statement of KEYED_TABLES) sql.exec(statement);
+  };
+  return {
+    ensure,
+    everWatched: () => {
+      ensure();
+      return sql.exec("SELECT 1 FROM watched_feeds WHERE feed = ?", key).toArray().length > 0;
+    },
+    markWatched: () => void sql.exec("INSERT OR IGNORE INTO watched_feeds (feed) VALUES (?)", key),
+    insert: (seq, frame) =>
+      void sql.exec("INSERT INTO keyed_live_events (feed, seq, frame) VALUES (?, ?, ?)", key, seq, frame),
+    trimThrough: (seq) =>
+      void sql.exec("DELETE FROM keyed_live_events WHERE feed = ? AND seq <= ?", key, seq),
+    maxSeq: () =>
+      sql
+        .exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM keyed_live_events WHERE feed = ?", key)
+        .one().seq ?? 0,
+    newest: () =>
+      sql
+        .exec<Row>("SELECT seq, frame FROM keyed_live_events WHERE feed = ? ORDER BY seq DESC LIMIT 1", key)
+        .toArray()[0],
+    after: (since) =>
+      sql
+        .exec<Row>(
+          "SELECT seq, frame FROM keyed_live_events WHERE feed = ? AND seq > ? ORDER BY seq",
+          key,
+          since,
+        )
+        .toArray(),
+  };
+}
