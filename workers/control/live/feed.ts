@@ -23,6 +23,10 @@ const PONG = "pong";
  * an object nobody writes to costs nothing while its pages stay open.
  */
 export class LiveFeed {
+  readonly #log: FeedLog;
+  /** The tag every socket of this feed carries. */
+  readonly #tag: string;
+  /** The log's tables exist (made or found) in this life of the object. */
   #prepared = false;
   /** The newest event's number, once read. */
   #seq: number | undefined;
@@ -35,13 +39,11 @@ export class LiveFeed {
   /**
    * `keepUnwatched: false` (an issue's feed): until a first socket ever connects, changes are not
    * logged at all. Nobody can ask to catch up on a feed that never said hello (a `since` only ever
-   * comes from one), and most issues are never watched, so their writes skip creating and writing
-   * the object's storage, the largest part of a first write's CPU in the object.
+   * comes from one), and most issues are never watched, so their writes skip the log's statements.
+   *
+   * `key` names the feed among the many one object hosts (an IssueDO holds a feed per issue); without
+   * it the object has one feed (a CompanyFeed's board).
    */
-  readonly #log: FeedLog;
-  /** The tag every socket of this feed carries. */
-  readonly #tag: string;
-
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly options: { keepUnwatched: boolean; key?: string } = { keepUnwatched: true },
