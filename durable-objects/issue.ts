@@ -7,22 +7,20 @@ import type {
   IssueOperation,
   IssueOutcome,
 } from "../workers/control/issues";
-import {
-  announceOnIssue,
-  applyIssueOperation,
-  readIssueDetailJson,
-  watchedIssueOf,
-} from "../workers/control/issues";
+import { announceOnIssue, applyIssueOperation, readIssueDetailJson } from "../workers/control/issues";
 import {
   announceNotifications,
   closeViewer,
+  feedKeyOf,
   interestOf,
   isBoardChange,
+  keyedFeedLogs,
   type LiveChange,
   LiveFeed,
   nudgeCompanyFeed,
   sinceOf,
 } from "../workers/control/live";
+import { rememberBounded } from "../workers/core/bounded-map";
 import type { Env } from "../workers/core/env";
 import { database } from "../workers/db/client";
 
@@ -69,6 +67,7 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
   /** Bumped by every mutation, so a read that overlapped one is answered but never cached. */
   #generation = 0;
   readonly #feeds = new Map<string, LiveFeed>();
+  readonly #logs = keyedFeedLogs(this.ctx.storage.sql);
 
   apply(issueId: string, op: IssueOperation): Promise<IssueOutcome> {
     const run = (this.#tails.get(issueId) ?? Promise.resolve())
@@ -87,7 +86,7 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
       return new Response("Expected a WebSocket upgrade", { status: 426 });
-    const issueId = watchedIssueOf(request.url);
+    const issueId = feedKeyOf(request.url);
     if (issueId === null) return new Response("No issue named", { status: 400 });
     return this.#feed(issueId).accept(sinceOf(request.url), interestOf(request.url), ownerTagOf(request.url));
   }
@@ -135,8 +134,8 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
   #feed(issueId: string): LiveFeed {
     let feed = this.#feeds.get(issueId);
     if (feed) return feed;
-    feed = new LiveFeed(this.ctx, { keepUnwatched: false, key: issueId });
-    remember(this.#feeds, issueId, feed, MAX_FEEDS);
+    feed = new LiveFeed(this.ctx, { keepUnwatched: false, log: this.#logs(issueId) });
+    rememberBounded(this.#feeds, issueId, feed, MAX_FEEDS);
     return feed;
   }
 
@@ -161,7 +160,7 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
     const generationAtRead = this.#generation;
     const json = await readIssueDetailJson(database(this.env.DB), location);
     if (json !== null && generationAtRead === this.#generation) {
-      remember(
+      rememberBounded(
         this.#details,
         location.id,
         { json, expiresAt: Date.now() + DETAIL_TTL_MS },
@@ -174,15 +173,5 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
   #forgetDetail(issueId: string): void {
     this.#details.delete(issueId);
     this.#generation++;
-  }
-}
-
-/** Sets `key` as the newest entry of `map`, dropping the oldest past `max`. */
-function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > max) {
-    const oldest = map.keys().next().value;
-    if (oldest !== undefined) map.delete(oldest);
   }
 }

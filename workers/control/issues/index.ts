@@ -13,8 +13,6 @@ export {
   type IssueObject,
   issueObject,
   issueObjectName,
-  issueWatchRequest,
-  watchedIssueOf,
 } from "./object";
 export type { IssueOperation, IssueOutcome } from "./operations";
 export { markOpened } from "./read-state";

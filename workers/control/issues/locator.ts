@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { type Actor, refOf } from "../../core/actor";
+import { rememberBounded } from "../../core/bounded-map";
 import type { Db } from "../../db/client";
 import { issues } from "../../db/schema";
 import { notFound } from "../../http/errors";
@@ -23,13 +24,8 @@ const locations = new Map<string, IssueLocation>();
 
 const normalisedKey = (key: string) => (UUID.test(key) ? key.toLowerCase() : key.toUpperCase());
 
-function remember(key: string, location: IssueLocation): void {
-  if (locations.size >= MAX_LOCATIONS) {
-    const oldest = locations.keys().next();
-    if (!oldest.done) locations.delete(oldest.value);
-  }
-  locations.set(key, location);
-}
+const remember = (key: string, location: IssueLocation): void =>
+  rememberBounded(locations, key, location, MAX_LOCATIONS);
 
 /**
  * A just-created issue, remembered under its id and identifier: the isolate that created it is the

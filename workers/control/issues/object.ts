@@ -7,7 +7,8 @@ import type { IssueOperation, IssueOutcome } from "./operations";
 /**
  * What the Worker asks of an issue's Durable Object (IssueDO implements it): every read-check-write
  * on the issue runs there, one at a time per issue, and its detail is served from there. Its live
- * feed (the issue page's socket) is `fetch` with an upgrade (`issueWatchRequest`).
+ * feed (the issue page's socket) is `fetch` with an upgrade (`watchRequest` in ../live, naming the
+ * issue as its feed).
  */
 export interface IssueObject extends Rpc.DurableObjectBranded {
   apply(issueId: string, op: IssueOperation): Promise<IssueOutcome>;
@@ -47,19 +48,6 @@ export const issueObjectName = (location: IssueLocation): string =>
  */
 export const issueObject = (env: Env, location: IssueLocation): DurableObjectStub<IssueObject> =>
   namespaceOf<IssueObject>(env.ISSUE).getByName(issueObjectName(location));
-
-/** The parameter of a watch request that names the issue whose feed the socket joins. */
-const ISSUE_PARAM = "issue";
-
-/** A watch request (`watchRequest` of ../live) for one issue's feed in its object. */
-export function issueWatchRequest(issueId: string, request: Request): Request {
-  const url = new URL(request.url);
-  url.searchParams.set(ISSUE_PARAM, issueId);
-  return new Request(url, request);
-}
-
-/** The issue a watch request names (`issueWatchRequest`), or null. */
-export const watchedIssueOf = (url: string): string | null => new URL(url).searchParams.get(ISSUE_PARAM);
 
 /**
  * Announces a change committed outside the issue's object, after its commit. A failure is logged,

@@ -25,15 +25,18 @@ export const companyFeed = (env: Env, companyId: string): DurableObjectStub<Comp
 
 /**
  * The upgrade request a feed's object answers (the Worker checked the caller and the Origin, and noted
- * the socket with `noteLiveSocket`); `owner` is the caller's `ownerTag`, so a revocation can close it.
+ * the socket with `noteLiveSocket`); `owner` is the caller's `ownerTag`, so a revocation can close it;
+ * `feed` names the feed in an object that hosts many (an IssueDO: the issue's id; `feedKeyOf`).
  */
 export function watchRequest(
   since: number | undefined,
   interest: LiveInterest = "all",
   owner: string | null = null,
+  feed: string | null = null,
 ): Request {
   const url = new URL("https://live/watch");
   if (owner !== null) url.searchParams.set("who", owner);
+  if (feed !== null) url.searchParams.set("feed", feed);
   if (since !== undefined) url.searchParams.set("since", String(since));
   const only = interestParam(interest);
   if (only !== null) url.searchParams.set("only", only);

@@ -5,6 +5,8 @@
  * `keyed_live_events`. Numbers are per feed.
  */
 export interface FeedLog {
+  /** The feed's name among the many its object hosts; absent for an object's only feed. */
+  readonly key?: string;
   /** Creates the log's tables if they are missing (before the first write or read of this life). */
   ensure(): void;
   /** Whether a socket ever connected to this feed (its log exists). Reads storage; cache the answer. */
@@ -45,12 +47,23 @@ const KEYED_TABLES = [
   "CREATE TABLE IF NOT EXISTS watched_feeds (feed TEXT PRIMARY KEY) WITHOUT ROWID",
 ];
 
-/** The feed named `key` among the many an object hosts (an IssueDO shard: one per issue). */
-export function keyedFeedLog(sql: SqlStorage, key: string): FeedLog {
+/**
+ * The logs of the many feeds one object hosts (an IssueDO: one per issue), by key. The tables are
+ * the object's: they are made once per life of the object, not once per feed.
+ */
+export function keyedFeedLogs(sql: SqlStorage): (key: string) => FeedLog {
+  let made = false;
   const ensure = () => {
+    if (made) return;
     for (const statement of KEYED_TABLES) sql.exec(statement);
+    made = true;
   };
+  return (key) => keyedFeedLog(sql, key, ensure);
+}
+
+function keyedFeedLog(sql: SqlStorage, key: string, ensure: () => void): FeedLog {
   return {
+    key,
     ensure,
     everWatched: () => {
       ensure();

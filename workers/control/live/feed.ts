@@ -1,6 +1,6 @@
 import { closeSockets } from "../../auth/live-sockets";
 import { type LiveChange, type LiveFrame, type LiveInterest, wants } from "./events";
-import { type FeedLog, keyedFeedLog, singleFeedLog } from "./feed-log";
+import { type FeedLog, singleFeedLog } from "./feed-log";
 
 /** Tag of the dashboard's sockets on an object that may hold other sockets too. */
 const VIEWER_TAG = "live-viewer";
@@ -41,16 +41,15 @@ export class LiveFeed {
    * logged at all. Nobody can ask to catch up on a feed that never said hello (a `since` only ever
    * comes from one), and most issues are never watched, so their writes skip the log's statements.
    *
-   * `key` names the feed among the many one object hosts (an IssueDO holds a feed per issue); without
-   * it the object has one feed (a CompanyFeed's board).
+   * `log` is one of the many feeds an object hosts (`keyedFeedLogs`: an IssueDO holds a feed per
+   * issue); without it the object has one feed (a CompanyFeed's board).
    */
   constructor(
     private readonly ctx: DurableObjectState,
-    private readonly options: { keepUnwatched: boolean; key?: string } = { keepUnwatched: true },
+    private readonly options: { keepUnwatched: boolean; log?: FeedLog } = { keepUnwatched: true },
   ) {
-    const { key } = options;
-    this.#log = key === undefined ? singleFeedLog(ctx.storage.sql) : keyedFeedLog(ctx.storage.sql, key);
-    this.#tag = key === undefined ? VIEWER_TAG : FEED_PREFIX + key;
+    this.#log = options.log ?? singleFeedLog(ctx.storage.sql);
+    this.#tag = this.#log.key === undefined ? VIEWER_TAG : FEED_PREFIX + this.#log.key;
   }
 
   /** Numbers the change, keeps it for catching up, and sends it to every open socket. */
@@ -205,6 +204,9 @@ function interestOfTags(tags: readonly string[]): LiveInterest {
 
 /** The `only` parameter of a watch request (company-feed.ts `watchRequest`). */
 export const interestOf = (url: string): LiveInterest => parseInterest(new URL(url).searchParams.get("only"));
+
+/** The feed a watch request names (`watchRequest`'s `feed`), or null for an object's only feed. */
+export const feedKeyOf = (url: string): string | null => new URL(url).searchParams.get("feed");
 
 /** The `since` query parameter: a non-negative integer, or null when absent or malformed. */
 export function sinceOf(url: string): number | null {

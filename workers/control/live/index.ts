@@ -21,5 +21,6 @@ export {
   type LiveFrame,
   type LiveInterest,
 } from "./events";
-export { closeViewer, interestOf, LIVE_EVENTS_KEPT, LiveFeed, sinceOf } from "./feed";
+export { closeViewer, feedKeyOf, interestOf, LIVE_EVENTS_KEPT, LiveFeed, sinceOf } from "./feed";
+export { keyedFeedLogs } from "./feed-log";
 export { announcementsLost, loseAnnouncements } from "./lost-announcements";

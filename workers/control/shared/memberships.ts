@@ -1,4 +1,5 @@
 import { USER_READ_TTL_MS } from "../../auth/user-key-reads";
+import { rememberBounded } from "../../core/bounded-map";
 
 /**
  * How long this isolate trusts a membership it read from D1, for reads only (writes always ask D1, so a
@@ -30,13 +31,7 @@ export function recentlyConfirmedMember(userId: string, companyId: string, now =
 }
 
 export function rememberMember(userId: string, companyId: string, now = Date.now()): void {
-  const key = keyOf(userId, companyId);
-  confirmedUntil.delete(key);
-  if (confirmedUntil.size >= MAX_ENTRIES) {
-    const oldest = confirmedUntil.keys().next();
-    if (!oldest.done) confirmedUntil.delete(oldest.value);
-  }
-  confirmedUntil.set(key, now + MEMBERSHIP_TTL_MS);
+  rememberBounded(confirmedUntil, keyOf(userId, companyId), now + MEMBERSHIP_TTL_MS, MAX_ENTRIES);
 }
 
 /** A membership removed (or its role changed): the next read in this isolate asks D1 again. */

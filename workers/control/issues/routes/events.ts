@@ -12,7 +12,7 @@ import {
 import { companyFeed, LIVE_EVENTS_KEPT, type LiveInterest, watchRequest } from "../../live";
 import { companyForActor, controlContext } from "../../shared";
 import { locateVisibleIssue } from "../locator";
-import { issueObject, issueObjectName, issueWatchRequest } from "../object";
+import { issueObject, issueObjectName } from "../object";
 import { IssueParamSchema } from "../schemas";
 
 /**
@@ -82,7 +82,7 @@ issueEventRoutes.openapi(
     } as const;
     const stub = issueObject(c.env, location);
     return openLive(c, actor, host, (owner) =>
-      stub.fetch(issueWatchRequest(location.id, watchRequest(query.since, interestIn(query, "all"), owner))),
+      stub.fetch(watchRequest(query.since, interestIn(query, "all"), owner, location.id)),
     );
   },
 );
