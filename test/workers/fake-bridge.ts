@@ -36,10 +36,14 @@ export class Link {
       const found = this.frames.find(predicate);
       if (found) return found;
       if (Date.now() > deadline) throw new Error(`no matching frame; got ${JSON.stringify(this.frames)}`);
+      // The timer goes when a frame wakes the wait first: a replay of thousands of frames would
+      // otherwise leave one live timer per frame (workerd allows 10,000).
+      let timer: ReturnType<typeof setTimeout> | undefined;
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
-        setTimeout(resolve, 50);
+        timer = setTimeout(resolve, 50);
       });
+      clearTimeout(timer);
     }
   }
 

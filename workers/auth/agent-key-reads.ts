@@ -5,7 +5,8 @@ import { RecentReads } from "./recent-reads";
  * How long an isolate may answer a read (GET, HEAD, OPTIONS) with an agent key it resolved through
  * the Keyring, without asking again. The bound on how long a revoked key, or a terminated agent,
  * can still read in an isolate that did not process the revocation; in the isolate that did, and
- * for every write everywhere, revocation takes effect on the very next request.
+ * for every write everywhere (asking the Keyring, or checked in its own commit: credential-guard.ts),
+ * revocation takes effect on the very next request.
  */
 export const AGENT_READ_TTL_MS = 1_000;
 

@@ -20,13 +20,16 @@ export interface AgentKeyLookup {
   actor: AgentActor;
   /** A pending `last_used_at` write for `waitUntil`, at most once a minute per key. */
   touch?: Promise<unknown>;
+  /** Answered from this isolate's recent answer, not the Keyring (a write then carries a guard). */
+  recent?: true;
 }
 
 /**
  * Resolves `Authorization: Bearer <agent key>` through the Keyring shard named in the key: memory on
  * a hit, one D1 read on a miss. Null for anything that must answer 401 (unknown, revoked, or an agent
  * that is pending_approval or terminated). A read (`forRead`) may be answered from what this isolate
- * resolved within the last AGENT_READ_TTL_MS instead (see agent-key-reads.ts); a write always asks.
+ * resolved within the last AGENT_READ_TTL_MS instead (see agent-key-reads.ts), and so may a write
+ * whose commit carries a credential guard (credential-guard.ts); any other write asks.
  */
 export async function actorFromAgentKey(
   env: Env,
@@ -37,7 +40,7 @@ export async function actorFromAgentKey(
   if (!isWellFormedAgentKey(presented)) return null;
   const keyHash = await sha256Hex(presented);
   const recent = forRead ? recentAgentIdentity(keyHash) : undefined;
-  if (recent) return { actor: { type: "agent", ...recent } };
+  if (recent) return { actor: { type: "agent", ...recent }, recent: true };
 
   const generationAtRead = agentReadGeneration();
   const resolved = await keyringShard(env, agentKeyringTagOf(presented)).resolveAgent(keyHash);

@@ -15,12 +15,15 @@ export interface KeyLookup {
   principal: Principal;
   /** A pending write of `last_used_at`, for `waitUntil`, when it is due (at most once a minute). */
   touch?: Promise<unknown>;
+  /** Answered from this isolate's recent answer, not the Keyring (a write then carries a guard). */
+  recent?: true;
 }
 
 /**
  * Resolves a presented key through its Keyring shard: memory on a hit, one D1 read on a miss. A read
  * (`forRead`) may be answered from what this isolate resolved within the last USER_READ_TTL_MS
- * instead (see user-key-reads.ts); a write always asks, so a revoked key never writes again.
+ * instead (see user-key-reads.ts), and so may a write whose commit carries a credential guard
+ * (credential-guard.ts); any other write asks, so a revoked key never writes again.
  */
 export async function principalFromApiKey(
   env: Env,
@@ -32,7 +35,8 @@ export async function principalFromApiKey(
   // check (a CRC32 in base62) cost about a tenth of a cached read.
   const keyHash = await sha256Hex(presented);
   const recent = forRead ? userKeyReads.recent(keyHash) : undefined;
-  if (recent && !grantExpired(recent.grant)) return { principal: { via: "api_key", ...recent } };
+  if (recent && !grantExpired(recent.grant))
+    return { principal: { via: "api_key", ...recent }, recent: true };
   if (!isWellFormedApiKey(presented)) return null;
 
   const generationAtRead = userKeyReads.currentGeneration();

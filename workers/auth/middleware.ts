@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
+import type { Actor, CredentialGuard } from "../core/actor";
 import type { AppEnv } from "../core/env";
 import { grantOfPrincipal, type Principal } from "../core/principal";
 import { database } from "../db/client";
@@ -8,6 +9,7 @@ import { forbidden, unauthorized } from "../http/errors";
 import { apiFamilyOf } from "../http/family";
 import { actorFromAgentKey } from "./agent-key-store";
 import { principalFromApiKey } from "./api-key-store";
+import { CredentialUnconfirmed } from "./credential-guard";
 import { keyRefusal } from "./key-scopes";
 import type { LiveOwner } from "./live-sockets";
 import { isValidCsrfToken, principalFromSessionToken, SESSION_COOKIE } from "./session-store";
@@ -47,6 +49,27 @@ const isPlainRead = (c: Context<AppEnv>): boolean =>
   SAFE_METHODS.has(c.req.method) && c.req.header("Upgrade") === undefined;
 
 /**
+ * Writes whose commit carries a credential guard (credential-guard.ts): they may start from the
+ * isolate's recent answer for their key, since their own D1 batch re-checks it. Their handlers run
+ * under `withCredentialGuard`, and commit through `guardedBy` (create issue; checkout, update and
+ * comment, whose IssueDO operations carry the guard into their one commit): the writes agents and
+ * boards make most (issue 31).
+ */
+const GUARDED_WRITES: ReadonlyArray<{ method: string; path: RegExp }> = [
+  { method: "POST", path: /^\/api\/companies\/[^/]+\/issues$/ },
+  { method: "POST", path: /^\/api\/issues\/[^/]+\/checkout$/ },
+  { method: "PATCH", path: /^\/api\/issues\/[^/]+$/ },
+  { method: "POST", path: /^\/api\/issues\/[^/]+\/comments$/ },
+];
+
+const isGuardedWrite = (c: Context<AppEnv>): boolean =>
+  c.req.header("Upgrade") === undefined &&
+  GUARDED_WRITES.some((route) => route.method === c.req.method && route.path.test(c.req.path));
+
+/** A key lookup may take the isolate's recent answer: a plain read, or a write its commit guards. */
+const mayUseRecent = (c: Context<AppEnv>): boolean => isPlainRead(c) || isGuardedWrite(c);
+
+/**
  * Resolves the caller from `X-API-Key` (tried first, and exclusively when present) or the session
  * cookie. API-key requests need no CSRF token; cookie requests that change state must send the
  * token from GET /api/auth/csrf in `X-CSRF-Token`.
@@ -57,8 +80,12 @@ export async function resolvePrincipal(c: Context<AppEnv>): Promise<Principal | 
   const db = database(c.env.DB);
   const presentedKey = c.req.header(API_KEY_HEADER);
   if (presentedKey !== undefined) {
-    const found = await principalFromApiKey(c.env, db, presentedKey.trim(), { forRead: isPlainRead(c) });
+    const found = await principalFromApiKey(c.env, db, presentedKey.trim(), { forRead: mayUseRecent(c) });
     if (found?.touch) c.executionCtx.waitUntil(found.touch.catch(() => undefined));
+    if (found?.recent && found.principal.via === "api_key" && !isPlainRead(c)) {
+      const { apiKeyId, user } = found.principal;
+      c.set("credentialGuard", { kind: "user", keyId: apiKeyId, userId: user.id, role: user.role });
+    }
     return found?.principal ?? null;
   }
   const token = getCookie(c, SESSION_COOKIE);
@@ -74,10 +101,14 @@ function bearerToken(c: Context<AppEnv>): string | undefined {
 
 /** An agent key authenticates control-plane routes only; the gateway never accepts one. */
 async function authenticateAgent(c: Context<AppEnv>, token: string): Promise<void> {
-  const found = await actorFromAgentKey(c.env, database(c.env.DB), token, { forRead: isPlainRead(c) });
+  const found = await actorFromAgentKey(c.env, database(c.env.DB), token, { forRead: mayUseRecent(c) });
   if (!found) throw unauthorized("Missing, invalid or revoked agent key");
   if (found.touch) c.executionCtx.waitUntil(found.touch.catch(() => undefined));
   c.set("actor", found.actor);
+  if (found.recent && !isPlainRead(c)) {
+    const { keyId, agentId, role } = found.actor;
+    c.set("credentialGuard", { kind: "agent", keyId, agentId, role });
+  }
 }
 
 /**
@@ -110,6 +141,12 @@ export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) 
   }
   const principal = await resolvePrincipal(c);
   if (!principal) throw unauthorized();
+  await admitBoardCaller(c, principal);
+  return next();
+};
+
+/** Checks what a user's credential may do here and sets the request's principal and board actor. */
+async function admitBoardCaller(c: Context<AppEnv>, principal: Principal): Promise<void> {
   const grant = grantOfPrincipal(principal);
   const refusal = keyRefusal(grant, c.req.method, c.req.path);
   if (refusal) throw refusal;
@@ -128,8 +165,54 @@ export const requireAuthentication: MiddlewareHandler<AppEnv> = async (c, next) 
     mutating: !SAFE_METHODS.has(c.req.method),
     ...(grant?.companyId ? { onlyCompanyId: grant.companyId } : {}),
   });
-  return next();
-};
+}
+
+/**
+ * The caller as the Keyring answers now, replacing what the isolate's recent answer said (and the
+ * request's guard): 401 when the key no longer works. A membership the viewer gate confirmed in D1
+ * earlier in this request still holds; one it took from the isolate's memory does not.
+ */
+export async function confirmCaller(c: Context<AppEnv>): Promise<Actor> {
+  const guard = c.get("credentialGuard");
+  c.set("credentialGuard", undefined);
+  // A membership taken from the isolate's memory (the guard's memberOf) is read from D1 again.
+  const before = guard?.kind === "user" && guard.memberOf ? undefined : c.get("actor");
+  const bearer = c.req.header(API_KEY_HEADER) === undefined ? bearerToken(c) : undefined;
+  if (bearer !== undefined) {
+    const found = await actorFromAgentKey(c.env, database(c.env.DB), bearer, { forRead: false });
+    if (!found) throw unauthorized("Missing, invalid or revoked agent key");
+    c.set("actor", found.actor);
+    return found.actor;
+  }
+  const presented = c.req.header(API_KEY_HEADER)?.trim() ?? "";
+  const found = await principalFromApiKey(c.env, database(c.env.DB), presented, { forRead: false });
+  if (!found) throw unauthorized();
+  await admitBoardCaller(c, found.principal);
+  const confirmed = c.get("actor");
+  if (before?.type === "board" && confirmed.type === "board" && before.confirmedMemberOf)
+    c.set("actor", { ...confirmed, confirmedMemberOf: before.confirmedMemberOf });
+  return c.get("actor");
+}
+
+/**
+ * Runs a guarded write (GUARDED_WRITES) with the request's guard, if it has one; when its commit
+ * could not be made on the recent answer (CredentialUnconfirmed: nothing was committed), asks the
+ * Keyring and runs it once more without a guard. `run` reads the actor from the context each time.
+ */
+export async function withCredentialGuard<T>(
+  c: Context<AppEnv>,
+  run: (guard: CredentialGuard | null) => Promise<T>,
+): Promise<T> {
+  const guard = c.get("credentialGuard") ?? null;
+  if (guard === null) return run(null);
+  try {
+    return await run(guard);
+  } catch (error) {
+    if (!(error instanceof CredentialUnconfirmed)) throw error;
+    await confirmCaller(c);
+    return run(null);
+  }
+}
 
 export function requireRole(...roles: Role[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

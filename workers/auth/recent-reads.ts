@@ -10,9 +10,9 @@ interface Remembered<T> {
 /**
  * Key hash → what the Keyring last answered for it, per isolate, for `ttlMs`. Only reads (GET, HEAD,
  * OPTIONS) may be answered from it: without it every poll pays a Durable Object round trip (in
- * production possibly to another colo) before any work starts. Writes always ask the Keyring, which
- * every credential change invalidates before it answers, so revocation stops writes at once. Only
- * hashes are held, as in the Keyring.
+ * production possibly to another colo) before any work starts. Writes ask the Keyring, which every
+ * credential change invalidates before it answers, or carry a guard their own commit checks in D1
+ * (credential-guard.ts), so revocation stops writes at once. Only hashes are held, as in the Keyring.
  */
 export class RecentReads<T> {
   private readonly byHash = new Map<string, Remembered<T>>();

@@ -7,7 +7,8 @@ import { RecentReads } from "./recent-reads";
  * API key it resolved through the Keyring, without asking again: the same bound agent keys have
  * (AGENT_READ_TTL_MS). It bounds how long a revoked key, or a changed role, e-mail or name, can still
  * be seen by reads in an isolate that did not process the change; in the isolate that did, and for
- * every write everywhere, the change takes effect on the very next request.
+ * every write everywhere (asking the Keyring, or checked in its own commit: credential-guard.ts), the
+ * change takes effect on the very next request.
  */
 export const USER_READ_TTL_MS = 1_000;
 

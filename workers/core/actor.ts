@@ -1,4 +1,4 @@
-import type { ActorType, AgentRole } from "../db/schema";
+import type { ActorType, AgentRole, Role } from "../db/schema";
 import type { PublicUser } from "./principal";
 
 /**
@@ -84,3 +84,27 @@ export function authorColumns(actor: ActorRef): { userId: string | null; agentId
     ? { userId: actor.userId, agentId: null }
     : { userId: null, agentId: actor.agentId };
 }
+
+/**
+ * What a write's own commit re-checks when the request was authenticated from this isolate's recent
+ * answer (auth/agent-key-reads.ts, auth/user-key-reads.ts) instead of the Keyring: the key still
+ * exists, is not revoked or expired, and its owner still holds the role (and, for an agent, a status
+ * that may work) the recent answer said. D1 is where every revocation commits first, so a guard in
+ * the same transaction as the write sees a revocation the moment it is committed, whichever isolate
+ * made it: as strict as asking the Keyring, without the Durable Object hop every write paid for it
+ * (issue 31; auth/credential-guard.ts builds the statement).
+ */
+export type CredentialGuard =
+  | { kind: "agent"; keyId: string; agentId: string; role: AgentRole }
+  | {
+      kind: "user";
+      keyId: string;
+      userId: string;
+      role: Role;
+      /**
+       * The company in whose path the write runs, when the viewer gate took the user's role there from
+       * the isolate's recent D1 answer (control/shared/memberships.ts): the commit checks the user is
+       * still an owner or member of it.
+       */
+      memberOf?: string;
+    };

@@ -1,5 +1,5 @@
 import { countDurableObjectHop } from "../meter/meter";
-import type { Actor } from "./actor";
+import type { Actor, CredentialGuard } from "./actor";
 import type { Principal } from "./principal";
 
 /**
@@ -86,6 +86,11 @@ export type Variables = {
    * identity, and `principal` is unset. Control-plane handlers read this, never `principal`.
    */
   actor: Actor;
+  /**
+   * Set when a guarded write was authenticated from the isolate's recent answer for its key: its
+   * commit must carry this guard (auth/credential-guard.ts, auth/middleware.ts `withCredentialGuard`).
+   */
+  credentialGuard?: CredentialGuard;
 };
 
 export type AppEnv = { Bindings: Env; Variables: Variables };

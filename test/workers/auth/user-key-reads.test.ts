@@ -49,7 +49,7 @@ async function revokeElsewhere(userId: string): Promise<void> {
 }
 
 describe("user API keys on reads", () => {
-  it("a repeated read with a user key does not ask the Keyring again; a write or an upgrade always does", async () => {
+  it("a repeated read with a user key does not ask the Keyring again, nor a guarded write; another write or an upgrade always does", async () => {
     const owner = await boardUser();
     const company = await seedCompany(owner);
     const issue = await seedIssue(company);
@@ -62,8 +62,13 @@ describe("user API keys on reads", () => {
     expect(await send("GET", `/api/companies/${company.id}`, owner.headers)).toBe(200);
     expect(counter.asked).toBe(afterFirst);
 
+    // An issue's update checks the key in its own commit (auth/credential-guard.ts).
     const patched = await send("PATCH", `/api/issues/${issue.id}`, owner.headers, { title: "renamed" });
     expect(patched).toBe(200);
+    expect(counter.asked).toBe(afterFirst);
+
+    const renamed = await send("PATCH", `/api/companies/${company.id}`, owner.headers, { description: "d" });
+    expect(renamed).toBe(200);
     expect(counter.asked).toBe(afterFirst + 1);
 
     // A WebSocket opened by a GET outlives the request: it asks like a write, whatever it answers.

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { CredentialUnconfirmed, isGuardRefusal } from "../../auth/credential-guard";
 import type { Db } from "../../db/client";
 import { issues } from "../../db/schema";
 import { ApiError } from "../../http/errors";
@@ -42,6 +43,14 @@ type AnyIssueOpHandler = (context: IssueOpContext<IssueOperationKind>) => Promis
 
 const EXPECTED_STATUSES = new Set([400, 403, 404, 409, 422]);
 
+/** The operation's credential guard refused, or its path commits without one: nothing committed. */
+const UNCONFIRMED: AppliedOutcome = {
+  ok: false,
+  status: 401,
+  unconfirmed: true,
+  error: "The caller's credential must be confirmed",
+};
+
 /**
  * An outcome as the IssueDO sees it: a committed change also says what its live feed announces, and
  * what the feeds of the issues it blocks announce (`relays`).
@@ -66,6 +75,8 @@ export async function applyIssueOperation(
     const now = Date.now();
     // A checkout tries its claim in the batch that reads the row; the rest read the row first.
     const claim = op.kind === "checkout" ? await claimInOneTrip(db, issueId, op, now) : null;
+    // A checkout's guard rides only in the claim's batch (an update's and a comment's, in their commit).
+    if (op.kind === "checkout" && op.guard && claim === null) return UNCONFIRMED;
     const issue = claim ? claim.issue : await db.select().from(issues).where(eq(issues.id, issueId)).get();
     if (!issue) return { ok: false, status: 404, error: "Issue not found" };
     const handler = HANDLERS[op.kind] as AnyIssueOpHandler;
@@ -86,6 +97,7 @@ export async function applyIssueOperation(
         : {}),
     };
   } catch (error) {
+    if (error instanceof CredentialUnconfirmed || isGuardRefusal(error)) return UNCONFIRMED;
     if (error instanceof ApiError && EXPECTED_STATUSES.has(error.status)) {
       return {
         ok: false,

@@ -1,4 +1,5 @@
 import { and, eq, isNull, or, sql } from "drizzle-orm";
+import { guardedBy } from "../../auth/credential-guard";
 import { type ActorRef, activityActor } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
@@ -95,7 +96,8 @@ const mayMeetCeoGate = (actor: ActorRef): boolean =>
  * `result` is null when the claim did not happen (not todo, held by another, an open blocker, gone);
  * the caller then runs `checkoutIssue` on the row this batch read, which answers the holder's repeat
  * or explains the refusal. Null altogether when this shortcut does not apply: `todo` not among the
- * expected statuses, or an actor the CEO gate must read for first.
+ * expected statuses, or an actor the CEO gate must read for first. The request's credential guard,
+ * if any, rides in the batch (a refusal throws CredentialUnconfirmed; nothing was committed).
  */
 export async function claimInOneTrip(
   db: Db,
@@ -109,6 +111,7 @@ export async function claimInOneTrip(
     db.select().from(issues).where(eq(issues.id, issueId)),
     claimStatement(db, issueId, agentId, runId ?? null, now),
     checkoutActivity(db, issueId, op.actor, agentId, now),
+    ...guardedBy(db, op.guard),
   ]);
   const [rows, claimed] = results as [IssueRow[], D1Result];
   const issue = rows[0];

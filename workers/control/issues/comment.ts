@@ -146,10 +146,11 @@ export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now
     companyMembers,
     assignee,
   });
-  await commitBatch(db, [
-    ...write.statements,
-    db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id)),
-  ]);
+  await commitBatch(
+    db,
+    [...write.statements, db.update(issues).set({ updatedAt: now }).where(eq(issues.id, issue.id))],
+    op.guard,
+  );
   return {
     status: 201,
     body: commentResource(write.comment, authorName),

@@ -1,4 +1,4 @@
-import type { ActorRef } from "../../core/actor";
+import type { ActorRef, CredentialGuard } from "../../core/actor";
 import type { Db } from "../../db/client";
 import type { IssueRow, IssueStatus } from "../../db/schema";
 
@@ -35,17 +35,23 @@ export interface DocumentPut {
  * and commits with a single D1 batch.
  */
 export type IssueOperation =
-  | { kind: "update"; actor: ActorRef; input: IssuePatch }
+  | { kind: "update"; actor: ActorRef; input: IssuePatch; guard?: CredentialGuard }
   | {
       kind: "checkout";
       actor: ActorRef;
       /** runId: the heartbeat run whose run-scoped key checks out (its lock dies with the run). */
       input: { agentId: string; expectedStatuses: IssueStatus[]; runId?: string | null };
+      /**
+       * The request's credential guard (core/actor.ts), when its key was taken from the isolate's
+       * recent answer: the claim's batch carries it, and any other path answers `unconfirmed`. An
+       * update's and a comment's guard ride in their one commit.
+       */
+      guard?: CredentialGuard;
     }
   | { kind: "release"; actor: ActorRef }
   /** The system gives back an issue still held by a run that failed, timed out or lost its runner. */
   | { kind: "releaseRun"; runId: string; reason: string }
-  | { kind: "comment"; actor: ActorRef; input: { body: string } }
+  | { kind: "comment"; actor: ActorRef; input: { body: string }; guard?: CredentialGuard }
   | { kind: "delete"; actor: ActorRef }
   | { kind: "putDocument"; actor: ActorRef; key: string; input: DocumentPut }
   | { kind: "deleteDocument"; actor: ActorRef; key: string }
@@ -80,7 +86,9 @@ export type IssueOutcome =
       /** Notifications it wrote (mentions, assignments): the company line tells their people. */
       notifications?: { companyId: string; ids: string[] };
     }
-  | { ok: false; status: 400 | 403 | 404 | 409 | 422; error: string; detailsJson?: string };
+  | { ok: false; status: 400 | 403 | 404 | 409 | 422; error: string; detailsJson?: string }
+  /** Nothing was committed: the Worker confirms the caller with the Keyring and asks again. */
+  | { ok: false; status: 401; unconfirmed: true; error: string };
 
 /** What an operation handler gets: the issue as read inside the DO's queue, fresh from D1. */
 export interface IssueOpContext<K extends IssueOperationKind> {

@@ -1,6 +1,7 @@
 import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Actor, ActorRef } from "../../core/actor";
+import { guardedBy } from "../../auth/credential-guard";
+import type { Actor, ActorRef, CredentialGuard } from "../../core/actor";
 import type { Db } from "../../db/client";
 import {
   companyMemberships,
@@ -201,9 +202,9 @@ export function ancestorsOf(chain: ChainRow[], issue: IssueRow): ChainRow[] {
 export type Statement = BatchItem<"sqlite">;
 
 /** Commits the statements as one D1 batch (one transaction); an empty list writes nothing. */
-export async function commitBatch(db: Db, statements: Statement[]): Promise<void> {
+export async function commitBatch(db: Db, statements: Statement[], guard?: CredentialGuard): Promise<void> {
   const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  if (first) await db.batch([first, ...rest, ...guardedBy(db, guard)]);
 }
 
 /** The activity row for `action` on `issue`, unexecuted, to join the batch of the change it records. */

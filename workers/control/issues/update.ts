@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { guardedBy } from "../../auth/credential-guard";
 import { type ActorRef, authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { readTogether } from "../../db/read-batch";
@@ -271,8 +272,13 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
         });
   if (comment) statements.push(...comment.statements);
   let dependentIds: string[] | undefined;
-  if (next.status === issue.status) await commitBatch(db, statements);
-  else ({ dependentIds } = await commitNotingDependents(db, issue.id, statements));
+  // The request's credential guard, if any, rides in the commit (auth/credential-guard.ts).
+  if (next.status === issue.status) await commitBatch(db, statements, op.guard);
+  else
+    ({ dependentIds } = await commitNotingDependents(db, issue.id, [
+      ...statements,
+      ...guardedBy(db, op.guard),
+    ]));
 
   const body = { ...issueResource(next), labelIds: nextLabels, blockedByIssueIds: blockers.ids };
   return {

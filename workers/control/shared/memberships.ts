@@ -2,8 +2,8 @@ import { USER_READ_TTL_MS } from "../../auth/user-key-reads";
 import { rememberBounded } from "../../core/bounded-map";
 
 /**
- * How long this isolate trusts a membership it read from D1, for reads only (writes always ask D1, so a
- * removed member or a viewer never changes anything). Removing a member or a member leaving deletes
+ * How long this isolate trusts a membership it read from D1, for reads only (writes ask D1, before or,
+ * for a guarded write, inside their commit: so a removed member or a viewer never changes anything). Removing a member or a member leaving deletes
  * the entry here (`forgetMember`), so in the isolate that processed it the removal holds at once; other
  * isolates may still answer the removed user's reads for up to this bound (the same as for user-key
  * reads).
@@ -34,7 +34,29 @@ export function rememberMember(userId: string, companyId: string, now = Date.now
   rememberBounded(confirmedUntil, keyOf(userId, companyId), now + MEMBERSHIP_TTL_MS, MAX_ENTRIES);
 }
 
-/** A membership removed (or its role changed): the next read in this isolate asks D1 again. */
+/**
+ * `userId companyId` → until when the viewer gate may let a guarded write (auth/credential-guard.ts)
+ * of the user in the company start without reading their role: D1 answered owner or member within
+ * the last MEMBERSHIP_TTL_MS. The write's commit checks that role again (the guard's `memberOf`), so a
+ * removal or a lowered role committed anywhere stops it at once; this spares only the read before it.
+ */
+const writerUntil = new Map<string, number>();
+
+export function recentlyConfirmedWriter(userId: string, companyId: string, now = Date.now()): boolean {
+  const key = keyOf(userId, companyId);
+  const until = writerUntil.get(key);
+  if (until === undefined) return false;
+  if (until > now) return true;
+  writerUntil.delete(key);
+  return false;
+}
+
+export function rememberWriter(userId: string, companyId: string, now = Date.now()): void {
+  rememberBounded(writerUntil, keyOf(userId, companyId), now + MEMBERSHIP_TTL_MS, MAX_ENTRIES);
+}
+
+/** A membership removed (or its role changed): the next read or write in this isolate asks D1 again. */
 export function forgetMember(userId: string, companyId: string): void {
   confirmedUntil.delete(keyOf(userId, companyId));
+  writerUntil.delete(keyOf(userId, companyId));
 }

@@ -1,7 +1,7 @@
 import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { MiddlewareHandler } from "hono";
-import type { Actor } from "../../core/actor";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Actor, BoardActor } from "../../core/actor";
 import type { AppEnv } from "../../core/env";
 import type { Db } from "../../db/client";
 import { database } from "../../db/client";
@@ -21,6 +21,7 @@ import {
 } from "../../db/schema";
 import { forbidden, notFound } from "../../http/errors";
 import { apiFamilyOf } from "../../http/family";
+import { recentlyConfirmedWriter, rememberWriter } from "./memberships";
 
 /**
  * Membership roles. A viewer reads everything its company shows and changes nothing; a member changes
@@ -143,6 +144,7 @@ export const viewerGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   const company = companyOfPath(c.req.path);
   if (company === null) return next();
+  if (trustRecentWriter(c, actor)) return next();
   const row = await database(c.env.DB)
     .select({ role: companyMemberships.role, companyId: companyMemberships.companyId })
     .from(companyMemberships)
@@ -153,8 +155,24 @@ export const viewerGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (row?.role === "viewer") throw forbidden(VIEWER_REFUSAL);
   // The route's own access check would read the same membership again (issue 31: a write's round trips).
   if (row) c.set("actor", { ...actor, confirmedMemberOf: row.companyId });
+  if (row) rememberWriter(actor.userId, row.companyId);
   return next();
 };
+
+/**
+ * A guarded write (auth/credential-guard.ts) under `/companies/{id}` by a user D1 confirmed as an owner
+ * or member of that company within the last second: the role read is spared, and the guard checks
+ * the role inside the write's commit instead (its `memberOf`).
+ */
+function trustRecentWriter(c: Context<AppEnv>, actor: BoardActor): boolean {
+  const guard = c.get("credentialGuard");
+  const [, , resource, companyId] = c.req.path.split("/");
+  if (guard?.kind !== "user" || resource !== "companies" || !companyId) return false;
+  if (!recentlyConfirmedWriter(actor.userId, companyId)) return false;
+  c.set("credentialGuard", { ...guard, memberOf: companyId });
+  c.set("actor", { ...actor, confirmedMemberOf: companyId });
+  return true;
+}
 
 /**
  * A key limited to one company (core/scopes.ts) reaches no other: a path naming another company's

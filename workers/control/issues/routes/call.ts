@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { CredentialUnconfirmed } from "../../../auth/credential-guard";
 import type { AppEnv } from "../../../core/env";
 import { ApiError, titleOf } from "../../../http/errors";
 import { announceFrom, queueNotificationNotices } from "../../line";
@@ -19,6 +20,7 @@ export async function mutateIssue(
 ): Promise<Response> {
   const outcome = await issueObject(c.env, issue).apply(issue.id, op);
   if (!outcome.ok) {
+    if (outcome.status === 401) throw new CredentialUnconfirmed();
     const status = outcome.status as ContentfulStatusCode;
     const details: unknown = outcome.detailsJson === undefined ? undefined : JSON.parse(outcome.detailsJson);
     throw new ApiError(status, titleOf(status), outcome.error, details);

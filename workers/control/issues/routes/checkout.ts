@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
+import { withCredentialGuard } from "../../../auth/middleware";
 import { type Actor, refOf } from "../../../core/actor";
 import type { AppEnv } from "../../../core/env";
 import type { Db } from "../../../db/client";
@@ -81,23 +82,25 @@ issueCheckoutRoutes.openapi(
       422: controlError("Checkout cannot start from this status, or the agent cannot take work"),
     },
   }),
-  async (c) => {
-    const { actor, db } = controlContext(c);
-    const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
-    const body = c.req.valid("json");
-    const agentId = await claimantIdFor(db, actor, issue, body.agentId);
-    return issueOpResponse(
-      mutateIssue(c, issue, {
-        kind: "checkout",
-        actor: refOf(actor),
-        input: {
-          agentId,
-          runId: actor.type === "agent" ? actor.runId : null,
-          expectedStatuses: body.expectedStatuses,
-        },
+  (c) =>
+    issueOpResponse(
+      withCredentialGuard(c, async (guard) => {
+        const { actor, db } = controlContext(c);
+        const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
+        const body = c.req.valid("json");
+        const agentId = await claimantIdFor(db, actor, issue, body.agentId);
+        return mutateIssue(c, issue, {
+          kind: "checkout",
+          actor: refOf(actor),
+          input: {
+            agentId,
+            runId: actor.type === "agent" ? actor.runId : null,
+            expectedStatuses: body.expectedStatuses,
+          },
+          ...(guard ? { guard } : {}),
+        });
       }),
-    );
-  },
+    ),
 );
 
 /**

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq, sql } from "drizzle-orm";
+import { withCredentialGuard } from "../../../auth/middleware";
 import { refOf } from "../../../core/actor";
 import type { Db } from "../../../db/client";
 import { issueComments } from "../../../db/schema";
@@ -142,11 +143,19 @@ const postRoute = createRoute({
   responses: { 201: json(CommentSchema, "Created"), ...controlErrors },
 });
 
-issueCommentRoutes.openapi(postRoute, async (c) => {
-  const { actor, db } = controlContext(c);
-  // Where the issue lives is all the route needs (the IssueDO reads the row fresh): no query once
-  // this isolate has seen the issue (locator.ts).
-  const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
-  const input = c.req.valid("json");
-  return fromIssueDO(postRoute, mutateIssue(c, issue, { kind: "comment", actor: refOf(actor), input }));
+issueCommentRoutes.openapi(postRoute, (c) => {
+  const commented = withCredentialGuard(c, async (guard) => {
+    const { actor, db } = controlContext(c);
+    // Where the issue lives is all the route needs (the IssueDO reads the row fresh): no query once
+    // this isolate has seen the issue (locator.ts).
+    const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const input = c.req.valid("json");
+    return mutateIssue(c, issue, {
+      kind: "comment",
+      actor: refOf(actor),
+      input,
+      ...(guard ? { guard } : {}),
+    });
+  });
+  return fromIssueDO(postRoute, commented);
 });

@@ -1,5 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import { type ActorRef, refOf } from "../../../core/actor";
+import { guardedBy, unlessGuardRefused } from "../../../auth/credential-guard";
+import { withCredentialGuard } from "../../../auth/middleware";
+import { type ActorRef, type CredentialGuard, refOf } from "../../../core/actor";
 import type { Db } from "../../../db/client";
 import { newId } from "../../../db/client";
 import { type IssueStatus, issueLabels } from "../../../db/schema";
@@ -46,7 +48,7 @@ function initialStatus(body: CreateIssueBody): IssueStatus {
   return status;
 }
 
-async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
+async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }, guard: CredentialGuard | null) {
   const { id, company, body, now } = issue;
   const labelIds = [...new Set(body.labelIds ?? [])];
   const blockedByIssueIds = [...new Set(body.blockedByIssueIds ?? [])];
@@ -104,9 +106,11 @@ async function insertIssue(db: Db, issue: NewIssue & { actor: ActorRef }) {
   statements.push(...notificationInserts(db, handedOver, now));
   // The insert answers the row as committed (number, identifier): no read of it after.
   const [bump, insert] = numberedIssueReturning(db, issue);
-  const [, [row]] = await conflictOnDuplicate(
-    db.batch([bump, insert, ...statements]),
-    "The company's issue counter collided with an existing identifier; retry",
+  const [, [row]] = await unlessGuardRefused(
+    conflictOnDuplicate(
+      db.batch([bump, insert, ...statements, ...guardedBy(db, guard)]),
+      "The company's issue counter collided with an existing identifier; retry",
+    ),
   );
   if (!row) throw notFound("Company not found");
   return {
@@ -141,21 +145,17 @@ issueCreateRoutes.openapi(
     },
   }),
   async (c) => {
-    const { actor, db } = controlContext(c);
     // Only the id is needed: the numbered insert reads the company itself, in the batch.
     const company = { id: c.req.valid("param").companyId };
-    if (!(await canAccessCompany(db, actor, company.id))) throw notFound("Company not found");
-    const body = await withIssueIds(db, company.id, c.req.valid("json"));
-    const status = initialStatus(body);
-    await checkReferences(db, company.id, body);
-    await checkBlockers(db, company.id, body.blockedByIssueIds ?? []);
-    const created = await insertIssue(db, {
-      id: newId(),
-      company,
-      body,
-      status,
-      actor: refOf(actor),
-      now: Date.now(),
+    const created = await withCredentialGuard(c, async (guard) => {
+      const { actor, db } = controlContext(c);
+      if (!(await canAccessCompany(db, actor, company.id))) throw notFound("Company not found");
+      const body = await withIssueIds(db, company.id, c.req.valid("json"));
+      const status = initialStatus(body);
+      await checkReferences(db, company.id, body);
+      await checkBlockers(db, company.id, body.blockedByIssueIds ?? []);
+      const issue = { id: newId(), company, body, status, actor: refOf(actor), now: Date.now() };
+      return insertIssue(db, issue, guard);
     });
     rememberNewIssue(created.row);
     c.executionCtx.waitUntil(nudgeCompanyFeed(c.env, company.id));

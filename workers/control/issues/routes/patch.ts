@@ -1,5 +1,6 @@
 import { createRoute, type RouteConfig, type RouteConfigToTypedResponse } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
+import { withCredentialGuard } from "../../../auth/middleware";
 import { refOf } from "../../../core/actor";
 import { issueAttachments } from "../../../db/schema";
 import {
@@ -53,13 +54,16 @@ const patchRoute = createRoute({
   },
 });
 
-issuePatchRoutes.openapi(patchRoute, async (c) => {
-  const { actor, db } = controlContext(c);
-  // Where the issue lives is all the route needs (the IssueDO reads the row fresh): no query once
-  // this isolate has seen the issue (locator.ts).
-  const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
-  const input = await withIssueIds(db, issue.companyId, c.req.valid("json"));
-  return fromIssueDO(patchRoute, mutateIssue(c, issue, { kind: "update", actor: refOf(actor), input }));
+issuePatchRoutes.openapi(patchRoute, (c) => {
+  const updated = withCredentialGuard(c, async (guard) => {
+    const { actor, db } = controlContext(c);
+    // Where the issue lives is all the route needs (the IssueDO reads the row fresh): no query once
+    // this isolate has seen the issue (locator.ts).
+    const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
+    const input = await withIssueIds(db, issue.companyId, c.req.valid("json"));
+    return mutateIssue(c, issue, { kind: "update", actor: refOf(actor), input, ...(guard ? { guard } : {}) });
+  });
+  return fromIssueDO(patchRoute, updated);
 });
 
 const deleteRoute = createRoute({

@@ -1,0 +1,201 @@
+// Guarded writes (issue 31; workers/auth/credential-guard.ts): create issue and checkout may start
+// from this isolate's recent answer for a key, without asking the Keyring, because their own D1 batch
+// re-checks the key. Each case changes a credential as another isolate would (D1 first, then that
+// key's Keyring shard), leaving this isolate's recent answer in place: without the guard in the
+// commit, every write below would succeed on the stale answer.
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import { agentKeyringTagOf } from "../../../workers/auth/agent-key-format";
+import { keyringTagFor } from "../../../workers/auth/api-key-format";
+import { keyringShard } from "../../../workers/auth/keyring";
+import {
+  boardUser,
+  type SeededAgent,
+  type SeededCompany,
+  type SeededIssue,
+  seedAgent,
+  seedCompany,
+  seedIssue,
+} from "../control/helpers";
+import { call } from "../helpers";
+
+let company: SeededCompany;
+let agent: SeededAgent;
+let issue: SeededIssue;
+
+beforeEach(async () => {
+  const owner = await boardUser();
+  company = await seedCompany(owner);
+  agent = await seedAgent(company.id);
+  issue = await seedIssue(company, { status: "todo" });
+});
+
+/** A read: the Keyring answers, and this isolate keeps the answer for a second. */
+async function recentlyResolved(headers: Record<string, string>, path: string): Promise<void> {
+  expect((await call("GET", path, { headers })).status).toBe(200);
+}
+
+/** What another isolate does after changing an agent's key, role or status: tell its Keyring shard. */
+const otherIsolateInvalidatesAgent = async (seeded: SeededAgent) =>
+  keyringShard(env, agentKeyringTagOf(seeded.key)).invalidateAgent(seeded.id);
+
+const createIssue = (headers: Record<string, string>, title: string) =>
+  call("POST", `/api/companies/${company.id}/issues`, { body: { title, status: "todo" }, headers });
+
+const checkout = (seeded: SeededAgent) =>
+  call("POST", `/api/issues/${issue.id}/checkout`, {
+    body: { agentId: seeded.id, expectedStatuses: ["todo"] },
+    headers: seeded.headers,
+  });
+
+async function issuesTitled(title: string): Promise<number> {
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM issues WHERE company_id = ? AND title = ?")
+    .bind(company.id, title)
+    .first<{ n: number }>();
+  return row?.n ?? -1;
+}
+
+async function issueState(): Promise<{ status: string; assignee_agent_id: string | null }> {
+  const row = await env.DB.prepare("SELECT status, assignee_agent_id FROM issues WHERE id = ?")
+    .bind(issue.id)
+    .first<{ status: string; assignee_agent_id: string | null }>();
+  if (!row) throw new Error("seeded issue missing");
+  return row;
+}
+
+describe("a guarded write sees a credential change committed by another isolate at once", () => {
+  it("an agent key revoked elsewhere creates nothing and claims nothing (401)", async () => {
+    await recentlyResolved(agent.headers, "/api/agents/me");
+    await env.DB.prepare("UPDATE agent_api_keys SET revoked_at = ? WHERE agent_id = ?")
+      .bind(Date.now(), agent.id)
+      .run();
+    await otherIsolateInvalidatesAgent(agent);
+
+    expect((await createIssue(agent.headers, "After revocation")).status).toBe(401);
+    expect((await checkout(agent)).status).toBe(401);
+    expect(await issuesTitled("After revocation")).toBe(0);
+    expect(await issueState()).toEqual({ status: "todo", assignee_agent_id: null });
+  });
+
+  it("an agent key revoked elsewhere neither comments nor changes the issue (401)", async () => {
+    await recentlyResolved(agent.headers, "/api/agents/me");
+    await env.DB.prepare("UPDATE agent_api_keys SET revoked_at = ? WHERE agent_id = ?")
+      .bind(Date.now(), agent.id)
+      .run();
+    await otherIsolateInvalidatesAgent(agent);
+
+    const comment = await call("POST", `/api/issues/${issue.id}/comments`, {
+      body: { body: "Too late" },
+      headers: agent.headers,
+    });
+    expect(comment.status).toBe(401);
+    const patch = await call("PATCH", `/api/issues/${issue.id}`, {
+      body: { title: "Renamed too late", comment: "Also too late" },
+      headers: agent.headers,
+    });
+    expect(patch.status).toBe(401);
+    const comments = await env.DB.prepare("SELECT count(*) AS n FROM issue_comments WHERE issue_id = ?")
+      .bind(issue.id)
+      .first<{ n: number }>();
+    expect(comments?.n).toBe(0);
+    expect(await issuesTitled("Renamed too late")).toBe(0);
+  });
+
+  it("an agent terminated elsewhere creates nothing and claims nothing (401)", async () => {
+    await recentlyResolved(agent.headers, "/api/agents/me");
+    await env.DB.prepare("UPDATE agents SET status = 'terminated' WHERE id = ?").bind(agent.id).run();
+    await otherIsolateInvalidatesAgent(agent);
+
+    expect((await createIssue(agent.headers, "After termination")).status).toBe(401);
+    expect((await checkout(agent)).status).toBe(401);
+    expect(await issuesTitled("After termination")).toBe(0);
+    expect(await issueState()).toEqual({ status: "todo", assignee_agent_id: null });
+  });
+
+  it("an agent made CEO elsewhere checks out as the CEO: the strategy gate holds it back (422)", async () => {
+    await recentlyResolved(agent.headers, "/api/agents/me");
+    await env.DB.prepare("UPDATE agents SET role = 'ceo' WHERE id = ?").bind(agent.id).run();
+    await otherIsolateInvalidatesAgent(agent);
+
+    // The recent answer says engineer, which skips the gate; the guard sees the role changed, the
+    // Keyring answers ceo, and the write runs again as the CEO it now is.
+    const refused = await checkout(agent);
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toMatch(/strategy/i);
+    expect(await issueState()).toEqual({ status: "todo", assignee_agent_id: null });
+  });
+
+  it("a person's key replaced elsewhere creates nothing (401)", async () => {
+    const person = await boardUser();
+    const own = await seedCompany(person);
+    await recentlyResolved(person.headers, `/api/companies/${own.id}`);
+    await env.DB.prepare("DELETE FROM api_keys WHERE user_id = ?").bind(person.userId).run();
+    await keyringShard(env, await keyringTagFor(person.userId)).invalidate(person.userId);
+
+    const res = await call("POST", `/api/companies/${own.id}/issues`, {
+      body: { title: "After the key went", status: "todo" },
+      headers: person.headers,
+    });
+    expect(res.status).toBe(401);
+    const row = await env.DB.prepare("SELECT count(*) AS n FROM issues WHERE company_id = ?")
+      .bind(own.id)
+      .first<{ n: number }>();
+    expect(row?.n).toBe(0);
+  });
+
+  it("a person removed from the company elsewhere creates nothing there (404)", async () => {
+    const person = await boardUser();
+    const own = await seedCompany(person);
+    const create = (title: string) =>
+      call("POST", `/api/companies/${own.id}/issues`, { body: { title }, headers: person.headers });
+    // D1 confirms the person writes here, and this isolate remembers it for a second.
+    expect((await create("Before")).status).toBe(201);
+    await env.DB.prepare("DELETE FROM company_memberships WHERE user_id = ? AND company_id = ?")
+      .bind(person.userId, own.id)
+      .run();
+
+    expect((await create("After removal")).status).toBe(404);
+    const row = await env.DB.prepare("SELECT count(*) AS n FROM issues WHERE company_id = ?")
+      .bind(own.id)
+      .first<{ n: number }>();
+    expect(row?.n).toBe(1);
+  });
+
+  it("a person made a viewer elsewhere creates nothing there (403)", async () => {
+    const person = await boardUser();
+    const own = await seedCompany(person);
+    const create = (title: string) =>
+      call("POST", `/api/companies/${own.id}/issues`, { body: { title }, headers: person.headers });
+    expect((await create("Before")).status).toBe(201);
+    await env.DB.prepare(
+      "UPDATE company_memberships SET role = 'viewer' WHERE user_id = ? AND company_id = ?",
+    )
+      .bind(person.userId, own.id)
+      .run();
+
+    expect((await create("As a viewer")).status).toBe(403);
+    const row = await env.DB.prepare("SELECT count(*) AS n FROM issues WHERE company_id = ?")
+      .bind(own.id)
+      .first<{ n: number }>();
+    expect(row?.n).toBe(1);
+  });
+
+  it("a key that still works writes on the recent answer, and its writes are whole", async () => {
+    await recentlyResolved(agent.headers, "/api/agents/me");
+    const created = await createIssue(agent.headers, "Still trusted");
+    expect(created.status).toBe(201);
+    expect((await checkout(agent)).status).toBe(200);
+    const comment = await call("POST", `/api/issues/${issue.id}/comments`, {
+      body: { body: "Working on it" },
+      headers: agent.headers,
+    });
+    expect(comment.status).toBe(201);
+    const patch = await call("PATCH", `/api/issues/${issue.id}`, {
+      body: { priority: "high" },
+      headers: agent.headers,
+    });
+    expect(patch.status).toBe(200);
+    expect(await issuesTitled("Still trusted")).toBe(1);
+    expect(await issueState()).toEqual({ status: "in_progress", assignee_agent_id: agent.id });
+  });
+});
