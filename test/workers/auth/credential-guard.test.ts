@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { agentKeyringTagOf } from "../../../workers/auth/agent-key-format";
 import { keyringTagFor } from "../../../workers/auth/api-key-format";
 import { keyringShard } from "../../../workers/auth/keyring";
+import { meterReading, meterSince } from "../../../workers/meter/meter";
 import {
   boardUser,
   type SeededAgent,
@@ -178,6 +179,17 @@ describe("a guarded write sees a credential change committed by another isolate 
       .bind(own.id)
       .first<{ n: number }>();
     expect(row?.n).toBe(1);
+  });
+
+  it("a CEO's checkout, which the one-batch claim does not take, asks the Keyring first and its object once", async () => {
+    const ceo = await seedAgent(company.id, { role: "ceo" });
+    await recentlyResolved(ceo.headers, "/api/agents/me");
+    const start = meterReading();
+    const refused = await checkout(ceo);
+    // The strategy gate (no approved strategy yet), reached through the ordinary handler.
+    expect(refused.status).toBe(422);
+    // The Keyring, then the IssueDO: not the IssueDO twice around it.
+    expect(meterSince(start).doCalls).toBe(2);
   });
 
   it("a key that still works writes on the recent answer, and its writes are whole", async () => {

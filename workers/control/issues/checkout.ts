@@ -91,6 +91,13 @@ const mayMeetCeoGate = (actor: ActorRef): boolean =>
   actor.type === "agent" && (actor.role === undefined || actor.role === "ceo");
 
 /**
+ * Whether a checkout takes the one-batch claim (claimInOneTrip): only that path carries a credential
+ * guard, so the route confirms the caller first when it will not (no IssueDO hop spent on a refusal).
+ */
+export const claimsInOneTrip = (actor: ActorRef, expectedStatuses: readonly IssueStatus[]): boolean =>
+  expectedStatuses.includes(CHECKOUT_FROM) && !mayMeetCeoGate(actor);
+
+/**
  * The common checkout in one D1 round trip, before the IssueDO reads the issue: one batch reads the
  * row as it was, claims it, logs the claim and reads the issues it blocks (for their pages' news).
  * `result` is null when the claim did not happen (not todo, held by another, an open blocker, gone);
@@ -106,7 +113,7 @@ export async function claimInOneTrip(
   now: number,
 ): Promise<{ issue: IssueRow | undefined; result: IssueOpResult | null } | null> {
   const { agentId, expectedStatuses, runId } = op.input;
-  if (!expectedStatuses.includes(CHECKOUT_FROM) || mayMeetCeoGate(op.actor)) return null;
+  if (!claimsInOneTrip(op.actor, expectedStatuses)) return null;
   const { results, dependentIds } = await commitNotingDependents(db, issueId, [
     db.select().from(issues).where(eq(issues.id, issueId)),
     claimStatement(db, issueId, agentId, runId ?? null, now),

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
+import { CredentialUnconfirmed } from "../../../auth/credential-guard";
 import { withCredentialGuard } from "../../../auth/middleware";
 import { type Actor, refOf } from "../../../core/actor";
 import type { AppEnv } from "../../../core/env";
@@ -16,6 +17,7 @@ import {
   jsonBody,
 } from "../../../http/openapi";
 import { canAccessCompany, controlContext } from "../../shared";
+import { claimsInOneTrip } from "../checkout";
 import { type IssueLocation, locateVisibleIssue } from "../locator";
 import { CheckoutBodySchema, IssueSchema } from "../schemas";
 import { findVisibleIssue } from "../store";
@@ -89,6 +91,8 @@ issueCheckoutRoutes.openapi(
         const issue = await locateVisibleIssue(db, actor, c.req.valid("param").issueId);
         const body = c.req.valid("json");
         const agentId = await claimantIdFor(db, actor, issue, body.agentId);
+        // Only the one-batch claim carries a guard: confirm the caller now for any other path.
+        if (guard && !claimsInOneTrip(refOf(actor), body.expectedStatuses)) throw new CredentialUnconfirmed();
         return mutateIssue(c, issue, {
           kind: "checkout",
           actor: refOf(actor),
