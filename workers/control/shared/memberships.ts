@@ -21,14 +21,18 @@ const confirmedUntil = new Map<string, number>();
 
 const keyOf = (userId: string, companyId: string): string => `${userId} ${companyId}`;
 
-export function recentlyConfirmedMember(userId: string, companyId: string, now = Date.now()): boolean {
+/** Whether `until` holds a live entry for the user and company; an expired one is dropped. */
+function stillTrusted(until: Map<string, number>, userId: string, companyId: string, now: number): boolean {
   const key = keyOf(userId, companyId);
-  const until = confirmedUntil.get(key);
-  if (until === undefined) return false;
-  if (until > now) return true;
-  confirmedUntil.delete(key);
+  const expiresAt = until.get(key);
+  if (expiresAt === undefined) return false;
+  if (expiresAt > now) return true;
+  until.delete(key);
   return false;
 }
+
+export const recentlyConfirmedMember = (userId: string, companyId: string, now = Date.now()): boolean =>
+  stillTrusted(confirmedUntil, userId, companyId, now);
 
 export function rememberMember(userId: string, companyId: string, now = Date.now()): void {
   rememberBounded(confirmedUntil, keyOf(userId, companyId), now + MEMBERSHIP_TTL_MS, MAX_ENTRIES);
@@ -42,14 +46,8 @@ export function rememberMember(userId: string, companyId: string, now = Date.now
  */
 const writerUntil = new Map<string, number>();
 
-export function recentlyConfirmedWriter(userId: string, companyId: string, now = Date.now()): boolean {
-  const key = keyOf(userId, companyId);
-  const until = writerUntil.get(key);
-  if (until === undefined) return false;
-  if (until > now) return true;
-  writerUntil.delete(key);
-  return false;
-}
+export const recentlyConfirmedWriter = (userId: string, companyId: string, now = Date.now()): boolean =>
+  stillTrusted(writerUntil, userId, companyId, now);
 
 export function rememberWriter(userId: string, companyId: string, now = Date.now()): void {
   rememberBounded(writerUntil, keyOf(userId, companyId), now + MEMBERSHIP_TTL_MS, MAX_ENTRIES);
