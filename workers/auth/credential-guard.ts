@@ -19,7 +19,7 @@ export class CredentialUnconfirmed extends Error {
  * statements do, so the batch (one transaction) fails and rolls back as a whole when the credential
  * no longer proves what it did. The CASE depends on the rows read, so SQLite cannot fold it ahead.
  */
-export const guardStatement = (db: Db, guard: CredentialGuard): BatchItem<"sqlite"> =>
+const guardStatement = (db: Db, guard: CredentialGuard): BatchItem<"sqlite"> =>
   // A select builder, not db.run(sql): drizzle's D1 batch cannot bind a raw statement's parameters.
   db
     .select({

@@ -40,6 +40,20 @@ async function recentlyResolved(headers: Record<string, string>, path: string): 
 const otherIsolateInvalidatesAgent = async (seeded: SeededAgent) =>
   keyringShard(env, agentKeyringTagOf(seeded.key)).invalidateAgent(seeded.id);
 
+/** An agent's keys revoked by another isolate: D1, then the keys' Keyring shard. */
+async function revokeKeysElsewhere(seeded: SeededAgent): Promise<void> {
+  await env.DB.prepare("UPDATE agent_api_keys SET revoked_at = ? WHERE agent_id = ?")
+    .bind(Date.now(), seeded.id)
+    .run();
+  await otherIsolateInvalidatesAgent(seeded);
+}
+
+/** An agent terminated by another isolate. */
+async function terminateElsewhere(seeded: SeededAgent): Promise<void> {
+  await env.DB.prepare("UPDATE agents SET status = 'terminated' WHERE id = ?").bind(seeded.id).run();
+  await otherIsolateInvalidatesAgent(seeded);
+}
+
 const createIssue = (headers: Record<string, string>, title: string) =>
   call("POST", `/api/companies/${company.id}/issues`, { body: { title, status: "todo" }, headers });
 
@@ -65,25 +79,22 @@ async function issueState(): Promise<{ status: string; assignee_agent_id: string
 }
 
 describe("a guarded write sees a credential change committed by another isolate at once", () => {
-  it("an agent key revoked elsewhere creates nothing and claims nothing (401)", async () => {
+  it.each([
+    ["key revoked", "After revocation", () => revokeKeysElsewhere(agent)],
+    ["terminated", "After termination", () => terminateElsewhere(agent)],
+  ])("an agent %s elsewhere creates nothing and claims nothing (401)", async (_, title, change) => {
     await recentlyResolved(agent.headers, "/api/agents/me");
-    await env.DB.prepare("UPDATE agent_api_keys SET revoked_at = ? WHERE agent_id = ?")
-      .bind(Date.now(), agent.id)
-      .run();
-    await otherIsolateInvalidatesAgent(agent);
+    await change();
 
-    expect((await createIssue(agent.headers, "After revocation")).status).toBe(401);
+    expect((await createIssue(agent.headers, title)).status).toBe(401);
     expect((await checkout(agent)).status).toBe(401);
-    expect(await issuesTitled("After revocation")).toBe(0);
+    expect(await issuesTitled(title)).toBe(0);
     expect(await issueState()).toEqual({ status: "todo", assignee_agent_id: null });
   });
 
   it("an agent key revoked elsewhere neither comments nor changes the issue (401)", async () => {
     await recentlyResolved(agent.headers, "/api/agents/me");
-    await env.DB.prepare("UPDATE agent_api_keys SET revoked_at = ? WHERE agent_id = ?")
-      .bind(Date.now(), agent.id)
-      .run();
-    await otherIsolateInvalidatesAgent(agent);
+    await revokeKeysElsewhere(agent);
 
     const comment = await call("POST", `/api/issues/${issue.id}/comments`, {
       body: { body: "Too late" },
@@ -100,17 +111,6 @@ describe("a guarded write sees a credential change committed by another isolate 
       .first<{ n: number }>();
     expect(comments?.n).toBe(0);
     expect(await issuesTitled("Renamed too late")).toBe(0);
-  });
-
-  it("an agent terminated elsewhere creates nothing and claims nothing (401)", async () => {
-    await recentlyResolved(agent.headers, "/api/agents/me");
-    await env.DB.prepare("UPDATE agents SET status = 'terminated' WHERE id = ?").bind(agent.id).run();
-    await otherIsolateInvalidatesAgent(agent);
-
-    expect((await createIssue(agent.headers, "After termination")).status).toBe(401);
-    expect((await checkout(agent)).status).toBe(401);
-    expect(await issuesTitled("After termination")).toBe(0);
-    expect(await issueState()).toEqual({ status: "todo", assignee_agent_id: null });
   });
 
   it("an agent made CEO elsewhere checks out as the CEO: the strategy gate holds it back (422)", async () => {

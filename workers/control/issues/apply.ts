@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { CredentialUnconfirmed, isGuardRefusal } from "../../auth/credential-guard";
+import { isGuardRefusal } from "../../auth/credential-guard";
 import type { Db } from "../../db/client";
 import { issues } from "../../db/schema";
 import { ApiError } from "../../http/errors";
@@ -97,7 +97,7 @@ export async function applyIssueOperation(
         : {}),
     };
   } catch (error) {
-    if (error instanceof CredentialUnconfirmed || isGuardRefusal(error)) return UNCONFIRMED;
+    if (isGuardRefusal(error)) return UNCONFIRMED;
     if (error instanceof ApiError && EXPECTED_STATUSES.has(error.status)) {
       return {
         ok: false,

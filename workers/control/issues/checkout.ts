@@ -104,7 +104,8 @@ export const claimsInOneTrip = (actor: ActorRef, expectedStatuses: readonly Issu
  * the caller then runs `checkoutIssue` on the row this batch read, which answers the holder's repeat
  * or explains the refusal. Null altogether when this shortcut does not apply: `todo` not among the
  * expected statuses, or an actor the CEO gate must read for first. The request's credential guard,
- * if any, rides in the batch (a refusal throws CredentialUnconfirmed; nothing was committed).
+ * if any, rides in the batch (a refusal fails the batch: nothing was committed, and
+ * applyIssueOperation answers `unconfirmed`).
  */
 export async function claimInOneTrip(
   db: Db,

@@ -103,19 +103,25 @@ export async function requireOwnerAuthority(
  * yet to be created, a user's runners, an invite link) or the row does not exist: the route answers.
  */
 function companyOfPath(path: string): SQL | null {
-  const [, , resource, id] = path.split("/");
-  if (!resource || !id) return null;
-  let key: string;
-  try {
-    key = decodeURIComponent(id);
-  } catch {
-    return null; // A malformed escape: the route's own parameter handling answers it.
-  }
+  const named = resourceOfPath(path);
+  if (named === null) return null;
+  const { resource, key } = named;
   if (resource === "companies") return sql`(${key})`;
   if (resource === "issues")
     return sql`(SELECT ${issues.companyId} FROM ${issues} WHERE ${or(eq(issues.id, key.toLowerCase()), inArray(issues.identifier, [key, key.toUpperCase()]))})`;
   const table = OWNED_BY_COMPANY[resource as keyof typeof OWNED_BY_COMPANY];
   return table ? sql`(SELECT ${table.companyId} FROM ${table} WHERE ${table.id} = ${key})` : null;
+}
+
+/** `/api/<resource>/{id}/…` → the resource and its decoded id, or null (none, or a malformed escape). */
+function resourceOfPath(path: string): { resource: string; key: string } | null {
+  const [, , resource, id] = path.split("/");
+  if (!resource || !id) return null;
+  try {
+    return { resource, key: decodeURIComponent(id) };
+  } catch {
+    return null; // A malformed escape: the route's own parameter handling answers it.
+  }
 }
 
 /** `/api/<resource>/{id}/…` → the table whose row names the company. */
@@ -166,8 +172,9 @@ export const viewerGate: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 function trustRecentWriter(c: Context<AppEnv>, actor: BoardActor): boolean {
   const guard = c.get("credentialGuard");
-  const [, , resource, companyId] = c.req.path.split("/");
-  if (guard?.kind !== "user" || resource !== "companies" || !companyId) return false;
+  const named = resourceOfPath(c.req.path);
+  if (guard?.kind !== "user" || named?.resource !== "companies") return false;
+  const companyId = named.key;
   if (!recentlyConfirmedWriter(actor.userId, companyId)) return false;
   c.set("credentialGuard", { ...guard, memberOf: companyId });
   c.set("actor", { ...actor, confirmedMemberOf: companyId });
