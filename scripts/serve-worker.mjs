@@ -9,9 +9,19 @@
 // even a hello-world Worker at a few hundred requests per second on a 2-core machine, so the
 // benchmarks measure the Worker without it (docs/decisions.md, "How the benchmarks reach the Worker").
 //
+// Miniflare also puts an entry Worker of its own in front of the Worker (request lines, pretty error
+// pages, `/cdn-cgi/handler/scheduled`): one more isolate hop per request, about 0.25 ms of CPU and
+// 0.3 ms of latency each on this machine, which Cloudflare does not have either. So the Worker gets
+// its own socket on --port, as it gets Cloudflare's traffic first-hand, and Miniflare's entry listens
+// on a private port beside it for the cron trigger; only when request lines are asked for (LOG_LEVEL
+// info or debug), which the entry prints, does --port go through the entry as under `wrangler dev`
+// (docs/decisions.md, "The Worker listens on its own socket").
+//
 // Takes the flags `scripts/start.mjs` gives `wrangler dev`: --ip, --port, --persist-to, --log-level,
-// --inspector-port and repeated --var NAME:value; and --bundle <dir>, a Worker already built there
-// (`npm start` builds it while the D1 migrations run), else it builds one of its own first. Bindings,
+// --inspector-port and repeated --var NAME:value; --bundle <dir>, a Worker already built there
+// (`npm start` builds it while the D1 migrations run), else it builds one of its own first; and
+// --cron, which fires the Worker's scheduled handler every minute (scripts/local-cron.mjs) through
+// the entry, wherever it listens. Bindings,
 // Durable Objects, D1, R2 and .dev.vars come from wrangler.toml through wrangler's own translation
 // (unstable_getMiniflareWorkerOptions), and storage lives where `wrangler dev --persist-to` keeps it,
 // so both serve the same local data.
@@ -23,6 +33,7 @@ import { fileURLToPath } from "node:url";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { buildWorker, WRANGLER_CONFIG as CONFIG } from "./build-worker.mjs";
+import { startLocalCron } from "./local-cron.mjs";
 import { DEFAULT_LOG_LEVEL } from "./log-settings.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -42,7 +53,7 @@ function log(message) {
   console.log(`[serve] ${message}`);
 }
 
-/** @returns {{ ip: string, port: number, stateDir: string, logLevel: string, vars: Record<string, string>, bundle?: string, inspectorPort?: number }} */
+/** @returns {{ ip: string, port: number, stateDir: string, logLevel: string, vars: Record<string, string>, bundle?: string, inspectorPort?: number, cron: boolean }} */
 function parseArgs(argv) {
   const options = {
     ip: "127.0.0.1",
@@ -50,9 +61,14 @@ function parseArgs(argv) {
     stateDir: DEFAULT_STATE_DIR,
     logLevel: DEFAULT_LOG_LEVEL,
     vars: {},
+    cron: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
+    if (flag === "--cron") {
+      options.cron = true;
+      continue;
+    }
     const value = argv[++i];
     if (value === undefined) throw new Error(`${flag} needs a value`);
     if (flag === "--ip") options.ip = value;
@@ -73,21 +89,25 @@ function parseArgs(argv) {
   return options;
 }
 
+/** Whether --port is the Worker's own socket: unless request lines are wanted, which the entry prints. */
+const servesDirectly = (logLevel) => logLevel < LogLevel.INFO;
+
 function miniflareOptions(options, buildDir) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(CONFIG);
   const persistRoot = path.join(options.stateDir, "v3");
   const logLevel = MINIFLARE_LOG_LEVELS[options.logLevel] ?? LogLevel.INFO;
+  const direct = servesDirectly(logLevel);
   return {
-    host: options.ip,
-    port: options.port,
+    // Miniflare's entry: on --port only when it prints request lines, else private (any free port).
+    ...(direct ? { host: "127.0.0.1", port: 0 } : { host: options.ip, port: options.port }),
     log: new Log(logLevel),
     // A line per request, as `wrangler dev` prints, only when info lines are shown at all (LOG_LEVEL
     // info or debug, or LOG_REQUESTS=1: scripts/log-settings.mjs). Off, workerd skips the loopback
     // call that hands each line to this process.
-    logRequests: logLevel >= LogLevel.INFO,
+    logRequests: !direct,
     // No internet needed: the placeholder `request.cf` instead of downloading Cloudflare's.
     cf: false,
-    // /cdn-cgi/handler/scheduled, as under `wrangler dev`: start.mjs fires the cron through it.
+    // /cdn-cgi/handler/scheduled on the entry, as under `wrangler dev`: --cron fires it.
     unsafeTriggerHandlers: true,
     // Chrome DevTools (or a CPU profile) attach here; off unless asked for.
     ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
@@ -101,6 +121,7 @@ function miniflareOptions(options, buildDir) {
       {
         ...workerOptions,
         name: "switchboard",
+        ...(direct ? { unsafeDirectSockets: [{ host: options.ip, port: options.port }] } : {}),
         bindings: { ...workerOptions.bindings, ...options.vars },
         modulesRoot: buildDir,
         modules: [{ type: "ESModule", path: path.join(buildDir, "index.js") }],
@@ -117,10 +138,13 @@ async function main() {
   if (!options.bundle) process.on("exit", () => rmSync(buildDir, { recursive: true, force: true }));
   /** @type {Miniflare | undefined} */
   let miniflare;
+  /** @type {{ stop(): void } | undefined} */
+  let cron;
   let stopping = false;
   const stop = async (signal, exitCode) => {
     if (stopping) return;
     stopping = true;
+    cron?.stop();
     if (signal) log(`received ${signal}; stopping workerd`);
     await miniflare?.dispose().catch(() => undefined);
     process.exit(exitCode);
@@ -132,9 +156,16 @@ async function main() {
       log("building the Worker (wrangler deploy --dry-run)");
       await buildWorker(buildDir);
     }
-    miniflare = new Miniflare(miniflareOptions(options, buildDir));
-    const url = await miniflare.ready;
-    log(`workerd serves the Worker at ${url.href}`);
+    const settings = miniflareOptions(options, buildDir);
+    miniflare = new Miniflare(settings);
+    const entry = await miniflare.ready;
+    const trigger = new URL("/cdn-cgi/handler/scheduled", entry).href;
+    if (settings.logRequests) log(`workerd serves the Worker at ${entry.href}`);
+    else {
+      const served = await miniflare.unsafeGetDirectURL("switchboard");
+      log(`workerd serves the Worker at ${served.href} (scheduled trigger: ${trigger})`);
+    }
+    if (options.cron) cron = startLocalCron({ baseUrl: entry.origin, log });
   } catch (error) {
     console.error(`[serve] ERROR: ${error instanceof Error ? error.message : String(error)}`);
     await stop(undefined, 1);

@@ -48,6 +48,8 @@ function servedWorkerService(config, bundle) {
       config.logLevel,
       ...(process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : []),
       ...(bundle ? ["--bundle", bundle] : []),
+      // The served Worker's cron fires from serve-worker, which knows where Miniflare's trigger listens.
+      ...(config.cron ? ["--cron"] : []),
       ...persistArgs(config),
       ...workerVars(config),
     ],

@@ -290,7 +290,8 @@ async function main() {
     if (stopping) return;
     if (config.bridge) startService(bridgeService(config));
     if (config.runner) await startLocalRunner(config, baseUrl);
-    if (config.cron) cron = startLocalCron({ baseUrl, log });
+    // Served, the cron is serve-worker's (--cron): the trigger path is not on the Worker's own port.
+    if (config.cron && config.dev) cron = startLocalCron({ baseUrl, log });
     printReadyLine(baseUrl);
   } else if (!stopping) {
     fail(`${baseUrl}/api/health did not answer 200 within ${READY_TIMEOUT_MS / 1000} s`);

@@ -135,6 +135,18 @@ describe("npm start", () => {
     expect(alarmingLines(stack.output())).toEqual([]);
   });
 
+  it("serves the Worker on its own port and names where the cron trigger listens, for a tick by hand", async () => {
+    // docs/operations.md, "The cron trigger": the start line prints the trigger's address.
+    const trigger = /scheduled trigger: (http:\/\/\S+)\)/.exec(stripVTControlCharacters(stack.output()))?.[1];
+    expect(trigger).toMatch(/\/cdn-cgi\/handler\/scheduled$/);
+    const tick = await fetch(`${trigger}?cron=${encodeURIComponent("* * * * *")}`);
+    expect(tick.status).toBe(200);
+    // The Worker's port is the Worker's alone: Miniflare's trigger path is not served there.
+    const onWorkerPort = await fetch(`${stack.baseUrl}/cdn-cgi/handler/scheduled`, { redirect: "manual" });
+    expect(onWorkerPort.status).not.toBe(200);
+    await onWorkerPort.body?.cancel();
+  });
+
   it("stops every child on SIGTERM (the Ctrl-C contract): the port closes, quietly", async () => {
     expect(await isPortOpen(stack.port)).toBe(true);
     await stack.stop();
