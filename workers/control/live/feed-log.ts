@@ -49,27 +49,47 @@ const KEYED_TABLES = [
 
 /**
  * The logs of the many feeds one object hosts (an IssueDO: one per issue), by key. The tables are
- * the object's: they are made once per life of the object, not once per feed.
+ * the object's: they are made once per life of the object, not once per feed. Which feeds were ever
+ * watched is read once per life too (one statement for the whole shard, not one per issue first
+ * touched: a checkout of an issue nobody watches then runs no statement here at all). It holds only
+ * issues someone opened, and only this object adds to it.
  */
 export function keyedFeedLogs(sql: SqlStorage): (key: string) => FeedLog {
   let made = false;
+  let watched: Set<string> | undefined;
   const ensure = () => {
     if (made) return;
     for (const statement of KEYED_TABLES) sql.exec(statement);
     made = true;
   };
-  return (key) => keyedFeedLog(sql, key, ensure);
+  const watchedFeeds = (): Set<string> => {
+    if (watched) return watched;
+    ensure();
+    watched = new Set(
+      sql
+        .exec<{ feed: string }>("SELECT feed FROM watched_feeds")
+        .toArray()
+        .map((row) => row.feed),
+    );
+    return watched;
+  };
+  return (key) => keyedFeedLog(sql, key, ensure, watchedFeeds);
 }
 
-function keyedFeedLog(sql: SqlStorage, key: string, ensure: () => void): FeedLog {
+function keyedFeedLog(
+  sql: SqlStorage,
+  key: string,
+  ensure: () => void,
+  watchedFeeds: () => Set<string>,
+): FeedLog {
   return {
     key,
     ensure,
-    everWatched: () => {
-      ensure();
-      return sql.exec("SELECT 1 FROM watched_feeds WHERE feed = ?", key).toArray().length > 0;
+    everWatched: () => watchedFeeds().has(key),
+    markWatched: () => {
+      sql.exec("INSERT OR IGNORE INTO watched_feeds (feed) VALUES (?)", key);
+      watchedFeeds().add(key);
     },
-    markWatched: () => void sql.exec("INSERT OR IGNORE INTO watched_feeds (feed) VALUES (?)", key),
     insert: (seq, frame) =>
       void sql.exec("INSERT INTO keyed_live_events (feed, seq, frame) VALUES (?, ?, ?)", key, seq, frame),
     trimThrough: (seq) =>
