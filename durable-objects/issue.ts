@@ -69,9 +69,10 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
   readonly #feeds = new Map<string, LiveFeed>();
   readonly #logs = keyedFeedLogs(this.ctx.storage.sql);
 
-  apply(issueId: string, op: IssueOperation): Promise<IssueOutcome> {
+  apply(location: IssueLocation, op: IssueOperation): Promise<IssueOutcome> {
+    const issueId = location.id;
     const run = (this.#tails.get(issueId) ?? Promise.resolve())
-      .then(() => applyIssueOperation(database(this.env.DB), issueId, op))
+      .then(() => applyIssueOperation(database(this.env.DB), location, op))
       .finally(() => this.#forgetDetail(issueId))
       .then((outcome) => this.#announce(outcome));
     const tail = run.catch(() => undefined);

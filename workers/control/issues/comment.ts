@@ -14,15 +14,16 @@ import {
 } from "../people";
 import { activityInsert, authorNameRead } from "../shared";
 import {
-  commentedAssigneeRead,
+  assigneeOfIssueRead,
   commentedWake,
   type MentionCandidate,
   mentionCandidatesRead,
   mentionWakes,
+  openIssueAssignee,
   wakeInsert,
 } from "../wakes";
 import { commentResource } from "./comment-resource";
-import type { IssueOpHandler } from "./operations";
+import type { IssueOpCompanions, IssueOpHandler } from "./operations";
 import { commitBatch, type Statement } from "./store";
 
 export interface CommentWrite {
@@ -123,19 +124,24 @@ export function commentWrites(
   };
 }
 
+/**
+ * What a comment needs to know, read with the issue's row (`IssueOpCompanions`): whom it may mention,
+ * the assignee it may wake, the author's name for the answer.
+ */
+export const commentCompanions: IssueOpCompanions<"comment"> = (db, at, op) => [
+  mentionCandidatesRead(db, at.companyId, op.input.body),
+  memberMentionCandidatesRead(db, at.companyId, op.input.body),
+  assigneeOfIssueRead(db, at.id),
+  authorNameRead(db, at.companyId, authorColumns(op.actor)),
+];
+
 /** POST /issues/:id/comments: the comment, its wakes and the issue's updatedAt, in one batch. */
-export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now }) => {
-  // What the comment needs to know, in one round trip: whom it may mention, the assignee it may
-  // wake, the author's name for the answer.
-  const [agentRows, memberRows, assigneeRows, authorRows] = await readTogether(db, [
-    mentionCandidatesRead(db, issue.companyId, op.input.body),
-    memberMentionCandidatesRead(db, issue.companyId, op.input.body),
-    commentedAssigneeRead(db, issue),
-    authorNameRead(db, issue.companyId, authorColumns(op.actor)),
-  ]);
+export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now, companions }) => {
+  const [agentRows, memberRows, assigneeRows, authorRows] =
+    companions ?? (await readTogether(db, commentCompanions(db, issue, op)));
   const companyAgents = (agentRows ?? []) as AgentRow[];
   const companyMembers = (memberRows ?? []) as MentionCandidate[];
-  const assignee = (assigneeRows?.[0] as AgentRow | undefined) ?? null;
+  const assignee = openIssueAssignee(issue, assigneeRows ?? null);
   const authorName = (authorRows?.[0] as { name: string } | undefined)?.name ?? null;
   const write = commentWrites(db, {
     issue,

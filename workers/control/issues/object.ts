@@ -11,7 +11,8 @@ import type { IssueOperation, IssueOutcome } from "./operations";
  * issue as its feed).
  */
 export interface IssueObject extends Rpc.DurableObjectBranded {
-  apply(issueId: string, op: IssueOperation): Promise<IssueOutcome>;
+  /** Runs the operation on the issue at `location` (which the Worker resolved and checked). */
+  apply(location: IssueLocation, op: IssueOperation): Promise<IssueOutcome>;
   /** The issue's detail as JSON text, or null when the issue no longer exists. */
   detail(location: IssueLocation): Promise<string | null>;
   /**

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { guardedBy } from "../../auth/credential-guard";
-import { type ActorRef, authorColumns } from "../../core/actor";
+import { authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { readTogether } from "../../db/read-batch";
 import {
@@ -22,17 +22,19 @@ import {
 } from "../people";
 import { activityInsert, authorNameRead } from "../shared";
 import {
+  assigneeOfIssueRead,
   assignmentWake,
-  commentedAssigneeRead,
+  companyAgentRead,
   type MentionCandidate,
   mentionCandidatesRead,
+  openIssueAssignee,
   wakeInsert,
 } from "../wakes";
 import { blockerIdsRead, commitNotingDependents, planBlockers } from "./blockers";
 import { assertMayCancel } from "./cancel";
 import { commentWrites } from "./comment";
 import { commentResource } from "./comment-resource";
-import type { IssueOpHandler, IssuePatch } from "./operations";
+import type { IssueOpCompanions, IssueOpHandler, IssuePatch } from "./operations";
 import { assertOneAssignee, checkReferences, type IssueReferences } from "./refs";
 import { issueResource } from "./resource";
 import { commitBatch, labelIdsOf, type Statement } from "./store";
@@ -151,26 +153,37 @@ const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((value) => b.includes(value));
 
 /**
- * What a PATCH reads before it writes, in one D1 round trip: the issue's blockers and labels now, and
- * for a comment whom it may mention, the assignee it may wake (as the PATCH leaves the issue) and the
- * author's name.
+ * What a PATCH reads before it writes, read with the issue's row (`IssueOpCompanions`): the issue's
+ * blockers and labels now, and for a comment whom it may mention, the assignee it may wake (as the
+ * PATCH leaves the issue: the one it names, else the row's) and the author's name.
  */
-async function updateReads(db: Db, issue: IssueRow, next: IssueRow, input: IssuePatch, actor: ActorRef) {
+export const updateCompanions: IssueOpCompanions<"update"> = (db, at, { input, actor }) => {
   const comment = input.comment;
-  const [blockerRows, labelRows, agentRows, memberRows, assigneeRows, authorRows] = await readTogether(db, [
-    blockerIdsRead(db, issue.id),
-    labelIdsOf(db, issue.id),
-    mentionCandidatesRead(db, issue.companyId, comment),
-    memberMentionCandidatesRead(db, issue.companyId, comment),
-    comment === undefined ? null : commentedAssigneeRead(db, next),
-    comment === undefined ? null : authorNameRead(db, issue.companyId, authorColumns(actor)),
-  ]);
+  const assignee =
+    input.assigneeAgentId === undefined
+      ? assigneeOfIssueRead(db, at.id)
+      : input.assigneeAgentId === null
+        ? null
+        : companyAgentRead(db, at.companyId, input.assigneeAgentId);
+  return [
+    blockerIdsRead(db, at.id),
+    labelIdsOf(db, at.id),
+    mentionCandidatesRead(db, at.companyId, comment),
+    memberMentionCandidatesRead(db, at.companyId, comment),
+    comment === undefined ? null : assignee,
+    comment === undefined ? null : authorNameRead(db, at.companyId, authorColumns(actor)),
+  ];
+};
+
+/** The companions' answers, named; `next` is the issue as the PATCH leaves it. */
+function updateReads(answers: Array<unknown[] | null>, next: IssueRow) {
+  const [blockerRows, labelRows, agentRows, memberRows, assigneeRows, authorRows] = answers;
   return {
     blockerIds: ((blockerRows ?? []) as Array<{ id: string }>).map((row) => row.id),
     labelIds: ((labelRows ?? []) as Array<{ labelId: string }>).map((row) => row.labelId),
     companyAgents: (agentRows ?? []) as AgentRow[],
     companyMembers: (memberRows ?? []) as MentionCandidate[],
-    assignee: (assigneeRows?.[0] as AgentRow | undefined) ?? null,
+    assignee: openIssueAssignee(next, assigneeRows ?? null),
     authorName: (authorRows?.[0] as { name: string } | undefined)?.name ?? null,
   };
 }
@@ -180,7 +193,7 @@ async function updateReads(db: Db, issue: IssueRow, next: IssueRow, input: Issue
  * label replacement and an optional comment (with its mention wakes), committed as one batch with
  * their activity rows. Any rule broken answers 4xx before anything is written.
  */
-export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now }) => {
+export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now, companions }) => {
   const { input, actor } = op;
   assertOneAssignee(input);
   const changes = plannedChanges(issue, input, now);
@@ -190,7 +203,7 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   await checkReferences(db, issue.companyId, referencesToCheck(input, changes), issue.id);
   assertAssignedWhenInProgress(issue, changes);
   const next: IssueRow = { ...issue, ...changes };
-  const reads = await updateReads(db, issue, next, input, actor);
+  const reads = updateReads(companions ?? (await readTogether(db, updateCompanions(db, issue, op))), next);
   const blockers = await planBlockers(db, {
     issue,
     wanted: input.blockedByIssueIds,

@@ -205,7 +205,7 @@ async function releaseHeldIssues(env: Env, db: Db, runId: string, reason: string
     .from(issues)
     .where(eq(issues.checkoutRunId, runId));
   for (const issue of held) {
-    await issueObject(env, issue).apply(issue.id, { kind: "releaseRun", runId, reason });
+    await issueObject(env, issue).apply(issue, { kind: "releaseRun", runId, reason });
   }
 }
 

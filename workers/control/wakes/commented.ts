@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, getTableColumns } from "drizzle-orm";
 import type { ActorRef } from "../../core/actor";
 import type { Db } from "../../db/client";
 import {
@@ -7,6 +7,7 @@ import {
   type HeartbeatRunRow,
   type IssueRow,
   type IssueStatus,
+  issues,
 } from "../../db/schema";
 import { wakeRun } from "./wake";
 
@@ -33,6 +34,40 @@ export function commentedAssigneeRead(
     .from(agents)
     .where(and(eq(agents.id, issue.assigneeAgentId), eq(agents.companyId, issue.companyId)))
     .limit(1);
+}
+
+/**
+ * The agent assigned to the issue as its row stands when the read runs, found through the row (so it
+ * can go in the same batch as the read of the row itself); `openIssueAssignee` then keeps it only when
+ * a comment should wake it.
+ */
+export const assigneeOfIssueRead = (db: Db, issueId: string) =>
+  db
+    .select(getTableColumns(agents))
+    .from(issues)
+    .innerJoin(agents, and(eq(agents.id, issues.assigneeAgentId), eq(agents.companyId, issues.companyId)))
+    .where(eq(issues.id, issueId))
+    .limit(1);
+
+/** An agent of the company by id, unsent (the assignee a PATCH is about to set). */
+export const companyAgentRead = (db: Db, companyId: string, agentId: string) =>
+  db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.companyId, companyId)))
+    .limit(1);
+
+/**
+ * Of the rows a read of the assignee answered (`assigneeOfIssueRead`, `companyAgentRead`), the agent
+ * a comment on `issue` (as it stands, or as a PATCH leaves it) should wake, or null.
+ */
+export function openIssueAssignee(
+  issue: Pick<IssueRow, "assigneeAgentId" | "status">,
+  rows: readonly unknown[] | null,
+): AgentRow | null {
+  if (issue.assigneeAgentId === null || FINISHED.has(issue.status)) return null;
+  const agent = rows?.[0] as AgentRow | undefined;
+  return agent?.id === issue.assigneeAgentId ? agent : null;
 }
 
 /**

@@ -5,7 +5,14 @@
  * This index is what the rest of the code may import from here.
  */
 export { assignmentWake } from "./assignment";
-export { commentedAssignee, commentedAssigneeRead, commentedWake } from "./commented";
+export {
+  assigneeOfIssueRead,
+  commentedAssignee,
+  commentedAssigneeRead,
+  commentedWake,
+  companyAgentRead,
+  openIssueAssignee,
+} from "./commented";
 export { budgetHoldReason, cancelQueuedIn, type HoldTarget, runsOfScope } from "./holds";
 export {
   type MentionCandidate,

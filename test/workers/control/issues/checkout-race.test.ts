@@ -117,11 +117,15 @@ describe("the checkout race", () => {
       // Straight into the handler, all at once: every one reads the issue as todo and unassigned.
       const outcomes = await Promise.all(
         contenders.map((agent) =>
-          applyIssueOperation(db, issue.id, {
-            kind: "checkout",
-            actor: { type: "agent", agentId: agent.id, companyId: raceCompany.id },
-            input: { agentId: agent.id, expectedStatuses: ["todo"] },
-          }),
+          applyIssueOperation(
+            db,
+            { id: issue.id, companyId: raceCompany.id },
+            {
+              kind: "checkout",
+              actor: { type: "agent", agentId: agent.id, companyId: raceCompany.id },
+              input: { agentId: agent.id, expectedStatuses: ["todo"] },
+            },
+          ),
         ),
       );
       const won = contenders.filter((_, i) => outcomes[i]?.ok);

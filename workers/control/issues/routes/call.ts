@@ -18,7 +18,7 @@ export async function mutateIssue(
   issue: IssueLocation,
   op: IssueOperation,
 ): Promise<Response> {
-  const outcome = await issueObject(c.env, issue).apply(issue.id, op);
+  const outcome = await issueObject(c.env, issue).apply(issue, op);
   if (!outcome.ok) {
     if (outcome.status === 401) throw new CredentialUnconfirmed();
     const status = outcome.status as ContentfulStatusCode;
