@@ -151,7 +151,7 @@ describe("a guarded write sees a credential change committed by another isolate 
       "UPDATE company_memberships SET role = 'viewer' WHERE user_id = ? AND company_id = ?",
       403,
     ],
-  ])("a person %s elsewhere creates nothing there (%i)", async (_, change, status) => {
+  ])("a person %s elsewhere creates nothing there", async (_, change, status) => {
     const person = await boardUser();
     const own = await seedCompany(person);
     const create = (title: string) =>
@@ -166,6 +166,39 @@ describe("a guarded write sees a credential change committed by another isolate 
       .first<{ n: number }>();
     expect(row?.n).toBe(1);
   });
+
+  it.each([
+    ["removed from the company", "DELETE FROM company_memberships WHERE user_id = ? AND company_id = ?", 404],
+    [
+      "made a viewer",
+      "UPDATE company_memberships SET role = 'viewer' WHERE user_id = ? AND company_id = ?",
+      403,
+    ],
+  ])(
+    "a person %s elsewhere neither comments on its issues nor is answered a no-op change",
+    async (_, change, status) => {
+      const person = await boardUser();
+      const own = await seedCompany(person);
+      const ownIssue = await seedIssue(own, { status: "todo", priority: "high" });
+      const comment = (body: string) =>
+        call("POST", `/api/issues/${ownIssue.id}/comments`, { body: { body }, headers: person.headers });
+      // D1 confirms the person writes in this company, and this isolate knows where the issue lives.
+      expect((await comment("Before")).status).toBe(201);
+      await env.DB.prepare(change).bind(person.userId, own.id).run();
+
+      expect((await comment("After the change")).status).toBe(status);
+      // A PATCH that changes nothing commits nothing, yet its answer would show the issue.
+      const unchanged = await call("PATCH", `/api/issues/${ownIssue.id}`, {
+        body: { priority: "high" },
+        headers: person.headers,
+      });
+      expect(unchanged.status).toBe(status);
+      const row = await env.DB.prepare("SELECT count(*) AS n FROM issue_comments WHERE issue_id = ?")
+        .bind(ownIssue.id)
+        .first<{ n: number }>();
+      expect(row?.n).toBe(1);
+    },
+  );
 
   it("a CEO's checkout, which the one-batch claim does not take, asks the Keyring first and its object once", async () => {
     const ceo = await seedAgent(company.id, { role: "ceo" });

@@ -182,6 +182,28 @@ describe("what each operation costs at most", () => {
     expect(comment.cost.doCalls).toBeLessThanOrEqual(1);
   });
 
+  it("a person comments on an issue they have read in 2 round trips, like an agent: the membership is checked in the batch (3 before)", async () => {
+    // Nobody assigned: the comment wakes no agent, whose run would be claimed in the background.
+    const issue = await seedIssue(company, { status: "todo" });
+    await keyJustResolved(owner);
+    await call("GET", `/api/issues/${issue.id}`, { headers: owner.headers });
+    // D1 confirms the person writes here (the viewer gate), and this isolate remembers it for a second.
+    const warm = await call("POST", `/api/issues/${issue.id}/comments`, {
+      body: { body: "Warms the membership" },
+      headers: owner.headers,
+    });
+    expect(warm.status).toBe(201);
+    const comment = await metered(() =>
+      call("POST", `/api/issues/${issue.id}/comments`, {
+        body: { body: "Looks good" },
+        headers: owner.headers,
+      }),
+    );
+    expect(comment.response.status).toBe(201);
+    expect(comment.cost.d1RoundTrips).toBe(2);
+    expect(comment.cost.doCalls).toBeLessThanOrEqual(1);
+  });
+
   it("a mention of a person who is not on the company line costs 3 round trips, one of them to find nobody on the line (9, 7, then 4 before), and 2 calls (3 before)", async () => {
     const ada = await boardUser();
     await addMembership(company.id, ada.userId, "member");

@@ -201,10 +201,11 @@ export function ancestorsOf(chain: ChainRow[], issue: IssueRow): ChainRow[] {
 
 export type Statement = BatchItem<"sqlite">;
 
-/** Commits the statements as one D1 batch (one transaction); an empty list writes nothing. */
+/** Commits the statements as one D1 batch (one transaction) with the guard's check; no statements write nothing. */
 export async function commitBatch(db: Db, statements: Statement[], guard?: CredentialGuard): Promise<void> {
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest, ...guardedBy(db, guard)]);
+  // A guarded write that changes nothing still asks its guard: its answer shows the issue.
+  const [first, ...rest] = [...statements, ...guardedBy(db, guard)];
+  if (first) await db.batch([first, ...rest]);
 }
 
 /** The activity row for `action` on `issue`, unexecuted, to join the batch of the change it records. */

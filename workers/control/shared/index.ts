@@ -14,6 +14,7 @@ export {
 } from "./activity";
 export { blockerPart, namedFew } from "./blockers";
 export { issueIdIn, issueIdsIn, issueKeyCondition, UUID } from "./issue-keys";
+export { type IssueLocation, knownIssueLocation, rememberIssueLocation } from "./issue-places";
 export { forgetMember } from "./memberships";
 export { utcMonth } from "./month";
 export {

@@ -21,6 +21,7 @@ import {
 } from "../../db/schema";
 import { forbidden, notFound } from "../../http/errors";
 import { apiFamilyOf } from "../../http/family";
+import { knownIssueLocation } from "./issue-places";
 import { recentlyConfirmedWriter, rememberWriter } from "./memberships";
 
 /**
@@ -124,6 +125,14 @@ function resourceOfPath(path: string): { resource: string; key: string } | null 
   }
 }
 
+/** The company a path is about when the path or this isolate's memory says it, without a query. */
+function knownCompanyOfPath(path: string): string | undefined {
+  const named = resourceOfPath(path);
+  if (named?.resource === "companies") return named.key;
+  if (named?.resource === "issues") return knownIssueLocation(named.key)?.companyId;
+  return undefined;
+}
+
 /** `/api/<resource>/{id}/…` → the table whose row names the company. */
 const OWNED_BY_COMPANY = {
   agents,
@@ -166,15 +175,15 @@ export const viewerGate: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * A guarded write (auth/credential-guard.ts) under `/companies/{id}` by a user D1 confirmed as an owner
- * or member of that company within the last second: the role read is spared, and the guard checks
- * the role inside the write's commit instead (its `memberOf`).
+ * A guarded write (auth/credential-guard.ts) by a user D1 confirmed as an owner or member of the
+ * company within the last second, under `/companies/{id}` or `/issues/{id}` of an issue this isolate
+ * knows the company of: the role read is spared, and the guard checks the role inside the write's
+ * commit instead (its `memberOf`).
  */
 function trustRecentWriter(c: Context<AppEnv>, actor: BoardActor): boolean {
   const guard = c.get("credentialGuard");
-  const named = resourceOfPath(c.req.path);
-  if (guard?.kind !== "user" || named?.resource !== "companies") return false;
-  const companyId = named.key;
+  const companyId = guard?.kind === "user" ? knownCompanyOfPath(c.req.path) : undefined;
+  if (guard?.kind !== "user" || companyId === undefined) return false;
   if (!recentlyConfirmedWriter(actor.userId, companyId)) return false;
   c.set("credentialGuard", { ...guard, memberOf: companyId });
   c.set("actor", { ...actor, confirmedMemberOf: companyId });
