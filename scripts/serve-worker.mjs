@@ -21,10 +21,9 @@
 // --inspector-port and repeated --var NAME:value; --bundle <dir>, a Worker already built there
 // (`npm start` builds it while the D1 migrations run), else it builds one of its own first; and
 // --cron, which fires the Worker's scheduled handler every minute (scripts/local-cron.mjs) through
-// the entry, wherever it listens. Bindings,
-// Durable Objects, D1, R2 and .dev.vars come from wrangler.toml through wrangler's own translation
-// (unstable_getMiniflareWorkerOptions), and storage lives where `wrangler dev --persist-to` keeps it,
-// so both serve the same local data.
+// the entry, wherever it listens. Bindings, Durable Objects, D1, R2 and .dev.vars come from
+// wrangler.toml through wrangler's own translation (unstable_getMiniflareWorkerOptions), and storage
+// lives where `wrangler dev --persist-to` keeps it, so both serve the same local data.
 import { rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -19,21 +19,8 @@ export async function commentedAssignee(
   db: Db,
   issue: Pick<IssueRow, "companyId" | "assigneeAgentId" | "status">,
 ): Promise<AgentRow | null> {
-  const [agent] = (await commentedAssigneeRead(db, issue)) ?? [];
-  return agent ?? null;
-}
-
-/** The same read unsent (its rows: the agent, or none), to join a batch of reads; null: no query. */
-export function commentedAssigneeRead(
-  db: Db,
-  issue: Pick<IssueRow, "companyId" | "assigneeAgentId" | "status">,
-) {
   if (issue.assigneeAgentId === null || FINISHED.has(issue.status)) return null;
-  return db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.id, issue.assigneeAgentId), eq(agents.companyId, issue.companyId)))
-    .limit(1);
+  return openIssueAssignee(issue, await companyAgentRead(db, issue.companyId, issue.assigneeAgentId));
 }
 
 /**

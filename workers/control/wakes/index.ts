@@ -8,7 +8,6 @@ export { assignmentWake } from "./assignment";
 export {
   assigneeOfIssueRead,
   commentedAssignee,
-  commentedAssigneeRead,
   commentedWake,
   companyAgentRead,
   openIssueAssignee,
