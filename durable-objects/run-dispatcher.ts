@@ -56,11 +56,14 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
   }
 
   /**
-   * Frames are handled one after another, in arrival order: each awaits D1, and input gates do not
-   * hold across those awaits, so without the queue two log frames could interleave their writes (a
-   * lost excerpt line) and a run's finish could overtake its last output.
+   * Each runner's frames are handled one after another, in arrival order: each awaits D1, and input
+   * gates do not hold across those awaits, so without the queue two log frames could interleave their
+   * writes (a lost excerpt line), a run's finish could overtake its last output, and a link's close
+   * could mark the runner disconnected after its new link said hello. Runners do not wait on one
+   * another: one runner's slow or stuck frame holds up its own frames only, not every company's
+   * runners (one queue per runner id; removed when it drains).
    */
-  #tail: Promise<unknown> = Promise.resolve();
+  readonly #tails = new Map<string, Promise<unknown>>();
   /** Finishes that arrived before all of their run's output; applied when it lands, or after a grace. */
   readonly #heldFinishes = new Map<
     string,
@@ -114,7 +117,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
         // already closing
       }
       if (link)
-        await this.#queue(async () => {
+        await this.#queue(runnerId, async () => {
           await failLinkRuns(this.env, database(this.env.DB), link.linkId, "runner_revoked");
           await this.#redactor.dropLink(link.linkId);
         });
@@ -134,7 +137,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     }
     const frame = RunnerFrameSchema.safeParse(parsed);
     if (!frame.success) return ws.close(1003, "unknown frame");
-    await this.#queue(() => this.handle(ws, link, frame.data));
+    await this.#queue(link.runnerId, () => this.handle(ws, link, frame.data));
   }
 
   private async handle(ws: WebSocket, link: RunnerLink, frame: RunnerFrame): Promise<void> {
@@ -169,14 +172,14 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
       return;
     } else if (await logsComplete(db, frame.runId, frame.logFrames, frame.eventFrames))
       await finishRun(this.env, db, link.linkId, frame, this.#redactor);
-    else this.#holdFinish(link.linkId, frame);
+    else this.#holdFinish(link, frame);
   }
 
-  #holdFinish(linkId: string, frame: FinishFrame): void {
+  #holdFinish({ linkId, runnerId }: RunnerLink, frame: FinishFrame): void {
     // The link holding the run sent its finish again: the newer one replaces it, with one timer.
     clearTimeout(this.#heldFinishes.get(frame.runId)?.timer);
     const timer = setTimeout(
-      () => void this.#queue(() => this.#releaseHeldFinish(frame.runId, true)),
+      () => void this.#queue(runnerId, () => this.#releaseHeldFinish(frame.runId, true)),
       FINISH_GRACE_MS,
     );
     this.#heldFinishes.set(frame.runId, { linkId, frame, timer });
@@ -197,7 +200,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     const link = ws.deserializeAttachment() as RunnerLink | null;
     if (!link) return;
     const others = this.ctx.getWebSockets(runnerTag(link.runnerId)).filter((other) => other !== ws);
-    await this.#queue(async () => {
+    await this.#queue(link.runnerId, async () => {
       const db = database(this.env.DB);
       await failLinkRuns(this.env, db, link.linkId);
       await this.#redactor.dropLink(link.linkId);
@@ -209,10 +212,17 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     await this.webSocketClose(ws);
   }
 
-  /** Runs `work` after everything queued before it; its failure does not stop what comes after. */
-  #queue(work: () => Promise<unknown>): Promise<unknown> {
-    const run = this.#tail.then(work);
-    this.#tail = run.catch(() => undefined);
+  /**
+   * Runs `work` after everything queued before it for the same runner; its failure does not stop
+   * what comes after.
+   */
+  #queue(runnerId: string, work: () => Promise<unknown>): Promise<unknown> {
+    const run = (this.#tails.get(runnerId) ?? Promise.resolve()).then(work);
+    const tail = run.catch(() => undefined);
+    this.#tails.set(runnerId, tail);
+    void tail.then(() => {
+      if (this.#tails.get(runnerId) === tail) this.#tails.delete(runnerId);
+    });
     return run;
   }
 
