@@ -22,6 +22,7 @@ import {
 } from "../workers/control/live";
 import { rememberBounded } from "../workers/core/bounded-map";
 import type { Env } from "../workers/core/env";
+import { KeyedQueue } from "../workers/core/keyed-queue";
 import { database } from "../workers/db/client";
 
 /**
@@ -60,8 +61,8 @@ interface CachedDetail {
  * sockets (and, for changes the board shows, the company's CompanyFeed is nudged) in commit order.
  */
 export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSocketHost {
-  /** Per issue, the end of its queue of operations (removed when the queue drains). */
-  readonly #tails = new Map<string, Promise<unknown>>();
+  /** Each issue's operations, one at a time. */
+  readonly #operations = new KeyedQueue();
   readonly #details = new Map<string, CachedDetail>();
   readonly #refreshing = new Map<string, Promise<unknown>>();
   /** Bumped by every mutation, so a read that overlapped one is answered but never cached. */
@@ -70,17 +71,11 @@ export class IssueDO extends DurableObject<Env> implements IssueObject, LiveSock
   readonly #logs = keyedFeedLogs(this.ctx.storage.sql);
 
   apply(location: IssueLocation, op: IssueOperation): Promise<IssueOutcome> {
-    const issueId = location.id;
-    const run = (this.#tails.get(issueId) ?? Promise.resolve())
-      .then(() => applyIssueOperation(database(this.env.DB), location, op))
-      .finally(() => this.#forgetDetail(issueId))
-      .then((outcome) => this.#announce(outcome));
-    const tail = run.catch(() => undefined);
-    this.#tails.set(issueId, tail);
-    void tail.then(() => {
-      if (this.#tails.get(issueId) === tail) this.#tails.delete(issueId);
-    });
-    return run;
+    return this.#operations.run(location.id, () =>
+      applyIssueOperation(database(this.env.DB), location, op)
+        .finally(() => this.#forgetDetail(location.id))
+        .then((outcome) => this.#announce(outcome)),
+    );
   }
 
   /** An issue page's socket; the Worker checked the caller and the Origin before forwarding. */

@@ -17,6 +17,7 @@ import {
 } from "../workers/control/runs";
 import type { RunDispatcherObject } from "../workers/control/wakes";
 import type { Env } from "../workers/core/env";
+import { KeyedQueue } from "../workers/core/keyed-queue";
 import { database } from "../workers/db/client";
 import { jsonTooDeep } from "../workers/http/json-depth";
 import { HttpWakes } from "./run-dispatcher/http-wakes";
@@ -61,9 +62,9 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
    * writes (a lost excerpt line), a run's finish could overtake its last output, and a link's close
    * could mark the runner disconnected after its new link said hello. Runners do not wait on one
    * another: one runner's slow or stuck frame holds up its own frames only, not every company's
-   * runners (one queue per runner id; removed when it drains).
+   * runners (keyed by runner id).
    */
-  readonly #tails = new Map<string, Promise<unknown>>();
+  readonly #frames = new KeyedQueue();
   /** Finishes that arrived before all of their run's output; applied when it lands, or after a grace. */
   readonly #heldFinishes = new Map<
     string,
@@ -117,7 +118,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
         // already closing
       }
       if (link)
-        await this.#queue(runnerId, async () => {
+        await this.#frames.run(runnerId, async () => {
           await failLinkRuns(this.env, database(this.env.DB), link.linkId, "runner_revoked");
           await this.#redactor.dropLink(link.linkId);
         });
@@ -137,7 +138,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     }
     const frame = RunnerFrameSchema.safeParse(parsed);
     if (!frame.success) return ws.close(1003, "unknown frame");
-    await this.#queue(link.runnerId, () => this.handle(ws, link, frame.data));
+    await this.#frames.run(link.runnerId, () => this.handle(ws, link, frame.data));
   }
 
   private async handle(ws: WebSocket, link: RunnerLink, frame: RunnerFrame): Promise<void> {
@@ -179,7 +180,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     // The link holding the run sent its finish again: the newer one replaces it, with one timer.
     clearTimeout(this.#heldFinishes.get(frame.runId)?.timer);
     const timer = setTimeout(
-      () => void this.#queue(runnerId, () => this.#releaseHeldFinish(frame.runId, true)),
+      () => void this.#frames.run(runnerId, () => this.#releaseHeldFinish(frame.runId, true)),
       FINISH_GRACE_MS,
     );
     this.#heldFinishes.set(frame.runId, { linkId, frame, timer });
@@ -200,7 +201,7 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
     const link = ws.deserializeAttachment() as RunnerLink | null;
     if (!link) return;
     const others = this.ctx.getWebSockets(runnerTag(link.runnerId)).filter((other) => other !== ws);
-    await this.#queue(link.runnerId, async () => {
+    await this.#frames.run(link.runnerId, async () => {
       const db = database(this.env.DB);
       await failLinkRuns(this.env, db, link.linkId);
       await this.#redactor.dropLink(link.linkId);
@@ -210,20 +211,6 @@ export class RunDispatcher extends DurableObject<Env> implements RunDispatcherOb
 
   override async webSocketError(ws: WebSocket): Promise<void> {
     await this.webSocketClose(ws);
-  }
-
-  /**
-   * Runs `work` after everything queued before it for the same runner; its failure does not stop
-   * what comes after.
-   */
-  #queue(runnerId: string, work: () => Promise<unknown>): Promise<unknown> {
-    const run = (this.#tails.get(runnerId) ?? Promise.resolve()).then(work);
-    const tail = run.catch(() => undefined);
-    this.#tails.set(runnerId, tail);
-    void tail.then(() => {
-      if (this.#tails.get(runnerId) === tail) this.#tails.delete(runnerId);
-    });
-    return run;
   }
 
   #broadcast(frame: DispatcherFrame): void {

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { type ActorRef, authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
 import { newId } from "../../db/client";
-import { readTogether } from "../../db/read-batch";
+import { type MaybeRead, readTogether } from "../../db/read-batch";
 import { type AgentRow, type IssueCommentRow, type IssueRow, issueComments, issues } from "../../db/schema";
 import {
   memberMentionCandidatesRead,
@@ -23,6 +23,7 @@ import {
   wakeInsert,
 } from "../wakes";
 import { commentResource } from "./comment-resource";
+import type { IssueLocation } from "./locator";
 import type { IssueOpCompanions, IssueOpHandler } from "./operations";
 import { commitBatch, type Statement } from "./store";
 
@@ -125,24 +126,47 @@ export function commentWrites(
 }
 
 /**
- * What a comment needs to know, read with the issue's row (`IssueOpCompanions`): whom it may mention,
- * the assignee it may wake, the author's name for the answer.
+ * What a comment needs to know besides the issue, unsent: whom it may mention, the assignee it may
+ * wake (`assignee`, a read of that agent), the author's name for the answer. POST comments and PATCH
+ * with `comment` both send these with the issue's row (`IssueOpCompanions`).
  */
-export const commentCompanions: IssueOpCompanions<"comment"> = (db, at, op) => [
-  mentionCandidatesRead(db, at.companyId, op.input.body),
-  memberMentionCandidatesRead(db, at.companyId, op.input.body),
-  assigneeOfIssueRead(db, at.id),
-  authorNameRead(db, at.companyId, authorColumns(op.actor)),
+export const commentReads = (
+  db: Db,
+  at: IssueLocation,
+  body: string,
+  actor: ActorRef,
+  assignee: MaybeRead,
+): MaybeRead[] => [
+  mentionCandidatesRead(db, at.companyId, body),
+  memberMentionCandidatesRead(db, at.companyId, body),
+  assignee,
+  authorNameRead(db, at.companyId, authorColumns(actor)),
 ];
+
+/** `commentReads`' answers, named; the assignee only when a comment on `issue` should wake it. */
+export function commentContext(
+  answers: Array<unknown[] | null>,
+  issue: Pick<IssueRow, "assigneeAgentId" | "status">,
+) {
+  const [agentRows, memberRows, assigneeRows, authorRows] = answers;
+  return {
+    companyAgents: (agentRows ?? []) as AgentRow[],
+    companyMembers: (memberRows ?? []) as MentionCandidate[],
+    assignee: openIssueAssignee(issue, assigneeRows ?? null),
+    authorName: (authorRows?.[0] as { name: string } | undefined)?.name ?? null,
+  };
+}
+
+/** A comment's reads, the assignee as the row stands (joined through it). */
+export const commentCompanions: IssueOpCompanions<"comment"> = (db, at, op) =>
+  commentReads(db, at, op.input.body, op.actor, assigneeOfIssueRead(db, at.id));
 
 /** POST /issues/:id/comments: the comment, its wakes and the issue's updatedAt, in one batch. */
 export const addComment: IssueOpHandler<"comment"> = async ({ db, issue, op, now, companions }) => {
-  const [agentRows, memberRows, assigneeRows, authorRows] =
-    companions ?? (await readTogether(db, commentCompanions(db, issue, op)));
-  const companyAgents = (agentRows ?? []) as AgentRow[];
-  const companyMembers = (memberRows ?? []) as MentionCandidate[];
-  const assignee = openIssueAssignee(issue, assigneeRows ?? null);
-  const authorName = (authorRows?.[0] as { name: string } | undefined)?.name ?? null;
+  const { companyAgents, companyMembers, assignee, authorName } = commentContext(
+    companions ?? (await readTogether(db, commentCompanions(db, issue, op))),
+    issue,
+  );
   const write = commentWrites(db, {
     issue,
     actor: op.actor,

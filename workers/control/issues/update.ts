@@ -1,39 +1,18 @@
 import { eq } from "drizzle-orm";
 import { guardedBy } from "../../auth/credential-guard";
-import { authorColumns } from "../../core/actor";
 import type { Db } from "../../db/client";
-import { readTogether } from "../../db/read-batch";
-import {
-  type AgentRow,
-  ISSUE_PRIORITIES,
-  type IssueRow,
-  type IssueStatus,
-  issueLabels,
-  issues,
-} from "../../db/schema";
+import { type MaybeRead, readTogether } from "../../db/read-batch";
+import { ISSUE_PRIORITIES, type IssueRow, type IssueStatus, issueLabels, issues } from "../../db/schema";
 import { unprocessable } from "../../http/errors";
 import { assertCeoMayStartWork } from "../approvals/records";
-import {
-  assignmentDraft,
-  memberMentionCandidatesRead,
-  notificationIdsOf,
-  notificationInserts,
-  recipientsOf,
-} from "../people";
-import { activityInsert, authorNameRead } from "../shared";
-import {
-  assigneeOfIssueRead,
-  assignmentWake,
-  companyAgentRead,
-  type MentionCandidate,
-  mentionCandidatesRead,
-  openIssueAssignee,
-  wakeInsert,
-} from "../wakes";
+import { assignmentDraft, notificationIdsOf, notificationInserts, recipientsOf } from "../people";
+import { activityInsert } from "../shared";
+import { assigneeOfIssueRead, assignmentWake, companyAgentRead, wakeInsert } from "../wakes";
 import { blockerIdsRead, commitNotingDependents, planBlockers } from "./blockers";
 import { assertMayCancel } from "./cancel";
-import { commentWrites } from "./comment";
+import { commentContext, commentReads, commentWrites } from "./comment";
 import { commentResource } from "./comment-resource";
+import type { IssueLocation } from "./locator";
 import type { IssueOpCompanions, IssueOpHandler, IssuePatch } from "./operations";
 import { assertOneAssignee, checkReferences, type IssueReferences } from "./refs";
 import { issueResource } from "./resource";
@@ -152,39 +131,32 @@ function labelStatements(db: Db, issue: IssueRow, labelIds: string[]): Statement
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((value) => b.includes(value));
 
+/** The agent a PATCH leaves assigned, unsent: the one it names, else the row's (joined through it). */
+function nextAssigneeRead(db: Db, at: IssueLocation, input: IssuePatch): MaybeRead {
+  if (input.assigneeAgentId === undefined) return assigneeOfIssueRead(db, at.id);
+  return input.assigneeAgentId === null ? null : companyAgentRead(db, at.companyId, input.assigneeAgentId);
+}
+
 /**
  * What a PATCH reads before it writes, read with the issue's row (`IssueOpCompanions`): the issue's
- * blockers and labels now, and for a comment whom it may mention, the assignee it may wake (as the
- * PATCH leaves the issue: the one it names, else the row's) and the author's name.
+ * blockers and labels now, and for a comment what any comment reads (`commentReads`), with the
+ * assignee as the PATCH leaves the issue.
  */
-export const updateCompanions: IssueOpCompanions<"update"> = (db, at, { input, actor }) => {
-  const comment = input.comment;
-  const assignee =
-    input.assigneeAgentId === undefined
-      ? assigneeOfIssueRead(db, at.id)
-      : input.assigneeAgentId === null
-        ? null
-        : companyAgentRead(db, at.companyId, input.assigneeAgentId);
-  return [
-    blockerIdsRead(db, at.id),
-    labelIdsOf(db, at.id),
-    mentionCandidatesRead(db, at.companyId, comment),
-    memberMentionCandidatesRead(db, at.companyId, comment),
-    comment === undefined ? null : assignee,
-    comment === undefined ? null : authorNameRead(db, at.companyId, authorColumns(actor)),
-  ];
-};
+export const updateCompanions: IssueOpCompanions<"update"> = (db, at, { input, actor }) => [
+  blockerIdsRead(db, at.id),
+  labelIdsOf(db, at.id),
+  ...(input.comment === undefined
+    ? []
+    : commentReads(db, at, input.comment, actor, nextAssigneeRead(db, at, input))),
+];
 
 /** The companions' answers, named; `next` is the issue as the PATCH leaves it. */
 function updateReads(answers: Array<unknown[] | null>, next: IssueRow) {
-  const [blockerRows, labelRows, agentRows, memberRows, assigneeRows, authorRows] = answers;
+  const [blockerRows, labelRows, ...forComment] = answers;
   return {
     blockerIds: ((blockerRows ?? []) as Array<{ id: string }>).map((row) => row.id),
     labelIds: ((labelRows ?? []) as Array<{ labelId: string }>).map((row) => row.labelId),
-    companyAgents: (agentRows ?? []) as AgentRow[],
-    companyMembers: (memberRows ?? []) as MentionCandidate[],
-    assignee: openIssueAssignee(next, assigneeRows ?? null),
-    authorName: (authorRows?.[0] as { name: string } | undefined)?.name ?? null,
+    comment: commentContext(forComment, next),
   };
 }
 
@@ -278,9 +250,9 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
           actor,
           body: input.comment,
           now,
-          companyAgents: reads.companyAgents,
-          companyMembers: reads.companyMembers,
-          assignee: reads.assignee,
+          companyAgents: reads.comment.companyAgents,
+          companyMembers: reads.comment.companyMembers,
+          assignee: reads.comment.assignee,
           alreadyWoken: assigned ? [assigned.agentId] : [],
         });
   if (comment) statements.push(...comment.statements);
@@ -296,7 +268,7 @@ export const updateIssue: IssueOpHandler<"update"> = async ({ db, issue, op, now
   const body = { ...issueResource(next), labelIds: nextLabels, blockedByIssueIds: blockers.ids };
   return {
     status: 200,
-    body: comment ? { ...body, comment: commentResource(comment.comment, reads.authorName) } : body,
+    body: comment ? { ...body, comment: commentResource(comment.comment, reads.comment.authorName) } : body,
     queuedRuns: Boolean(comment?.queuedRuns) || assigned?.status === "queued" || blockers.queuedRuns,
     notifiedUserIds: [...new Set([...recipientsOf(handedOver), ...(comment?.notifiedUserIds ?? [])])],
     notificationIds: [...notificationIdsOf(handedOver), ...(comment?.notificationIds ?? [])],

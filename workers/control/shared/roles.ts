@@ -182,9 +182,9 @@ export const viewerGate: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 function trustRecentWriter(c: Context<AppEnv>, actor: BoardActor): boolean {
   const guard = c.get("credentialGuard");
-  const companyId = guard?.kind === "user" ? knownCompanyOfPath(c.req.path) : undefined;
-  if (guard?.kind !== "user" || companyId === undefined) return false;
-  if (!recentlyConfirmedWriter(actor.userId, companyId)) return false;
+  if (guard?.kind !== "user") return false;
+  const companyId = knownCompanyOfPath(c.req.path);
+  if (companyId === undefined || !recentlyConfirmedWriter(actor.userId, companyId)) return false;
   c.set("credentialGuard", { ...guard, memberOf: companyId });
   c.set("actor", { ...actor, confirmedMemberOf: companyId });
   return true;
